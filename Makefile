@@ -1,0 +1,52 @@
+# navpolicyd — the two front-door commands are `make run` and `make test`.
+SWIFT ?= swift
+CONFIG ?= config/navpolicy.json
+URL ?= https://app.example.com/logout
+
+.PHONY: deps test-deps build release run check test lint format fuzz-url bench-http clean
+
+deps:
+	@scripts/install-deps.sh build
+
+test-deps:
+	@scripts/install-deps.sh test
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+LISTEN ?= 127.0.0.1:8080
+
+## run: install, build, and serve the default policy on $(LISTEN) (foreground; Ctrl-C drains and exits).
+run: release
+	exec .build/release/navpolicyd serve --config $(CONFIG) --listen $(LISTEN)
+
+## check: decide one URL (make check URL=...).
+check: release
+	.build/release/navpolicyd check --config $(CONFIG) -- '$(URL)'
+
+## test: install, build with warnings as errors, run every test and the shipped policy tests.
+test: test-deps
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build
+	.build/debug/navpolicyd test --config $(CONFIG) config/navpolicy.tests.json
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+
+## fuzz-url: differential fuzzing of the URL parser against ada-url (needs network access to PyPI once).
+fuzz-url: build
+	python3 -m pip install --quiet ada-url
+	python3 scripts/url-differential-fuzz.py --binary .build/debug/navpolicyd --count 20000
+
+## bench-http: wrk against navpolicyd and nginx in the same run (see bench/README.md).
+bench-http:
+	bench/http.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "navpolicyd",
+    products: [
+        .executable(name: "navpolicyd", targets: ["navpolicyd"]),
+        .library(name: "NavigationPolicy", targets: ["NavigationPolicy"]),
+    ],
+    targets: [
+        // Pure Swift JSON value, parser and writer shared by the core and the front ends.
+        .target(name: "JSONSupport", swiftSettings: strictSettings),
+
+        // IDNA (UTS #46 ToASCII) from ICU: the only C the policy core touches.
+        .systemLibrary(name: "CICUIDNA", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
+        // The policy core: request model, WHATWG URL parsing, matching, handlers, config. No I/O.
+        .target(name: "NavigationPolicy", dependencies: ["JSONSupport", "CICUIDNA"], swiftSettings: strictSettings),
+
+        // libmicrohttpd, its non-variadic C shim, and a Swift HTTP server on top that knows nothing of policies.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CMHDShim", dependencies: ["CMicroHTTPD"]),
+        .target(
+            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "JSONSupport"], swiftSettings: strictSettings),
+
+        // The daemon: policy store and reload, HTTP API, metrics, logs.
+        .target(
+            name: "PolicyService", dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport"],
+            swiftSettings: strictSettings),
+        // The command-line front end: subcommands, flags, signals.
+        .executableTarget(
+            name: "navpolicyd", dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport"],
+            swiftSettings: strictSettings),
+
+        .testTarget(
+            name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport"],
+            swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,46 @@
+#include "CMHDShim.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AccessHandlerCallback handler,
+                                     void *handler_context, const struct MHD_OptionItem *options) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+unsigned int cmhd_current_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
+int cmhd_client_address(struct MHD_Connection *connection, char *buffer, size_t buffer_size) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || buffer_size == 0) return -1;
+    const struct sockaddr *address = info->client_addr;
+    const char *written = NULL;
+    if (address->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
+        written = inet_ntop(AF_INET, &v4->sin_addr, buffer, (socklen_t)buffer_size);
+    } else if (address->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
+        written = inet_ntop(AF_INET6, &v6->sin6_addr, buffer, (socklen_t)buffer_size);
+    }
+    return written == NULL ? -1 : 0;
+}
+
+void cmhd_format_log(void *target, const char *format, va_list arguments) {
+    const struct cmhd_log_target *destination = target;
+    if (destination == NULL || destination->sink == NULL) return;
+    char line[1024];  /* MHD messages are one short line; longer ones are truncated */
+    vsnprintf(line, sizeof line, format, arguments);
+    destination->sink(destination->context, line);
+}
+
+MHD_LogCallback cmhd_format_log_callback(void) {
+    return &cmhd_format_log;
+}

@@ -1,0 +1,56 @@
+// Non-variadic wrappers around libmicrohttpd for Swift.
+//
+// Swift cannot call C variadic functions (MHD_start_daemon, MHD_get_*_info) and cannot
+// format a va_list portably, so these few entry points live in C. Keep this file tiny:
+// all policy belongs in Swift.
+#ifndef CMHDSHIM_H
+#define CMHDSHIM_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Starts a daemon with the given option array (terminated by MHD_OPTION_END).
+/// Port is 0 because the listen socket is always passed via MHD_OPTION_LISTEN_SOCKET.
+struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AccessHandlerCallback handler,
+                                     void *handler_context, const struct MHD_OptionItem *options);
+
+/// Number of connections the daemon currently holds (MHD_DAEMON_INFO_CURRENT_CONNECTIONS).
+unsigned int cmhd_current_connections(struct MHD_Daemon *daemon);
+
+/// Writes the peer address of a connection as text ("192.0.2.1", "::1") into buffer.
+/// Returns 0 on success, -1 when the address is unknown or not IP.
+int cmhd_client_address(struct MHD_Connection *connection, char *buffer, size_t buffer_size);
+
+/// Receives one formatted libmicrohttpd log line.
+typedef void (*cmhd_log_sink)(void *context, const char *message);
+
+/// The context MHD_OPTION_EXTERNAL_LOGGER hands to cmhd_format_log: where lines go.
+struct cmhd_log_target {
+    cmhd_log_sink sink;
+    void *context;
+};
+
+/// An MHD_LogCallback that formats with vsnprintf and forwards to a cmhd_log_target.
+void cmhd_format_log(void *target, const char *format, va_list arguments);
+
+/// cmhd_format_log as an MHD_LogCallback value (Swift cannot form a C function pointer
+/// to a function taking va_list).
+MHD_LogCallback cmhd_format_log_callback(void);
+
+/// Outcome codes of cmhd_open_listen_socket besides a valid descriptor.
+enum {
+    CMHD_LISTEN_INVALID_ADDRESS = -1,  /* host is not an IPv4 or IPv6 literal */
+    CMHD_LISTEN_SYSTEM_ERROR = -2      /* socket/bind/listen failed; see *error_number */
+};
+
+/// Creates a non-blocking TCP listen socket bound to host:port (host is an IP literal).
+/// Binding here instead of inside MHD lets the caller report EADDRINUSE precisely and
+/// learn the ephemeral port. Returns the descriptor, or a CMHD_LISTEN_* code.
+int cmhd_open_listen_socket(const char *host, uint16_t port, int backlog,
+                            uint16_t *bound_port, int *error_number);
+
+#endif

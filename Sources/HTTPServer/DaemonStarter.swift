@@ -1,0 +1,109 @@
+import CMHDShim
+import CMicroHTTPD
+import JSONSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Binds the listen socket and starts libmicrohttpd with the configured limits.
+enum DaemonStarter {
+    static func start(core: ServerCore) throws(HTTPServerError) -> RunningDaemon {
+        let configuration = core.configuration
+        try validate(configuration)
+        // MHD sends with MSG_NOSIGNAL, but other code in the process (libcurl, stdio on a
+        // closed pipe) may not: a daemon must never die of SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+
+        let listen = try openListenSocket(configuration)
+        let retainedCore = Unmanaged.passRetained(core)
+        let logTarget = UnsafeMutablePointer<cmhd_log_target>.allocate(capacity: 1)
+        logTarget.initialize(to: cmhd_log_target(sink: mhdLibraryMessage, context: retainedCore.toOpaque()))
+
+        let corePointer = retainedCore.toOpaque()
+        let options = makeOptions(configuration, listenSocket: listen.socket, core: corePointer, logTarget: logTarget)
+        let flags =
+            MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue
+            | (isAsynchronous(core.responder) ? MHD_ALLOW_SUSPEND_RESUME.rawValue : 0)
+        let started = options.withUnsafeBufferPointer { items in
+            cmhd_start_daemon(flags, mhdAccessHandler, corePointer, items.baseAddress)
+        }
+        guard let daemon = started else {
+            close(listen.socket)
+            logTarget.deinitialize(count: 1)
+            logTarget.deallocate()
+            retainedCore.release()
+            throw HTTPServerError.daemonStartFailed.with(
+                detail: "libmicrohttpd refused to start on \(configuration.host):\(listen.port); see the mhd.message log events")
+        }
+        return RunningDaemon(
+            daemon: daemon, listenSocket: listen.socket, port: listen.port, logTarget: logTarget, core: retainedCore)
+    }
+
+    private static func isAsynchronous(_ responder: ResponderKind) -> Bool {
+        if case .asynchronous = responder { return true }
+        return false
+    }
+
+    private static func validate(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) {
+        let positive: [(String, Int)] = [
+            ("threadPoolSize", configuration.threadPoolSize), ("connectionLimit", configuration.connectionLimit),
+            ("connectionMemoryLimitBytes", configuration.connectionMemoryLimitBytes),
+            ("maxTargetBytes", configuration.maxTargetBytes), ("maxHeaderBytes", configuration.maxHeaderBytes),
+        ]
+        for (name, value) in positive where value <= 0 {
+            throw HTTPServerError.invalidConfiguration.with(detail: "\(name) must be positive, got \(value)")
+        }
+        if configuration.maxBodyBytes < 0 || configuration.perIPConnectionLimit < 0 {
+            throw HTTPServerError.invalidConfiguration.with(detail: "maxBodyBytes and perIPConnectionLimit must not be negative")
+        }
+    }
+
+    private static func openListenSocket(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) -> (
+        socket: Int32, port: UInt16
+    ) {
+        var boundPort: UInt16 = 0
+        var errorNumber: Int32 = 0
+        let backlog = Int32(clamping: min(configuration.connectionLimit, 4096))
+        let address = configuration.bindAddressLiteral
+        let socket = cmhd_open_listen_socket(address, configuration.port, backlog, &boundPort, &errorNumber)
+        if socket >= 0 { return (socket, boundPort) }
+        let endpoint = "\(configuration.host):\(configuration.port)"
+        if socket == Int32(CMHD_LISTEN_INVALID_ADDRESS) {
+            throw HTTPServerError.invalidAddress.with(
+                detail: "\(configuration.host) is not an IPv4 or IPv6 address literal (or localhost)")
+        }
+        let reason = String(cString: strerror(errorNumber))
+        switch errorNumber {
+        case EADDRINUSE: throw HTTPServerError.addressInUse.with(detail: "cannot listen on \(endpoint): address already in use")
+        case EADDRNOTAVAIL: throw HTTPServerError.addressNotAvailable.with(detail: "cannot listen on \(endpoint): \(reason)")
+        case EACCES, EPERM: throw HTTPServerError.permissionDenied.with(detail: "cannot listen on \(endpoint): \(reason)")
+        default: throw HTTPServerError.socketFailure.with(detail: "cannot listen on \(endpoint): \(reason)")
+        }
+    }
+
+    private static func makeOptions(
+        _ configuration: HTTPServerConfiguration, listenSocket: Int32,
+        core: UnsafeMutableRawPointer, logTarget: UnsafeMutablePointer<cmhd_log_target>
+    ) -> [MHD_OptionItem] {
+        // MHD stores function pointers in the integer `value` slot of an option item.
+        let logger: MHD_LogCallback? = cmhd_format_log_callback()
+        let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? =
+            mhdRequestStarted
+        let completed: MHD_RequestCompletedCallback = mhdRequestCompleted
+        return [
+            // The logger goes first so that errors while parsing later options are reported.
+            MHD_OptionItem(option: .EXTERNAL_LOGGER, value: unsafeBitCast(logger, to: Int.self), ptr_value: logTarget),
+            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(listenSocket), ptr_value: nil),
+            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: configuration.perIPConnectionLimit, ptr_value: nil),
+            // 0 would mean "never time out", which lets slow clients hold connections forever.
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(1, configuration.connectionTimeoutSeconds), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimitBytes, ptr_value: nil),
+            MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriLog, to: Int.self), ptr_value: core),
+            MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: core),
+            MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+        ]
+    }
+}

@@ -1,0 +1,58 @@
+/// Header fields in the order they were received or added.
+///
+/// Names keep their original spelling; lookups compare names case-insensitively (ASCII),
+/// as RFC 9110 §5.1 requires. Duplicates are kept so that callers can detect them.
+public struct HTTPHeaders: Sendable, Sequence, Equatable {
+    /// One header field.
+    public typealias Field = (name: String, value: String)
+
+    private var fields: [(name: String, value: String)]
+
+    /// Creates headers from `(name, value)` pairs, keeping their order.
+    public init(_ fields: [(String, String)] = []) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The number of fields, duplicates included.
+    public var count: Int { fields.count }
+
+    /// The value of the first field named `name` (case-insensitive), or nil.
+    public subscript(name: String) -> String? {
+        for field in fields where Self.namesMatch(field.name, name) { return field.value }
+        return nil
+    }
+
+    /// The values of every field named `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    }
+
+    /// Appends a field, keeping any existing field of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field named `name` (case-insensitive) and appends one with `value`.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        fields.removeAll { Self.namesMatch($0.name, name) }
+        fields.append((name: name, value: value))
+    }
+
+    /// Iterates the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// ASCII case-insensitive comparison without allocating lowercased copies.
+    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercased($0) == asciiLowercased($1) }
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+    }
+}

@@ -1,0 +1,158 @@
+import CMHDShim
+import CMicroHTTPD
+import JSONSupport
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: a thread pool of epoll loops with keep-alive,
+/// hardened limits, and `application/problem+json` for every error it generates.
+///
+/// It knows nothing about what it serves: every complete, valid request goes to the
+/// responder. Lifecycle: ``init(configuration:responder:logger:)`` → ``start()`` →
+/// ``shutdown(drainTimeout:)``. Dropping a running server stops it without draining.
+public final class HTTPServer: Sendable {
+    private enum Lifecycle: Sendable {
+        case idle
+        case starting
+        case running(RunningDaemon)
+        case draining(RunningDaemon)
+        case stopped
+    }
+
+    private let core: ServerCore
+    private let lifecycle = Mutex<Lifecycle>(.idle)
+
+    /// Creates a server whose responses come synchronously from `responder`.
+    /// - Parameters:
+    ///   - configuration: address and limits.
+    ///   - responder: called on worker threads for every valid request.
+    ///   - logger: receives structured events (startup, rejections, libmicrohttpd messages).
+    public init(
+        configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        responder: any HTTPResponder,
+        logger: @escaping HTTPServerLogger = { _ in }
+    ) {
+        core = ServerCore(configuration: configuration, responder: .synchronous(responder), logger: logger)
+    }
+
+    /// Creates a server whose responses come from `asyncResponder`; each request's
+    /// connection is suspended until its response is ready.
+    public init(
+        configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        asyncResponder: any HTTPAsyncResponder,
+        logger: @escaping HTTPServerLogger = { _ in }
+    ) {
+        core = ServerCore(configuration: configuration, responder: .asynchronous(asyncResponder), logger: logger)
+    }
+
+    deinit {
+        shutdown(drainTimeout: .zero)
+    }
+
+    /// The configuration the server was created with.
+    public var configuration: HTTPServerConfiguration { core.configuration }
+
+    /// Binds the address and starts the worker threads.
+    ///
+    /// Ignores SIGPIPE process-wide. Can be called once.
+    /// - Returns: the bound port (the kernel's choice when the configured port is 0).
+    /// - Throws: ``HTTPServerError`` for a bad address, a port in use, or bad limits.
+    @discardableResult
+    public func start() throws(HTTPServerError) -> UInt16 {
+        let mayStart = lifecycle.withLock { state -> Bool in
+            guard case .idle = state else { return false }
+            state = .starting
+            return true
+        }
+        guard mayStart else { throw .alreadyStarted.with(detail: "start() was already called on this server") }
+        let running: RunningDaemon
+        do {
+            running = try DaemonStarter.start(core: core)
+        } catch {
+            lifecycle.withLock { $0 = .idle }
+            core.log(.error, "http.start_failed", ["reason": .string(error.detail)])
+            throw error
+        }
+        lifecycle.withLock { $0 = .running(running) }
+        let configuration = core.configuration
+        core.log(
+            .info, "http.started",
+            [
+                "host": .string(configuration.host), "port": .number(Double(running.port)),
+                "threads": .number(Double(configuration.threadPoolSize)),
+                "connectionLimit": .number(Double(configuration.connectionLimit)),
+            ])
+        return running.port
+    }
+
+    /// The bound port while running or draining, else nil.
+    public var boundPort: UInt16? {
+        lifecycle.withLock { state in
+            switch state {
+            case .running(let daemon), .draining(let daemon): daemon.port
+            case .idle, .starting, .stopped: nil
+            }
+        }
+    }
+
+    /// Connections currently open (active and idle keep-alive), for a metrics gauge.
+    public var openConnections: Int {
+        lifecycle.withLock { state in
+            switch state {
+            case .running(let daemon), .draining(let daemon): Int(cmhd_current_connections(daemon.daemon))
+            case .idle, .starting, .stopped: 0
+            }
+        }
+    }
+
+    /// Stops the server gracefully.
+    ///
+    /// Stops accepting (`MHD_quiesce_daemon`), lets requests in flight finish until
+    /// `drainTimeout` passes (their responses carry `Connection: close`, so clients
+    /// reconnect elsewhere), answers still-suspended asynchronous requests with 503, then
+    /// closes every connection and joins the workers. Idempotent: later or concurrent calls
+    /// return at once. Blocks the caller, so call it from a signal-handling DispatchSource
+    /// or the main thread, never from a responder (it would wait for itself).
+    public func shutdown(drainTimeout: Duration) {
+        let claimed = lifecycle.withLock { state -> RunningDaemon? in
+            guard case .running(let daemon) = state else { return nil }
+            state = .draining(daemon)
+            return daemon
+        }
+        guard let daemon = claimed else { return }
+        core.isDraining.store(true, ordering: .relaxed)
+        let listenSocket = MHD_quiesce_daemon(daemon.daemon)
+        let drained = waitForRequestsInFlight(until: ContinuousClock.now.advanced(by: drainTimeout))
+        let shuttingDown = ProblemDetails.shuttingDown.response(typePrefix: core.configuration.problemTypePrefix)
+        let abandoned = core.suspendedConnections.closeAndResumeAll(with: shuttingDown)
+        if abandoned > 0 {
+            // Give resumed connections a moment to send their 503 before the sockets close.
+            _ = waitForRequestsInFlight(until: ContinuousClock.now.advanced(by: .milliseconds(250)))
+        }
+        let unfinished = core.requestsInFlight.load(ordering: .relaxed)
+        // No lock is held here: MHD_stop_daemon joins workers that may still call into us.
+        lifecycle.withLock { $0 = .stopped }
+        MHD_stop_daemon(daemon.daemon)
+        // After quiesce the listen socket belongs to us again (MHD no longer closes it).
+        if listenSocket >= 0 { close(listenSocket) }
+        daemon.releaseResources()
+        core.log(
+            .info, "http.stopped",
+            [
+                "drained": .bool(drained), "abandonedAsyncRequests": .number(Double(abandoned)),
+                "unfinishedRequests": .number(Double(unfinished)),
+            ])
+    }
+
+    /// Polls until no request is in flight or the deadline passes; returns true when drained.
+    private func waitForRequestsInFlight(until deadline: ContinuousClock.Instant) -> Bool {
+        while core.requestsInFlight.load(ordering: .relaxed) > 0 {
+            if ContinuousClock.now >= deadline { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+}

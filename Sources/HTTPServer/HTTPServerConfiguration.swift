@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Listening address, concurrency and hardening limits of an ``HTTPServer``.
+///
+/// Every limit has a safe default; the defaults of ``maxTargetBytes`` and ``maxHeaderBytes``
+/// sit well below ``connectionMemoryLimitBytes`` so that oversized requests are normally
+/// answered by this module with `application/problem+json`. Only requests beyond the
+/// libmicrohttpd memory limit get libmicrohttpd's own fixed HTML 414/431 answer.
+public struct HTTPServerConfiguration: Sendable {
+    /// IPv4 or IPv6 literal to bind ("127.0.0.1", "::1", "0.0.0.0", "::"); "localhost" means 127.0.0.1.
+    public var host: String
+    /// TCP port; 0 asks the kernel for a free port, which ``HTTPServer/start()`` returns.
+    public var port: UInt16
+    /// Worker threads, each running its own epoll loop. More threads than cores only add contention.
+    public var threadPoolSize: Int
+    /// Connections held at once (including idle keep-alive ones); further clients are refused.
+    public var connectionLimit: Int
+    /// Connections one client address may hold at once; 0 means unlimited.
+    ///
+    /// Defaults to 0 because the daemon binds loopback by default and is usually reached
+    /// through a reverse proxy, where every client shares one address: any per-address
+    /// limit would then just be a smaller global limit, and clients behind a NAT would be
+    /// throttled together. ``connectionLimit`` and the idle timeout still bound abuse.
+    /// Set it when exposing the daemon directly to untrusted networks.
+    public var perIPConnectionLimit: Int
+    /// Seconds a connection may stay idle before it is closed (slow clients, slowloris).
+    /// Values below 1 are raised to 1 because libmicrohttpd treats 0 as "never".
+    public var connectionTimeoutSeconds: Int
+    /// libmicrohttpd's per-connection memory pool (request line, headers, read buffer).
+    ///
+    /// 32 KiB holds the default target and header limits with room to spare (requests up
+    /// to about 30 KB of headers still get this module's problem+json 414/431), and
+    /// libmicrohttpd zeroes the whole pool after every request, so a larger pool costs
+    /// throughput (64 KiB measured about 15% slower with keep-alive).
+    public var connectionMemoryLimitBytes: Int
+    /// Largest accepted request body; larger bodies get 413 and the connection is closed.
+    public var maxBodyBytes: Int
+    /// Longest accepted request target; longer ones get 414.
+    public var maxTargetBytes: Int
+    /// Largest accepted total of header lines (`name: value\r\n`); larger ones get 431.
+    public var maxHeaderBytes: Int
+    /// Prefix of every problem `type` URI; the problem kind is appended.
+    public var problemTypePrefix: String
+
+    /// Creates a configuration; every parameter has a production-safe default.
+    public init(
+        host: String = "127.0.0.1",
+        port: UInt16 = 8080,
+        threadPoolSize: Int = HTTPServerConfiguration.onlineProcessorCount,
+        connectionLimit: Int = 1024,
+        perIPConnectionLimit: Int = 0,
+        connectionTimeoutSeconds: Int = 30,
+        connectionMemoryLimitBytes: Int = 32 * 1024,
+        maxBodyBytes: Int = 65_536,
+        maxTargetBytes: Int = 8_192,
+        maxHeaderBytes: Int = 16_384,
+        problemTypePrefix: String = "urn:navpolicyd:problem:"
+    ) {
+        self.host = host
+        self.port = port
+        self.threadPoolSize = threadPoolSize
+        self.connectionLimit = connectionLimit
+        self.perIPConnectionLimit = perIPConnectionLimit
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.connectionMemoryLimitBytes = connectionMemoryLimitBytes
+        self.maxBodyBytes = maxBodyBytes
+        self.maxTargetBytes = maxTargetBytes
+        self.maxHeaderBytes = maxHeaderBytes
+        self.problemTypePrefix = problemTypePrefix
+    }
+
+    /// Number of processors currently online (at least 1).
+    public static var onlineProcessorCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// The host as an IP literal the socket layer understands ("localhost" → "127.0.0.1").
+    var bindAddressLiteral: String {
+        host.lowercased() == "localhost" ? "127.0.0.1" : host
+    }
+}

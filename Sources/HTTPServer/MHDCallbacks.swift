@@ -1,0 +1,75 @@
+import CMHDShim
+import CMicroHTTPD
+
+// The C entry points libmicrohttpd calls. They are global functions in a library file,
+// never closures in a top-level main.swift: those inherit @MainActor isolation and trap
+// when MHD calls them from its worker threads. Each one only unwraps its context pointers
+// and forwards to Swift code.
+
+/// MHD_OPTION_URI_LOG_CALLBACK: the first callback of every request, with the raw target.
+/// Its return value becomes the request's `con_cls`; creating the context here (not in the
+/// access handler) guarantees NOTIFY_COMPLETED runs even for requests MHD rejects itself.
+func mhdRequestStarted(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard let cls else { return nil }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    core.requestsInFlight.add(1, ordering: .relaxed)
+    let rawTarget = uri.map { String(cString: $0) } ?? ""
+    let context = RequestContext(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes)
+    return Unmanaged.passRetained(context).toOpaque()
+}
+
+/// MHD_OPTION_NOTIFY_COMPLETED: the request is over (sent, rejected, timed out or aborted).
+func mhdRequestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
+) {
+    guard let requestContext, let contextPointer = requestContext.pointee else { return }
+    Unmanaged<RequestContext>.fromOpaque(contextPointer).release()
+    requestContext.pointee = nil
+    if let cls {
+        Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestsInFlight.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// The access handler: called for the headers, each body chunk, the end, and after resume.
+func mhdAccessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
+    _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let uploadDataSize, let contextPointer = requestContext?.pointee else {
+        return .NO
+    }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(contextPointer).takeUnretainedValue()
+    let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadData == nil ? 0 : uploadDataSize.pointee)
+    if !chunk.isEmpty { uploadDataSize.pointee = 0 }
+    return core.handleCall(
+        on: connection, context: context, method: method, version: version, chunk: chunk)
+}
+
+/// MHD_KeyValueIteratorN: appends one received header field to the request context.
+func mhdCollectHeader(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?, _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
+    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+    context.headers.add(name: name, value: text)
+    context.headerBytes += keySize + valueSize + 4  // ": " and CRLF
+    return .YES
+}
+
+/// cmhd_log_sink: one libmicrohttpd log line, already formatted by the C shim.
+func mhdLibraryMessage(_ context: UnsafeMutableRawPointer?, _ message: UnsafePointer<CChar>?) {
+    guard let context, let message else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
+    var text = String(cString: message)
+    while text.last?.isNewline == true { text.removeLast() }
+    core.log(.warning, "mhd.message", ["message": .string(text)])
+}

@@ -1,0 +1,75 @@
+/// Checks on the request line and header section that libmicrohttpd 0.9.75 does not make.
+///
+/// MHD accepts both Content-Length and Transfer-Encoding, duplicate Host headers and
+/// HTTP/1.1 without Host; each is a request-smuggling or cache-poisoning vector behind a
+/// proxy (RFC 9112 §3.2, §6.1), so they are rejected here before the responder runs.
+struct RequestHeadValidation: Sendable {
+    let maxTargetBytes: Int
+    let maxHeaderBytes: Int
+
+    /// Validates a request head and returns its declared Content-Length (nil when absent).
+    ///
+    /// - Parameters:
+    ///   - method: the request method.
+    ///   - rawTarget: the target as on the request line.
+    ///   - httpVersion: "HTTP/1.1" or "HTTP/1.0".
+    ///   - headers: the header fields in order.
+    ///   - headerBytes: size of the header section (`name: value\r\n` per field).
+    /// - Throws: the first violated rule as a problem.
+    func validate(method: String, rawTarget: String, httpVersion: String, headers: HTTPHeaders, headerBytes: Int)
+        throws(ProblemDetails) -> Int?
+    {
+        if method == "CONNECT" {
+            // MHD 0.9.75 cannot tunnel: it would send a 200 without framing and keep the socket.
+            throw ProblemDetails(
+                kind: "connect-not-supported", title: "Not implemented", status: 501,
+                detail: "CONNECT tunnels are not supported by this server.")
+        }
+        if rawTarget.utf8.count > maxTargetBytes { throw .uriTooLong(limit: maxTargetBytes) }
+        if headerBytes > maxHeaderBytes { throw .headerFieldsTooLarge(limit: maxHeaderBytes) }
+
+        let hosts = headers.values(for: "Host")
+        if hosts.count > 1 {
+            throw .badRequest(
+                kind: "duplicate-host", detail: "The request has \(hosts.count) Host header fields; exactly one is allowed.")
+        }
+        if hosts.isEmpty && httpVersion == "HTTP/1.1" {
+            throw .badRequest(kind: "missing-host", detail: "An HTTP/1.1 request must have a Host header field.")
+        }
+
+        let contentLengths = headers.values(for: "Content-Length")
+        let transferEncodings = headers.values(for: "Transfer-Encoding")
+        if !contentLengths.isEmpty && !transferEncodings.isEmpty {
+            throw .badRequest(
+                kind: "conflicting-framing",
+                detail: "The request has both Content-Length and Transfer-Encoding; send only one.")
+        }
+        if !transferEncodings.isEmpty {
+            let codings = transferEncodings.joined(separator: ",").split(separator: ",").map { trimmed($0).lowercased() }
+            guard codings == ["chunked"] else {
+                throw ProblemDetails(
+                    kind: "unsupported-transfer-encoding", title: "Not implemented", status: 501,
+                    detail: "Only Transfer-Encoding: chunked is supported.")
+            }
+            return nil
+        }
+        return try declaredLength(contentLengths)
+    }
+
+    /// Parses Content-Length; repeated fields or list members must all agree (RFC 9110 §8.6).
+    private func declaredLength(_ fields: [String]) throws(ProblemDetails) -> Int? {
+        guard !fields.isEmpty else { return nil }
+        let members = fields.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false).map { trimmed($0) }
+        guard let first = members.first, members.allSatisfy({ $0 == first }),
+            !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let length = Int(first)
+        else {
+            throw .badRequest(kind: "invalid-content-length", detail: "Content-Length must be one non-negative decimal integer.")
+        }
+        return length
+    }
+
+    private func trimmed(_ text: some StringProtocol) -> String {
+        String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

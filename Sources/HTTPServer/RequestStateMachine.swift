@@ -1,0 +1,139 @@
+/// The sequence of calls libmicrohttpd makes for one request, as a pure state machine.
+///
+/// MHD calls the access handler once with the headers, once per body chunk, and once more
+/// with no data at the end; after a suspension it calls again when resumed. Modelling that
+/// here (as async-http-client does for its connections) keeps the body limits and the
+/// "answer on the final call, never the first" rule testable without sockets.
+struct RequestStateMachine: Sendable {
+    enum State: Equatable, Sendable {
+        /// Nothing seen yet: the next call carries the headers.
+        case awaitingHeaders
+        /// Headers accepted; body chunks (possibly none) until the final call.
+        case readingBody
+        /// A chunked body passed the limit. MHD 0.9.75 refuses to queue a response while a
+        /// body is still arriving, so the rest is read and dropped (up to `discardLimitBytes`)
+        /// and the 413 is sent on the final call.
+        case discardingBody(discarded: Int)
+        /// The request is complete and handed to the responder.
+        case responding
+        /// The connection is suspended while an asynchronous responder works.
+        case suspended
+        /// Resumed with the response, which the next handler call sends.
+        case resumed
+        /// A response was queued; later calls have nothing to do.
+        case finished
+    }
+
+    /// What the access handler must do next.
+    enum Action: Equatable, Sendable {
+        /// Return `MHD_YES` and wait for more data.
+        case readMore
+        /// Queue this problem and close the connection (MHD discards the rest of the request).
+        case reject(ProblemDetails)
+        /// The request is complete: produce the response for this body.
+        case respond(body: [UInt8])
+        /// Queue this response, obtained while suspended.
+        case send(HTTPResponse)
+        /// Nothing to do (a call MHD should not make in this state); return `MHD_YES`.
+        case ignore
+        /// Close the connection without a response (`MHD_NO`): the client kept sending
+        /// far more than allowed, and reading on would only burn the worker.
+        case abortConnection
+    }
+
+    let maxBodyBytes: Int
+    /// How much of an oversized chunked body is read and dropped to be able to answer 413.
+    let discardLimitBytes: Int
+    private(set) var state: State = .awaitingHeaders
+    private var body: [UInt8] = []
+    private var pendingResponse: HTTPResponse?
+
+    init(maxBodyBytes: Int, discardLimitBytes: Int = 1 << 20) {
+        self.maxBodyBytes = maxBodyBytes
+        self.discardLimitBytes = discardLimitBytes
+    }
+
+    /// First call: the headers were checked (`problem` is the first violation, if any).
+    /// A declared Content-Length above the limit is rejected before any body is read.
+    mutating func headersReceived(problem: ProblemDetails?, declaredContentLength: Int?) -> Action {
+        guard state == .awaitingHeaders else { return .ignore }
+        if let problem {
+            state = .finished
+            return .reject(problem)
+        }
+        if let declaredContentLength, declaredContentLength > maxBodyBytes {
+            state = .finished
+            return .reject(.payloadTooLarge(limit: maxBodyBytes))
+        }
+        if let declaredContentLength, declaredContentLength > 0 {
+            body.reserveCapacity(declaredContentLength)
+        }
+        state = .readingBody
+        return .readMore
+    }
+
+    /// A body chunk arrived (chunked bodies have no declared length, so the cap is checked here).
+    mutating func bodyReceived(_ chunk: some Collection<UInt8>) -> Action {
+        switch state {
+        case .readingBody:
+            guard chunk.count <= maxBodyBytes - body.count else {
+                let overflow = chunk.count - (maxBodyBytes - body.count)
+                body = []
+                state = .discardingBody(discarded: overflow)
+                return overflow > discardLimitBytes ? abort() : .readMore
+            }
+            body.append(contentsOf: chunk)
+            return .readMore
+        case .discardingBody(let discarded):
+            let total = discarded + chunk.count
+            state = .discardingBody(discarded: total)
+            return total > discardLimitBytes ? abort() : .readMore
+        case .awaitingHeaders, .responding, .suspended, .resumed, .finished:
+            return .ignore
+        }
+    }
+
+    private mutating func abort() -> Action {
+        state = .finished
+        return .abortConnection
+    }
+
+    /// The final call without data: the request is complete.
+    mutating func requestEnded() -> Action {
+        if case .discardingBody = state {
+            state = .finished
+            return .reject(.payloadTooLarge(limit: maxBodyBytes))
+        }
+        guard state == .readingBody else { return .ignore }
+        state = .responding
+        let completeBody = body
+        body = []
+        return .respond(body: completeBody)
+    }
+
+    /// The response was queued on the worker thread.
+    mutating func responseSent() {
+        state = .finished
+    }
+
+    /// The connection was suspended to wait for an asynchronous response.
+    mutating func suspended() {
+        guard state == .responding else { return }
+        state = .suspended
+    }
+
+    /// The asynchronous response arrived; the connection is about to be resumed.
+    mutating func resumed(with response: HTTPResponse) {
+        guard state == .suspended else { return }
+        pendingResponse = response
+        state = .resumed
+    }
+
+    /// The handler was called after a resume: send the stored response.
+    mutating func handlerCalledAfterResume() -> Action {
+        guard state == .resumed, let response = pendingResponse else { return .ignore }
+        pendingResponse = nil
+        state = .finished
+        return .send(response)
+    }
+}

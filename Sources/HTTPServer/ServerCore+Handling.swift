@@ -1,0 +1,114 @@
+import CMHDShim
+import CMicroHTTPD
+import JSONSupport
+
+extension ServerCore {
+    /// Advances one request by one access-handler call; runs on the connection's worker thread.
+    func handleCall(
+        on connection: OpaquePointer, context: RequestContext,
+        method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, chunk: UnsafeRawBufferPointer
+    ) -> MHD_Result {
+        let action: RequestStateMachine.Action
+        switch context.machine.state {
+        case .awaitingHeaders:
+            action = receiveHead(on: connection, context: context, method: method, version: version)
+        case .readingBody, .discardingBody:
+            action = chunk.isEmpty ? context.machine.requestEnded() : context.machine.bodyReceived(chunk)
+        case .resumed:
+            action = context.machine.handlerCalledAfterResume()
+        case .responding, .suspended, .finished:
+            action = .ignore
+        }
+        return perform(action, on: connection, context: context)
+    }
+
+    /// First call: copies method, version, peer and headers, then validates them.
+    private func receiveHead(
+        on connection: OpaquePointer, context: RequestContext,
+        method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?
+    ) -> RequestStateMachine.Action {
+        context.method = method.map { String(cString: $0) } ?? ""
+        context.httpVersion = version.map { String(cString: $0) } ?? ""
+        context.remoteAddress = Self.clientAddress(of: connection)
+        let contextPointer = Unmanaged.passUnretained(context).toOpaque()
+        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCollectHeader, contextPointer)
+        do throws(ProblemDetails) {
+            let declaredLength = try headValidation.validate(
+                method: context.method, rawTarget: context.rawTarget, httpVersion: context.httpVersion,
+                headers: context.headers, headerBytes: context.headerBytes)
+            return context.machine.headersReceived(problem: nil, declaredContentLength: declaredLength)
+        } catch {
+            return context.machine.headersReceived(problem: error, declaredContentLength: nil)
+        }
+    }
+
+    private func perform(_ action: RequestStateMachine.Action, on connection: OpaquePointer, context: RequestContext)
+        -> MHD_Result
+    {
+        switch action {
+        case .readMore, .ignore:
+            return .YES
+        case .abortConnection:
+            log(
+                .warning, "http.request_aborted",
+                [
+                    "reason": .string("body far beyond limit"), "remoteAddress": .string(context.remoteAddress),
+                ])
+            return .NO
+        case .reject(let problem):
+            log(
+                .info, "http.request_rejected",
+                [
+                    "status": .number(Double(problem.status)), "kind": .string(problem.kind),
+                    "remoteAddress": .string(context.remoteAddress), "method": .string(context.method),
+                    "targetBytes": .number(Double(context.rawTarget.utf8.count)),
+                ])
+            // Closing is deliberate: the rest of a rejected request is never read.
+            return send(problem.response(typePrefix: configuration.problemTypePrefix), on: connection, forceClose: true)
+        case .send(let response):
+            return send(response, on: connection, forceClose: false)
+        case .respond(let body):
+            return respond(to: context.makeRequest(body: body), on: connection, context: context)
+        }
+    }
+
+    private func respond(to request: HTTPRequest, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+        switch responder {
+        case .synchronous(let responder):
+            context.machine.responseSent()
+            return send(responder.respond(to: request), on: connection, forceClose: false)
+        case .asynchronous(let responder):
+            guard suspendedConnections.suspend(connection, context: context) else {
+                context.machine.responseSent()
+                return send(
+                    ProblemDetails.shuttingDown.response(typePrefix: configuration.problemTypePrefix), on: connection,
+                    forceClose: true)
+            }
+            let registry = suspendedConnections
+            Task {
+                let response = await responder.respond(to: request)
+                registry.resume(context, with: response)
+            }
+            return .YES
+        }
+    }
+
+    /// Queues `response` on the connection (only valid on its worker thread or after resume).
+    private func send(_ response: HTTPResponse, on connection: OpaquePointer, forceClose: Bool) -> MHD_Result {
+        let closing = forceClose || isDraining.load(ordering: .relaxed)
+        if let queued = ResponseQueueing.queue(response, on: connection, closeConnection: closing) {
+            return queued
+        }
+        log(.error, "http.invalid_response", ["status": .number(Double(response.status))])
+        let fallback = ProblemDetails.internalError.response(typePrefix: configuration.problemTypePrefix)
+        return ResponseQueueing.queue(fallback, on: connection, closeConnection: true) ?? .NO
+    }
+
+    private static func clientAddress(of connection: OpaquePointer) -> String {
+        // INET6_ADDRSTRLEN is 46; a fixed stack-sized buffer avoids a heap allocation.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> String in
+            guard let base = buffer.baseAddress, cmhd_client_address(connection, base, buffer.count) == 0 else { return "" }
+            return String(cString: base)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import CMicroHTTPD
+import Synchronization
+
+/// Connections suspended while an ``HTTPAsyncResponder`` works, so that shutdown can
+/// resume them: MHD never times out a suspended connection, and `MHD_stop_daemon` must
+/// not run while any is suspended.
+///
+/// Suspending, resuming and closing all happen under one lock, so a connection is resumed
+/// exactly once, either by its task or by shutdown, and never after the daemon stops.
+final class SuspendedConnections: Sendable {
+    /// A connection pointer with its request; `@unchecked Sendable` because the pointer is
+    /// only used under the registry lock while MHD guarantees it stays valid (suspended).
+    private struct Entry: @unchecked Sendable {
+        let connection: OpaquePointer
+        let context: RequestContext
+    }
+
+    private struct Registry {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var isClosed = false
+    }
+
+    private let registry = Mutex(Registry())
+
+    /// Suspends the connection; returns false (nothing suspended) once shutdown has closed the registry.
+    func suspend(_ connection: OpaquePointer, context: RequestContext) -> Bool {
+        let entry = Entry(connection: connection, context: context)
+        return registry.withLock { registry in
+            guard !registry.isClosed else { return false }
+            entry.context.machine.suspended()
+            MHD_suspend_connection(entry.connection)
+            registry.entries[ObjectIdentifier(entry.context)] = entry
+            return true
+        }
+    }
+
+    /// Stores the response and resumes the connection, unless shutdown already did.
+    func resume(_ context: RequestContext, with response: HTTPResponse) {
+        registry.withLock { registry in
+            guard let entry = registry.entries.removeValue(forKey: ObjectIdentifier(context)) else { return }
+            entry.context.machine.resumed(with: response)
+            MHD_resume_connection(entry.connection)
+        }
+    }
+
+    /// Refuses new suspensions and resumes every waiting connection with `response`.
+    /// - Returns: how many connections were resumed this way.
+    func closeAndResumeAll(with response: HTTPResponse) -> Int {
+        registry.withLock { registry in
+            registry.isClosed = true
+            let waiting = registry.entries.values
+            registry.entries = [:]
+            for entry in waiting {
+                entry.context.machine.resumed(with: response)
+                MHD_resume_connection(entry.connection)
+            }
+            return waiting.count
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// Serializes JSON into UTF-8 bytes without going through Foundation.
+///
+/// Decisions are written on every request, so the writer appends straight into a byte
+/// buffer; members are written in the order they were added.
+public struct JSONWriter: Sendable {
+    /// The bytes written so far.
+    public private(set) var bytes: [UInt8] = []
+
+    public init(reservingCapacity capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The output as a String (always valid UTF-8: input strings are Swift Strings).
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: writeRaw("null")
+        case .bool(let flag): writeRaw(flag ? "true" : "false")
+        case .number(let number): writeNumber(number)
+        case .string(let text): writeString(text)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeString(member.key)
+                bytes.append(UInt8(ascii: ":"))
+                write(member.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends text that is already JSON (a literal or a pre-serialized fragment).
+    public mutating func writeRaw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Appends a number; integral values print without a fraction, non-finite ones as null
+    /// (JSON has no NaN or infinity).
+    public mutating func writeNumber(_ number: Double) {
+        if !number.isFinite {
+            writeRaw("null")
+        } else if number.rounded() == number, abs(number) < 9.007_199_254_740_992e15 {
+            writeRaw(String(Int64(number)))
+        } else {
+            writeRaw(String(number))
+        }
+    }
+
+    /// Appends a quoted, escaped string.
+    public mutating func writeString(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x00..<0x20, 0x7F:
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}
+
+extension JSONValue {
+    /// The compact JSON text of this value.
+    public var serialized: String {
+        var writer = JSONWriter()
+        writer.write(self)
+        return writer.string
+    }
+
+    /// The compact JSON text of this value as UTF-8 bytes.
+    public var serializedBytes: [UInt8] {
+        var writer = JSONWriter()
+        writer.write(self)
+        return writer.bytes
+    }
+}

@@ -1,0 +1,82 @@
+/// What every cancelling handler does: cancel with an action and, optionally, a location.
+///
+/// The built-in cancel types differ only in their default action and in whether they
+/// take a `location`; this is the one place that reads those fields and builds the decision.
+public struct CancelBehavior: Sendable {
+    /// How a type treats `location`.
+    public enum LocationRule: Sendable {
+        /// The type takes no `location` field.
+        case notAllowed
+        /// Optional template; without one the decision has no location.
+        case optional
+        /// Optional template; without one the location is the request's href.
+        case defaultsToRequestURL
+    }
+
+    public let action: String
+    let location: LocationTemplate?
+    let locationRule: LocationRule
+
+    /// Reads `action` (defaulting to `defaultAction`) and, if the rule allows, `location`.
+    public init?(
+        defaultAction: String, locationRule: LocationRule, parameters: ConfigObject,
+        diagnostics: inout ConfigDiagnostics
+    ) {
+        let before = diagnostics.issues.count
+        var action = defaultAction
+        if let configured = parameters.string("action", diagnostics: &diagnostics) {
+            if Self.isValidAction(configured) {
+                action = configured
+            } else {
+                diagnostics.report(
+                    parameters.pointer.appending("action"),
+                    "\"\(configured)\": an action is 1 to 64 letters, digits, \"-\", \"_\" or \".\"")
+            }
+        }
+        var location: LocationTemplate?
+        if locationRule != .notAllowed, let template = parameters.string("location", diagnostics: &diagnostics) {
+            switch Self.validatedTemplate(template) {
+            case .success(let parsed): location = parsed
+            case .failure(let error):
+                diagnostics.report(parameters.pointer.appending("location"), "\"\(template)\": \(error.reason)")
+            }
+        }
+        guard diagnostics.issues.count == before else { return nil }
+        self.action = action
+        self.location = location
+        self.locationRule = locationRule
+    }
+
+    /// The cancel decision for a request.
+    public func decision(for request: CanonicalRequest, handler: String) -> Decision {
+        let resolvedLocation: String? =
+            switch (location, locationRule) {
+            case (let template?, _): template.render(href: request.href)
+            case (nil, .defaultsToRequestURL): request.href
+            case (nil, _): nil
+            }
+        return Decision(verdict: .cancel, handler: handler, action: action, location: resolvedLocation, url: request.href)
+    }
+
+    /// The fields a type with this rule reads.
+    public static func parameterKeys(for rule: LocationRule) -> [String] {
+        rule == .notAllowed ? ["action"] : ["action", "location"]
+    }
+
+    private static func validatedTemplate(_ template: String) -> Result<LocationTemplate, PatternError> {
+        switch LocationTemplate.parse(template) {
+        case .failure(let error): return .failure(error)
+        case .success(let parsed):
+            // A template must yield an absolute URL whatever the request, or apps get garbage.
+            guard (try? URLRecord.parse(parsed.render(href: "https://example.com/"))) != nil else {
+                return .failure(PatternError("the location is not an absolute URL"))
+            }
+            return .success(parsed)
+        }
+    }
+
+    private static func isValidAction(_ action: String) -> Bool {
+        (1...64).contains(action.utf8.count)
+            && action.utf8.allSatisfy { MatchPath.isUnreserved($0) && $0 != UInt8(ascii: "~") }
+    }
+}

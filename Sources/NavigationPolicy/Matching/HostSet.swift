@@ -1,0 +1,97 @@
+/// A set of host patterns: exact hosts and `*.suffix` wildcards, compared in canonical form.
+///
+/// Both kinds are hash lookups, so a list of 100,000 hosts costs the same per request as a
+/// list of three: exact hosts are one lookup, wildcards one lookup per parent domain.
+struct HostSet: Sendable {
+    /// Canonical hosts (`pay.example.com`, `127.0.0.1`, `[::1]`).
+    private(set) var exact: Set<String> = []
+    /// Registrable parts of `*.` patterns, without the `*.` (`example.com`).
+    private(set) var wildcardSuffixes: Set<String> = []
+
+    mutating func insertExact(_ host: String) { exact.insert(host) }
+    mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(suffix) }
+
+    /// Whether `host` (already in match form) is listed, or is a subdomain of a wildcard on a label boundary.
+    func contains(_ host: String) -> Bool {
+        if exact.contains(host) { return true }
+        guard !wildcardSuffixes.isEmpty else { return false }
+        // Try every proper parent: for a.b.example.com → b.example.com, example.com, com.
+        var utf8 = host.utf8[...]
+        while let dot = utf8.firstIndex(of: UInt8(ascii: ".")) {
+            utf8 = utf8[utf8.index(after: dot)...]
+            if utf8.isEmpty { break }
+            if wildcardSuffixes.contains(String(Substring(utf8))) { return true }
+        }
+        return false
+    }
+}
+
+/// Parsing of one `hosts` entry from config.
+enum HostPattern {
+    enum Parsed: Equatable {
+        case exact(String)
+        case wildcard(suffix: String)
+    }
+
+    /// Parses `pay.example.com`, `*.example.com`, `127.1`, `[::1]` or `::1` into canonical form,
+    /// or returns the reason it is malformed.
+    static func parse(_ pattern: String) -> Result<Parsed, PatternError> {
+        if pattern.isEmpty { return .failure(PatternError("empty host pattern")) }
+        if pattern.hasPrefix("*.") {
+            let rest = String(pattern.dropFirst(2))
+            if rest.isEmpty || rest == "." { return .failure(PatternError("empty host pattern")) }
+            if rest.contains("*") {
+                return .failure(PatternError("only one leading \"*.\" wildcard label is allowed"))
+            }
+            switch canonicalHost(rest) {
+            case .success(.domain(let domain)): return .success(.wildcard(suffix: domain))
+            case .success: return .failure(PatternError("a wildcard needs a domain name, not an IP address"))
+            case .failure(let error): return .failure(error)
+            }
+        }
+        if pattern.contains("*") {
+            return .failure(PatternError("\"*\" is only allowed as a leading \"*.\" label; omit \"hosts\" to match any host"))
+        }
+        return canonicalHost(pattern).map { .exact($0.text) }
+    }
+
+    private enum Canonical {
+        case domain(String)
+        case address(String)
+
+        var text: String {
+            switch self {
+            case .domain(let text), .address(let text): text
+            }
+        }
+    }
+
+    private static func canonicalHost(_ input: String) -> Result<Canonical, PatternError> {
+        if input.contains("/") || input.contains("@") || input.contains("?") || input.contains("#") {
+            return .failure(PatternError("a host pattern is a bare host name, not a URL"))
+        }
+        var text = input
+        // A bare IPv6 literal is accepted without brackets; a port is not.
+        if text.filter({ $0 == ":" }).count > 1, !text.hasPrefix("[") {
+            text = "[" + text + "]"
+        } else if text.contains(":"), !text.hasPrefix("[") {
+            return .failure(PatternError("host patterns must not contain a port"))
+        }
+        let host: URLHost
+        do {
+            host = try URLHost.parse(text)
+        } catch {
+            return .failure(PatternError("invalid host: \(error)"))
+        }
+        let normalized = MatchHost.normalize(host)
+        switch host {
+        case .domain:
+            if normalized.isEmpty || normalized == "." { return .failure(PatternError("empty host pattern")) }
+            return .success(.domain(normalized))
+        case .empty:
+            return .failure(PatternError("empty host pattern"))
+        default:
+            return .success(.address(normalized))
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// Exact paths and segment-boundary prefixes, in match form.
+///
+/// Prefixes are looked up per leading sub-path of the request (`/a`, `/a/b`, …), so a
+/// request costs one hash lookup per path segment however many prefixes are configured.
+struct PathSet: Sendable {
+    private(set) var exact: Set<String> = []
+    private(set) var prefixes: Set<String> = []
+    let caseSensitive: Bool
+
+    init(caseSensitive: Bool) {
+        self.caseSensitive = caseSensitive
+    }
+
+    /// Adds a config path already reduced to match form (`MatchPath.text`).
+    mutating func insertExact(_ path: MatchPath) { exact.insert(key(path)) }
+    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(key(path)) }
+
+    var hasExact: Bool { !exact.isEmpty }
+    var hasPrefixes: Bool { !prefixes.isEmpty }
+
+    func containsExact(_ path: MatchPath) -> Bool {
+        exact.contains(key(path))
+    }
+
+    /// Whether a configured prefix equals the path or one of its leading whole-segment parts.
+    func containsPrefix(of path: MatchPath) -> Bool {
+        let utf8 = key(path).utf8
+        // Opaque paths (`javascript:…`) have no segments: no prefix, not even `/`, covers them.
+        guard utf8.first == UInt8(ascii: "/") else { return false }
+        var end = utf8.endIndex
+        while true {
+            if prefixes.contains(String(Substring(utf8[..<end]))) { return true }
+            guard let slash = utf8[..<end].lastIndex(of: UInt8(ascii: "/")) else { return false }
+            if slash == utf8.startIndex { return prefixes.contains("/") }
+            end = slash
+        }
+    }
+
+    private func key(_ path: MatchPath) -> String { caseSensitive ? path.text : path.folded }
+}

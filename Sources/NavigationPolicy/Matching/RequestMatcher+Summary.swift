@@ -1,0 +1,22 @@
+extension RequestMatcher {
+    /// A one-line description of the match conditions, in canonical form, for `validate`
+    /// and `/v1/policy`: `hosts=pay.example.com paths=/logout,/sign_out`.
+    public var summary: String {
+        var parts: [String] = []
+        func add(_ key: String, _ values: [String]) {
+            guard !values.isEmpty else { return }
+            let sorted = values.sorted()
+            let shown = sorted.prefix(5).joined(separator: ",")
+            parts.append("\(key)=\(shown)" + (sorted.count > 5 ? ",…(+\(sorted.count - 5))" : ""))
+        }
+        if let schemes { add("schemes", Array(schemes)) }
+        if let hosts { add("hosts", Array(hosts.exact) + hosts.wildcardSuffixes.map { "*." + $0 }) }
+        add("paths", Array(paths.exact))
+        add("pathPrefixes", Array(paths.prefixes))
+        if let methods { add("methods", Array(methods)) }
+        if let navigationTypes { add("navigationTypes", navigationTypes.map(\.rawValue)) }
+        if let targetFrames { add("targetFrames", targetFrames.map(\.rawValue)) }
+        if paths.caseSensitive { parts.append("caseSensitive") }
+        return parts.isEmpty ? "(every request)" : parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,163 @@
+/// A handler's compiled `match` block: every field given must hold; within a list, any entry may.
+///
+/// Shared by every handler type, so matching semantics cannot drift between handlers.
+public struct RequestMatcher: Sendable {
+    /// The field of `match` that rejected a request; used to explain decisions.
+    public enum Field: String, Sendable {
+        case schemes, hosts, paths, pathPrefixes, methods, navigationTypes, targetFrames
+    }
+
+    var schemes: Set<String>?
+    var hosts: HostSet?
+    var paths: PathSet
+    var methods: Set<String>?
+    var navigationTypes: Set<NavigationType>?
+    var targetFrames: Set<TargetFrame>?
+
+    /// A matcher with no conditions: matches every request (a handler without `match`).
+    public static let everything = RequestMatcher(caseSensitive: false)
+
+    init(caseSensitive: Bool) {
+        paths = PathSet(caseSensitive: caseSensitive)
+    }
+
+    /// Whether every given field holds.
+    @inline(__always)
+    public func matches(_ request: CanonicalRequest) -> Bool {
+        firstMismatch(request) == nil
+    }
+
+    /// The first field that does not hold, or nil when the request matches.
+    ///
+    /// Cheap fields (bit-like sets) are checked before host and path lookups.
+    public func firstMismatch(_ request: CanonicalRequest) -> Field? {
+        if let targetFrames, !targetFrames.contains(request.targetFrame) { return .targetFrames }
+        if let navigationTypes, !navigationTypes.contains(request.navigationType) { return .navigationTypes }
+        if let methods, !methods.contains(request.method) { return .methods }
+        if let schemes, !schemes.contains(request.scheme) { return .schemes }
+        if let hosts {
+            guard let host = request.matchHost, hosts.contains(host) else { return .hosts }
+        }
+        if paths.hasExact, !paths.containsExact(request.matchPath) { return .paths }
+        if paths.hasPrefixes, !paths.containsPrefix(of: request.matchPath) { return .pathPrefixes }
+        return nil
+    }
+
+    /// A sentence saying why `field` rejected `request`, for `--explain` traces.
+    public func explain(_ field: Field, for request: CanonicalRequest) -> String {
+        switch field {
+        case .schemes: "scheme \"\(request.scheme)\" is not in schemes"
+        case .hosts:
+            request.matchHost.map { "host \"\($0)\" is not in hosts" } ?? "the URL has no host"
+        case .paths: "path \"\(request.matchPath.text)\" is not in paths"
+        case .pathPrefixes: "path \"\(request.matchPath.text)\" is not under any of pathPrefixes"
+        case .methods: "method \"\(request.method)\" is not in methods"
+        case .navigationTypes: "navigationType \"\(request.navigationType.rawValue)\" is not in navigationTypes"
+        case .targetFrames: "targetFrame \"\(request.targetFrame.rawValue)\" is not in targetFrames"
+        }
+    }
+}
+
+extension RequestMatcher {
+    /// The keys a `match` object may have.
+    static let keys = [
+        "schemes", "hosts", "paths", "pathPrefixes", "methods", "navigationTypes", "targetFrames", "caseSensitive",
+    ]
+
+    /// Decodes and validates a `match` object, reporting every problem.
+    public static func decode(_ config: ConfigObject, diagnostics: inout ConfigDiagnostics) -> RequestMatcher {
+        config.checkKeys(allowed: keys, diagnostics: &diagnostics)
+        let caseSensitive = config.bool("caseSensitive", diagnostics: &diagnostics) ?? false
+        var matcher = RequestMatcher(caseSensitive: caseSensitive)
+
+        if let entries = config.stringList("schemes", diagnostics: &diagnostics) {
+            var schemes: Set<String> = []
+            for (scheme, pointer) in entries {
+                if isValidScheme(scheme) {
+                    schemes.insert(asciiLowercased(scheme))
+                } else {
+                    diagnostics.report(
+                        pointer,
+                        "\"\(scheme)\": not a URL scheme (a letter, then letters, digits, \"+\", \"-\" or \".\"; no \":\")")
+                }
+            }
+            matcher.schemes = schemes
+        }
+        if let entries = config.stringList("hosts", diagnostics: &diagnostics) {
+            var hosts = HostSet()
+            for (pattern, pointer) in entries {
+                switch HostPattern.parse(pattern) {
+                case .success(.exact(let host)): hosts.insertExact(host)
+                case .success(.wildcard(let suffix)): hosts.insertWildcard(suffix: suffix)
+                case .failure(let error): diagnostics.report(pointer, "\"\(pattern)\": \(error.reason)")
+                }
+            }
+            matcher.hosts = hosts
+        }
+        for (key, isPrefix) in [("paths", false), ("pathPrefixes", true)] {
+            guard let entries = config.stringList(key, diagnostics: &diagnostics) else { continue }
+            for (path, pointer) in entries {
+                switch configPath(path) {
+                case .success(let matchPath):
+                    if isPrefix { matcher.paths.insertPrefix(matchPath) } else { matcher.paths.insertExact(matchPath) }
+                case .failure(let error): diagnostics.report(pointer, "\"\(path)\": \(error.reason)")
+                }
+            }
+        }
+        if let entries = config.stringList("methods", diagnostics: &diagnostics) {
+            var methods: Set<String> = []
+            for (method, pointer) in entries {
+                if let normalized = HTTPMethod.normalized(method) {
+                    methods.insert(normalized)
+                } else {
+                    diagnostics.report(pointer, "\"\(method)\": not an HTTP method token")
+                }
+            }
+            matcher.methods = methods
+        }
+        matcher.navigationTypes = enumSet(config, "navigationTypes", diagnostics: &diagnostics)
+        matcher.targetFrames = enumSet(config, "targetFrames", diagnostics: &diagnostics)
+        return matcher
+    }
+
+    private static func enumSet<Value: CaseIterable & RawRepresentable & Hashable>(
+        _ config: ConfigObject, _ key: String, diagnostics: inout ConfigDiagnostics
+    ) -> Set<Value>? where Value.RawValue == String {
+        guard let entries = config.stringList(key, diagnostics: &diagnostics) else { return nil }
+        var values: Set<Value> = []
+        for (text, pointer) in entries {
+            if let value = Value(rawValue: text) {
+                values.insert(value)
+            } else {
+                diagnostics.report(pointer, "\"\(text)\": unknown value; expected one of \(Value.acceptedValuesList)")
+            }
+        }
+        return values
+    }
+
+    /// Reduces a configured path to match form through the same WHATWG path parser as requests,
+    /// so `/über`, `/a/./b` and `/Logout/` in config mean what they mean in a URL.
+    private static func configPath(_ path: String) -> Result<MatchPath, PatternError> {
+        guard path.hasPrefix("/") else { return .failure(PatternError("a path must start with \"/\"")) }
+        guard !path.contains("?"), !path.contains("#") else {
+            return .failure(PatternError("a path must not contain \"?\" or \"#\""))
+        }
+        do {
+            let record = try URLRecord.parse("http://path.invalid" + path)
+            return .success(MatchPath(record.path))
+        } catch {
+            return .failure(PatternError("not a valid URL path: \(error)"))
+        }
+    }
+
+    private static func isValidScheme(_ scheme: String) -> Bool {
+        guard let first = scheme.utf8.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z")
+        else { return false }
+        return scheme.utf8.allSatisfy { byte in
+            let lower = byte | 0x20
+            return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
+    }
+}

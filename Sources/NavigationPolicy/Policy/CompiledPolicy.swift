@@ -1,0 +1,64 @@
+public import JSONSupport
+
+/// An immutable policy built once from config: the chain of handlers and the default.
+///
+/// `decide` is a pure function of the request; nothing in it parses config or touches
+/// shared mutable state, so one instance serves any number of threads, and a reload
+/// builds a new instance and swaps the reference.
+public final class CompiledPolicy: Sendable {
+    /// What applies when no handler decides.
+    public let defaultVerdict: Decision.Verdict
+    /// Handlers in config order.
+    public let links: [ChainLink]
+    /// Top-level sections other issues own (`server`, `intake`, `proxy`), as written; checked to be objects.
+    public let sections: JSONObject
+
+    init(defaultVerdict: Decision.Verdict, links: [ChainLink], sections: JSONObject) {
+        self.defaultVerdict = defaultVerdict
+        self.links = links
+        self.sections = sections
+    }
+
+    /// Canonicalizes and decides a request.
+    ///
+    /// - Throws: ``NavigationRequestError`` when a field of the request is invalid (the URL does
+    ///   not parse, the method is not a token, …). Invalid input is never decided.
+    public func decide(_ request: NavigationRequest, explain: Bool = false) throws(NavigationRequestError) -> Decision {
+        decide(try CanonicalRequest(request), explain: explain)
+    }
+
+    /// Walks the chain: the first handler whose match holds and that decides wins.
+    public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
+        guard explain else {
+            for link in links where link.matcher.matches(request) {
+                if let decision = link.handler.decide(request) { return decision }
+            }
+            return defaultDecision(for: request)
+        }
+        var trace: [TraceStep] = []
+        for link in links {
+            if let field = link.matcher.firstMismatch(request) {
+                let reason = link.matcher.explain(field, for: request)
+                trace.append(TraceStep(handler: link.name, type: link.type, outcome: .passed, reason: reason))
+                continue
+            }
+            guard var decision = link.handler.decide(request) else {
+                trace.append(
+                    TraceStep(handler: link.name, type: link.type, outcome: .passed, reason: "matched, but the handler passed"))
+                continue
+            }
+            trace.append(TraceStep(handler: link.name, type: link.type, outcome: .decided, reason: "matched"))
+            decision.trace = trace
+            return decision
+        }
+        var decision = defaultDecision(for: request)
+        decision.trace = trace
+        return decision
+    }
+
+    private func defaultDecision(for request: CanonicalRequest) -> Decision {
+        Decision(
+            verdict: defaultVerdict, handler: nil, action: defaultVerdict == .cancel ? "block" : nil, location: nil,
+            url: request.href)
+    }
+}

@@ -1,0 +1,58 @@
+/// A navigation request after canonicalization: what handlers see.
+///
+/// Built once per request. The URL is parsed with the WHATWG URL Standard (`href` is
+/// what the decision reports), and the host and path are further reduced to their
+/// comparison-only forms so that every handler matches against the same strings.
+public struct CanonicalRequest: Sendable {
+    /// The request as received.
+    public let original: NavigationRequest
+    /// The parsed URL.
+    public let url: URLRecord
+    /// The URL's serialization, reported as the decision's `url`.
+    public let href: String
+    /// The method in upper case.
+    public let method: String
+    /// The host for matching: serialized, ASCII lower case, one trailing dot removed; nil when the URL has no host.
+    public let matchHost: String?
+    /// The path for matching, case preserved (see ``MatchPath``).
+    public let matchPath: MatchPath
+
+    public var navigationType: NavigationType { original.navigationType }
+    public var targetFrame: TargetFrame { original.targetFrame }
+    public var scheme: String { url.scheme }
+
+    /// Canonicalizes a request, or explains which field is invalid.
+    public init(_ request: NavigationRequest) throws(NavigationRequestError) {
+        guard request.url.utf8.count <= NavigationRequest.maximumURLLength else {
+            throw NavigationRequestError(
+                field: "url", reason: "URL is longer than \(NavigationRequest.maximumURLLength) bytes")
+        }
+        let parsed: URLRecord
+        do {
+            parsed = try URLRecord.parse(request.url)
+        } catch {
+            throw NavigationRequestError(field: "url", reason: "not a valid URL: \(error)")
+        }
+        guard let method = HTTPMethod.normalized(request.method) else {
+            throw NavigationRequestError(
+                field: "method", reason: "\"\(request.method)\" is not a valid HTTP method token")
+        }
+        if let source = request.sourceURL {
+            guard source.utf8.count <= NavigationRequest.maximumURLLength else {
+                throw NavigationRequestError(
+                    field: "sourceURL", reason: "URL is longer than \(NavigationRequest.maximumURLLength) bytes")
+            }
+            do {
+                _ = try URLRecord.parse(source)
+            } catch {
+                throw NavigationRequestError(field: "sourceURL", reason: "not a valid URL: \(error)")
+            }
+        }
+        self.original = request
+        self.url = parsed
+        self.href = parsed.href
+        self.method = method
+        self.matchHost = parsed.host.map { MatchHost.normalize($0) }
+        self.matchPath = MatchPath(parsed.path)
+    }
+}

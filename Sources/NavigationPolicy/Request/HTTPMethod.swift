@@ -1,0 +1,28 @@
+/// Validation and normalization of HTTP method names.
+enum HTTPMethod {
+    /// Returns the method in upper case, or nil when it is not an RFC 9110 token.
+    ///
+    /// Methods are case-sensitive on the wire, but a policy written as `"POST"` must not
+    /// be dodged by a client that says `post`, so matching folds them.
+    static func normalized(_ method: String) -> String? {
+        guard !method.isEmpty, method.utf8.count <= 32 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(method.utf8.count)
+        for byte in method.utf8 {
+            guard isTokenByte(byte) else { return nil }
+            bytes.append(byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `tchar` from RFC 9110 §5.6.2.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+public import JSONSupport
+
+extension NavigationRequest {
+    /// The fields of a request object in JSON (`POST /v1/decide`, test cases).
+    public static let jsonKeys = ["url", "method", "navigationType", "targetFrame", "sourceURL"]
+
+    /// Reads a request from a JSON object: `url` required, the rest optional with their defaults.
+    ///
+    /// - Parameter extraKeys: other members the caller handles itself; any member that is
+    ///   neither a request field nor listed here is an error, so typos are not silently ignored.
+    public init(json object: JSONObject, extraKeys: [String] = []) throws(NavigationRequestError) {
+        for member in object.members where !Self.jsonKeys.contains(member.key) && !extraKeys.contains(member.key) {
+            throw NavigationRequestError(
+                field: member.key,
+                reason: "unknown field; expected one of "
+                    + (Self.jsonKeys + extraKeys).map { "\"\($0)\"" }.joined(separator: ", "))
+        }
+        func string(_ key: String) throws(NavigationRequestError) -> String? {
+            guard let value = object[key], value != .null else { return nil }
+            guard case .string(let text) = value else {
+                throw NavigationRequestError(field: key, reason: "expected a string, got \(value.kindName)")
+            }
+            return text
+        }
+        guard let url = try string("url") else {
+            throw NavigationRequestError(field: "url", reason: "required field is missing")
+        }
+        self.init(url: url)
+        if let method = try string("method") { self.method = method }
+        if let type = try string("navigationType") { navigationType = try Self.navigationType(from: type) }
+        if let frame = try string("targetFrame") { targetFrame = try Self.targetFrame(from: frame) }
+        sourceURL = try string("sourceURL")
+    }
+}

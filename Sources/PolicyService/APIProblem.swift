@@ -1,0 +1,51 @@
+import HTTPServer
+import JSONSupport
+
+/// The problem kinds the policy API answers with (RFC 9457); `kind` is the stable part of `type`.
+extension ProblemDetails {
+    static func invalidRequest(_ detail: String, field: String? = nil) -> ProblemDetails {
+        ProblemDetails(
+            kind: "invalid-request", title: "Invalid navigation request", status: 400, detail: detail,
+            extensions: field.map { ["field": .string($0)] } ?? [:])
+    }
+
+    static func malformedJSON(_ detail: String) -> ProblemDetails {
+        ProblemDetails(kind: "malformed-json", title: "Malformed JSON body", status: 400, detail: detail)
+    }
+
+    static func unauthorized(_ detail: String) -> ProblemDetails {
+        ProblemDetails(kind: "unauthorized", title: "Authentication required", status: 401, detail: detail)
+    }
+
+    static func notFound(path: String) -> ProblemDetails {
+        ProblemDetails(
+            kind: "not-found", title: "Not found", status: 404,
+            detail: "No endpoint at \(path). Endpoints: " + PolicyAPI.Route.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+
+    static func methodNotAllowed(_ method: String, route: PolicyAPI.Route) -> ProblemDetails {
+        ProblemDetails(
+            kind: "method-not-allowed", title: "Method not allowed", status: 405,
+            detail: "\(route.rawValue) accepts \(route.allowedMethods.joined(separator: ", ")), not \(method).")
+    }
+
+    static func unsupportedMediaType(_ contentType: String?) -> ProblemDetails {
+        ProblemDetails(
+            kind: "unsupported-media-type", title: "Unsupported media type", status: 415,
+            detail: "Send the body as application/json" + (contentType.map { ", not \($0)." } ?? "; Content-Type is missing."))
+    }
+
+    static func invalidConfig(_ errors: [String]) -> ProblemDetails {
+        ProblemDetails(
+            kind: "invalid-config", title: "The config was not applied", status: 422,
+            detail: "The config file is invalid or unreadable; the previous policy keeps serving.",
+            extensions: ["errors": .array(errors.map(JSONValue.string))])
+    }
+
+    static let noPolicy = ProblemDetails(
+        kind: "no-policy", title: "No policy loaded", status: 503,
+        detail: "No valid policy is active yet, so no decision can be made.")
+
+    static let notReady = ProblemDetails(
+        kind: "not-ready", title: "Not ready", status: 503, detail: "The server is shutting down.")
+}

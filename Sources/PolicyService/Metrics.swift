@@ -1,0 +1,125 @@
+import Synchronization
+
+/// Counters and histograms for `/metrics`, in Prometheus text exposition format 0.0.4.
+///
+/// Label values come from a bounded set (handler names of loaded policies, a fixed list of
+/// endpoints, status codes), never from request URLs, so series cannot grow without bound.
+public final class Metrics: Sendable {
+    /// Upper bounds of the request-duration histogram, in seconds.
+    static let durationBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 1]
+
+    struct DecisionKey: Hashable {
+        var handler: String
+        var decision: String
+        var action: String
+    }
+
+    struct RequestKey: Hashable {
+        var endpoint: String
+        var status: Int
+    }
+
+    struct Histogram {
+        var bucketCounts = [UInt64](repeating: 0, count: Metrics.durationBuckets.count)
+        var count: UInt64 = 0
+        var sum: Double = 0
+    }
+
+    struct State {
+        var decisions: [DecisionKey: UInt64] = [:]
+        var requests: [RequestKey: UInt64] = [:]
+        var durations: [String: Histogram] = [:]
+        var reloads: [String: UInt64] = ["reloaded": 0, "unchanged": 0, "failed": 0]
+        var decisionLogDropped: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    public let version: String
+
+    public init(version: String) {
+        self.version = version
+    }
+
+    public func recordDecision(handler: String?, decision: String, action: String?) {
+        let key = DecisionKey(handler: handler ?? "", decision: decision, action: action ?? "")
+        state.withLock { $0.decisions[key, default: 0] += 1 }
+    }
+
+    public func recordRequest(endpoint: String, status: Int, seconds: Double) {
+        state.withLock { state in
+            state.requests[RequestKey(endpoint: endpoint, status: status), default: 0] += 1
+            var histogram = state.durations[endpoint] ?? Histogram()
+            histogram.count += 1
+            histogram.sum += seconds
+            if let bucket = Self.durationBuckets.firstIndex(where: { seconds <= $0 }) {
+                histogram.bucketCounts[bucket] += 1
+            }
+            state.durations[endpoint] = histogram
+        }
+    }
+
+    public func recordReload(result: String) {
+        state.withLock { $0.reloads[result, default: 0] += 1 }
+    }
+
+    public func recordDecisionLogDrop() {
+        state.withLock { $0.decisionLogDropped += 1 }
+    }
+
+    /// The exposition text, with the gauges the caller reads at scrape time.
+    public func render(openConnections: Int, policyHandlers: Int?, policyLoadedAt: Double?) -> String {
+        let snapshot = state.withLock { $0 }
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        family(
+            "navpolicyd_decisions_total", "counter", "Decisions made, by handler (empty = default decision), decision and action."
+        )
+        for (key, value) in snapshot.decisions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+            out +=
+                "navpolicyd_decisions_total{handler=\"\(escape(key.handler))\",decision=\"\(key.decision)\",action=\"\(escape(key.action))\"} \(value)\n"
+        }
+        family("navpolicyd_http_requests_total", "counter", "HTTP requests answered, by endpoint and status code.")
+        for (key, value) in snapshot.requests.sorted(by: { ($0.key.endpoint, $0.key.status) < ($1.key.endpoint, $1.key.status) })
+        {
+            out += "navpolicyd_http_requests_total{endpoint=\"\(key.endpoint)\",code=\"\(key.status)\"} \(value)\n"
+        }
+        family(
+            "navpolicyd_http_request_duration_seconds", "histogram", "Time from a complete request to its response, by endpoint.")
+        for (endpoint, histogram) in snapshot.durations.sorted(by: { $0.key < $1.key }) {
+            var cumulative: UInt64 = 0
+            for (index, bound) in Self.durationBuckets.enumerated() {
+                cumulative += histogram.bucketCounts[index]
+                out += "navpolicyd_http_request_duration_seconds_bucket{endpoint=\"\(endpoint)\",le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "navpolicyd_http_request_duration_seconds_bucket{endpoint=\"\(endpoint)\",le=\"+Inf\"} \(histogram.count)\n"
+            out += "navpolicyd_http_request_duration_seconds_sum{endpoint=\"\(endpoint)\"} \(histogram.sum)\n"
+            out += "navpolicyd_http_request_duration_seconds_count{endpoint=\"\(endpoint)\"} \(histogram.count)\n"
+        }
+        family("navpolicyd_policy_reloads_total", "counter", "Policy reload attempts, by result.")
+        for (result, value) in snapshot.reloads.sorted(by: { $0.key < $1.key }) {
+            out += "navpolicyd_policy_reloads_total{result=\"\(result)\"} \(value)\n"
+        }
+        family("navpolicyd_open_connections", "gauge", "HTTP connections currently open.")
+        out += "navpolicyd_open_connections \(openConnections)\n"
+        family("navpolicyd_decision_log_dropped_total", "counter", "Decision-log lines dropped because the log buffer was full.")
+        out += "navpolicyd_decision_log_dropped_total \(snapshot.decisionLogDropped)\n"
+        if let policyHandlers {
+            family("navpolicyd_policy_handlers", "gauge", "Handlers in the active policy.")
+            out += "navpolicyd_policy_handlers \(policyHandlers)\n"
+        }
+        if let policyLoadedAt {
+            family("navpolicyd_policy_loaded_timestamp_seconds", "gauge", "When the active policy was loaded (Unix time).")
+            out += "navpolicyd_policy_loaded_timestamp_seconds \(policyLoadedAt)\n"
+        }
+        family("navpolicyd_build_info", "gauge", "Build information; always 1.")
+        out += "navpolicyd_build_info{version=\"\(escape(version))\"} 1\n"
+        return out
+    }
+
+    /// Label-value escaping from the exposition format: backslash, quote, newline.
+    private func escape(_ value: String) -> String {
+        value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+    }
+}

@@ -1,0 +1,336 @@
+import Foundation
+public import HTTPServer
+import JSONSupport
+import NavigationPolicy
+import Synchronization
+
+/// The daemon's HTTP API: translates HTTP into navigation requests and decisions into JSON.
+///
+/// Runs synchronously on the libmicrohttpd worker that owns the connection; every request
+/// takes one policy snapshot and decides entirely on it.
+public final class PolicyAPI: HTTPResponder {
+    /// Every endpoint; the raw value is its path and its metrics label.
+    public enum Route: String, CaseIterable, Sendable {
+        case decide = "/v1/decide"
+        case policy = "/v1/policy"
+        case reload = "/v1/policy/reload"
+        case healthz = "/healthz"
+        case readyz = "/readyz"
+        case metrics = "/metrics"
+
+        var allowedMethods: [String] {
+            switch self {
+            case .decide: ["GET", "HEAD", "POST"]
+            case .reload: ["POST"]
+            case .policy, .healthz, .readyz, .metrics: ["GET", "HEAD"]
+            }
+        }
+    }
+
+    /// Largest `{"requests": […]}` batch.
+    public static let maximumBatch = 1000
+    static let problemTypePrefix = "urn:navpolicyd:problem:"
+
+    let store: PolicyStore
+    let metrics: Metrics
+    let log: EventLog
+    let decisionLog: DecisionLog?
+    let adminToken: AdminToken?
+    let requireTokenForDecide: Bool
+    let identifiers = DecisionIdentifiers()
+    /// Reloads and reports the outcome; the daemon logs and counts every reload in one place.
+    let reload: @Sendable (String) -> PolicyStore.ReloadOutcome
+    /// Reads the open-connection gauge from the server at scrape time.
+    let openConnections: @Sendable () -> Int
+    let draining = Atomic<Bool>(false)
+
+    public init(
+        store: PolicyStore, metrics: Metrics, log: EventLog, decisionLog: DecisionLog?, adminToken: AdminToken?,
+        requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
+        openConnections: @escaping @Sendable () -> Int
+    ) {
+        self.store = store
+        self.metrics = metrics
+        self.log = log
+        self.decisionLog = decisionLog
+        self.adminToken = adminToken
+        self.requireTokenForDecide = requireTokenForDecide
+        self.reload = reload
+        self.openConnections = openConnections
+    }
+
+    /// Marks the API as shutting down: `/readyz` turns 503 so load balancers stop sending.
+    public func beginDraining() { draining.store(true, ordering: .relaxed) }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let started = ContinuousClock.now
+        let route = Route(rawValue: request.path)
+        var response: HTTPResponse
+        switch route {
+        case nil:
+            response = problem(.notFound(path: request.path))
+        case let route?:
+            if !route.allowedMethods.contains(request.method) {
+                response = problem(.methodNotAllowed(request.method, route: route))
+                response.headers.add(name: "Allow", value: route.allowedMethods.joined(separator: ", "))
+            } else {
+                response = handle(route, request)
+            }
+        }
+        if response.headers["Cache-Control"] == nil { response.headers.add(name: "Cache-Control", value: "no-store") }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        metrics.recordRequest(endpoint: route?.rawValue ?? "other", status: response.status, seconds: seconds)
+        return response
+    }
+
+    private func handle(_ route: Route, _ request: HTTPRequest) -> HTTPResponse {
+        switch route {
+        case .decide:
+            if requireTokenForDecide, let failure = authorizationFailure(request) { return failure }
+            return request.method == "POST" ? decidePOST(request) : decideGET(request)
+        case .reload:
+            if let failure = authorizationFailure(request) { return failure }
+            return reloadNow()
+        case .policy:
+            return .json(.object(policyDescription()))
+        case .healthz:
+            return .json(.object(["status": .string("ok")]))
+        case .readyz:
+            guard !draining.load(ordering: .relaxed) else { return problem(.notReady) }
+            guard let snapshot = store.snapshot else { return problem(.noPolicy) }
+            return .json(.object(["status": .string("ready"), "policyRevision": .string(snapshot.revision)]))
+        case .metrics:
+            let snapshot = store.snapshot
+            let text = metrics.render(
+                openConnections: openConnections(), policyHandlers: snapshot?.policy.links.count,
+                policyLoadedAt: snapshot?.loadedAt.timeIntervalSince1970)
+            return HTTPResponse(
+                status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+                body: Array(text.utf8))
+        }
+    }
+
+    // MARK: - Decisions
+
+    private func decideGET(_ request: HTTPRequest) -> HTTPResponse {
+        var fields: [String: String] = [:]
+        for item in request.queryItems {
+            guard Self.queryKeys.contains(item.name) else {
+                return problem(
+                    .invalidRequest(
+                        "unknown query parameter \"\(item.name)\"; expected "
+                            + Self.queryKeys.map { "\"\($0)\"" }.joined(separator: ", "), field: item.name))
+            }
+            guard fields[item.name] == nil else {
+                return problem(.invalidRequest("query parameter \"\(item.name)\" is given more than once", field: item.name))
+            }
+            fields[item.name] = item.value
+        }
+        let explain: Bool
+        switch fields["explain"] {
+        case nil, "false": explain = false
+        case "true": explain = true
+        case let other?: return problem(.invalidRequest("explain must be true or false, not \"\(other)\"", field: "explain"))
+        }
+        guard let url = fields["url"] else {
+            return problem(
+                .invalidRequest(
+                    "the url query parameter is required, e.g. /v1/decide?url=https%3A%2F%2Fapp.example.com%2F", field: "url"))
+        }
+        var navigation = NavigationRequest(url: url, method: fields["method"] ?? "GET", sourceURL: fields["sourceURL"])
+        do throws(NavigationRequestError) {
+            if let type = fields["navigationType"] {
+                navigation.navigationType = try NavigationRequest.navigationType(from: type)
+            }
+            if let frame = fields["targetFrame"] { navigation.targetFrame = try NavigationRequest.targetFrame(from: frame) }
+        } catch {
+            return problem(.invalidRequest(error.description, field: error.field))
+        }
+        guard let snapshot = store.snapshot else { return problem(.noPolicy) }
+        switch decideOne(navigation, explain: explain, snapshot: snapshot) {
+        case .success(let object): return .json(.object(object))
+        case .failure(let error): return problem(.invalidRequest(error.description, field: error.field))
+        }
+    }
+
+    static let queryKeys = NavigationRequest.jsonKeys + ["explain"]
+
+    private func decidePOST(_ request: HTTPRequest) -> HTTPResponse {
+        guard Self.isJSON(request.headers["Content-Type"]) else {
+            var response = problem(.unsupportedMediaType(request.headers["Content-Type"]))
+            response.headers.add(name: "Accept-Post", value: "application/json")
+            return response
+        }
+        let document: JSONValue
+        do {
+            document = try JSONParser(maximumDepth: 8).parse(request.body)
+        } catch {
+            return problem(.malformedJSON("the body is not valid JSON: \(error)"))
+        }
+        guard case .object(let object) = document else {
+            return problem(.malformedJSON("the body must be a JSON object, not \(document.kindName)"))
+        }
+        let explain: Bool
+        switch object["explain"] {
+        case nil: explain = false
+        case .bool(let flag)?: explain = flag
+        case let other?: return problem(.invalidRequest("explain must be true or false, not \(other.kindName)", field: "explain"))
+        }
+        guard let snapshot = store.snapshot else { return problem(.noPolicy) }
+        guard let batch = object["requests"] else {
+            let navigation: NavigationRequest
+            do {
+                navigation = try NavigationRequest(json: object, extraKeys: ["explain"])
+            } catch {
+                return problem(.invalidRequest(error.description, field: error.field))
+            }
+            switch decideOne(navigation, explain: explain, snapshot: snapshot) {
+            case .success(let decision): return .json(.object(decision))
+            case .failure(let error): return problem(.invalidRequest(error.description, field: error.field))
+            }
+        }
+        return decideBatch(batch, object: object, explain: explain, snapshot: snapshot)
+    }
+
+    /// Decides every request of a batch, or none: one invalid entry rejects the whole batch,
+    /// so a client never gets a partial answer it could misalign.
+    private func decideBatch(_ batch: JSONValue, object: JSONObject, explain: Bool, snapshot: PolicySnapshot) -> HTTPResponse {
+        if let extra = object.keys.first(where: { $0 != "requests" && $0 != "explain" }) {
+            return problem(.invalidRequest("unknown field \"\(extra)\" next to \"requests\"", field: extra))
+        }
+        guard case .array(let entries) = batch else {
+            return problem(.invalidRequest("requests must be an array of request objects", field: "requests"))
+        }
+        guard (1...Self.maximumBatch).contains(entries.count) else {
+            return problem(
+                .invalidRequest("requests must hold 1 to \(Self.maximumBatch) entries, not \(entries.count)", field: "requests"))
+        }
+        var canonical: [CanonicalRequest] = []
+        canonical.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            guard case .object(let fields) = entry else {
+                return problem(
+                    .invalidRequest("/requests/\(index): expected an object, got \(entry.kindName)", field: "requests/\(index)"))
+            }
+            do {
+                canonical.append(try CanonicalRequest(NavigationRequest(json: fields)))
+            } catch {
+                return problem(
+                    .invalidRequest(
+                        "/requests/\(index)/\(error.field): \(error.reason)", field: "requests/\(index)/\(error.field)"))
+            }
+        }
+        let decisions = canonical.map { request -> JSONValue in
+            .object(record(snapshot.policy.decide(request, explain: explain), for: request.original, snapshot: snapshot))
+        }
+        return .json(.object(["decisions": .array(decisions), "policyRevision": .string(snapshot.revision)]))
+    }
+
+    private func decideOne(_ navigation: NavigationRequest, explain: Bool, snapshot: PolicySnapshot)
+        -> Result<JSONObject, NavigationRequestError>
+    {
+        do {
+            let decision = try snapshot.policy.decide(navigation, explain: explain)
+            return .success(record(decision, for: navigation, snapshot: snapshot))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Adds `decisionId` and `policyRevision`, counts the decision and queues its log line.
+    private func record(_ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot) -> JSONObject {
+        let id = identifiers.next()
+        metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
+        var object = decision.jsonObject
+        object.append("decisionId", .string(id))
+        object.append("policyRevision", .string(snapshot.revision))
+        if let decisionLog {
+            var line: JSONObject = [
+                "time": .string(Timestamp.iso8601(Date())),
+                "decisionId": .string(id),
+                "request": .object(navigation.jsonObject),
+            ]
+            var logged = decision
+            logged.trace = nil
+            line.append("decision", .object(logged.jsonObject))
+            line.append("handler", decision.handler.map(JSONValue.string) ?? .null)
+            line.append("revision", .string(snapshot.revision))
+            decisionLog.append(JSONValue.object(line).serializedBytes)
+        }
+        return object
+    }
+
+    // MARK: - Policy
+
+    private func reloadNow() -> HTTPResponse {
+        let outcome = reload("http")
+        guard outcome.result != .failed else {
+            var problem = ProblemDetails.invalidConfig(outcome.errors)
+            problem.extensions.append("activeRevision", outcome.revision.map(JSONValue.string) ?? .null)
+            return self.problem(problem)
+        }
+        return .json(.object(outcome.jsonObject))
+    }
+
+    private func policyDescription() -> JSONObject {
+        var object = JSONObject()
+        let snapshot = store.snapshot
+        object.append("revision", snapshot.map { .string($0.revision) } ?? .null)
+        object.append("loadedAt", snapshot.map { .string(Timestamp.iso8601($0.loadedAt)) } ?? .null)
+        object.append("configPath", .string(store.configPath))
+        object.append("defaultDecision", snapshot.map { .string($0.policy.defaultVerdict.rawValue) } ?? .null)
+        let handlers = (snapshot?.policy.links ?? []).enumerated().map { index, link -> JSONValue in
+            .object([
+                "position": .number(Double(index + 1)), "name": .string(link.name), "type": .string(link.type),
+                "match": .string(link.matcher.summary),
+            ])
+        }
+        object.append("handlers", .array(handlers))
+        if let failure = store.lastReloadFailure {
+            object.append(
+                "lastReloadError",
+                .object(["at": .string(Timestamp.iso8601(failure.at)), "errors": .array(failure.errors.map(JSONValue.string))]))
+        } else {
+            object.append("lastReloadError", .null)
+        }
+        return object
+    }
+
+    // MARK: - Helpers
+
+    private func authorizationFailure(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let adminToken else { return nil }
+        guard !adminToken.authorizes(request.headers["Authorization"]) else { return nil }
+        let presented = request.headers["Authorization"] != nil
+        var response = problem(
+            .unauthorized(presented ? "The bearer token is not valid." : "Send Authorization: Bearer <admin token>."))
+        response.headers.add(
+            name: "WWW-Authenticate",
+            value: presented ? #"Bearer realm="navpolicyd", error="invalid_token""# : #"Bearer realm="navpolicyd""#)
+        return response
+    }
+
+    private func problem(_ problem: ProblemDetails) -> HTTPResponse {
+        problem.response(typePrefix: Self.problemTypePrefix)
+    }
+
+    /// `application/json`, with or without parameters such as `charset=utf-8`.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        return mediaType == "application/json"
+    }
+}
+
+extension NavigationRequest {
+    /// The request as logged: every field, defaults included.
+    var jsonObject: JSONObject {
+        [
+            "url": .string(url), "method": .string(method), "navigationType": .string(navigationType.rawValue),
+            "targetFrame": .string(targetFrame.rawValue), "sourceURL": sourceURL.map(JSONValue.string) ?? .null,
+        ]
+    }
+}

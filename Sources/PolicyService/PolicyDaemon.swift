@@ -1,0 +1,121 @@
+import Foundation
+public import HTTPServer
+import JSONSupport
+import NavigationPolicy
+import Synchronization
+
+/// The assembled daemon: policy store, API, HTTP server, config watching and shutdown.
+///
+/// The executable parses flags and handles signals; everything it starts lives here so
+/// the same wiring is what tests run.
+public final class PolicyDaemon: Sendable {
+    /// Everything the daemon needs to start, resolved from flags, environment and config.
+    public struct Options: Sendable {
+        public var configPath: String
+        public var initial: PolicySnapshot
+        public var listen: ListenAddress
+        public var decisionLogPath: String?
+        public var adminToken: AdminToken?
+        public var version: String
+
+        public init(
+            configPath: String, initial: PolicySnapshot, listen: ListenAddress, decisionLogPath: String?,
+            adminToken: AdminToken?, version: String
+        ) {
+            self.configPath = configPath
+            self.initial = initial
+            self.listen = listen
+            self.decisionLogPath = decisionLogPath
+            self.adminToken = adminToken
+            self.version = version
+        }
+    }
+
+    public let store: PolicyStore
+    public let metrics: Metrics
+    public let log: EventLog
+    private let api: PolicyAPI
+    private let server: HTTPServer
+    private let decisionLog: DecisionLog?
+    private let settings: ServerSettings
+    private let stopped = Atomic<Bool>(false)
+
+    public init(options: Options, log: EventLog) throws {
+        let settings = options.initial.settings
+        let store = PolicyStore(configPath: options.configPath, initial: options.initial)
+        let metrics = Metrics(version: options.version)
+        let decisionLog = try options.decisionLogPath.map { path in
+            try DecisionLog(path: path) { metrics.recordDecisionLogDrop() }
+        }
+        let serverBox = Mutex<HTTPServer?>(nil)
+        let api = PolicyAPI(
+            store: store, metrics: metrics, log: log, decisionLog: decisionLog, adminToken: options.adminToken,
+            requireTokenForDecide: settings.requireTokenForDecide,
+            reload: { trigger in Self.reload(store: store, metrics: metrics, log: log, settings: settings, trigger: trigger) },
+            openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } })
+        let configuration = HTTPServerConfiguration(
+            host: options.listen.host, port: options.listen.port,
+            threadPoolSize: settings.threads > 0 ? settings.threads : HTTPServerConfiguration.onlineProcessorCount,
+            connectionLimit: settings.connectionLimit, perIPConnectionLimit: settings.perIPConnectionLimit,
+            connectionTimeoutSeconds: settings.idleTimeoutSeconds,
+            connectionMemoryLimitBytes: settings.connectionMemoryLimitBytes,
+            problemTypePrefix: PolicyAPI.problemTypePrefix)
+        let server = HTTPServer(configuration: configuration, responder: api) { event in
+            let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
+            log.log(level, event.event, event.fields)
+        }
+        serverBox.withLock { $0 = server }
+        self.store = store
+        self.metrics = metrics
+        self.log = log
+        self.api = api
+        self.server = server
+        self.decisionLog = decisionLog
+        self.settings = settings
+    }
+
+    /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled.
+    public func start() throws(HTTPServerError) -> UInt16 {
+        let port = try server.start()
+        if settings.watchConfig {
+            ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
+                [self] in _ = self.reload(trigger: "file-watch")
+            }.start()
+        }
+        return port
+    }
+
+    /// Reloads the policy, logging and counting the outcome.
+    public func reload(trigger: String) -> PolicyStore.ReloadOutcome {
+        Self.reload(store: store, metrics: metrics, log: log, settings: settings, trigger: trigger)
+    }
+
+    private static func reload(
+        store: PolicyStore, metrics: Metrics, log: EventLog, settings: ServerSettings, trigger: String
+    ) -> PolicyStore.ReloadOutcome {
+        let outcome = store.reload(trigger: trigger)
+        metrics.recordReload(result: outcome.result.rawValue)
+        switch outcome.result {
+        case .reloaded:
+            log.log(.info, "policy.reloaded", outcome.jsonObject)
+            if let active = store.snapshot, active.settings != settings {
+                log.log(
+                    .warning, "policy.server_settings_changed",
+                    ["detail": .string("the server section changed; listener settings apply after a restart")])
+            }
+        case .unchanged:
+            log.log(.debug, "policy.unchanged", outcome.jsonObject)
+        case .failed:
+            log.log(.error, "policy.reload_failed", outcome.jsonObject)
+        }
+        return outcome
+    }
+
+    /// Stops accepting, lets requests in flight finish (bounded), flushes the decision log.
+    public func shutdown() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        api.beginDraining()
+        server.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))
+        decisionLog?.close()
+    }
+}

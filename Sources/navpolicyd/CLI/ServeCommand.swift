@@ -1,0 +1,125 @@
+import Dispatch
+import Foundation
+import JSONSupport
+import NavigationPolicy
+import PolicyService
+
+/// `navpolicyd serve`: the HTTP daemon.
+enum ServeCommand {
+    static let command = CommandLineTool.Command(
+        name: "serve",
+        summary: "Run the HTTP daemon (decisions, policy, health and metrics endpoints)",
+        usage: """
+            Usage: navpolicyd serve [--config FILE] [--listen HOST:PORT] [--decision-log FILE]
+                                    [--admin-token-file FILE]
+
+            Serves GET/POST /v1/decide, GET /v1/policy, POST /v1/policy/reload, /healthz,
+            /readyz and /metrics. Listens on 127.0.0.1:8080 unless --listen or the config's
+            server.listen says otherwise.
+
+            Options:
+              --config FILE            policy file (default: $NAVPOLICY_CONFIG or config/navpolicy.json)
+              --listen HOST:PORT       address to listen on (IPv4, [IPv6] or localhost; port 0 = any free port)
+              --decision-log FILE      append one NDJSON line per decision (written off the request path)
+              --admin-token-file FILE  bearer token for /v1/policy/reload ($NAVPOLICY_ADMIN_TOKEN wins)
+
+            Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
+            an invalid config is rejected and the running policy keeps serving.
+            SIGTERM or SIGINT: stop accepting, finish requests in flight (server.drainTimeoutSeconds), exit 0.
+            Logs are JSON lines on stderr.
+
+            Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
+            """,
+        run: run)
+
+    static let spec = ArgumentSpec(
+        valueOptions: ["config", "listen", "decision-log", "admin-token-file"], flagOptions: [])
+
+    static func run(_ arguments: [String], _ output: Output) -> Int32 {
+        let parsed: ParsedArguments
+        do throws(UsageError) {
+            parsed = try spec.parse(arguments)
+            guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        } catch {
+            return CommandLineTool.usageFailure("serve", error, output: output)
+        }
+        let log = EventLog.standardError
+        let configPath = ConfigLoader.resolvePath(flag: parsed.value("config"))
+        let initial: PolicySnapshot
+        do throws(ConfigLoader.LoadError) {
+            switch PolicySnapshot.build(from: Array(try ConfigLoader.read(configPath))) {
+            case .success(let snapshot): initial = snapshot
+            case .failure(let error): throw ConfigLoader.LoadError.invalid(path: configPath, error)
+            }
+        } catch {
+            ConfigLoader.report(error, to: output)
+            return ExitCode.usage
+        }
+        let listenText = parsed.value("listen") ?? initial.settings.listen
+        let listen: ListenAddress
+        switch ListenAddress.parse(listenText) {
+        case .success(let address): listen = address
+        case .failure(let error):
+            output.err("navpolicyd serve: --listen \(listenText): \(error.reason)")
+            return ExitCode.usage
+        }
+        let token: AdminToken?
+        switch AdminToken.load(
+            environmentVariable: "NAVPOLICY_ADMIN_TOKEN",
+            file: parsed.value("admin-token-file") ?? initial.settings.adminTokenFile)
+        {
+        case .success(let loaded): token = loaded
+        case .failure(let error):
+            output.err("navpolicyd serve: \(error.reason)")
+            return ExitCode.usage
+        }
+
+        let daemon: PolicyDaemon
+        let port: UInt16
+        do {
+            daemon = try PolicyDaemon(
+                options: PolicyDaemon.Options(
+                    configPath: configPath, initial: initial, listen: listen,
+                    decisionLogPath: parsed.value("decision-log"), adminToken: token, version: CommandLineTool.version),
+                log: log)
+            port = try daemon.start()
+        } catch {
+            output.err("navpolicyd serve: cannot start on \(listen): \(error)")
+            return ExitCode.usage
+        }
+        let bound = ListenAddress(host: listen.host, port: port)
+        log.log(
+            .info, "listening",
+            [
+                "address": .string(bound.description), "configPath": .string(configPath),
+                "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
+                "adminToken": .bool(token != nil), "version": .string(CommandLineTool.version),
+            ])
+        let signalSources = installSignalHandlers(daemon: daemon, log: log)
+        withExtendedLifetime(signalSources) { dispatchMain() }
+    }
+
+    /// Signals are turned into dispatch events: SIGHUP reloads, SIGTERM/SIGINT drain and exit.
+    /// The returned sources must stay alive for as long as the signals should be handled.
+    private static func installSignalHandlers(daemon: PolicyDaemon, log: EventLog) -> [any DispatchSourceSignal] {
+        var sources: [any DispatchSourceSignal] = []
+        let queue = DispatchQueue(label: "navpolicyd.signals")
+        for signalNumber in [SIGHUP, SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler {
+                if signalNumber == SIGHUP {
+                    _ = daemon.reload(trigger: "signal")
+                    return
+                }
+                log.log(.info, "shutdown.started", ["signal": .string(signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")])
+                daemon.shutdown()
+                log.log(.info, "shutdown.finished")
+                exit(ExitCode.success)
+            }
+            source.resume()
+            sources.append(source)
+        }
+        return sources
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HTTPServer
+import JSONSupport
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Responder used by the live tests.
+struct TestResponder: HTTPResponder {
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        switch request.path {
+        case "/echo":
+            return HTTPResponse(
+                status: 200, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]), body: request.body)
+        default:
+            let query = request.queryItems.map { JSONValue.array([.string($0.name), .string($0.value)]) }
+            return .json(
+                .object([
+                    "method": .string(request.method), "path": .string(request.path),
+                    "query": .array(query), "remoteAddress": .string(request.remoteAddress),
+                    "version": .string(request.httpVersion),
+                ]))
+        }
+    }
+}
+
+/// Collects log events for assertions.
+final class LogCollector: Sendable {
+    private let events = Mutex<[HTTPServerLogEvent]>([])
+    var logger: HTTPServerLogger { { event in self.events.withLock { $0.append(event) } } }
+    var all: [HTTPServerLogEvent] { events.withLock { $0 } }
+}
+
+/// Starts a server on an ephemeral loopback port.
+func startServer(
+    _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0),
+    responder: any HTTPResponder = TestResponder(), logs: LogCollector = LogCollector()
+) throws -> (server: HTTPServer, port: UInt16) {
+    let server = HTTPServer(configuration: configuration, responder: responder, logger: logs.logger)
+    let port = try server.start()
+    return (server, port)
+}
+
+struct ProcessResult: Sendable {
+    var exitCode: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs curl with `arguments` and waits for it.
+func curl(_ arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = ["--silent", "--max-time", "10"] + arguments
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(stdin) }
+    try input.fileHandleForWriting.close()
+    // Read before waiting: a full pipe would block curl forever.
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(
+        exitCode: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+        stderr: String(decoding: err, as: UTF8.self))
+}
+
+/// Sends raw bytes on a fresh TCP connection and returns everything read until the server
+/// closes (or `timeout` passes): for requests curl refuses to send.
+func rawExchange(port: UInt16, _ request: [UInt8], timeoutSeconds: Int = 3) -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return "" }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { return "" }
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        received.append(contentsOf: buffer.prefix(count))
+    }
+    return String(decoding: received, as: UTF8.self)
+}
+
+/// The status code and body of a raw HTTP/1.1 response.
+func statusAndBody(_ response: String) -> (status: Int, body: String) {
+    let statusLine = response.split(separator: "\r\n", maxSplits: 1).first ?? ""
+    let status = statusLine.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+    let body = response.range(of: "\r\n\r\n").map { String(response[$0.upperBound...]) } ?? ""
+    return (status, body)
+}
+
+/// The `type` member of a problem+json body, or nil.
+func problemType(_ body: String) -> String? {
+    (try? JSONParser().parse(body))?.objectValue?["type"]?.stringValue
+}

@@ -1,0 +1,52 @@
+import JSONSupport
+import Testing
+
+@testable import HTTPServer
+
+@Suite struct ValueTypeTests {
+    @Test func headersLookUpCaseInsensitivelyAndKeepOrder() {
+        var headers = HTTPHeaders([("Accept", "a"), ("X-One", "1")])
+        headers.add(name: "x-one", value: "2")
+        #expect(headers["X-ONE"] == "1")
+        #expect(headers.values(for: "x-One") == ["1", "2"])
+        #expect(headers.map(\.name) == ["Accept", "X-One", "x-one"])
+        #expect(headers["missing"] == nil)
+    }
+
+    @Test func requestSplitsTargetAndDecodesQueryItems() {
+        let request = HTTPRequest(method: "GET", rawTarget: "/a%2Fb?x=1+2&y=%41%zz&flag&=v&&z=%E2%82%AC")
+        #expect(request.path == "/a%2Fb")
+        #expect(request.query == "x=1+2&y=%41%zz&flag&=v&&z=%E2%82%AC")
+        let items = request.queryItems.map { "\($0.name)=\($0.value)" }
+        #expect(items == ["x=1 2", "y=A%zz", "flag=", "=v", "z=€"])
+        #expect(request.queryValue("z") == "€")
+        #expect(HTTPRequest(method: "GET", rawTarget: "/p").query == nil)
+        #expect(HTTPRequest(method: "GET", rawTarget: "/p?").queryItems.isEmpty)
+    }
+
+    @Test func formDecodingNeverFailsOnInvalidInput() {
+        #expect(FormURLDecoding.decode(Array("%".utf8)) == "%")
+        #expect(FormURLDecoding.decode(Array("%4".utf8)) == "%4")
+        #expect(FormURLDecoding.decode(Array("%FF".utf8)) == "\u{FFFD}")
+    }
+
+    @Test func problemRendersRFC9457MembersFirst() throws {
+        let problem = ProblemDetails(
+            kind: "uri-too-long", title: "URI too long", status: 414, detail: "d",
+            extensions: ["limit": .number(5), "type": .string("ignored")])
+        let response = problem.response(typePrefix: "urn:x:")
+        #expect(response.status == 414)
+        #expect(response.headers["content-type"] == "application/problem+json")
+        let parsed = try JSONParser().parse(response.body)
+        #expect(parsed.objectValue?.keys == ["type", "title", "status", "detail", "limit"])
+        #expect(parsed.objectValue?["type"]?.stringValue == "urn:x:uri-too-long")
+        #expect(parsed.objectValue?["status"]?.integerValue == 414)
+    }
+
+    @Test func localhostBindsIPv4Loopback() {
+        #expect(HTTPServerConfiguration(host: "LocalHost").bindAddressLiteral == "127.0.0.1")
+        #expect(HTTPServerConfiguration(host: "::1").bindAddressLiteral == "::1")
+        #expect(HTTPServerConfiguration().connectionTimeoutSeconds > 0)
+        #expect(HTTPServerConfiguration().threadPoolSize >= 1)
+    }
+}

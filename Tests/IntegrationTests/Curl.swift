@@ -1,0 +1,108 @@
+import Foundation
+
+/// Runs curl against a daemon, as the README tells users to.
+enum Curl {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+        var json: [String: Any]? {
+            (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
+        }
+    }
+
+    /// `curl -s -g -i ARGS URL` (`-g`: brackets in URLs are data, not globs), parsed into status, last response's headers (lower-cased names) and body.
+    static func request(_ url: String, _ arguments: [String] = []) throws -> Response {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-g", "-i", "--max-time", "20"] + arguments + [url]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return parse(String(decoding: data, as: UTF8.self))
+    }
+
+    static func parse(_ raw: String) -> Response {
+        var rest = Substring(raw)
+        var status = 0
+        var headers: [String: String] = [:]
+        // Skip interim responses (100 Continue) by taking the last head before the body.
+        while let headEnd = rest.range(of: "\r\n\r\n") {
+            let head = rest[..<headEnd.lowerBound]
+            let lines = head.split(separator: "\r\n")
+            guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/") else { break }
+            status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
+            headers = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            rest = rest[headEnd.upperBound...]
+            if status != 100 { break }
+        }
+        return Response(status: status, headers: headers, body: String(rest))
+    }
+}
+
+/// A raw TCP client for requests curl refuses to send (conflicting framing, duplicate Host,
+/// slow uploads).
+final class RawConnection {
+    private let socket: Int32
+
+    init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw DaemonError("socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(socket)
+            throw DaemonError("connect() failed")
+        }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(socket) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if result <= 0 { return }
+            sent += result
+        }
+    }
+
+    /// Reads until the peer closes or a complete response with Content-Length has arrived.
+    func receiveResponse() -> Curl.Response {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[..<count])
+            let text = String(decoding: data, as: UTF8.self)
+            if let headEnd = text.range(of: "\r\n\r\n") {
+                let head = text[..<headEnd.lowerBound].lowercased()
+                if let lengthLine = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                    let length = Int(lengthLine.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+                    text[headEnd.upperBound...].utf8.count >= length
+                {
+                    break
+                }
+            }
+        }
+        return Curl.parse(String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+
+/// A real `navpolicyd serve` on a free loopback port, driven the way users drive it.
+///
+/// Starts the binary with `--listen 127.0.0.1:0` and learns the port from its `listening`
+/// log line, so parallel tests never race for ports.
+final class DaemonProcess: Sendable {
+    let process: Process
+    let port: Int
+    let configPath: String
+    private let stderrLines: LineCollector
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Log lines written so far (JSON objects, one per line).
+    var logLines: [String] { stderrLines.lines }
+
+    /// Starts a daemon on `config` (JSON text written to a temp file unless `configPath` is given).
+    init(config: String? = nil, configPath: String? = nil, arguments: [String] = [], environment: [String: String] = [:])
+        throws
+    {
+        let path = try configPath ?? BinaryRunner.temporaryFile(config ?? defaultConfig)
+        self.configPath = path
+        let process = Process()
+        process.executableURL = BinaryRunner.binary
+        process.arguments = ["serve", "--config", path, "--listen", "127.0.0.1:0"] + arguments
+        process.currentDirectoryURL = BinaryRunner.packageRoot
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "NAVPOLICY_ADMIN_TOKEN")
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let errPipe = Pipe()
+        process.standardError = errPipe
+        process.standardOutput = FileHandle.nullDevice
+        let lines = LineCollector()
+        errPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            lines.ingest(data)
+            if data.isEmpty { handle.readabilityHandler = nil }
+        }
+        try process.run()
+        self.process = process
+        self.stderrLines = lines
+        let deadline = Date().addingTimeInterval(20)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            found = lines.lines.lazy.compactMap(Self.port(fromListeningLine:)).first
+            if found == nil { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        guard let found else {
+            process.terminate()
+            throw DaemonError("daemon did not start: \(lines.lines.joined(separator: "\n"))")
+        }
+        self.port = found
+    }
+
+    deinit {
+        if process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+    }
+
+    private static func port(fromListeningLine line: String) -> Int? {
+        guard line.contains(#""event":"listening""#), let range = line.range(of: #""address":"127.0.0.1:"#) else {
+            return nil
+        }
+        return Int(line[range.upperBound...].prefix(while: \.isNumber))
+    }
+
+    /// Sends a signal and, for TERM/INT, waits for the exit status.
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    func waitForExit(timeout: TimeInterval = 20) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Waits until a log line satisfies `predicate`.
+    func waitForLog(timeout: TimeInterval = 10, _ predicate: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = logLines.first(where: predicate) { return line }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return nil
+    }
+}
+
+/// Splits a byte stream into lines as it arrives.
+final class LineCollector: Sendable {
+    private let state = Mutex<(lines: [String], pending: [UInt8])>(([], []))
+
+    var lines: [String] { state.withLock { $0.lines } }
+
+    func ingest(_ data: Data) {
+        state.withLock { state in
+            state.pending.append(contentsOf: data)
+            while let newline = state.pending.firstIndex(of: 0x0A) {
+                state.lines.append(String(decoding: state.pending[..<newline], as: UTF8.self))
+                state.pending.removeSubrange(...newline)
+            }
+        }
+    }
+}
+
+struct DaemonError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The shipped default policy, read from config/navpolicy.json.
+let defaultConfig: String = {
+    let url = BinaryRunner.packageRoot.appendingPathComponent("config/navpolicy.json")
+    return (try? String(contentsOf: url, encoding: .utf8)) ?? "{}"
+}()

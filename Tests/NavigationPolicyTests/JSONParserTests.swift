@@ -1,0 +1,34 @@
+import JSONSupport
+import Testing
+
+@Suite("JSON parser and writer")
+struct JSONParserTests {
+    @Test("round trip keeps member order and escapes")
+    func roundTrip() throws {
+        let text = #"{"b":1,"a":[true,false,null,-2.5,"x\"\\\n\u0001é😀"],"c":{}}"#
+        let value = try JSONParser().parse(text)
+        #expect(value.serialized == #"{"b":1,"a":[true,false,null,-2.5,"x\"\\\n\u0001é😀"],"c":{}}"#)
+        #expect(try JSONParser().parse(#""\ud83d\ude00""#) == .string("😀"))
+    }
+
+    @Test(
+        "rejects what RFC 8259 rejects",
+        arguments: [
+            "", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", "NaN", "'x'", "\"\u{0001}\"", "\"\\x\"", "\"\\ud800\"",
+            "[1] [2]", "{\"a\" 1}", "tru", "1e999",
+        ])
+    func rejects(text: String) {
+        #expect(throws: JSONParseError.self) { try JSONParser().parse(text) }
+    }
+
+    @Test("invalid UTF-8 and deep nesting are errors, not crashes")
+    func hostile() {
+        #expect(throws: JSONParseError.self) { try JSONParser().parse([0x22, 0xFF, 0x22]) }
+        #expect(throws: JSONParseError.self) {
+            try JSONParser(maximumDepth: 16).parse(String(repeating: "[", count: 17) + String(repeating: "]", count: 17))
+        }
+        #expect(
+            (try? JSONParser(maximumDepth: 16).parse(String(repeating: "[", count: 16) + String(repeating: "]", count: 16)))
+                != nil)
+    }
+}

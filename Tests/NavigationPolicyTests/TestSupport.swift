@@ -1,0 +1,38 @@
+import JSONSupport
+import NavigationPolicy
+
+/// Compiles a config given as JSON text, failing the test with every issue if it is invalid.
+func compile(_ json: String) throws -> CompiledPolicy {
+    try PolicyCompiler().compile(Array(json.utf8))
+}
+
+/// The issues a config produces, as `pointer: message` strings.
+func configIssues(_ json: String) -> [String] {
+    do {
+        _ = try PolicyCompiler().compile(Array(json.utf8))
+        return []
+    } catch {
+        return error.issues.map(\.description)
+    }
+}
+
+/// Decides a URL with the other request fields at their defaults unless given.
+func decide(
+    _ policy: CompiledPolicy, _ url: String, method: String = "GET", navigationType: NavigationType = .other,
+    targetFrame: TargetFrame = .main
+) throws -> Decision {
+    try policy.decide(NavigationRequest(url: url, method: method, navigationType: navigationType, targetFrame: targetFrame))
+}
+
+/// The default policy from the issue, used by bypass tests.
+let defaultPolicyJSON = """
+    {
+      "defaultDecision": "allow",
+      "handlers": [
+        { "name": "logout",  "type": "logout", "match": { "paths": ["/logout", "/sign_out"] } },
+        { "name": "about",   "type": "about",  "match": { "paths": ["/about"] } },
+        { "name": "payment", "type": "payment-redirect", "match": { "hosts": ["pay.example.com"] },
+          "location": "https://checkout.example.com/open?target={url}" }
+      ]
+    }
+    """

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages navpolicyd builds and tests with, skipping those already present.
+# Usage: scripts/install-deps.sh [build|test]   (test adds the tools the live tests drive)
+set -euo pipefail
+
+build_packages=(pkg-config libicu-dev libmicrohttpd-dev)
+test_packages=(curl)
+
+wanted=("${build_packages[@]}")
+if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi
+
+missing=()
+for package in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "installing Debian packages: ${missing[*]}" >&2
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
