@@ -211,7 +211,20 @@ private struct Cursor {
 
     mutating func parseString() throws(JSONParseError) -> String {
         position += 1  // opening quote
-        var output: [UInt8] = []
+        // Fast path: most strings have no escapes; decode them straight from the input.
+        var end = position
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[position..<end], as: UTF8.self)
+                position = end + 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        var output: [UInt8] = Array(bytes[position..<end])
+        position = end
         while true {
             guard let byte = current else { throw error("unterminated string") }
             switch byte {

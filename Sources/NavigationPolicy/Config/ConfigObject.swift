@@ -26,9 +26,9 @@ public struct ConfigObject: Sendable {
 
     /// Reports members whose key is not in `allowed` (with a spelling suggestion) and duplicate keys.
     public func checkKeys(allowed: [String], diagnostics: inout ConfigDiagnostics) {
-        var seen: Set<String> = []
-        for member in object.members {
-            if !seen.insert(member.key).inserted {
+        // Config objects have a handful of keys: a pairwise scan beats allocating a set per object.
+        for (index, member) in object.members.enumerated() {
+            if object.members[..<index].contains(where: { $0.key == member.key }) {
                 diagnostics.report(pointer.appending(member.key), "duplicate key \"\(member.key)\"")
             }
             guard !allowed.contains(member.key) else { continue }

@@ -15,14 +15,7 @@ struct HostSet: Sendable {
     func contains(_ host: String) -> Bool {
         if exact.contains(host) { return true }
         guard !wildcardSuffixes.isEmpty else { return false }
-        // Try every proper parent: for a.b.example.com → b.example.com, example.com, com.
-        var utf8 = host.utf8[...]
-        while let dot = utf8.firstIndex(of: UInt8(ascii: ".")) {
-            utf8 = utf8[utf8.index(after: dot)...]
-            if utf8.isEmpty { break }
-            if wildcardSuffixes.contains(String(Substring(utf8))) { return true }
-        }
-        return false
+        return MatchHost.parentDomains(of: host).contains { wildcardSuffixes.contains($0) }
     }
 }
 
@@ -37,10 +30,11 @@ enum HostPattern {
     /// or returns the reason it is malformed.
     static func parse(_ pattern: String) -> Result<Parsed, PatternError> {
         if pattern.isEmpty { return .failure(PatternError("empty host pattern")) }
-        if pattern.hasPrefix("*.") {
+        let hasStar = pattern.utf8.contains(UInt8(ascii: "*"))
+        if hasStar, pattern.hasPrefix("*.") {
             let rest = String(pattern.dropFirst(2))
             if rest.isEmpty || rest == "." { return .failure(PatternError("empty host pattern")) }
-            if rest.contains("*") {
+            if rest.utf8.contains(UInt8(ascii: "*")) {
                 return .failure(PatternError("only one leading \"*.\" wildcard label is allowed"))
             }
             switch canonicalHost(rest) {
@@ -49,7 +43,7 @@ enum HostPattern {
             case .failure(let error): return .failure(error)
             }
         }
-        if pattern.contains("*") {
+        if hasStar {
             return .failure(PatternError("\"*\" is only allowed as a leading \"*.\" label; omit \"hosts\" to match any host"))
         }
         return canonicalHost(pattern).map { .exact($0.text) }
@@ -67,14 +61,20 @@ enum HostPattern {
     }
 
     private static func canonicalHost(_ input: String) -> Result<Canonical, PatternError> {
-        if input.contains("/") || input.contains("@") || input.contains("?") || input.contains("#") {
+        // Byte scans: config lists can hold 100,000 hosts, and Character iteration is slow.
+        let bytes = input.utf8
+        if bytes.contains(where: {
+            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+        }) {
             return .failure(PatternError("a host pattern is a bare host name, not a URL"))
         }
         var text = input
         // A bare IPv6 literal is accepted without brackets; a port is not.
-        if text.filter({ $0 == ":" }).count > 1, !text.hasPrefix("[") {
+        let colons = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) }
+        let bracketed = bytes.first == UInt8(ascii: "[")
+        if colons > 1, !bracketed {
             text = "[" + text + "]"
-        } else if text.contains(":"), !text.hasPrefix("[") {
+        } else if colons == 1, !bracketed {
             return .failure(PatternError("host patterns must not contain a port"))
         }
         let host: URLHost

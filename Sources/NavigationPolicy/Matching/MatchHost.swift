@@ -5,24 +5,51 @@ enum MatchHost {
     /// Domains are already lower case after IDNA; opaque hosts (custom schemes) are not,
     /// and `pay.example.com.` names the same DNS host as `pay.example.com`.
     static func normalize(_ host: URLHost) -> String {
-        var text = asciiLowercased(host.serialized)
-        if case .domain = host, text.utf8.count > 1, text.utf8.last == UInt8(ascii: ".") {
-            text.removeLast()
+        if case .domain(let domain) = host { return stripTrailingDot(domain) }
+        return asciiLowercased(host.serialized)
+    }
+
+    /// The match host of a parsed URL, read from its serialization without building a ``URLHost``.
+    static func normalize(_ url: URLRecord) -> String? {
+        switch url.hostTag {
+        case .none: return nil
+        case .domain: return stripTrailingDot(asciiLowercased(url.hostname))
+        default: return asciiLowercased(url.hostname)
         }
-        return text
+    }
+
+    private static func stripTrailingDot(_ domain: String) -> String {
+        guard domain.utf8.count > 1, domain.utf8.last == UInt8(ascii: ".") else { return domain }
+        return String(domain.dropLast())
+    }
+
+    /// Every proper parent domain, nearest first: `a.b.example.com` → `b.example.com`,
+    /// `example.com`, `com`. These are the `*.` wildcards that cover the host.
+    static func parentDomains(of host: String) -> [String] {
+        var result: [String] = []
+        var utf8 = Substring(host).utf8
+        while let dot = utf8.firstIndex(of: UInt8(ascii: ".")) {
+            utf8 = utf8[utf8.index(after: dot)...]
+            if utf8.isEmpty { break }
+            result.append(String(Substring(utf8)))
+        }
+        return result
     }
 }
 
 /// ASCII-only lower-casing: Unicode case mapping would change what a byte-level
 /// comparison sees (and non-ASCII is percent-encoded or punycode by now anyway).
+/// Returns the same string, without copying, when it has no upper-case letter.
 func asciiLowercased(_ text: String) -> String {
-    var needsWork = false
-    for byte in text.utf8 where byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
-        needsWork = true
-        break
-    }
-    guard needsWork else { return text }
-    return String(
-        decoding: text.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 },
-        as: UTF8.self)
+    var text = text
+    // `withUTF8` scans contiguous bytes; iterating `utf8` generically costs several times more.
+    return text.withUTF8 { bytes -> String? in
+        guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
+    } ?? text
 }

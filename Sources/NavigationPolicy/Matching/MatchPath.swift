@@ -21,31 +21,80 @@ public struct MatchPath: Sendable, Equatable {
     /// The same, ASCII lower case: what case-insensitive matchers compare.
     public let folded: String
 
-    public init(_ path: URLPath) {
-        switch path {
-        case .opaque(let opaque):
-            // Opaque paths (`javascript:…`, `mailto:…`) have no segments; only decode.
-            let decoded = Self.decodeUnreserved(Array(opaque.utf8))
-            text = String(decoding: decoded, as: UTF8.self)
-        case .segments(let segments):
-            var output: [String] = []
-            output.reserveCapacity(segments.count)
-            for segment in segments {
-                var bytes = Self.decodeUnreserved(Array(segment.utf8))
-                if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) {
-                    bytes.removeSubrange(semicolon...)
-                }
-                if bytes.isEmpty { continue }
-                if bytes == [UInt8(ascii: ".")] { continue }
-                if bytes == [UInt8(ascii: "."), UInt8(ascii: ".")] {
-                    _ = output.popLast()
-                    continue
-                }
-                output.append(String(decoding: bytes, as: UTF8.self))
-            }
-            text = "/" + output.joined(separator: "/")
+    /// The match form of a parsed URL's path.
+    public init(_ url: URLRecord) {
+        self.init(pathname: url.pathname, isOpaque: url.hasOpaquePath)
+    }
+
+    /// Normalizes a serialized WHATWG path in one pass over its bytes.
+    ///
+    /// This runs for every request, so it writes straight into one output buffer: `/`
+    /// only ever appears there as a separator (an escaped `%2F` is not unreserved and stays
+    /// escaped), so `..` can drop the previous segment by cutting at the last `/`.
+    init(pathname: String, isOpaque: Bool) {
+        let input = Array(pathname.utf8)
+        if isOpaque {
+            text = String(decoding: Self.decodeUnreserved(input), as: UTF8.self)
+            folded = asciiLowercased(text)
+            return
         }
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count + 1)
+        var index = 0
+        while index < input.count {
+            // `index` is at a `/` (WHATWG paths of special and hierarchical URLs start with one).
+            if input[index] == UInt8(ascii: "/") { index += 1 }
+            let segmentStart = output.count
+            output.append(UInt8(ascii: "/"))
+            var inParameters = false
+            while index < input.count, input[index] != UInt8(ascii: "/") {
+                var byte = input[index]
+                var width = 1
+                if byte == UInt8(ascii: "%"), index + 2 < input.count,
+                    let high = Self.hexValue(input[index + 1]), let low = Self.hexValue(input[index + 2])
+                {
+                    width = 3
+                    let decoded = high << 4 | low
+                    if Self.isUnreserved(decoded) {
+                        byte = decoded
+                    } else if !inParameters {
+                        output.append(contentsOf: [UInt8(ascii: "%"), Self.upperHex(high), Self.upperHex(low)])
+                        index += width
+                        continue
+                    }
+                }
+                index += width
+                if byte == UInt8(ascii: ";") && width == 1 { inParameters = true }
+                if !inParameters { output.append(byte) }
+            }
+            switch output.count - segmentStart {
+            case 1:  // empty segment: merged away
+                output.removeLast()
+            case 2 where output[segmentStart + 1] == UInt8(ascii: "."):
+                output.removeSubrange(segmentStart...)
+            case 3 where output[segmentStart + 1] == UInt8(ascii: ".") && output[segmentStart + 2] == UInt8(ascii: "."):
+                output.removeSubrange(segmentStart...)
+                if let previous = output.lastIndex(of: UInt8(ascii: "/")) { output.removeSubrange(previous...) }
+            default:
+                break
+            }
+        }
+        if output.isEmpty { output.append(UInt8(ascii: "/")) }
+        text = String(decoding: output, as: UTF8.self)
         folded = asciiLowercased(text)
+    }
+
+    /// The path and each of its leading whole-segment parts, longest first, ending with `/`:
+    /// `/a/b` → `/a/b`, `/a`, `/`. These are the prefixes that cover it.
+    static func leadingSubpaths(of path: String) -> [String] {
+        var result = [path]
+        var utf8 = Substring(path).utf8
+        while let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash != utf8.startIndex {
+            utf8 = utf8[..<slash]
+            result.append(String(Substring(utf8)))
+        }
+        if path != "/" { result.append("/") }
+        return result
     }
 
     /// Decodes `%XX` when XX is an unreserved byte, upper-cases the hex of every other escape.
@@ -87,7 +136,7 @@ public struct MatchPath: Sendable, Equatable {
         }
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -96,7 +145,7 @@ public struct MatchPath: Sendable, Equatable {
         }
     }
 
-    private static func upperHex(_ nibble: UInt8) -> UInt8 {
+    static func upperHex(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 }

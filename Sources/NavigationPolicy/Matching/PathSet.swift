@@ -24,16 +24,10 @@ struct PathSet: Sendable {
 
     /// Whether a configured prefix equals the path or one of its leading whole-segment parts.
     func containsPrefix(of path: MatchPath) -> Bool {
-        let utf8 = key(path).utf8
+        let text = key(path)
         // Opaque paths (`javascript:…`) have no segments: no prefix, not even `/`, covers them.
-        guard utf8.first == UInt8(ascii: "/") else { return false }
-        var end = utf8.endIndex
-        while true {
-            if prefixes.contains(String(Substring(utf8[..<end]))) { return true }
-            guard let slash = utf8[..<end].lastIndex(of: UInt8(ascii: "/")) else { return false }
-            if slash == utf8.startIndex { return prefixes.contains("/") }
-            end = slash
-        }
+        guard text.utf8.first == UInt8(ascii: "/") else { return false }
+        return MatchPath.leadingSubpaths(of: text).contains { prefixes.contains($0) }
     }
 
     private func key(_ path: MatchPath) -> String { caseSensitive ? path.text : path.folded }

@@ -144,7 +144,7 @@ extension RequestMatcher {
         }
         do {
             let record = try URLRecord.parse("http://path.invalid" + path)
-            return .success(MatchPath(record.path))
+            return .success(MatchPath(record))
         } catch {
             return .failure(PatternError("not a valid URL path: \(error)"))
         }

@@ -1,9 +1,19 @@
 /// One compiled handler in chain order: its match block and its behaviour.
-public struct ChainLink: Sendable {
+///
+/// A class so that walking the chain passes one reference per link instead of copying
+/// (and retaining every field of) a struct.
+public final class ChainLink: Sendable {
     /// Unique handler name from config.
     public let name: String
     /// The config `type` string.
     public let type: String
     public let matcher: RequestMatcher
     public let handler: any NavigationHandler
+
+    init(name: String, type: String, matcher: RequestMatcher, handler: any NavigationHandler) {
+        self.name = name
+        self.type = type
+        self.matcher = matcher
+        self.handler = handler
+    }
 }

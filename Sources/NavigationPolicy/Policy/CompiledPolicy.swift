@@ -13,10 +13,17 @@ public final class CompiledPolicy: Sendable {
     /// Top-level sections other issues own (`server`, `intake`, `proxy`), as written; checked to be objects.
     public let sections: JSONObject
 
+    /// Candidate lookup for long chains; nil when a scan is cheaper.
+    private let index: ChainIndex?
+
+    /// Below this many handlers a scan of their matchers is cheaper than hashing for candidates.
+    static let indexThreshold = 16
+
     init(defaultVerdict: Decision.Verdict, links: [ChainLink], sections: JSONObject) {
         self.defaultVerdict = defaultVerdict
         self.links = links
         self.sections = sections
+        self.index = links.count >= Self.indexThreshold ? ChainIndex(links: links) : nil
     }
 
     /// Canonicalizes and decides a request.
@@ -28,13 +35,40 @@ public final class CompiledPolicy: Sendable {
     }
 
     /// Walks the chain: the first handler whose match holds and that decides wins.
+    ///
+    /// Long chains consult the index for candidates; the result is the same as a scan
+    /// (explain always scans, since it reports every handler consulted).
     public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
-        guard explain else {
-            for link in links where link.matcher.matches(request) {
-                if let decision = link.handler.decide(request) { return decision }
-            }
-            return defaultDecision(for: request)
+        if explain { return decideExplained(request) }
+        if let index { return decideIndexed(request, index: index) }
+        return decideLinear(request)
+    }
+
+    /// The reference semantics: every handler in order.
+    func decideLinear(_ request: CanonicalRequest) -> Decision {
+        for link in links where link.matcher.matches(request) {
+            if let decision = link.handler.decide(request) { return decision }
         }
+        return defaultDecision(for: request)
+    }
+
+    /// Only the index's candidates, in position order.
+    func decideIndexed(_ request: CanonicalRequest, index: ChainIndex) -> Decision {
+        var previous: Int32 = -1
+        for position in index.candidates(for: request) where position != previous {
+            previous = position
+            let link = links[Int(position)]
+            if link.matcher.matches(request), let decision = link.handler.decide(request) { return decision }
+        }
+        return defaultDecision(for: request)
+    }
+
+    /// Like ``decideIndexed(_:index:)`` with an index built on demand, for equivalence tests.
+    func decideIndexed(_ request: CanonicalRequest) -> Decision {
+        decideIndexed(request, index: index ?? ChainIndex(links: links))
+    }
+
+    private func decideExplained(_ request: CanonicalRequest) -> Decision {
         var trace: [TraceStep] = []
         for link in links {
             if let field = link.matcher.firstMismatch(request) {

@@ -52,7 +52,7 @@ public struct CanonicalRequest: Sendable {
         self.url = parsed
         self.href = parsed.href
         self.method = method
-        self.matchHost = parsed.host.map { MatchHost.normalize($0) }
-        self.matchPath = MatchPath(parsed.path)
+        self.matchHost = MatchHost.normalize(parsed)
+        self.matchPath = MatchPath(parsed)
     }
 }

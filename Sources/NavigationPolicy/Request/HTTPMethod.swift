@@ -6,6 +6,8 @@ enum HTTPMethod {
     /// be dodged by a client that says `post`, so matching folds them.
     static func normalized(_ method: String) -> String? {
         guard !method.isEmpty, method.utf8.count <= 32 else { return nil }
+        // Almost every method arrives as an upper-case token: hand it back without copying.
+        if method.utf8.allSatisfy({ $0 &- UInt8(ascii: "A") < 26 }) { return method }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(method.utf8.count)
         for byte in method.utf8 {

@@ -16,6 +16,7 @@ enum CommandLineTool {
         ValidateCommand.command,
         TestCommand.command,
         CanonicalizeCommand.command,
+        BenchCommand.command,
     ]
 
     static var overview: String {

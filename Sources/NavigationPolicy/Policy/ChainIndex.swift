@@ -1,0 +1,61 @@
+/// Finds the handlers that could match a request without scanning the whole chain.
+///
+/// Each handler is filed under the most selective field of its `match` block: its hosts
+/// (exact or `*.` suffix), else its exact paths, else its path prefixes; handlers with none
+/// of these are always candidates. A handler can only match a request whose host or path
+/// is one of the keys it is filed under, so looking those keys up yields a superset of the
+/// matching handlers; the chain then checks the full match of each candidate in position
+/// order, which keeps first-match semantics identical to a linear scan.
+struct ChainIndex: Sendable {
+    private var byHost: [String: [Int32]] = [:]
+    private var byWildcardSuffix: [String: [Int32]] = [:]
+    private var byPath: [String: [Int32]] = [:]
+    private var byPathPrefix: [String: [Int32]] = [:]
+    /// Handlers without host or path conditions, in position order.
+    private var unindexed: [Int32] = []
+
+    init(links: [ChainLink]) {
+        for (position, link) in links.enumerated() {
+            let position = Int32(position)
+            let matcher = link.matcher
+            if let hosts = matcher.hosts {
+                for host in hosts.exact { byHost[host, default: []].append(position) }
+                for suffix in hosts.wildcardSuffixes { byWildcardSuffix[suffix, default: []].append(position) }
+            } else if matcher.paths.hasExact {
+                // Keys are folded even for case-sensitive handlers: the full match check that
+                // follows applies the exact case rule.
+                for path in matcher.paths.exact { byPath[asciiLowercased(path), default: []].append(position) }
+            } else if matcher.paths.hasPrefixes {
+                for prefix in matcher.paths.prefixes { byPathPrefix[asciiLowercased(prefix), default: []].append(position) }
+            } else {
+                unindexed.append(position)
+            }
+        }
+    }
+
+    /// Positions of the handlers that may match `request`, ascending, possibly with repeats.
+    func candidates(for request: CanonicalRequest) -> [Int32] {
+        var lists: [[Int32]] = []
+        if !unindexed.isEmpty { lists.append(unindexed) }
+        if let host = request.matchHost {
+            if let list = byHost[host] { lists.append(list) }
+            if !byWildcardSuffix.isEmpty {
+                for parent in MatchHost.parentDomains(of: host) {
+                    if let list = byWildcardSuffix[parent] { lists.append(list) }
+                }
+            }
+        }
+        let folded = request.matchPath.folded
+        if let list = byPath[folded] { lists.append(list) }
+        if !byPathPrefix.isEmpty, folded.utf8.first == UInt8(ascii: "/") {
+            for prefix in MatchPath.leadingSubpaths(of: folded) {
+                if let list = byPathPrefix[prefix] { lists.append(list) }
+            }
+        }
+        switch lists.count {
+        case 0: return []
+        case 1: return lists[0]
+        default: return lists.flatMap { $0 }.sorted()
+        }
+    }
+}

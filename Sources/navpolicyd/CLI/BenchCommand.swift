@@ -1,0 +1,158 @@
+import Foundation
+import JSONSupport
+import NavigationPolicy
+
+/// `navpolicyd bench`: in-process decision speed over a URL corpus, no HTTP involved.
+///
+/// Each decision is timed on its own (monotonic clock, ~20 ns overhead) so percentiles are
+/// real; canonicalization (URL parsing) is included because every front end pays it.
+enum BenchCommand {
+    static let command = CommandLineTool.Command(
+        name: "bench",
+        summary: "Measure in-process decision speed (ns/decision p50/p99, decisions/s)",
+        usage: """
+            Usage: navpolicyd bench [--config FILE] [--urls FILE] [--duration S] [--iterations N] [--json]
+
+            Loads and compiles the policy (timed), then decides the URLs of FILE (one per line;
+            default: a built-in mix of hits and misses for the default policy) round-robin for
+            S seconds (default 5), or exactly N decisions with --iterations (for allocation
+            counting under valgrind --tool=dhat). Prints compile time, resident memory, ns per
+            decision (p50, p90, p99, max) and decisions per second; --json prints one JSON object.
+
+            Exit status: 0; 2 for an invalid config, URL file or flag.
+            """,
+        run: run)
+
+    static let spec = ArgumentSpec(valueOptions: ["config", "urls", "duration", "iterations"], flagOptions: ["json"])
+
+    static let builtInURLs = [
+        "https://app.example.com/home", "https://app.example.com/logout", "https://app.example.com/%6Cogout",
+        "https://pay.example.com/checkout?order=42", "https://app.example.com/about", "https://cdn.example.net/a/b/c.js",
+        "https://APP.example.com/account/../sign_out;x=1", "https://partner.example.org/landing?utm_source=app",
+    ]
+
+    static func run(_ arguments: [String], _ output: Output) -> Int32 {
+        let parsed: ParsedArguments
+        let duration: Double
+        let iterations: Int?
+        do throws(UsageError) {
+            parsed = try spec.parse(arguments)
+            guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+            guard let seconds = Double(parsed.value("duration") ?? "5"), seconds > 0, seconds <= 3600 else {
+                throw UsageError("--duration takes seconds between 0 and 3600")
+            }
+            duration = seconds
+            if let text = parsed.value("iterations") {
+                guard let count = Int(text), count >= 0 else { throw UsageError("--iterations takes a whole number") }
+                iterations = count
+            } else {
+                iterations = nil
+            }
+        } catch {
+            return CommandLineTool.usageFailure("bench", error, output: output)
+        }
+
+        let path = ConfigLoader.resolvePath(flag: parsed.value("config"))
+        let compileStart = ContinuousClock.now
+        let policy: CompiledPolicy
+        do {
+            policy = try ConfigLoader.load(path)
+        } catch {
+            ConfigLoader.report(error, to: output)
+            return ExitCode.usage
+        }
+        let compileSeconds = (ContinuousClock.now - compileStart).seconds
+
+        var urls = builtInURLs
+        if let urlsPath = parsed.value("urls") {
+            guard let text = try? String(contentsOfFile: urlsPath, encoding: .utf8) else {
+                output.err("navpolicyd bench: --urls \(urlsPath): cannot be read")
+                return ExitCode.usage
+            }
+            urls = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+            guard !urls.isEmpty else {
+                output.err("navpolicyd bench: --urls \(urlsPath): no URLs")
+                return ExitCode.usage
+            }
+        }
+        let requests = urls.map { NavigationRequest(url: $0) }
+        for (request, url) in zip(requests, urls) where (try? CanonicalRequest(request)) == nil {
+            output.err("navpolicyd bench: not a valid URL: \(url)")
+            return ExitCode.usage
+        }
+
+        var samples: [UInt32] = []
+        samples.reserveCapacity(min(iterations ?? 4_000_000, 4_000_000))
+        var cancels = 0
+        let started = ContinuousClock.now
+        let deadline = started.advanced(by: .seconds(duration))
+        var index = 0
+        var decided = 0
+        while true {
+            if let iterations {
+                if decided >= iterations { break }
+            } else if decided & 1023 == 0, ContinuousClock.now >= deadline {
+                break
+            }
+            decided += 1
+            let request = requests[index]
+            index = index + 1 == requests.count ? 0 : index + 1
+            let before = monotonicNanoseconds()
+            let decision = try? policy.decide(request)
+            let after = monotonicNanoseconds()
+            if decision?.verdict == .cancel { cancels += 1 }
+            if samples.count < 4_000_000 { samples.append(UInt32(clamping: after &- before)) }
+        }
+        let elapsed = (ContinuousClock.now - started).seconds
+        samples.sort()
+        func percentile(_ fraction: Double) -> Int {
+            samples.isEmpty ? 0 : Int(samples[min(samples.count - 1, Int(Double(samples.count) * fraction))])
+        }
+        let result: JSONObject = [
+            "config": .string(path),
+            "handlers": .number(Double(policy.links.count)),
+            "compileSeconds": .number(compileSeconds),
+            "rssBytes": .number(Double(residentBytes())),
+            "urls": .number(Double(urls.count)),
+            "decisions": .number(Double(decided)),
+            "cancelled": .number(Double(cancels)),
+            "p50Nanoseconds": .number(Double(percentile(0.50))),
+            "p90Nanoseconds": .number(Double(percentile(0.90))),
+            "p99Nanoseconds": .number(Double(percentile(0.99))),
+            "maxNanoseconds": .number(Double(samples.last ?? 0)),
+            "decisionsPerSecond": .number(elapsed > 0 ? (Double(decided) / elapsed).rounded() : 0),
+        ]
+        if parsed.has("json") {
+            output.out(result.serializedJSON)
+        } else {
+            output.out("config        \(path) (\(policy.links.count) handlers)")
+            output.out(String(format: "load+compile  %.3f s", compileSeconds))
+            output.out(String(format: "resident      %.1f MB", Double(residentBytes()) / 1_048_576))
+            output.out("decisions     \(decided) over \(urls.count) URLs (\(cancels) cancelled)")
+            output.out(
+                "ns/decision   p50 \(percentile(0.5))  p90 \(percentile(0.9))  p99 \(percentile(0.99))  max \(samples.last ?? 0)")
+            output.out(
+                String(
+                    format: "throughput    %.0f decisions/s (one thread, timer included)", Double(decided) / max(elapsed, 1e-9)))
+        }
+        return ExitCode.success
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// VmRSS from /proc/self/status, in bytes (0 where unavailable).
+    private static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
