@@ -19,16 +19,16 @@ public final class DecisionLog: Sendable {
     private let handle: FileHandle
     private let onDrop: @Sendable () -> Void
 
-    /// Opens (creating or appending to) `path`.
-    public init(path: String, capacity: Int = 8192, onDrop: @escaping @Sendable () -> Void) throws {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-            }
+    /// Opens `path` for appending, creating it if needed.
+    ///
+    /// `O_APPEND` (rather than seeking to the end once) keeps writes at the end after a
+    /// `copytruncate` rotation, and works for pipes and `/dev/stdout`, which cannot seek.
+    public init(path: String, capacity: Int = 8192, onDrop: @escaping @Sendable () -> Void) throws(DecisionLogError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
+        guard descriptor >= 0 else {
+            throw DecisionLogError(path: path, reason: String(cString: strerror(errno)))
         }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
-        self.handle = handle
+        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.capacity = capacity
         self.onDrop = onDrop
         let thread = Thread { [self] in self.drainLoop() }
@@ -55,6 +55,7 @@ public final class DecisionLog: Sendable {
     }
 
     private func drainLoop() {
+        // One batched write per wake-up: the writer never holds the buffer lock during I/O.
         while true {
             wakeUp.wait()
             let (lines, closed) = buffer.withLock { buffer -> ([[UInt8]], Bool) in
@@ -77,4 +78,12 @@ public final class DecisionLog: Sendable {
             }
         }
     }
+}
+
+/// The decision log file could not be opened.
+public struct DecisionLogError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public var description: String { "decision log \(path): \(reason)" }
 }

@@ -40,12 +40,13 @@ public final class PolicyDaemon: Sendable {
     private let settings: ServerSettings
     private let stopped = Atomic<Bool>(false)
 
-    public init(options: Options, log: EventLog) throws {
+    public init(options: Options, log: EventLog) throws(DecisionLogError) {
         let settings = options.initial.settings
         let store = PolicyStore(configPath: options.configPath, initial: options.initial)
         let metrics = Metrics(version: options.version)
-        let decisionLog = try options.decisionLogPath.map { path in
-            try DecisionLog(path: path) { metrics.recordDecisionLogDrop() }
+        var decisionLog: DecisionLog?
+        if let path = options.decisionLogPath {
+            decisionLog = try DecisionLog(path: path) { metrics.recordDecisionLogDrop() }
         }
         let serverBox = Mutex<HTTPServer?>(nil)
         let api = PolicyAPI(

@@ -11,12 +11,16 @@ public struct ServerSettings: Sendable, Equatable {
     public var threads = 0
     /// Connections open at once, in total and from one IP address.
     public var connectionLimit = 1024
-    /// 64 per address keeps one client from taking every slot while leaving room for NAT'd fleets.
-    public var perIPConnectionLimit = 64
+    /// 0 = unlimited. The daemon binds loopback and usually sits behind a proxy or ingress
+    /// where every client shares one address, so a per-address cap would just be a smaller
+    /// global one; set it when clients connect directly from untrusted networks.
+    public var perIPConnectionLimit = 0
     /// Idle connections are closed after this long (also bounds slow clients).
     public var idleTimeoutSeconds = 30
-    /// Memory for one connection's request line and headers; larger heads get 414/431.
-    public var connectionMemoryLimitBytes = 65_536
+    /// Memory for one connection's request line and headers. Heads within 8 KiB of target
+    /// and 16 KiB of headers get problem+json 414/431 from the server; libmicrohttpd zeroes
+    /// this pool after every request, so larger values cost throughput (64 KiB: about 15%).
+    public var connectionMemoryLimitBytes = 32_768
     /// How long SIGTERM waits for in-flight requests before closing.
     public var drainTimeoutSeconds = 10
     /// Require the admin token on `/v1/decide` too (it is always required on reload when set).

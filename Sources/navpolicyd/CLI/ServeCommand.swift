@@ -75,13 +75,18 @@ enum ServeCommand {
         }
 
         let daemon: PolicyDaemon
-        let port: UInt16
         do {
             daemon = try PolicyDaemon(
                 options: PolicyDaemon.Options(
                     configPath: configPath, initial: initial, listen: listen,
                     decisionLogPath: parsed.value("decision-log"), adminToken: token, version: CommandLineTool.version),
                 log: log)
+        } catch {
+            output.err("navpolicyd serve: --decision-log: \(error)")
+            return ExitCode.usage
+        }
+        let port: UInt16
+        do {
             port = try daemon.start()
         } catch {
             output.err("navpolicyd serve: cannot start on \(listen): \(error)")
