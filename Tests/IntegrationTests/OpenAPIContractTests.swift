@@ -1,0 +1,405 @@
+import Foundation
+import JSONSupport
+import PolicyService
+import Testing
+
+/// `docs/openapi.yaml` checked against the real daemon: every route and method it serves is
+/// documented (and nothing else), and every documented response is one the server really
+/// sends, with the documented media type, required headers and body schema.
+@Suite("OpenAPI contract")
+struct OpenAPIContractTests {
+    static let adminToken = "openapi-contract-token-0123456789"
+
+    @Test("the YAML subset reader reads what the document uses and rejects what it does not")
+    func reader() throws {
+        let text = """
+            # comment
+            a: 1
+            "200":
+              list: [x, "y z", 'q''s']
+              seq:
+                - name: n
+                  in: query
+                - plain
+              text: |
+                line one
+                  indented
+
+                after blank
+              folded: >-
+                one
+                two
+            empty: []
+            """
+        let node = try YAMLSubsetReader.parse(text)
+        #expect(node["a"] == .scalar("1"))
+        #expect(node["200"]?["list"]?.strings == ["x", "y z", "q's"])
+        #expect(node["200"]?["seq"]?.items.first?["in"] == .scalar("query"))
+        #expect(node["200"]?["seq"]?.items.last == .scalar("plain"))
+        #expect(node["200"]?["text"] == .scalar("line one\n  indented\n\nafter blank\n"))
+        #expect(node["200"]?["folded"] == .scalar("one two"))
+        #expect(node["empty"] == .sequence([]))
+        for bad in ["a: &x 1", "a: *x", "a: {b: 1}", "a: 1\na: 2", "a:\n   b: 1", "a: b: c", "a:\n\tb: 1", "a: [{b: 1}]"] {
+            #expect(throws: YAMLSubsetError.self, "\(bad)") { try YAMLSubsetReader.parse(bad) }
+        }
+    }
+
+    @Test("the document is OpenAPI 3.1 and every $ref resolves")
+    func documentShape() throws {
+        let document = try OpenAPIDocument.load()
+        #expect(document.root["openapi"]?.string?.hasPrefix("3.1.") == true)
+        #expect(document.root["info"]?["title"]?.string == "navpolicyd")
+        for reference in document.references {
+            #expect(document.node(at: reference) != nil, "unresolved \(reference)")
+        }
+        #expect(document.root["components"]?["securitySchemes"]?["adminToken"]?["scheme"]?.string == "bearer")
+        #expect(document.root["components"]?["schemas"]?["Problem"]?["additionalProperties"]?.string == "true")
+    }
+
+    @Test("documented paths and methods are exactly the server's routes and Allow headers")
+    func routesAndMethods() throws {
+        let document = try OpenAPIDocument.load()
+        let daemon = try DaemonProcess()
+        let documented = Dictionary(uniqueKeysWithValues: document.operations.map { ($0.path, Set($0.methods)) })
+        #expect(Set(documented.keys) == Set(PolicyAPI.Route.allCases.map(\.rawValue)))
+        for (path, methods) in documented {
+            // An unsupported method gets 405 with Allow (and so also proves the path is not a 404).
+            let probe = try Curl.request(daemon.baseURL + path, ["-X", "PATCH"])
+            #expect(probe.status == 405, "\(path): \(probe.body)")
+            let allowed = Set(
+                (probe.headers["allow"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            #expect(allowed == methods, "\(path): Allow \(allowed) vs documented \(methods)")
+            #expect(!methods.contains("PATCH"))
+        }
+    }
+
+    @Test("every documented response is produced by the live server and matches the document")
+    func liveResponses() throws {
+        let document = try OpenAPIDocument.load()
+        var checker = ResponseChecker(document: document)
+        try checkDefaultDaemon(&checker)
+        try checkProtectedDaemon(&checker)
+        try checkDraining(&checker)
+
+        // Every documented status of every operation was produced, except `no-policy` on
+        // /v1/decide: serve refuses to start without a valid policy and never drops it.
+        let unreachable: Set<String> = ["GET /v1/decide 503", "HEAD /v1/decide 503", "POST /v1/decide 503"]
+        var documentedStatuses: Set<String> = []
+        for (path, methods) in document.operations {
+            for method in methods {
+                for status in document.operation(path, method)?["responses"]?.entries.map(\.key) ?? [] {
+                    documentedStatuses.insert("\(method) \(path) \(status)")
+                }
+            }
+        }
+        let missed = documentedStatuses.subtracting(checker.covered).subtracting(unreachable)
+        #expect(missed.isEmpty, "documented but never produced: \(missed.sorted())")
+        #expect(unreachable.isSubset(of: documentedStatuses))
+    }
+
+    // MARK: - Scenarios
+
+    private func checkDefaultDaemon(_ checker: inout ResponseChecker) throws {
+        let daemon = try DaemonProcess()
+        let base = daemon.baseURL
+        let json = ["-H", "Content-Type: application/json"]
+
+        // Every documented query parameter, with a value the document allows, is accepted.
+        let parameters = try documentedQuery(checker.document)
+        for method in ["GET", "HEAD"] {
+            let head = method == "HEAD" ? ["-I"] : []
+            try checker.check(method, "/v1/decide", 200, Curl.request(base + "/v1/decide?" + parameters, head))
+            try checker.check(
+                method, "/v1/decide", 200, Curl.request(base + "/v1/decide?url=https%3A%2F%2Fa.example%2Flogout", head))
+            for query in ["", "?url=https://a/&navigationType=click", "?url=https://a/&url=https://b/", "?url=https://a/&nope=1"]
+            {
+                try checker.check(method, "/v1/decide", 400, Curl.request(base + "/v1/decide" + query, head))
+            }
+        }
+
+        // POST: one request with every documented member, a batch with explain, errors.
+        let single = try documentedSingleBody(checker.document)
+        let batch =
+            #"{"requests":[{"url":"https://a.example/logout"},{"url":"https://pay.example.com/x","targetFrame":"sub"}],"explain":true}"#
+        for body in [single, batch, #"{"url":"https://a.example/","sourceURL":null}"#] {
+            checker.checkRequestBody("/v1/decide", body)
+            try checker.check("POST", "/v1/decide", 200, Curl.request(base + "/v1/decide", json + ["--data-binary", body]))
+        }
+        try checker.check(
+            "POST", "/v1/decide", 200,
+            Curl.request(base + "/v1/decide", ["-H", "Content-Type: application/json; charset=utf-8", "-d", single]))
+        for body in ["{", "[]", #"{"url":"https://a/","extra":1}"#, #"{"requests":[]}"#, #"{"requests":[{"url":"::"}]}"#] {
+            try checker.check("POST", "/v1/decide", 400, Curl.request(base + "/v1/decide", json + ["--data-binary", body]))
+        }
+        let big = try BinaryRunner.temporaryFile(#"{"url":""# + String(repeating: "a", count: 70_000) + #""}"#)
+        try checker.check("POST", "/v1/decide", 413, Curl.request(base + "/v1/decide", json + ["--data-binary", "@" + big]))
+        try checker.check(
+            "POST", "/v1/decide", 415,
+            Curl.request(base + "/v1/decide", ["-H", "Content-Type: text/plain", "-d", #"{"url":"https://a/"}"#]))
+        try checker.check("POST", "/v1/decide", 415, Curl.request(base + "/v1/decide", ["-X", "POST"]))
+
+        // Read-only endpoints, GET and HEAD.
+        for path in ["/v1/policy", "/healthz", "/readyz", "/metrics"] {
+            try checker.check("GET", path, 200, Curl.request(base + path))
+            try checker.check("HEAD", path, 200, Curl.request(base + path, ["-I"]))
+        }
+        // Reload without a configured token: the bytes did not change.
+        let unchanged = try Curl.request(base + "/v1/policy/reload", ["-X", "POST"])
+        try checker.check("POST", "/v1/policy/reload", 200, unchanged)
+        #expect(unchanged.json?["result"] as? String == "unchanged")
+
+        // Answers outside any operation: unknown paths and unsupported methods.
+        for (target, arguments) in [
+            ("/v2/decide", [String]()), ("/v1/decide/", []), ("/", ["-X", "POST"]), ("/healthz/x", ["-I"]),
+        ] {
+            try checker.checkComponent("NotFound", 404, Curl.request(base + target, arguments), head: arguments == ["-I"])
+        }
+        for (target, method) in [
+            ("/v1/decide", "DELETE"), ("/v1/policy/reload", "GET"), ("/healthz", "OPTIONS"), ("/metrics", "POST"),
+        ] {
+            try checker.checkComponent("MethodNotAllowed", 405, Curl.request(base + target, ["-X", method]), head: false)
+        }
+        let connect = try RawConnection(port: daemon.port)
+        connect.send("CONNECT a.example:443 HTTP/1.1\r\nHost: a.example:443\r\n\r\n")
+        try checker.checkComponent("NotImplemented", 501, connect.receiveResponse(), head: false)
+
+        // What the HTTP layer answers before the API sees the request, for every operation.
+        for (path, methods) in checker.document.operations {
+            for method in methods {
+                let target = path
+                let requests: [(Int, String)] = [
+                    (400, "\(method) \(target) HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
+                    (
+                        413,
+                        "\(method) \(target) HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n"
+                    ),
+                    (414, "\(method) \(target)?pad=\(String(repeating: "x", count: 9000)) HTTP/1.1\r\nHost: a\r\n\r\n"),
+                    (
+                        431,
+                        "\(method) \(target) HTTP/1.1\r\nHost: a\r\n"
+                            + (0..<17).map { "X-Pad-\($0): \(String(repeating: "y", count: 1000))\r\n" }.joined() + "\r\n"
+                    ),
+                    (501, "\(method) \(target) HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n"),
+                ]
+                for (status, request) in requests {
+                    let connection = try RawConnection(port: daemon.port)
+                    connection.send(request)
+                    try checker.check(method, path, status, connection.receiveResponse())
+                }
+            }
+        }
+        for request in [
+            "GET /healthz HTTP/1.1\r\n\r\n",
+            "POST /v1/decide HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        ] {
+            let connection = try RawConnection(port: daemon.port)
+            connection.send(request)
+            let method = String(request.prefix { $0 != " " })
+            try checker.check(method, method == "GET" ? "/healthz" : "/v1/decide", 400, connection.receiveResponse())
+        }
+    }
+
+    /// A daemon with an admin token that guards /v1/decide too, and no file watching, so reloads happen only on request.
+    private func checkProtectedDaemon(_ checker: inout ResponseChecker) throws {
+        let policy = defaultConfig.trimmingCharacters(in: .whitespacesAndNewlines)
+        let config = #"{"server":{"requireTokenForDecide":true,"watchConfig":false},"# + policy.dropFirst()
+        let daemon = try DaemonProcess(config: config, environment: ["NAVPOLICY_ADMIN_TOKEN": Self.adminToken])
+        let base = daemon.baseURL
+        let good = ["-H", "Authorization: Bearer \(Self.adminToken)"]
+        let wrong = ["-H", "Authorization: Bearer not-the-token-0000000000"]
+        let decide = "/v1/decide?url=https://a.example/about"
+        for credentials in [[], wrong] {
+            try checker.check("GET", "/v1/decide", 401, Curl.request(base + decide, credentials))
+            try checker.check("HEAD", "/v1/decide", 401, Curl.request(base + decide, credentials + ["-I"]))
+            try checker.check(
+                "POST", "/v1/decide", 401,
+                Curl.request(
+                    base + "/v1/decide", credentials + ["-H", "Content-Type: application/json", "-d", #"{"url":"https://a/"}"#]))
+            try checker.check(
+                "POST", "/v1/policy/reload", 401, Curl.request(base + "/v1/policy/reload", credentials + ["-X", "POST"]))
+        }
+        try checker.check("GET", "/v1/decide", 200, Curl.request(base + decide, good))
+        try checker.check("POST", "/v1/policy/reload", 200, Curl.request(base + "/v1/policy/reload", good + ["-X", "POST"]))
+
+        // An invalid edit is refused with 422 and reported in /v1/policy; a valid one is applied.
+        try Data(#"{"handlers":[{"name":"x","type":"nope"}]}"#.utf8).write(to: URL(fileURLWithPath: daemon.configPath))
+        let refused = try Curl.request(base + "/v1/policy/reload", good + ["-X", "POST"])
+        try checker.check("POST", "/v1/policy/reload", 422, refused)
+        #expect((refused.json?["errors"] as? [String])?.contains { $0.contains("/handlers/0/type") } == true, "\(refused.body)")
+        let policyAfterFailure = try Curl.request(base + "/v1/policy")
+        try checker.check("GET", "/v1/policy", 200, policyAfterFailure)
+        #expect(policyAfterFailure.json?["lastReloadError"] is [String: Any])
+        try Data(#"{"defaultDecision":"cancel","handlers":[{"name":"about","type":"about","match":{"paths":["/about"]}}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: daemon.configPath))
+        let applied = try Curl.request(base + "/v1/policy/reload", good + ["-X", "POST"])
+        try checker.check("POST", "/v1/policy/reload", 200, applied)
+        #expect(applied.json?["result"] as? String == "reloaded")
+    }
+
+    /// /readyz turns 503 while a SIGTERM drain waits for a slow request; keep-alive connections opened before still get answers.
+    private func checkDraining(_ checker: inout ResponseChecker) throws {
+        let daemon = try DaemonProcess()
+        let body = #"{"url":"https://app.example.com/logout"}"#
+        let slow = try RawConnection(port: daemon.port)
+        slow.send(
+            "POST /v1/decide HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+                + body.prefix(10))
+        var idle: [(String, RawConnection)] = []
+        for method in ["GET", "HEAD"] {
+            let connection = try RawConnection(port: daemon.port)
+            connection.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(connection.receiveResponse().status == 200)
+            idle.append((method, connection))
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        daemon.signal(SIGTERM)
+        Thread.sleep(forTimeInterval: 0.3)
+        for (method, connection) in idle {
+            connection.send("\(method) /readyz HTTP/1.1\r\nHost: a\r\n\r\n")
+            try checker.check(method, "/readyz", 503, connection.receiveResponse())
+        }
+        slow.send(String(body.dropFirst(10)))
+        #expect(slow.receiveResponse().status == 200)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    // MARK: - Requests built from the document
+
+    /// A query with every documented parameter of GET /v1/decide, each with an allowed value.
+    private func documentedQuery(_ document: OpenAPIDocument) throws -> String {
+        let parameters = try #require(document.operation("/v1/decide", "get")?["parameters"]?.items)
+        return try parameters.map { reference -> String in
+            let parameter = try #require(document.resolve(reference))
+            let name = try #require(parameter["name"]?.string)
+            #expect(parameter["in"]?.string == "query")
+            let value = try sampleValue(named: name, schema: parameter["schema"], document: document)
+            return name + "=" + (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value)
+        }.joined(separator: "&")
+    }
+
+    /// A single POST body with every documented member of DecideRequest.
+    private func documentedSingleBody(_ document: OpenAPIDocument) throws -> String {
+        let schema = try #require(document.node(at: "#/components/schemas/DecideRequest"))
+        var object = JSONObject()
+        for entry in schema["properties"]?.entries ?? [] {
+            let types = document.resolve(entry.value)?["type"]?.strings ?? []
+            if types == ["boolean"] {
+                object.append(entry.key, .bool(true))
+            } else {
+                object.append(entry.key, .string(try sampleValue(named: entry.key, schema: entry.value, document: document)))
+            }
+        }
+        return String(decoding: JSONValue.object(object).serializedBytes, as: UTF8.self)
+    }
+
+    /// A value the document allows: the last enum member (not the default), an example, or a URL.
+    private func sampleValue(named name: String, schema: YAMLNode?, document: OpenAPIDocument) throws -> String {
+        var resolved = schema.flatMap(document.resolve)
+        if let alternatives = resolved?["oneOf"]?.items {
+            resolved = alternatives.lazy.compactMap(document.resolve).first { $0["enum"] != nil }
+        }
+        if let choices = resolved?["enum"]?.strings, let choice = choices.first(where: { $0 != resolved?["default"]?.string }) {
+            return choice
+        }
+        if name == "method" { return "POST" }
+        return "https://app.example.com/about"
+    }
+}
+
+/// Compares live responses with the document and records which (method, path, status) were seen.
+struct ResponseChecker {
+    let document: OpenAPIDocument
+    private(set) var covered: Set<String> = []
+
+    init(document: OpenAPIDocument) {
+        self.document = document
+    }
+
+    /// Checks a response to `method path` that the scenario expects to have `status`.
+    mutating func check(
+        _ method: String, _ path: String, _ status: Int, _ response: Curl.Response,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let label = "\(method) \(path) \(status)"
+        #expect(response.status == status, "\(label): got \(response.status) \(response.body)", sourceLocation: sourceLocation)
+        let operation = try #require(
+            document.operation(path, method), "\(method) \(path) is not documented", sourceLocation: sourceLocation)
+        let documented = try #require(
+            operation["responses"]?["\(response.status)"].flatMap(document.resolve),
+            "\(method) \(path) answered \(response.status), which is not documented: \(response.body)",
+            sourceLocation: sourceLocation)
+        covered.insert("\(method) \(path) \(response.status)")
+        compare(response, with: documented, label: label, head: method == "HEAD", sourceLocation: sourceLocation)
+    }
+
+    /// Checks a response that belongs to no operation (404, 405, CONNECT) against `components/responses/<name>`.
+    func checkComponent(
+        _ name: String, _ status: Int, _ response: Curl.Response, head: Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(response.status == status, "\(name): got \(response.status) \(response.body)", sourceLocation: sourceLocation)
+        let documented = try #require(document.node(at: "#/components/responses/\(name)"), sourceLocation: sourceLocation)
+        compare(response, with: documented, label: name, head: head, sourceLocation: sourceLocation)
+    }
+
+    /// The JSON we send must itself be a valid request body per the document.
+    func checkRequestBody(_ path: String, _ body: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let schema = document.operation(path, "post")?["requestBody"]?["content"]?["application/json"]?["schema"],
+            let value = try? JSONParser().parse(Array(body.utf8))
+        else {
+            Issue.record(
+                "no JSON request body documented for POST \(path), or unparsable \(body)", sourceLocation: sourceLocation)
+            return
+        }
+        let problems = document.validate(value, against: schema)
+        #expect(problems.isEmpty, "request \(body): \(problems)", sourceLocation: sourceLocation)
+    }
+
+    private func compare(
+        _ response: Curl.Response, with documented: YAMLNode, label: String, head: Bool, sourceLocation: SourceLocation
+    ) {
+        for header in documented["headers"]?.entries ?? [] {
+            guard let spec = document.resolve(header.value) else { continue }
+            let received = response.headers[header.key.lowercased()]
+            if spec["required"]?.string == "true" {
+                #expect(received != nil, "\(label): missing header \(header.key)", sourceLocation: sourceLocation)
+            }
+            if let constant = spec["schema"]?["const"]?.string, let received {
+                #expect(received == constant, "\(label): \(header.key) is \(received)", sourceLocation: sourceLocation)
+            }
+        }
+        let media = documented["content"]?.entries ?? []
+        guard !media.isEmpty else {
+            #expect(response.body.isEmpty, "\(label): documented without content", sourceLocation: sourceLocation)
+            return
+        }
+        let received = MediaType(response.headers["content-type"] ?? "")
+        guard let match = media.first(where: { MediaType($0.key).isSatisfied(by: received) }) else {
+            Issue.record(
+                "\(label): Content-Type \(response.headers["content-type"] ?? "none") is not one of \(media.map(\.key))",
+                sourceLocation: sourceLocation)
+            return
+        }
+        if head {
+            #expect(response.body.isEmpty, "\(label): HEAD answered with a body", sourceLocation: sourceLocation)
+            return
+        }
+        guard let schema = match.value["schema"] else { return }
+        if received.essence.hasSuffix("json") {
+            do {
+                let value = try JSONParser().parse(Array(response.body.utf8))
+                let problems = document.validate(value, against: schema)
+                #expect(problems.isEmpty, "\(label): \(problems) in \(response.body)", sourceLocation: sourceLocation)
+                if received.essence == "application/problem+json", case .object(let object) = value {
+                    #expect(
+                        object["status"]?.integerValue == response.status, "\(label): status member",
+                        sourceLocation: sourceLocation)
+                }
+            } catch {
+                Issue.record("\(label): body is not JSON (\(error)): \(response.body)", sourceLocation: sourceLocation)
+            }
+        } else {
+            #expect(document.validate(.string(response.body), against: schema).isEmpty, sourceLocation: sourceLocation)
+            #expect(!response.body.isEmpty, "\(label): empty body", sourceLocation: sourceLocation)
+        }
+    }
+}
