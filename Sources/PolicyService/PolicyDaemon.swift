@@ -64,6 +64,11 @@ public final class PolicyDaemon: Sendable {
         let server = HTTPServer(configuration: configuration, responder: api) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             log.log(level, event.event, event.fields)
+            // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the API;
+            // count them too, so /metrics shows the abuse a client log would not.
+            if event.event == "http.request_rejected", let status = event.fields["status"]?.integerValue {
+                metrics.recordRequest(endpoint: "rejected", status: status, seconds: 0)
+            }
         }
         serverBox.withLock { $0 = server }
         self.store = store

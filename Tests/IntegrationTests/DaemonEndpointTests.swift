@@ -168,6 +168,9 @@ struct DaemonEndpointTests {
         #expect(framing.status == 400)
         #expect(framing.headers["content-type"] == "application/problem+json")
 
+        let counted = try Curl.request(daemon.baseURL + "/metrics").body
+        #expect(counted.contains(#"navpolicyd_http_requests_total{endpoint="rejected",code="413"} 1"#), "\(counted)")
+
         let twoHosts = try RawConnection(port: daemon.port)
         twoHosts.send("GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n")
         let duplicate = twoHosts.receiveResponse()
