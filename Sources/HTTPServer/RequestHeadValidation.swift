@@ -59,6 +59,12 @@ struct RequestHeadValidation: Sendable {
     /// Parses Content-Length; repeated fields or list members must all agree (RFC 9110 §8.6).
     private func declaredLength(_ fields: [String]) throws(ProblemDetails) -> Int? {
         guard !fields.isEmpty else { return nil }
+        // The common case, one field of digits only, needs no splitting or trimming.
+        if fields.count == 1, let only = fields.first, !only.isEmpty, only.utf8.count <= 18,
+            only.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int(only)
+        {
+            return length
+        }
         let members = fields.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false).map { trimmed($0) }
         guard let first = members.first, members.allSatisfy({ $0 == first }),
             !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
@@ -69,7 +75,18 @@ struct RequestHeadValidation: Sendable {
         return length
     }
 
-    private func trimmed(_ text: some StringProtocol) -> String {
-        String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    /// Drops optional whitespace (SP, HTAB) at both ends, byte by byte: going through
+    /// `Character`s (grapheme breaking) and `reversed()` cost ~10% of a POST's CPU.
+    private func trimmed(_ text: Substring) -> String {
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { bytes.formIndex(after: &start) }
+        while start < end {
+            let last = bytes.index(before: end)
+            guard bytes[last] == 0x20 || bytes[last] == 0x09 else { break }
+            end = last
+        }
+        return String(text[start..<end])
     }
 }

@@ -5,21 +5,25 @@ import Synchronization
 /// A random boot prefix tells runs apart; a counter orders decisions within a run, so log
 /// lines sort by issue order.
 public final class DecisionIdentifiers: Sendable {
-    private let prefix: String
     private let counter = Atomic<UInt64>(0)
 
+    private let prefix: UInt32
+
     public init() {
-        prefix = String(UInt32.random(in: .min ... .max), radix: 16).leftPadded(to: 8)
+        prefix = UInt32.random(in: .min ... .max)
     }
 
+    /// `8 hex digits of the boot prefix` + `-` + `12 hex digits of the counter`, built in one
+    /// buffer: this runs once per decision.
     public func next() -> String {
         let value = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return prefix + "-" + String(value, radix: 16).leftPadded(to: 12)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        return String(unsafeUninitializedCapacity: 21) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            let table = digits.utf8Start
+            for index in 0..<8 { buffer[7 - index] = table[Int((prefix >> (4 * UInt32(index))) & 0xF)] }
+            buffer[8] = UInt8(ascii: "-")
+            for index in 0..<12 { buffer[20 - index] = table[Int((value >> (4 * UInt64(index))) & 0xF)] }
+            return 21
+        }
     }
 }

@@ -23,6 +23,12 @@ public final class Metrics: Sendable {
         var bucketCounts = [UInt64](repeating: 0, count: Metrics.durationBuckets.count)
         var count: UInt64 = 0
         var sum: Double = 0
+
+        mutating func observe(_ seconds: Double) {
+            count += 1
+            sum += seconds
+            if let bucket = Metrics.durationBuckets.firstIndex(where: { seconds <= $0 }) { bucketCounts[bucket] += 1 }
+        }
     }
 
     struct State {
@@ -48,13 +54,9 @@ public final class Metrics: Sendable {
     public func recordRequest(endpoint: String, status: Int, seconds: Double) {
         state.withLock { state in
             state.requests[RequestKey(endpoint: endpoint, status: status), default: 0] += 1
-            var histogram = state.durations[endpoint] ?? Histogram()
-            histogram.count += 1
-            histogram.sum += seconds
-            if let bucket = Self.durationBuckets.firstIndex(where: { seconds <= $0 }) {
-                histogram.bucketCounts[bucket] += 1
-            }
-            state.durations[endpoint] = histogram
+            // Mutated in place: copying the histogram out and back would copy its bucket array
+            // on every request.
+            state.durations[endpoint, default: Histogram()].observe(seconds)
         }
     }
 

@@ -49,6 +49,29 @@ public struct Decision: Sendable, Equatable {
     }
 }
 
+extension Decision {
+    /// Writes the decision object's members, without braces, in contract order.
+    ///
+    /// The HTTP API writes every decision straight into its response buffer this way and
+    /// appends its own members (`decisionId`, `policyRevision`) before closing the object.
+    public func writeMembers(to writer: inout JSONWriter) {
+        writer.writeRaw(#""decision":"#)
+        writer.writeString(verdict.rawValue)
+        writer.writeRaw(#","handler":"#)
+        writer.writeOptionalString(handler)
+        writer.writeRaw(#","action":"#)
+        writer.writeOptionalString(action)
+        writer.writeRaw(#","location":"#)
+        writer.writeOptionalString(location)
+        writer.writeRaw(#","url":"#)
+        writer.writeString(url)
+        if let trace {
+            writer.writeRaw(#","trace":"#)
+            writer.write(.array(trace.map { .object($0.jsonObject) }))
+        }
+    }
+}
+
 /// One line of an explained decision: a handler that was consulted and why it passed or decided.
 public struct TraceStep: Sendable, Equatable {
     public enum Outcome: String, Sendable {
