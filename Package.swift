@@ -27,13 +27,19 @@ let package = Package(
         .target(
             name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "JSONSupport"], swiftSettings: strictSettings),
 
-        // The daemon: policy store and reload, HTTP API, metrics, logs.
+        // SQLite for the durable share-intake store.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Share intake: payload formats, web-URL rules, the IntakeStore protocol and its SQLite store.
         .target(
-            name: "PolicyService", dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport"],
+            name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite"], swiftSettings: strictSettings),
+
+        // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
+        .target(
+            name: "PolicyService", dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake"],
             swiftSettings: strictSettings),
         // The command-line front end: subcommands, flags, signals.
         .executableTarget(
-            name: "navpolicyd", dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport"],
+            name: "navpolicyd", dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake"],
             swiftSettings: strictSettings),
 
         .testTarget(
@@ -41,7 +47,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport"], swiftSettings: strictSettings),
         .testTarget(
-            name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport"],
+            name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport", "CSQLite"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -3,8 +3,8 @@
 # Usage: scripts/install-deps.sh [build|test]   (test adds the tools the live tests drive)
 set -euo pipefail
 
-build_packages=(pkg-config libicu-dev libmicrohttpd-dev)
-test_packages=(curl)
+build_packages=(pkg-config libicu-dev libmicrohttpd-dev libsqlite3-dev)
+test_packages=(curl sqlite3)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi

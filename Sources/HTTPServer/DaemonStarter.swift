@@ -24,7 +24,7 @@ enum DaemonStarter {
         let options = makeOptions(configuration, listenSocket: listen.socket, core: corePointer, logTarget: logTarget)
         let flags =
             MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue
-            | (isAsynchronous(core.responder) ? MHD_ALLOW_SUSPEND_RESUME.rawValue : 0)
+            | (core.responder.maySuspend ? MHD_ALLOW_SUSPEND_RESUME.rawValue : 0)
         let started = options.withUnsafeBufferPointer { items in
             cmhd_start_daemon(flags, mhdAccessHandler, corePointer, items.baseAddress)
         }
@@ -40,11 +40,6 @@ enum DaemonStarter {
             daemon: daemon, listenSocket: listen.socket, port: listen.port, logTarget: logTarget, core: retainedCore)
     }
 
-    private static func isAsynchronous(_ responder: ResponderKind) -> Bool {
-        if case .asynchronous = responder { return true }
-        return false
-    }
-
     private static func validate(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) {
         let positive: [(String, Int)] = [
             ("threadPoolSize", configuration.threadPoolSize), ("connectionLimit", configuration.connectionLimit),
@@ -53,6 +48,9 @@ enum DaemonStarter {
         ]
         for (name, value) in positive where value <= 0 {
             throw HTTPServerError.invalidConfiguration.with(detail: "\(name) must be positive, got \(value)")
+        }
+        if configuration.bodyLimitsByPath.values.contains(where: { $0 < 0 }) {
+            throw HTTPServerError.invalidConfiguration.with(detail: "bodyLimitsByPath values must not be negative")
         }
         if configuration.maxBodyBytes < 0 || configuration.perIPConnectionLimit < 0 {
             throw HTTPServerError.invalidConfiguration.with(detail: "maxBodyBytes and perIPConnectionLimit must not be negative")

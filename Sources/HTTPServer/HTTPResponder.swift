@@ -20,6 +20,25 @@ public protocol HTTPAsyncResponder: Sendable {
     func respond(to request: HTTPRequest) async -> HTTPResponse
 }
 
+/// How a ``HTTPRoutingResponder`` answers one request.
+public enum HTTPResponderResult: Sendable {
+    /// The response is ready: it is queued on the worker thread without suspending.
+    case now(HTTPResponse)
+    /// The response needs slow work (a disk commit, a network call): the connection is
+    /// suspended, the closure runs in a `Task`, and its result is sent when it returns.
+    case later(@Sendable () async -> HTTPResponse)
+}
+
+/// Answers some requests at once and others asynchronously, chosen per request.
+///
+/// Fast endpoints keep the synchronous path (no suspend, no task, no thread hop), while
+/// endpoints that wait on I/O free the worker thread instead of blocking it: with a thread
+/// pool the size of the core count, one blocked worker stalls every connection it owns.
+public protocol HTTPRoutingResponder: Sendable {
+    /// Returns the response, or the work that will produce it.
+    func route(_ request: HTTPRequest) -> HTTPResponderResult
+}
+
 /// Adapts a closure to ``HTTPResponder``.
 public struct HTTPClosureResponder: HTTPResponder {
     private let body: @Sendable (HTTPRequest) -> HTTPResponse
@@ -38,4 +57,13 @@ public struct HTTPClosureResponder: HTTPResponder {
 enum ResponderKind: Sendable {
     case synchronous(any HTTPResponder)
     case asynchronous(any HTTPAsyncResponder)
+    case routing(any HTTPRoutingResponder)
+
+    /// Whether libmicrohttpd must be started with suspend/resume support.
+    var maySuspend: Bool {
+        switch self {
+        case .synchronous: false
+        case .asynchronous, .routing: true
+        }
+    }
 }

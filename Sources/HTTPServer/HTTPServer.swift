@@ -48,6 +48,16 @@ public final class HTTPServer: Sendable {
         core = ServerCore(configuration: configuration, responder: .asynchronous(asyncResponder), logger: logger)
     }
 
+    /// Creates a server that asks `routingResponder` per request whether to answer at once
+    /// on the worker thread or to suspend the connection while a task produces the answer.
+    public init(
+        configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        routingResponder: any HTTPRoutingResponder,
+        logger: @escaping HTTPServerLogger = { _ in }
+    ) {
+        core = ServerCore(configuration: configuration, responder: .routing(routingResponder), logger: logger)
+    }
+
     deinit {
         shutdown(drainTimeout: .zero)
     }

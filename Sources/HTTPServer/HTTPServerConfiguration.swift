@@ -37,6 +37,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionMemoryLimitBytes: Int
     /// Largest accepted request body; larger bodies get 413 and the connection is closed.
     public var maxBodyBytes: Int
+    /// Body limits for exact request paths (the target without its query) that need a
+    /// different limit than ``maxBodyBytes``, such as an upload endpoint taking larger forms.
+    /// Keyed by path so the limit is known from the request line, before any body is read.
+    public var bodyLimitsByPath: [String: Int]
     /// Longest accepted request target; longer ones get 414.
     public var maxTargetBytes: Int
     /// Largest accepted total of header lines (`name: value\r\n`); larger ones get 431.
@@ -54,6 +58,7 @@ public struct HTTPServerConfiguration: Sendable {
         connectionTimeoutSeconds: Int = 30,
         connectionMemoryLimitBytes: Int = 32 * 1024,
         maxBodyBytes: Int = 65_536,
+        bodyLimitsByPath: [String: Int] = [:],
         maxTargetBytes: Int = 8_192,
         maxHeaderBytes: Int = 16_384,
         problemTypePrefix: String = "urn:navpolicyd:problem:"
@@ -66,6 +71,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.connectionMemoryLimitBytes = connectionMemoryLimitBytes
         self.maxBodyBytes = maxBodyBytes
+        self.bodyLimitsByPath = bodyLimitsByPath
         self.maxTargetBytes = maxTargetBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.problemTypePrefix = problemTypePrefix
@@ -74,6 +80,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// Number of processors currently online (at least 1).
     public static var onlineProcessorCount: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// The per-path body limit for a raw request target, if its path has one.
+    func bodyLimit(forTarget rawTarget: String) -> Int? {
+        guard !bodyLimitsByPath.isEmpty else { return nil }
+        let path = rawTarget.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return bodyLimitsByPath[String(path)]
     }
 
     /// The host as an IP literal the socket layer understands ("localhost" → "127.0.0.1").

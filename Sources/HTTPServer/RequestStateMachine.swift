@@ -41,7 +41,7 @@ struct RequestStateMachine: Sendable {
         case abortConnection
     }
 
-    let maxBodyBytes: Int
+    private(set) var maxBodyBytes: Int
     /// How much of an oversized chunked body is read and dropped to be able to answer 413.
     let discardLimitBytes: Int
     private(set) var state: State = .awaitingHeaders
@@ -51,6 +51,12 @@ struct RequestStateMachine: Sendable {
     init(maxBodyBytes: Int, discardLimitBytes: Int = 1 << 20) {
         self.maxBodyBytes = maxBodyBytes
         self.discardLimitBytes = discardLimitBytes
+    }
+
+    /// Replaces the body limit for this request (a per-path limit); only before the headers are processed.
+    mutating func useBodyLimit(_ limit: Int) {
+        guard state == .awaitingHeaders else { return }
+        maxBodyBytes = limit
     }
 
     /// First call: the headers were checked (`problem` is the first violation, if any).

@@ -32,6 +32,9 @@ extension ServerCore {
         context.remoteAddress = Self.clientAddress(of: connection)
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
         _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCollectHeader, contextPointer)
+        if let limit = configuration.bodyLimit(forTarget: context.rawTarget) {
+            context.machine.useBodyLimit(limit)
+        }
         do throws(ProblemDetails) {
             let declaredLength = try headValidation.validate(
                 method: context.method, rawTarget: context.rawTarget, httpVersion: context.httpVersion,
@@ -78,19 +81,34 @@ extension ServerCore {
             context.machine.responseSent()
             return send(responder.respond(to: request), on: connection, forceClose: false)
         case .asynchronous(let responder):
-            guard suspendedConnections.suspend(connection, context: context) else {
+            return suspend(connection, context: context) { await responder.respond(to: request) }
+        case .routing(let responder):
+            switch responder.route(request) {
+            case .now(let response):
                 context.machine.responseSent()
-                return send(
-                    ProblemDetails.shuttingDown.response(typePrefix: configuration.problemTypePrefix), on: connection,
-                    forceClose: true)
+                return send(response, on: connection, forceClose: false)
+            case .later(let work):
+                return suspend(connection, context: context, work)
             }
-            let registry = suspendedConnections
-            Task {
-                let response = await responder.respond(to: request)
-                registry.resume(context, with: response)
-            }
-            return .YES
         }
+    }
+
+    /// Suspends the connection and resumes it with the result of `work`, run in a task.
+    private func suspend(
+        _ connection: OpaquePointer, context: RequestContext, _ work: @escaping @Sendable () async -> HTTPResponse
+    ) -> MHD_Result {
+        guard suspendedConnections.suspend(connection, context: context) else {
+            context.machine.responseSent()
+            return send(
+                ProblemDetails.shuttingDown.response(typePrefix: configuration.problemTypePrefix), on: connection,
+                forceClose: true)
+        }
+        let registry = suspendedConnections
+        Task {
+            let response = await work()
+            registry.resume(context, with: response)
+        }
+        return .YES
     }
 
     /// Queues `response` on the connection (only valid on its worker thread or after resume).

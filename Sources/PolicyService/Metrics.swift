@@ -37,6 +37,9 @@ public final class Metrics: Sendable {
         var durations: [String: Histogram] = [:]
         var reloads: [String: UInt64] = ["reloaded": 0, "unchanged": 0, "failed": 0]
         var decisionLogDropped: UInt64 = 0
+        var intakeResults: [String: UInt64] = [:]
+        var intakeCommits: UInt64 = 0
+        var intakeCommittedWrites: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -62,6 +65,19 @@ public final class Metrics: Sendable {
 
     public func recordReload(result: String) {
         state.withLock { $0.reloads[result, default: 0] += 1 }
+    }
+
+    /// One intake request's outcome: `created`, `duplicate`, `replayed`, or its problem kind (a fixed set).
+    public func recordIntake(result: String) {
+        state.withLock { $0.intakeResults[result, default: 0] += 1 }
+    }
+
+    /// One intake COMMIT and how many writes it covered (group commit's batch size).
+    public func recordIntakeCommit(writes: Int) {
+        state.withLock { state in
+            state.intakeCommits += 1
+            state.intakeCommittedWrites += UInt64(writes)
+        }
     }
 
     public func recordDecisionLogDrop() {
@@ -103,6 +119,14 @@ public final class Metrics: Sendable {
         for (result, value) in snapshot.reloads.sorted(by: { $0.key < $1.key }) {
             out += "navpolicyd_policy_reloads_total{result=\"\(result)\"} \(value)\n"
         }
+        family("navpolicyd_intake_requests_total", "counter", "Intake POSTs, by result (created, duplicate, replayed or problem kind).")
+        for (result, value) in snapshot.intakeResults.sorted(by: { $0.key < $1.key }) {
+            out += "navpolicyd_intake_requests_total{result=\"\(result)\"} \(value)\n"
+        }
+        family("navpolicyd_intake_commits_total", "counter", "Intake database transactions committed.")
+        out += "navpolicyd_intake_commits_total \(snapshot.intakeCommits)\n"
+        family("navpolicyd_intake_committed_writes_total", "counter", "Writes covered by those commits (writes/commits = mean batch).")
+        out += "navpolicyd_intake_committed_writes_total \(snapshot.intakeCommittedWrites)\n"
         family("navpolicyd_open_connections", "gauge", "HTTP connections currently open.")
         out += "navpolicyd_open_connections \(openConnections)\n"
         family("navpolicyd_decision_log_dropped_total", "counter", "Decision-log lines dropped because the log buffer was full.")

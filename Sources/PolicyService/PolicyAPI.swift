@@ -2,13 +2,15 @@ import Foundation
 public import HTTPServer
 import JSONSupport
 import NavigationPolicy
+import ShareIntake
 import Synchronization
 
 /// The daemon's HTTP API: translates HTTP into navigation requests and decisions into JSON.
 ///
 /// Runs synchronously on the libmicrohttpd worker that owns the connection; every request
-/// takes one policy snapshot and decides entirely on it.
-public final class PolicyAPI: HTTPResponder {
+/// takes one policy snapshot and decides entirely on it. Only the intake writes (which wait
+/// for a disk commit) answer later, with the connection suspended.
+public final class PolicyAPI: HTTPRoutingResponder {
     /// Every endpoint; the raw value is its path and its metrics label.
     public enum Route: String, CaseIterable, Sendable {
         case decide = "/v1/decide"
@@ -17,13 +19,29 @@ public final class PolicyAPI: HTTPResponder {
         case healthz = "/healthz"
         case readyz = "/readyz"
         case metrics = "/metrics"
+        case intake = "/v1/intake"
+        case intakeShareTarget = "/v1/intake/share-target"
+        /// `/v1/intake/{id}`: matched by prefix, the id is the last segment.
+        case intakeItem = "/v1/intake/{id}"
 
         var allowedMethods: [String] {
             switch self {
             case .decide: ["GET", "HEAD", "POST"]
-            case .reload: ["POST"]
+            case .reload, .intakeShareTarget: ["POST"]
             case .policy, .healthz, .readyz, .metrics: ["GET", "HEAD"]
+            case .intake: ["GET", "POST"]
+            case .intakeItem: ["GET", "DELETE"]
             }
+        }
+
+        /// The route for a request path, with the `{id}` segment of `/v1/intake/{id}`.
+        static func matching(_ path: String) -> (route: Route, id: String?)? {
+            if let exact = Route(rawValue: path), exact != .intakeItem { return (exact, nil) }
+            let prefix = "/v1/intake/"
+            guard path.hasPrefix(prefix) else { return nil }
+            let id = String(path.dropFirst(prefix.count))
+            guard !id.isEmpty, !id.contains("/") else { return nil }
+            return (.intakeItem, id)
         }
     }
 
@@ -43,12 +61,14 @@ public final class PolicyAPI: HTTPResponder {
     /// Reads the open-connection gauge from the server at scrape time.
     let openConnections: @Sendable () -> Int
     let draining = Atomic<Bool>(false)
+    let intake: IntakeAPI?
 
-    public init(
+    init(
         store: PolicyStore, metrics: Metrics, log: EventLog, decisionLog: DecisionLog?, adminToken: AdminToken?,
         requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
-        openConnections: @escaping @Sendable () -> Int
+        openConnections: @escaping @Sendable () -> Int, intake: IntakeAPI? = nil
     ) {
+        self.intake = intake
         self.store = store
         self.metrics = metrics
         self.log = log
@@ -62,26 +82,59 @@ public final class PolicyAPI: HTTPResponder {
     /// Marks the API as shutting down: `/readyz` turns 503 so load balancers stop sending.
     public func beginDraining() { draining.store(true, ordering: .relaxed) }
 
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    public func route(_ request: HTTPRequest) -> HTTPResponderResult {
         let started = ContinuousClock.now
-        let route = Route(rawValue: request.path)
-        var response: HTTPResponse
-        switch route {
+        let matched = Route.matching(request.path)
+        let result: HTTPResponderResult
+        switch matched {
         case nil:
-            response = problem(.notFound(path: request.path))
-        case let route?:
+            result = .now(problem(.notFound(path: request.path)))
+        case let (route, id)?:
             if !route.allowedMethods.contains(request.method) {
-                response = problem(.methodNotAllowed(request.method, route: route))
+                var response = problem(.methodNotAllowed(request.method, route: route))
                 response.headers.add(name: "Allow", value: route.allowedMethods.joined(separator: ", "))
+                result = .now(response)
             } else {
-                response = handle(route, request)
+                result = handle(route, id: id, request)
             }
         }
+        let endpoint = matched?.route.rawValue ?? "other"
+        switch result {
+        case .now(let response):
+            return .now(finish(response, endpoint: endpoint, started: started))
+        case .later(let work):
+            return .later { [self] in finish(await work(), endpoint: endpoint, started: started) }
+        }
+    }
+
+    /// Adds `Cache-Control: no-store` and records the request's metrics.
+    private func finish(_ response: HTTPResponse, endpoint: String, started: ContinuousClock.Instant) -> HTTPResponse {
+        var response = response
         if response.headers["Cache-Control"] == nil { response.headers.add(name: "Cache-Control", value: "no-store") }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        metrics.recordRequest(endpoint: route?.rawValue ?? "other", status: response.status, seconds: seconds)
+        metrics.recordRequest(endpoint: endpoint, status: response.status, seconds: seconds)
         return response
+    }
+
+    private func handle(_ route: Route, id: String?, _ request: HTTPRequest) -> HTTPResponderResult {
+        switch route {
+        case .intake, .intakeShareTarget, .intakeItem:
+            guard let intake else {
+                return .now(
+                    IntakeFailure(.storageUnavailable, "share intake is not configured on this daemon")
+                        .response(typePrefix: Self.problemTypePrefix))
+            }
+            switch (route, request.method) {
+            case (.intake, "POST"): return intake.submit(request, reply: .created)
+            case (.intakeShareTarget, _): return intake.submit(request, reply: .seeOther)
+            case (.intakeItem, "DELETE"): return intake.delete(request, id: id ?? "")
+            case (.intakeItem, _): return .now(intake.show(request, id: id ?? ""))
+            default: return .now(intake.list(request))
+            }
+        default:
+            return .now(handle(route, request))
+        }
     }
 
     private func handle(_ route: Route, _ request: HTTPRequest) -> HTTPResponse {
@@ -108,6 +161,9 @@ public final class PolicyAPI: HTTPResponder {
             return HTTPResponse(
                 status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
                 body: Array(text.utf8))
+        case .intake, .intakeShareTarget, .intakeItem:
+            // Routed by handle(_:id:_:) before reaching here.
+            return problem(.notFound(path: request.path))
         }
     }
 

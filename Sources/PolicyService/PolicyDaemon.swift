@@ -2,6 +2,7 @@ import Foundation
 public import HTTPServer
 import JSONSupport
 import NavigationPolicy
+public import ShareIntake
 import Synchronization
 
 /// The assembled daemon: policy store, API, HTTP server, config watching and shutdown.
@@ -17,11 +18,14 @@ public final class PolicyDaemon: Sendable {
         public var decisionLogPath: String?
         public var adminToken: AdminToken?
         public var version: String
+        /// Share intake: its store, settings and token; nil serves the intake endpoints with 503.
+        public var intake: IntakeOptions?
 
         public init(
             configPath: String, initial: PolicySnapshot, listen: ListenAddress, decisionLogPath: String?,
-            adminToken: AdminToken?, version: String
+            adminToken: AdminToken?, version: String, intake: IntakeOptions? = nil
         ) {
+            self.intake = intake
             self.configPath = configPath
             self.initial = initial
             self.listen = listen
@@ -30,6 +34,28 @@ public final class PolicyDaemon: Sendable {
             self.version = version
         }
     }
+
+    /// What the share-intake endpoints need besides the policy.
+    public struct IntakeOptions: Sendable {
+        public var store: any IntakeStore
+        public var settings: IntakeSettings
+        /// When set, every intake endpoint requires `Authorization: Bearer <token>`.
+        public var token: AdminToken?
+
+        public init(store: any IntakeStore, settings: IntakeSettings, token: AdminToken?) {
+            self.store = store
+            self.settings = settings
+            self.token = token
+        }
+    }
+
+    /// Body limit of the intake POST endpoints: multipart forms may hold 256 KiB; the other
+    /// intake formats are held to 64 KiB by the payload parser, and every other path keeps
+    /// the server-wide 64 KiB, so `/v1/decide` never buffers more than before.
+    static let intakeBodyLimits = [
+        PolicyAPI.Route.intake.rawValue: IntakeLimits().multipartBytes,
+        PolicyAPI.Route.intakeShareTarget.rawValue: IntakeLimits().multipartBytes,
+    ]
 
     public let store: PolicyStore
     public let metrics: Metrics
@@ -48,20 +74,26 @@ public final class PolicyDaemon: Sendable {
         if let path = options.decisionLogPath {
             decisionLog = try DecisionLog(path: path) { metrics.recordDecisionLogDrop() }
         }
+        options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
         let serverBox = Mutex<HTTPServer?>(nil)
         let api = PolicyAPI(
             store: store, metrics: metrics, log: log, decisionLog: decisionLog, adminToken: options.adminToken,
             requireTokenForDecide: settings.requireTokenForDecide,
             reload: { trigger in Self.reload(store: store, metrics: metrics, log: log, settings: settings, trigger: trigger) },
-            openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } })
+            openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
+            intake: options.intake.map { intake in
+                IntakeAPI(
+                    store: intake.store, settings: intake.settings, token: intake.token, policies: store, metrics: metrics,
+                    log: log, typePrefix: PolicyAPI.problemTypePrefix)
+            })
         let configuration = HTTPServerConfiguration(
             host: options.listen.host, port: options.listen.port,
             threadPoolSize: settings.threads > 0 ? settings.threads : HTTPServerConfiguration.onlineProcessorCount,
             connectionLimit: settings.connectionLimit, perIPConnectionLimit: settings.perIPConnectionLimit,
             connectionTimeoutSeconds: settings.idleTimeoutSeconds,
-            connectionMemoryLimitBytes: settings.connectionMemoryLimitBytes,
+            connectionMemoryLimitBytes: settings.connectionMemoryLimitBytes, bodyLimitsByPath: Self.intakeBodyLimits,
             problemTypePrefix: PolicyAPI.problemTypePrefix)
-        let server = HTTPServer(configuration: configuration, responder: api) { event in
+        let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             log.log(level, event.event, event.fields)
             // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the API;

@@ -1,4 +1,5 @@
 public import NavigationPolicy
+import ShareIntake
 
 /// The `server` section of the config: how the daemon listens and protects itself.
 ///
@@ -81,7 +82,8 @@ public struct ServerSettings: Sendable, Equatable {
 
     /// A compiler that validates the `server` section with the chain.
     public static let compiler = PolicyCompiler(sectionValidators: [
-        "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) }
+        "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) },
+        "intake": IntakeSettings.validator,
     ])
 }
 

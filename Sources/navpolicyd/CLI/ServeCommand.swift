@@ -3,6 +3,7 @@ import Foundation
 import JSONSupport
 import NavigationPolicy
 import PolicyService
+import ShareIntake
 
 /// `navpolicyd serve`: the HTTP daemon.
 enum ServeCommand {
@@ -14,7 +15,8 @@ enum ServeCommand {
                                     [--admin-token-file FILE]
 
             Serves GET/POST /v1/decide, GET /v1/policy, POST /v1/policy/reload, /healthz,
-            /readyz and /metrics. Listens on 127.0.0.1:8080 unless --listen or the config's
+            /readyz, /metrics and the share intake (/v1/intake, /v1/intake/share-target,
+            /v1/intake/{id}). Listens on 127.0.0.1:8080 unless --listen or the config's
             server.listen says otherwise.
 
             Options:
@@ -27,6 +29,10 @@ enum ServeCommand {
             an invalid config is rejected and the running policy keeps serving.
             SIGTERM or SIGINT: stop accepting, finish requests in flight (server.drainTimeoutSeconds), exit 0.
             Logs are JSON lines on stderr.
+
+            Share intake stores items in intake.database, by default intake.sqlite3 in the data
+            directory ($NAVPOLICY_DATA_DIR, else var/navpolicyd under the working directory).
+            $NAVPOLICY_INTAKE_TOKEN (or intake.tokenFile) requires a bearer token on every intake endpoint.
 
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
             """,
@@ -74,12 +80,21 @@ enum ServeCommand {
             return ExitCode.usage
         }
 
+        let intake: PolicyDaemon.IntakeOptions
+        switch openIntake(IntakeSettings.from(initial.policy)) {
+        case .success(let options): intake = options
+        case .failure(let error):
+            output.err("navpolicyd serve: \(error.description)")
+            return ExitCode.usage
+        }
+
         let daemon: PolicyDaemon
         do {
             daemon = try PolicyDaemon(
                 options: PolicyDaemon.Options(
                     configPath: configPath, initial: initial, listen: listen,
-                    decisionLogPath: parsed.value("decision-log"), adminToken: token, version: CommandLineTool.version),
+                    decisionLogPath: parsed.value("decision-log"), adminToken: token, version: CommandLineTool.version,
+                    intake: intake),
                 log: log)
         } catch {
             output.err("navpolicyd serve: --decision-log: \(error)")
@@ -102,6 +117,31 @@ enum ServeCommand {
             ])
         let signalSources = installSignalHandlers(daemon: daemon, log: log)
         withExtendedLifetime(signalSources) { dispatchMain() }
+    }
+
+    /// Where the intake database lives when `intake.database` is not set.
+    static var defaultIntakeDatabase: String {
+        let dataDirectory = ProcessInfo.processInfo.environment["NAVPOLICY_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        return (dataDirectory ?? "var/navpolicyd") + "/intake.sqlite3"
+    }
+
+    /// Loads the intake token and opens the store; both failures stop start-up, because a
+    /// daemon that silently accepts shares it cannot store, or without the auth it was
+    /// told to require, is worse than one that does not start.
+    private static func openIntake(_ settings: IntakeSettings) -> Result<PolicyDaemon.IntakeOptions, IntakeStoreError> {
+        let token: AdminToken?
+        switch AdminToken.load(environmentVariable: "NAVPOLICY_INTAKE_TOKEN", file: settings.tokenFile) {
+        case .success(let loaded): token = loaded
+        case .failure(let error): return .failure(IntakeStoreError(error.reason))
+        }
+        do {
+            let store = try SQLiteIntakeStore(
+                path: settings.database ?? defaultIntakeDatabase, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds,
+                groupCommit: settings.groupCommit)
+            return .success(PolicyDaemon.IntakeOptions(store: store, settings: settings, token: token))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Signals are turned into dispatch events: SIGHUP reloads, SIGTERM/SIGINT drain and exit.

@@ -1,0 +1,238 @@
+import Foundation
+import HTTPServer
+import JSONSupport
+import NavigationPolicy
+import ShareIntake
+
+/// The share-intake endpoints: parse and validate on the worker thread (CPU only), then
+/// hand the write to the store and answer after its COMMIT, with the connection suspended
+/// meanwhile so the worker keeps serving `/v1/decide`.
+struct IntakeAPI: Sendable {
+    let store: any IntakeStore
+    let settings: IntakeSettings
+    let token: AdminToken?
+    let policies: PolicyStore
+    let metrics: Metrics
+    let log: EventLog
+    let parser = PayloadParser()
+    let typePrefix: String
+
+    /// Items per page when `limit` is not given, and the most one page may hold.
+    static let defaultPageSize = 20
+    static let maximumPageSize = 100
+
+    /// What a successful POST answers with.
+    enum Reply {
+        /// `POST /v1/intake`: 201 + Location for a new item, 200 for a duplicate.
+        case created
+        /// `POST /v1/intake/share-target`: 303 See Other to the item, for browsers.
+        case seeOther
+    }
+
+    // MARK: - POST
+
+    func submit(_ request: HTTPRequest, reply: Reply) -> HTTPResponderResult {
+        if let failure = authorizationFailure(request) { return .now(failure) }
+        let prepared: IntakeSubmission
+        do throws(IntakeFailure) {
+            prepared = try prepare(request, reply: reply)
+        } catch {
+            metrics.recordIntake(result: error.kind.rawValue)
+            return .now(problem(error))
+        }
+        let store = store
+        let metrics = metrics
+        let typePrefix = typePrefix
+        return .later {
+            switch await store.submit(prepared) {
+            case .success(.stored(let stored)):
+                metrics.recordIntake(result: stored.status == 200 ? "duplicate" : "created")
+                return Self.response(stored, replayed: false)
+            case .success(.replayed(let stored)):
+                metrics.recordIntake(result: "replayed")
+                return Self.response(stored, replayed: true)
+            case .failure(let failure):
+                metrics.recordIntake(result: failure.kind.rawValue)
+                return failure.response(typePrefix: typePrefix)
+            }
+        }
+    }
+
+    /// Everything up to the write, in the order of the issue's rules: key syntax, payload
+    /// (type, size, encoding, format), URL count, web-URL rules, policy chain.
+    private func prepare(_ request: HTTPRequest, reply: Reply) throws(IntakeFailure) -> IntakeSubmission {
+        let key = try IntakeRequestContent.idempotencyKey(request.headers["Idempotency-Key"])
+        let accepted = reply == .seeOther ? PayloadParser.formMediaTypes : PayloadParser.acceptedMediaTypes
+        let payload = try parser.parse(contentType: request.headers["Content-Type"], body: request.body, accepted: accepted)
+        guard payload.urls.count <= settings.maxWebURLs else {
+            throw IntakeFailure(
+                .tooManyURLs, "the request holds \(payload.urls.count) URLs; at most \(settings.maxWebURLs) per request",
+                extensions: ["max": .number(Double(settings.maxWebURLs))])
+        }
+        var urls: [WebURL] = []
+        for candidate in payload.urls { urls.append(try WebURL(validating: candidate, limits: parser.limits)) }
+        guard let snapshot = policies.snapshot else {
+            throw IntakeFailure(.storageUnavailable, "no policy is loaded, so the URL cannot be decided")
+        }
+        var items: [NewIntakeItem] = []
+        for url in urls {
+            let decision = try decide(url, snapshot: snapshot)
+            items.append(
+                NewIntakeItem(
+                    url: url, title: payload.title, text: payload.text, tags: payload.tags, source: payload.format.rawValue,
+                    decision: decision, userInfo: payload.userInfo))
+        }
+        let claim = key.map { IdempotencyClaim(key: $0, fingerprint: IntakeRequestContent.fingerprint(payload, urls: urls)) }
+        return IntakeSubmission(
+            items: items, receivedAt: Timestamp.iso8601(Date()), idempotency: claim,
+            respond: { results in Self.storedResponse(results, reply: reply) })
+    }
+
+    /// Runs the URL through the same chain as `/v1/decide`.
+    private func decide(_ url: WebURL, snapshot: PolicySnapshot) throws(IntakeFailure) -> JSONObject {
+        let decision: Decision
+        do {
+            decision = try snapshot.policy.decide(NavigationRequest(url: url.href))
+        } catch {
+            throw IntakeFailure(.invalidURL, error.reason)
+        }
+        metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
+        var object = decision.jsonObject
+        object.append("policyRevision", .string(snapshot.revision))
+        if settings.onCancel == .reject, decision.verdict == .cancel {
+            throw IntakeFailure(
+                .policyDenied, "the navigation policy cancels \(url.href); intake.onCancel is reject",
+                extensions: ["canonicalUrl": .string(url.href), "decision": .object(object)])
+        }
+        return object
+    }
+
+    /// The response stored with the items (and replayed for the same Idempotency-Key).
+    private static func storedResponse(_ results: [IntakeResult], reply: Reply) -> StoredResponse {
+        let firstNew = results.first { !$0.duplicate }
+        switch reply {
+        case .seeOther:
+            let target = (firstNew ?? results.first)?.item.location
+            return StoredResponse(status: 303, location: target, body: [])
+        case .created:
+            let body: JSONObject
+            if results.count == 1, let only = results.first {
+                body = Self.object(only)
+            } else {
+                body = [
+                    "items": .array(results.map { .object(Self.object($0)) }),
+                    "duplicate": .bool(results.allSatisfy(\.duplicate)),
+                ]
+            }
+            return StoredResponse(
+                status: firstNew == nil ? 200 : 201, location: (firstNew ?? results.first)?.item.location,
+                body: JSONValue.object(body).serializedBytes)
+        }
+    }
+
+    private static func object(_ result: IntakeResult) -> JSONObject {
+        var object = result.item.jsonObject
+        object.append("duplicate", .bool(result.duplicate))
+        return object
+    }
+
+    private static func response(_ stored: StoredResponse, replayed: Bool) -> HTTPResponse {
+        var response =
+            stored.status == 303
+            ? HTTPResponse(status: 303) : HTTPResponse.json(status: stored.status, body: stored.body)
+        if let location = stored.location {
+            response.headers.add(name: stored.status == 200 ? "Content-Location" : "Location", value: location)
+        }
+        if replayed { response.headers.add(name: "Idempotent-Replayed", value: "true") }
+        return response
+    }
+
+    // MARK: - Reading and deleting
+
+    func list(_ request: HTTPRequest) -> HTTPResponse {
+        if let failure = authorizationFailure(request) { return failure }
+        var limit = Self.defaultPageSize
+        var after: Int64?
+        for item in request.queryItems {
+            switch item.name {
+            case "limit":
+                guard let value = Int(item.value), (1...Self.maximumPageSize).contains(value) else {
+                    return problem(.invalidRequest("limit must be a whole number 1-\(Self.maximumPageSize)", field: "limit"))
+                }
+                limit = value
+            case "after":
+                guard let value = Int64(item.value), value > 0 else {
+                    return problem(.invalidRequest("after must be an item id from a previous page", field: "after"))
+                }
+                after = value
+            default:
+                return problem(.invalidRequest("unknown query parameter \"\(item.name)\"; expected limit, after", field: item.name))
+            }
+        }
+        do throws(IntakeFailure) {
+            let items = try store.list(limit: limit, before: after)
+            let next: JSONValue = items.count == limit ? items.last.map { .string(String($0.id)) } ?? .null : .null
+            return .json(
+                .object([
+                    "items": .array(items.map { .object($0.jsonObject) }), "order": .string("newest-first"), "next": next,
+                ]))
+        } catch {
+            return problem(error)
+        }
+    }
+
+    func show(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        if let failure = authorizationFailure(request) { return failure }
+        do throws(IntakeFailure) {
+            guard let number = Self.itemID(id), let item = try store.item(id: number) else { return notFound(id) }
+            if IntakeItemPage.prefersHTML(request.headers["Accept"]) { return IntakeItemPage.response(for: item) }
+            return .json(.object(item.jsonObject))
+        } catch {
+            return problem(error)
+        }
+    }
+
+    func delete(_ request: HTTPRequest, id: String) -> HTTPResponderResult {
+        if let failure = authorizationFailure(request) { return .now(failure) }
+        guard let number = Self.itemID(id) else { return .now(notFound(id)) }
+        let store = store
+        let typePrefix = typePrefix
+        return .later {
+            switch await store.delete(id: number) {
+            case .success(true): return .empty()
+            case .success(false): return Self.notFound(id, typePrefix: typePrefix)
+            case .failure(let failure): return failure.response(typePrefix: typePrefix)
+            }
+        }
+    }
+
+    /// Ids are positive decimal integers; anything else names no item.
+    private static func itemID(_ text: String) -> Int64? {
+        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int64(text), value > 0 else { return nil }
+        return value
+    }
+
+    private func notFound(_ id: String) -> HTTPResponse { Self.notFound(id, typePrefix: typePrefix) }
+
+    private static func notFound(_ id: String, typePrefix: String) -> HTTPResponse {
+        IntakeFailure(.notFound, "no intake item has the id \"\(id)\"").response(typePrefix: typePrefix)
+    }
+
+    // MARK: - Helpers
+
+    private func authorizationFailure(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let token, !token.authorizes(request.headers["Authorization"]) else { return nil }
+        let presented = request.headers["Authorization"] != nil
+        var response = problem(
+            IntakeFailure(
+                .unauthorized, presented ? "The bearer token is not valid." : "Send Authorization: Bearer <intake token>."))
+        response.headers.add(
+            name: "WWW-Authenticate",
+            value: presented ? #"Bearer realm="navpolicyd-intake", error="invalid_token""# : #"Bearer realm="navpolicyd-intake""#)
+        return response
+    }
+
+    private func problem(_ failure: IntakeFailure) -> HTTPResponse { failure.response(typePrefix: typePrefix) }
+
+    private func problem(_ problem: ProblemDetails) -> HTTPResponse { problem.response(typePrefix: typePrefix) }
+}

@@ -1,0 +1,51 @@
+import HTTPServer
+import ShareIntake
+
+/// The small HTML page `GET /v1/intake/{id}` answers browsers with (the share-target's
+/// 303 lands here). Every value is escaped and the page loads nothing.
+enum IntakeItemPage {
+    /// Whether `Accept` asks for HTML rather than JSON (browsers list `text/html` first).
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept = accept?.lowercased(), let html = accept.range(of: "text/html") else { return false }
+        guard let json = accept.range(of: "application/json") else { return true }
+        return html.lowerBound < json.lowerBound
+    }
+
+    static func response(for item: IntakeItem) -> HTTPResponse {
+        let verdict = item.decision["decision"]?.stringValue ?? "unknown"
+        let title = item.title ?? item.url
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
+            <body><h1>Shared: \(escape(title))</h1>
+            <p><a href="\(escape(item.url))" rel="noreferrer noopener">\(escape(item.url))</a></p>
+            <p>Policy decision: <strong>\(escape(verdict))</strong></p>
+            <p>Received \(escape(item.receivedAt)) via \(escape(item.source)). Item \(item.id).</p>
+            </body></html>
+
+            """
+        return HTTPResponse(
+            status: 200,
+            headers: HTTPHeaders([
+                ("Content-Type", "text/html; charset=utf-8"),
+                ("Content-Security-Policy", "default-src 'none'"),
+            ]), body: Array(html.utf8))
+    }
+
+    /// HTML text and attribute escaping.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,76 @@
+public import NavigationPolicy
+
+/// The `intake` section of the config: where shares are stored and which rules apply.
+///
+/// Validated with the rest of the config (errors carry JSON pointers, so `navpolicyd
+/// validate` reports them), read once at start-up: the database cannot move under a
+/// running daemon.
+public struct IntakeSettings: Sendable, Equatable {
+    /// What to do with a shared URL the policy chain cancels.
+    public enum OnCancel: String, Sendable, CaseIterable {
+        /// Store the item with its cancel decision (the user still sees what they shared).
+        case store
+        /// Refuse with 403 `policy-denied`; nothing is stored.
+        case reject
+    }
+
+    /// The SQLite file; nil means `intake.sqlite3` in the data directory.
+    public var database: String?
+    /// Most web URLs one request may carry (Apple's `NSExtensionActivationSupportsWebURLWithMaxCount`).
+    public var maxWebURLs = 1
+    public var onCancel = OnCancel.store
+    /// A file holding the intake bearer token (`NAVPOLICY_INTAKE_TOKEN` wins).
+    public var tokenFile: String?
+    /// Let concurrent requests share one transaction (one fsync). `false` commits each
+    /// request alone: the same durability, kept as the benchmark's baseline.
+    public var groupCommit = true
+    /// How long a connection waits for another process's write lock before giving up (503).
+    public var busyTimeoutMilliseconds = 5000
+
+    public init() {}
+
+    static let keys = ["database", "maxWebURLs", "onCancel", "tokenFile", "groupCommit", "busyTimeoutMilliseconds"]
+
+    /// Decodes the section, reporting every problem at its pointer.
+    public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> IntakeSettings {
+        section.checkKeys(allowed: keys, diagnostics: &diagnostics)
+        var settings = IntakeSettings()
+        for key in ["database", "tokenFile"] {
+            guard let path = section.string(key, diagnostics: &diagnostics) else { continue }
+            guard !path.isEmpty, !path.utf8.contains(0) else {
+                diagnostics.report(section.pointer.appending(key), "expected a non-empty path")
+                continue
+            }
+            if key == "database" { settings.database = path } else { settings.tokenFile = path }
+        }
+        if let count = section.integer("maxWebURLs", in: 1...50, diagnostics: &diagnostics) { settings.maxWebURLs = count }
+        if let timeout = section.integer("busyTimeoutMilliseconds", in: 0...60_000, diagnostics: &diagnostics) {
+            settings.busyTimeoutMilliseconds = timeout
+        }
+        if let flag = section.bool("groupCommit", diagnostics: &diagnostics) { settings.groupCommit = flag }
+        if let text = section.string("onCancel", diagnostics: &diagnostics) {
+            if let value = OnCancel(rawValue: text) {
+                settings.onCancel = value
+            } else {
+                diagnostics.report(
+                    section.pointer.appending("onCancel"),
+                    "unknown value \"\(text)\"; expected one of " + OnCancel.allCases.map { "\"\($0.rawValue)\"" }
+                        .joined(separator: ", "))
+            }
+        }
+        return settings
+    }
+
+    /// Reads the settings from a compiled policy's `intake` section (defaults when absent).
+    public static func from(_ policy: CompiledPolicy) -> IntakeSettings {
+        guard let section = policy.sections["intake"]?.objectValue else { return IntakeSettings() }
+        var diagnostics = ConfigDiagnostics()
+        // The section was validated when the policy compiled, so no issues can appear here.
+        return decode(ConfigObject(section, at: .root.appending("intake")), diagnostics: &diagnostics)
+    }
+
+    /// The validator to register with ``PolicyCompiler`` under `intake`.
+    public static let validator: PolicyCompiler.SectionValidator = { section, diagnostics in
+        _ = IntakeSettings.decode(section, diagnostics: &diagnostics)
+    }
+}

@@ -1,0 +1,102 @@
+/// A strict `multipart/form-data` reader (RFC 7578) for text fields only.
+///
+/// Share-target forms carry `url`, `title` and `text`; a part with a `filename` or a
+/// non-text `Content-Type` is a file and is refused rather than skipped, so a client
+/// learns at once that this endpoint stores no files.
+enum MultipartFormData {
+    /// More parts than any share form has; bounds the work on hostile bodies.
+    static let maximumParts = 64
+
+    /// The named text fields in body order.
+    static func parse(_ body: [UInt8], boundary: String) throws(IntakeFailure) -> [(name: String, value: String)] {
+        guard boundary.utf8.count <= 70 else {
+            throw IntakeFailure(.malformedBody, "the multipart boundary is longer than 70 characters")
+        }
+        let delimiter = Array("--\(boundary)".utf8)
+        let separator = Array("\r\n--\(boundary)".utf8)
+        // The first delimiter opens the body or follows a preamble line.
+        guard let firstDelimiter = firstDelimiter(in: body, delimiter: delimiter) else {
+            throw IntakeFailure(.malformedBody, "the body does not contain the multipart boundary")
+        }
+        var position = firstDelimiter + delimiter.count
+        var fields: [(name: String, value: String)] = []
+        while true {
+            if starts(body, at: position, with: Array("--".utf8)) { return fields }
+            // Transport padding (spaces, tabs) may follow a delimiter before its CRLF.
+            while position < body.count, body[position] == 0x20 || body[position] == 0x09 { position += 1 }
+            guard starts(body, at: position, with: [0x0D, 0x0A]) else {
+                throw IntakeFailure(.malformedBody, "a multipart delimiter is not followed by CRLF")
+            }
+            position += 2
+            guard let headerEnd = find([0x0D, 0x0A, 0x0D, 0x0A], in: body, from: position) else {
+                throw IntakeFailure(.malformedBody, "a multipart part has no end of headers")
+            }
+            let headers = try PayloadParser.utf8Text(Array(body[position..<headerEnd]))
+            let name = try fieldName(fromHeaders: headers)
+            let contentStart = headerEnd + 4
+            guard let contentEnd = find(separator, in: body, from: contentStart) else {
+                throw IntakeFailure(.malformedBody, "the multipart body is not closed by --\(boundary)--")
+            }
+            let value = try PayloadParser.utf8Text(Array(body[contentStart..<contentEnd]))
+            fields.append((name: name, value: value))
+            guard fields.count <= maximumParts else {
+                throw IntakeFailure(.malformedBody, "more than \(maximumParts) multipart parts")
+            }
+            position = contentEnd + separator.count
+        }
+    }
+
+    private static func firstDelimiter(in body: [UInt8], delimiter: [UInt8]) -> Int? {
+        if starts(body, at: 0, with: delimiter) { return 0 }
+        return find([0x0D, 0x0A] + delimiter, in: body, from: 0).map { $0 + 2 }
+    }
+
+    /// The `name` of a `Content-Disposition: form-data` part, refusing file parts.
+    private static func fieldName(fromHeaders headers: String) throws(IntakeFailure) -> String {
+        var name: String?
+        for line in headers.split(separator: "\r\n", omittingEmptySubsequences: true) {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw IntakeFailure(.malformedBody, "a multipart header line has no colon")
+            }
+            let header = line[..<colon].lowercased()
+            let value = String(line[line.index(after: colon)...])
+            switch header {
+            case "content-disposition":
+                guard let disposition = MediaType("x/" + value), disposition.essence == "x/form-data" else {
+                    throw IntakeFailure(.malformedBody, "a multipart part is not Content-Disposition: form-data")
+                }
+                if disposition.parameters["filename"] != nil || disposition.parameters["filename*"] != nil {
+                    throw IntakeFailure(.malformedBody, "file parts are not accepted; send url, title and text fields")
+                }
+                name = disposition.parameters["name"]
+            case "content-type":
+                guard let type = MediaType(value), type.essence == "text/plain",
+                    type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
+                else {
+                    throw IntakeFailure(.malformedBody, "file parts are not accepted (part Content-Type \(value))")
+                }
+            default:
+                continue
+            }
+        }
+        guard let name, !name.isEmpty else {
+            throw IntakeFailure(.malformedBody, "a multipart part has no Content-Disposition name")
+        }
+        return name
+    }
+
+    private static func starts(_ body: [UInt8], at position: Int, with prefix: [UInt8]) -> Bool {
+        guard position >= 0, position + prefix.count <= body.count else { return false }
+        return body[position..<position + prefix.count].elementsEqual(prefix)
+    }
+
+    private static func find(_ needle: [UInt8], in body: [UInt8], from start: Int) -> Int? {
+        guard let first = needle.first, start >= 0 else { return nil }
+        var index = start
+        while index + needle.count <= body.count {
+            if body[index] == first, body[index..<index + needle.count].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+}
