@@ -8,6 +8,8 @@ public struct IntakeItem: Sendable, Equatable {
     public var url: String
     /// The URL text as shared.
     public var originalURL: String
+    /// What duplicates are compared on: ``url`` without its fragment.
+    public var canonicalURL: String
     public var title: String?
     public var text: String?
     public var tags: [String]
@@ -22,12 +24,13 @@ public struct IntakeItem: Sendable, Equatable {
 
     /// Creates an item.
     public init(
-        id: Int64, url: String, originalURL: String, title: String?, text: String?, tags: [String], source: String,
+        id: Int64, url: String, originalURL: String, canonicalURL: String, title: String?, text: String?, tags: [String], source: String,
         receivedAt: String, decision: JSONObject, userInfo: JSONValue?
     ) {
         self.id = id
         self.url = url
         self.originalURL = originalURL
+        self.canonicalURL = canonicalURL
         self.title = title
         self.text = text
         self.tags = tags
@@ -41,6 +44,7 @@ public struct IntakeItem: Sendable, Equatable {
     public var jsonObject: JSONObject {
         var object: JSONObject = [
             "id": .string(String(id)), "url": .string(url), "originalUrl": .string(originalURL),
+            "canonicalUrl": .string(canonicalURL),
             "title": title.map(JSONValue.string) ?? .null, "text": text.map(JSONValue.string) ?? .null,
             "tags": .array(tags.map(JSONValue.string)), "source": .string(source), "receivedAt": .string(receivedAt),
             "decision": .object(decision),

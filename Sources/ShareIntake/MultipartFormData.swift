@@ -59,7 +59,7 @@ enum MultipartFormData {
                 throw IntakeFailure(.malformedBody, "a multipart header line has no colon")
             }
             let header = line[..<colon].lowercased()
-            let value = String(line[line.index(after: colon)...])
+            let value = String(line[line.index(after: colon)...]).trimmingASCIIWhitespace
             switch header {
             case "content-disposition":
                 guard let disposition = MediaType("x/" + value), disposition.essence == "x/form-data" else {

@@ -136,7 +136,8 @@ public final class SQLiteIntakeStore: IntakeStore {
             ])
             _ = try insert.step()
             let stored = IntakeItem(
-                id: db.lastInsertRowID, url: item.url.href, originalURL: item.url.original, title: item.title, text: item.text,
+                id: db.lastInsertRowID, url: item.url.href, originalURL: item.url.original,
+                canonicalURL: item.url.deduplicationKey, title: item.title, text: item.text,
                 tags: item.tags, source: item.source, receivedAt: submission.receivedAt, decision: item.decision,
                 userInfo: item.userInfo)
             results.append(IntakeResult(item: stored, duplicate: false))
@@ -155,7 +156,7 @@ public final class SQLiteIntakeStore: IntakeStore {
     }
 
     private static let columns =
-        "id, url, original_url, title, text, tags, source, received_at, decision, user_info"
+        "id, url, original_url, title, text, tags, source, received_at, decision, user_info, dedupe_key"
 
     private static func find(dedupeKey: String, on db: SQLiteConnection) throws(SQLiteError) -> IntakeItem? {
         let query = try db.prepare("SELECT \(columns) FROM intake_items WHERE dedupe_key = ?")
@@ -213,7 +214,8 @@ public final class SQLiteIntakeStore: IntakeStore {
     private static func item(from row: SQLiteStatement) -> IntakeItem {
         let tags = parse(row.text(5))?.arrayValue?.compactMap(\.stringValue) ?? []
         return IntakeItem(
-            id: row.integer(0), url: row.text(1) ?? "", originalURL: row.text(2) ?? "", title: row.text(3), text: row.text(4),
+            id: row.integer(0), url: row.text(1) ?? "", originalURL: row.text(2) ?? "",
+            canonicalURL: row.text(10) ?? "", title: row.text(3), text: row.text(4),
             tags: tags, source: row.text(6) ?? "", receivedAt: row.text(7) ?? "",
             decision: parse(row.text(8))?.objectValue ?? [:], userInfo: row.text(9).flatMap(parse))
     }

@@ -7,8 +7,8 @@ enum URIList {
         var urls: [String] = []
         var title: String?
         var pendingComment: String?
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+        // "\r\n" is one Character in Swift, so it is a separator of its own, next to a bare LF.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\r\n" || $0 == "\n" }) {
             if line.hasPrefix("#") {
                 pendingComment = String(line.dropFirst()).trimmingASCIIWhitespace
                 continue
