@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+import JSONSupport
+import Testing
+
+@testable import ShareIntake
+
+@Suite("SQLite intake store")
+struct SQLiteIntakeStoreTests {
+    static func temporaryDatabase() -> String {
+        NSTemporaryDirectory() + "intake-tests-\(UUID().uuidString)/nested/intake.sqlite3"
+    }
+
+    static func submission(_ url: String, key: String? = nil, fingerprint: String = "f") throws -> IntakeSubmission {
+        let item = NewIntakeItem(
+            url: try WebURL(validating: url), title: "t", text: nil, tags: ["a"], source: "json",
+            decision: ["decision": .string("allow")], userInfo: nil)
+        return IntakeSubmission(
+            items: [item], receivedAt: StoreTimestamp.iso8601(Date()),
+            idempotency: key.map { IdempotencyClaim(key: $0, fingerprint: fingerprint) },
+            respond: { results in
+                let first = results.first
+                return StoredResponse(
+                    status: first?.duplicate == true ? 200 : 201, location: first?.item.location,
+                    body: Array("\(first?.item.id ?? 0)".utf8))
+            })
+    }
+
+    @Test("stores, finds duplicates on the URL without fragment, lists newest first with a cursor, deletes")
+    func roundTrip() async throws {
+        let store = try SQLiteIntakeStore(path: Self.temporaryDatabase())
+        let first = await store.submit(try Self.submission("https://a.example/x#one"))
+        #expect(first == .success(.stored(StoredResponse(status: 201, location: "/v1/intake/1", body: Array("1".utf8)))))
+        let duplicate = await store.submit(try Self.submission("HTTPS://A.EXAMPLE/x#two"))
+        #expect(duplicate == .success(.stored(StoredResponse(status: 200, location: "/v1/intake/1", body: Array("1".utf8)))))
+        _ = await store.submit(try Self.submission("https://b.example/"))
+        _ = await store.submit(try Self.submission("https://c.example/"))
+        let item = try #require(try store.item(id: 1))
+        #expect(item.url == "https://a.example/x#one")
+        #expect(item.canonicalURL == "https://a.example/x")
+        #expect(item.tags == ["a"])
+        #expect(item.decision["decision"] == .string("allow"))
+        #expect(try store.list(limit: 2, before: nil).map(\.id) == [3, 2])
+        #expect(try store.list(limit: 2, before: 2).map(\.id) == [1])
+        #expect(await store.delete(id: 2) == .success(true))
+        #expect(await store.delete(id: 2) == .success(false))
+        #expect(try store.item(id: 2) == nil)
+    }
+
+    @Test("Idempotency-Key: same content replays, other content is refused, and both survive a reopen")
+    func idempotency() async throws {
+        let path = Self.temporaryDatabase()
+        do {
+            let store = try SQLiteIntakeStore(path: path)
+            let stored = await store.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A"))
+            guard case .success(.stored(let response)) = stored else {
+                Issue.record("not stored: \(stored)")
+                return
+            }
+            #expect(await store.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A")) == .success(.replayed(response)))
+        }
+        let reopened = try SQLiteIntakeStore(path: path)
+        let replay = await reopened.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A"))
+        #expect(replay == .success(.replayed(StoredResponse(status: 201, location: "/v1/intake/1", body: Array("1".utf8)))))
+        let reused = await reopened.submit(try Self.submission("https://b.example/", key: "k", fingerprint: "B"))
+        #expect((try? reused.get()) == nil)
+        if case .failure(let failure) = reused { #expect(failure.kind == .idempotencyKeyReused) }
+        #expect(try reopened.list(limit: 10, before: nil).count == 1)
+    }
+
+    @Test("group commit: concurrent writers share commits and every one is answered with its own item")
+    func groupCommit() async throws {
+        let store = try SQLiteIntakeStore(path: Self.temporaryDatabase())
+        let commits = CommitCounter()
+        store.observeCommits { writes in commits.add(writes) }
+        let submissions = try (0..<64).map { try Self.submission("https://g.example/\($0)") }
+        let results = await withTaskGroup(of: Result<IntakeStoreOutcome, IntakeFailure>.self) { group in
+            for submission in submissions {
+                group.addTask { await store.submit(submission) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { if case .success(.stored(let r)) = $0 { r.status == 201 } else { false } })
+        #expect(Set(results.compactMap { try? $0.get() }.map { "\($0)" }).count == 64)
+        #expect(try store.list(limit: 100, before: nil).count == 64)
+        #expect(commits.writes == 64)
+        #expect(commits.commits < 64, "64 concurrent writes should share commits, got \(commits.commits)")
+    }
+
+    @Test("a key still in flight answers idempotency-in-flight")
+    func inFlight() async throws {
+        let store = try SQLiteIntakeStore(path: Self.temporaryDatabase())
+        var sawConflict = false
+        for round in 0..<20 where !sawConflict {
+            let submission = try Self.submission("https://f.example/\(round)", key: "key-\(round)")
+            async let first = store.submit(submission)
+            async let second = store.submit(submission)
+            let outcomes = await [first, second]
+            for case .failure(let failure) in outcomes {
+                #expect(failure.kind == .idempotencyInFlight)
+                sawConflict = true
+            }
+        }
+        #expect(sawConflict)
+    }
+
+    @Test("an unusable path is a start-up error")
+    func unusablePath() {
+        #expect(throws: IntakeStoreError.self) { try SQLiteIntakeStore(path: "/proc/nope/intake.sqlite3") }
+    }
+}
+
+/// Commit statistics reported by the writer thread.
+final class CommitCounter: Sendable {
+    private let state = Mutex((commits: 0, writes: 0))
+    func add(_ writes: Int) { state.withLock { $0 = ($0.commits + 1, $0.writes + writes) } }
+    var commits: Int { state.withLock { $0.commits } }
+    var writes: Int { state.withLock { $0.writes } }
+}
