@@ -17,6 +17,8 @@ final class DaemonProcess: Sendable {
     var logLines: [String] { stderrLines.lines }
 
     /// Starts a daemon on `config` (JSON text written to a temp file unless `configPath` is given).
+    /// Each daemon gets its own data directory (so its intake database), unless `environment`
+    /// names one: tests never share or leave state in the package's `var/`.
     init(config: String? = nil, configPath: String? = nil, arguments: [String] = [], environment: [String: String] = [:])
         throws
     {
@@ -28,6 +30,8 @@ final class DaemonProcess: Sendable {
         process.currentDirectoryURL = BinaryRunner.packageRoot
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NAVPOLICY_ADMIN_TOKEN")
+        env.removeValue(forKey: "NAVPOLICY_INTAKE_TOKEN")
+        env["NAVPOLICY_DATA_DIR"] = NSTemporaryDirectory() + "navpolicyd-data-\(UUID().uuidString)"
         env.merge(environment) { _, new in new }
         process.environment = env
         let errPipe = Pipe()

@@ -80,10 +80,18 @@ struct OpenAPIContractTests {
         try checkDefaultDaemon(&checker)
         try checkProtectedDaemon(&checker)
         try checkDraining(&checker)
+        try checkIntake(&checker)
+        try checkProtectedIntake(&checker)
 
         // Every documented status of every operation was produced, except `no-policy` on
-        // /v1/decide: serve refuses to start without a valid policy and never drops it.
-        let unreachable: Set<String> = ["GET /v1/decide 503", "HEAD /v1/decide 503", "POST /v1/decide 503"]
+        // /v1/decide: serve refuses to start without a valid policy and never drops it;
+        // intake's `storage-unavailable` (needs a failing disk) and `idempotency-in-flight`
+        // (timing-dependent; IntakeEndpointTests provokes it with concurrent requests).
+        let unreachable: Set<String> = [
+            "GET /v1/decide 503", "HEAD /v1/decide 503", "POST /v1/decide 503", "GET /v1/intake 503",
+            "POST /v1/intake 503", "POST /v1/intake/share-target 503", "GET /v1/intake/{id} 503",
+            "DELETE /v1/intake/{id} 503", "POST /v1/intake 409", "POST /v1/intake/share-target 409",
+        ]
         var documentedStatuses: Set<String> = []
         for (path, methods) in document.operations {
             for method in methods {
@@ -171,7 +179,7 @@ struct OpenAPIContractTests {
                     (400, "\(method) \(target) HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
                     (
                         413,
-                        "\(method) \(target) HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n"
+                        "\(method) \(target) HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 300000\r\n\r\n"
                     ),
                     (414, "\(method) \(target)?pad=\(String(repeating: "x", count: 9000)) HTTP/1.1\r\nHost: a\r\n\r\n"),
                     (
@@ -261,6 +269,72 @@ struct OpenAPIContractTests {
         slow.send(String(body.dropFirst(10)))
         #expect(slow.receiveResponse().status == 200)
         #expect(daemon.waitForExit() == 0)
+    }
+
+    /// Share intake on a daemon without a token: every format, rule and error.
+    private func checkIntake(_ checker: inout ResponseChecker) throws {
+        let daemon = try DaemonProcess()
+        let base = daemon.baseURL
+        let intake = base + "/v1/intake"
+        let json = ["-H", "Content-Type: application/json"]
+        let created = try Curl.request(intake, json + ["-d", #"{"url":"HTTPS://Shared.example/a#x","title":"T","tags":["t"]}"#])
+        try checker.check("POST", "/v1/intake", 201, created)
+        let location = try #require(created.headers["location"])
+        try checker.check("POST", "/v1/intake", 200, Curl.request(intake, json + ["-d", #"{"url":"https://shared.example/a"}"#]))
+        try checker.check("POST", "/v1/intake", 400, Curl.request(intake, json + ["-d", "{"]))
+        try checker.check(
+            "POST", "/v1/intake", 400, Curl.request(intake, json + ["-H", "Idempotency-Key: \"\"", "-d", #"{"url":"https://b/"}"#]))
+        let big = try BinaryRunner.temporaryFile(#"{"url":"https://b/","text":""# + String(repeating: "a", count: 70_000) + #""}"#)
+        try checker.check("POST", "/v1/intake", 413, Curl.request(intake, json + ["--data-binary", "@" + big]))
+        try checker.check(
+            "POST", "/v1/intake", 415, Curl.request(intake, ["-H", "Content-Type: application/xml", "-d", "<a/>"]))
+        for body in [#"{"title":"none"}"#, #"{"url":"javascript:alert(1)"}"#, #"{"url":"https://u:p@e.example/"}"#] {
+            try checker.check("POST", "/v1/intake", 422, Curl.request(intake, json + ["-d", body]))
+        }
+        let target = base + "/v1/intake/share-target"
+        try checker.check("POST", "/v1/intake/share-target", 303, Curl.request(target, ["-F", "url=", "-F", "text=Hi https://form.example/a"]))
+        try checker.check("POST", "/v1/intake/share-target", 400, Curl.request(target, ["-F", "url=@" + big]))
+        let bigForm = try BinaryRunner.temporaryFile("text=" + String(repeating: "a", count: 70_000))
+        try checker.check("POST", "/v1/intake/share-target", 413, Curl.request(target, ["--data-binary", "@" + bigForm]))
+        try checker.check("POST", "/v1/intake/share-target", 415, Curl.request(target, json + ["-d", #"{"url":"https://b/"}"#]))
+        try checker.check("POST", "/v1/intake/share-target", 422, Curl.request(target, ["-d", "url=file:///etc/passwd"]))
+
+        try checker.check("GET", "/v1/intake", 200, Curl.request(intake + "?limit=1"))
+        try checker.check("GET", "/v1/intake", 400, Curl.request(intake + "?limit=0"))
+        try checker.check("GET", "/v1/intake/{id}", 200, Curl.request(base + location))
+        try checker.check("GET", "/v1/intake/{id}", 200, Curl.request(base + location, ["-H", "Accept: text/html"]))
+        try checker.check("GET", "/v1/intake/{id}", 404, Curl.request(intake + "/999"))
+        try checker.check("DELETE", "/v1/intake/{id}", 204, Curl.request(base + location, ["-X", "DELETE"]))
+        try checker.check("DELETE", "/v1/intake/{id}", 404, Curl.request(base + location, ["-X", "DELETE"]))
+    }
+
+    /// Share intake with a token, `onCancel: reject` and two URLs per request.
+    private func checkProtectedIntake(_ checker: inout ResponseChecker) throws {
+        let policy = defaultConfig.trimmingCharacters(in: .whitespacesAndNewlines)
+        let config = #"{"intake":{"onCancel":"reject","maxWebURLs":2},"# + policy.dropFirst()
+        let token = "intake-token-0123456789"
+        let daemon = try DaemonProcess(config: config, environment: ["NAVPOLICY_INTAKE_TOKEN": token])
+        let base = daemon.baseURL
+        let good = ["-H", "Authorization: Bearer \(token)"]
+        for credentials in [[], ["-H", "Authorization: Bearer wrong-token-00000000"]] {
+            let json = credentials + ["-H", "Content-Type: application/json", "-d", #"{"url":"https://a.example/"}"#]
+            try checker.check("POST", "/v1/intake", 401, Curl.request(base + "/v1/intake", json))
+            try checker.check("POST", "/v1/intake/share-target", 401, Curl.request(base + "/v1/intake/share-target", credentials + ["-d", "url=https://a/"]))
+            try checker.check("GET", "/v1/intake", 401, Curl.request(base + "/v1/intake", credentials))
+            try checker.check("GET", "/v1/intake/{id}", 401, Curl.request(base + "/v1/intake/1", credentials))
+            try checker.check("DELETE", "/v1/intake/{id}", 401, Curl.request(base + "/v1/intake/1", credentials + ["-X", "DELETE"]))
+        }
+        let cancelled = #"{"url":"https://app.example.com/logout"}"#
+        let denied = try Curl.request(base + "/v1/intake", good + ["-H", "Content-Type: application/json", "-d", cancelled])
+        try checker.check("POST", "/v1/intake", 403, denied)
+        #expect((denied.json?["decision"] as? [String: Any])?["decision"] as? String == "cancel", "\(denied.body)")
+        try checker.check(
+            "POST", "/v1/intake/share-target", 403,
+            Curl.request(base + "/v1/intake/share-target", good + ["-d", "url=https://app.example.com/logout"]))
+        let batch = try Curl.request(
+            base + "/v1/intake", good + ["-H", "Content-Type: text/uri-list", "--data-binary", "https://a.example/\r\nhttps://b.example/\r\n"])
+        try checker.check("POST", "/v1/intake", 201, batch)
+        #expect((batch.json?["items"] as? [Any])?.count == 2, "\(batch.body)")
     }
 
     // MARK: - Requests built from the document
