@@ -27,7 +27,7 @@ public final class SQLiteIntakeStore: IntakeStore {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw IntakeStoreError("cannot create \(directory): \(error.localizedDescription)")
+                throw IntakeStoreError("cannot create the directory of the intake database \(path): \(error.localizedDescription)")
             }
         }
         do {
