@@ -42,6 +42,7 @@ struct IntakeAPI: Sendable {
         }
         let store = store
         let metrics = metrics
+        let log = log
         let typePrefix = typePrefix
         return .later {
             switch await store.submit(prepared) {
@@ -53,6 +54,9 @@ struct IntakeAPI: Sendable {
                 return Self.response(stored, replayed: true)
             case .failure(let failure):
                 metrics.recordIntake(result: failure.kind.rawValue)
+                if let cause = failure.cause {
+                    log.log(.error, "intake.storage_failed", ["kind": .string(failure.kind.rawValue), "cause": .string(cause)])
+                }
                 return failure.response(typePrefix: typePrefix)
             }
         }
@@ -166,7 +170,8 @@ struct IntakeAPI: Sendable {
                 }
                 after = value
             default:
-                return problem(.invalidRequest("unknown query parameter \"\(item.name)\"; expected limit, after", field: item.name))
+                return problem(
+                    .invalidRequest("unknown query parameter \"\(item.name)\"; expected limit, after", field: item.name))
             }
         }
         do throws(IntakeFailure) {

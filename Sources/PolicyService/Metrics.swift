@@ -119,13 +119,17 @@ public final class Metrics: Sendable {
         for (result, value) in snapshot.reloads.sorted(by: { $0.key < $1.key }) {
             out += "navpolicyd_policy_reloads_total{result=\"\(result)\"} \(value)\n"
         }
-        family("navpolicyd_intake_requests_total", "counter", "Intake POSTs, by result (created, duplicate, replayed or problem kind).")
+        family(
+            "navpolicyd_intake_requests_total", "counter",
+            "Intake POSTs, by result (created, duplicate, replayed or problem kind).")
         for (result, value) in snapshot.intakeResults.sorted(by: { $0.key < $1.key }) {
             out += "navpolicyd_intake_requests_total{result=\"\(result)\"} \(value)\n"
         }
         family("navpolicyd_intake_commits_total", "counter", "Intake database transactions committed.")
         out += "navpolicyd_intake_commits_total \(snapshot.intakeCommits)\n"
-        family("navpolicyd_intake_committed_writes_total", "counter", "Writes covered by those commits (writes/commits = mean batch).")
+        family(
+            "navpolicyd_intake_committed_writes_total", "counter",
+            "Writes covered by those commits (writes/commits = mean batch).")
         out += "navpolicyd_intake_committed_writes_total \(snapshot.intakeCommittedWrites)\n"
         family("navpolicyd_open_connections", "gauge", "HTTP connections currently open.")
         out += "navpolicyd_open_connections \(openConnections)\n"

@@ -102,8 +102,10 @@ final class GroupCommitWriter: Sendable {
 
     /// No detail from SQLite reaches the client (RFC 9457: not a debugging tool); it is logged by the store's owner.
     static func unavailable(_ error: SQLiteError) -> IntakeFailure {
-        IntakeFailure(
+        var failure = IntakeFailure(
             .storageUnavailable, "the intake database cannot store the item right now; retry later",
             extensions: ["retryAfter": .number(1)])
+        failure.cause = error.description
+        return failure
     }
 }

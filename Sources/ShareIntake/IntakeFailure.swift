@@ -68,6 +68,9 @@ public struct IntakeFailure: Error, Sendable, Equatable, CustomStringConvertible
     public var detail: String
     /// Extra problem members (`pointer`, `scheme`, `max`, `limit`, …).
     public var extensions: JSONObject
+    /// What went wrong underneath (an SQLite message), for the log only: RFC 9457 problems
+    /// are not a debugging tool, so this never reaches the client.
+    public var cause: String?
 
     /// Creates a failure.
     public init(_ kind: Kind, _ detail: String, extensions: JSONObject = [:]) {

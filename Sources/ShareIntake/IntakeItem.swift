@@ -24,7 +24,8 @@ public struct IntakeItem: Sendable, Equatable {
 
     /// Creates an item.
     public init(
-        id: Int64, url: String, originalURL: String, canonicalURL: String, title: String?, text: String?, tags: [String], source: String,
+        id: Int64, url: String, originalURL: String, canonicalURL: String, title: String?, text: String?, tags: [String],
+        source: String,
         receivedAt: String, decision: JSONObject, userInfo: JSONValue?
     ) {
         self.id = id

@@ -54,7 +54,8 @@ public struct IntakeSettings: Sendable, Equatable {
             } else {
                 diagnostics.report(
                     section.pointer.appending("onCancel"),
-                    "unknown value \"\(text)\"; expected one of " + OnCancel.allCases.map { "\"\($0.rawValue)\"" }
+                    "unknown value \"\(text)\"; expected one of "
+                        + OnCancel.allCases.map { "\"\($0.rawValue)\"" }
                         .joined(separator: ", "))
             }
         }

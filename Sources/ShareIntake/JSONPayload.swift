@@ -23,7 +23,8 @@ struct JSONPayload {
             return payload
         }
         let share = ShareFields(
-            url: try Self.optionalString(object["url"], at: "/url"), title: try Self.optionalString(object["title"], at: "/title"),
+            url: try Self.optionalString(object["url"], at: "/url"),
+            title: try Self.optionalString(object["title"], at: "/title"),
             text: try Self.optionalString(object["text"], at: "/text"))
         return SharedPayload(format: .json, urls: [try share.urlCandidate()], title: share.title, text: share.text, tags: tags)
     }

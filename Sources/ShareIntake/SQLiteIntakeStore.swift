@@ -27,7 +27,8 @@ public final class SQLiteIntakeStore: IntakeStore {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw IntakeStoreError("cannot create the directory of the intake database \(path): \(error.localizedDescription)")
+                throw IntakeStoreError(
+                    "cannot create the directory of the intake database \(path): \(error.localizedDescription)")
             }
         }
         do {
@@ -85,7 +86,8 @@ public final class SQLiteIntakeStore: IntakeStore {
                         extensions: ["retryAfter": .number(1)]))
             }
         }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<IntakeStoreOutcome, IntakeFailure>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<IntakeStoreOutcome, IntakeFailure>, Never>) in
             writer.enqueue(
                 GroupCommitWriter.Job(
                     apply: { connection throws(SQLiteError) in

@@ -23,7 +23,8 @@ enum URIList {
             urls.append(uri)
         }
         guard !urls.isEmpty else {
-            throw IntakeFailure(.noURLFound, "the uri-list holds no URI lines", extensions: ["searched": .array([.string("lines")])])
+            throw IntakeFailure(
+                .noURLFound, "the uri-list holds no URI lines", extensions: ["searched": .array([.string("lines")])])
         }
         return SharedPayload(format: .uriList, urls: urls, title: title)
     }

@@ -47,7 +47,8 @@ public struct WebURL: Sendable, Equatable {
         original = text
         href = record.href
         // After serialization a '#' can only start the fragment: the parser percent-encodes it elsewhere.
-        deduplicationKey = record.href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
+        deduplicationKey =
+            record.href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
             .map(String.init) ?? record.href
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Synchronization
+import Testing
 
 /// Share intake over HTTP with curl, as a share extension, a browser form or a script sends it.
 @Suite("Share intake endpoints")
@@ -21,9 +21,18 @@ struct IntakeEndpointTests {
             (Self.json + ["-d", #"{"text":"Look at this https://json.example/a."}"#], "https://json.example/a", nil, "json"),
             (Self.json + ["-d", extensionItems], "https://ext.example/a", "Ext", "extension-items"),
             (["-d", "title=My+News&url=http%3A%2F%2Fform.example%2Fn"], "http://form.example/n", "My News", "form-urlencoded"),
-            (["-F", "url=", "-F", "text=Title\nhttps://multi.example/a", "-F", "title=M"], "https://multi.example/a", "M", "multipart-form-data"),
-            (["-H", "Content-Type: text/uri-list", "--data-binary", "#Listed\r\nhttps://list.example/#frag\r\n"], "https://list.example/#frag", "Listed", "uri-list"),
-            (["-H", "Content-Type: text/plain", "--data-binary", "see (https://plain.example/x)"], "https://plain.example/x", nil, "text-plain"),
+            (
+                ["-F", "url=", "-F", "text=Title\nhttps://multi.example/a", "-F", "title=M"], "https://multi.example/a", "M",
+                "multipart-form-data"
+            ),
+            (
+                ["-H", "Content-Type: text/uri-list", "--data-binary", "#Listed\r\nhttps://list.example/#frag\r\n"],
+                "https://list.example/#frag", "Listed", "uri-list"
+            ),
+            (
+                ["-H", "Content-Type: text/plain", "--data-binary", "see (https://plain.example/x)"], "https://plain.example/x",
+                nil, "text-plain"
+            ),
         ]
         for (arguments, url, title, source) in cases {
             let response = try Curl.request(intake, arguments)
@@ -57,9 +66,15 @@ struct IntakeEndpointTests {
             (Self.json + ["-d", #"{"text":"nothing"}"#], 422, "no-url-found"),
             (Self.json + ["-d", #"{"url":"https://[::1"}"#], 422, "invalid-url"),
             (Self.json + ["-d", #"{"url":"data:text/html,hi"}"#], 422, "scheme-not-allowed"),
-            (["-H", "Content-Type: text/uri-list", "--data-binary", "https://a.example/\nhttps://b.example/"], 422, "too-many-urls"),
             (
-                Self.json + ["-d", #"{"extensionItems":[{"attachments":[{"registeredTypeIdentifiers":["public.url"],"items":{"public.text":"https://a/"}}]}]}"#],
+                ["-H", "Content-Type: text/uri-list", "--data-binary", "https://a.example/\nhttps://b.example/"], 422,
+                "too-many-urls"
+            ),
+            (
+                Self.json + [
+                    "-d",
+                    #"{"extensionItems":[{"attachments":[{"registeredTypeIdentifiers":["public.url"],"items":{"public.text":"https://a/"}}]}]}"#,
+                ],
                 422, "type-identifier-mismatch"
             ),
         ]
@@ -89,16 +104,19 @@ struct IntakeEndpointTests {
         #expect(first.status == 201)
         #expect(first.headers["idempotent-replayed"] == nil)
         // The same share re-encoded (member order) is the same request.
-        let again = try Curl.request(intake, Self.json + ["-H", "Idempotency-Key: key-1", "-d", #"{"title":"T","url":"https://idem.example/a"}"#])
+        let again = try Curl.request(
+            intake, Self.json + ["-H", "Idempotency-Key: key-1", "-d", #"{"title":"T","url":"https://idem.example/a"}"#])
         #expect(again.status == 201)
         #expect(again.body == first.body)
         #expect(again.headers["location"] == first.headers["location"])
         #expect(again.headers["idempotent-replayed"] == "true")
-        let reused = try Curl.request(intake, Self.json + ["-H", "Idempotency-Key: key-1", "-d", #"{"url":"https://other.example/"}"#])
+        let reused = try Curl.request(
+            intake, Self.json + ["-H", "Idempotency-Key: key-1", "-d", #"{"url":"https://other.example/"}"#])
         #expect(reused.status == 422)
         #expect(reused.json?["type"] as? String == "urn:navpolicyd:problem:idempotency-key-reused")
         // Same URL, new key: the existing item, marked duplicate.
-        let duplicate = try Curl.request(intake, Self.json + ["-H", "Idempotency-Key: key-2", "-d", #"{"url":"https://IDEM.example/a#frag"}"#])
+        let duplicate = try Curl.request(
+            intake, Self.json + ["-H", "Idempotency-Key: key-2", "-d", #"{"url":"https://IDEM.example/a#frag"}"#])
         #expect(duplicate.status == 200)
         #expect(duplicate.json?["duplicate"] as? Bool == true)
         #expect(duplicate.json?["id"] as? String == first.json?["id"] as? String)
@@ -109,7 +127,8 @@ struct IntakeEndpointTests {
             let statuses = Mutex<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: 6) { _ in
                 let response = try? Curl.request(
-                    intake, Self.json + ["-H", "Idempotency-Key: race-\(round)", "-d", #"{"url":"https://race.example/\#(round)"}"#])
+                    intake,
+                    Self.json + ["-H", "Idempotency-Key: race-\(round)", "-d", #"{"url":"https://race.example/\#(round)"}"#])
                 statuses.withLock { $0.append(response?.status ?? 0) }
             }
             let seen = statuses.withLock { $0 }
@@ -151,7 +170,9 @@ struct IntakeEndpointTests {
     @Test("an unusable intake.database stops serve with exit 2 and a message")
     func unusableDatabase() throws {
         let config = #"{"handlers":[],"intake":{"database":"/proc/navpolicyd/intake.sqlite3"}}"#
-        let result = try BinaryRunner.run(["serve", "--config", try BinaryRunner.temporaryFile(config), "--listen", "127.0.0.1:0"])
+        let result = try BinaryRunner.run([
+            "serve", "--config", try BinaryRunner.temporaryFile(config), "--listen", "127.0.0.1:0",
+        ])
         #expect(result.status == 2)
         #expect(result.stderr.contains("/proc/navpolicyd/intake.sqlite3"), "\(result.stderr)")
     }

@@ -283,8 +283,10 @@ struct OpenAPIContractTests {
         try checker.check("POST", "/v1/intake", 200, Curl.request(intake, json + ["-d", #"{"url":"https://shared.example/a"}"#]))
         try checker.check("POST", "/v1/intake", 400, Curl.request(intake, json + ["-d", "{"]))
         try checker.check(
-            "POST", "/v1/intake", 400, Curl.request(intake, json + ["-H", "Idempotency-Key: \"\"", "-d", #"{"url":"https://b/"}"#]))
-        let big = try BinaryRunner.temporaryFile(#"{"url":"https://b/","text":""# + String(repeating: "a", count: 70_000) + #""}"#)
+            "POST", "/v1/intake", 400,
+            Curl.request(intake, json + ["-H", "Idempotency-Key: \"\"", "-d", #"{"url":"https://b/"}"#]))
+        let big = try BinaryRunner.temporaryFile(
+            #"{"url":"https://b/","text":""# + String(repeating: "a", count: 70_000) + #""}"#)
         try checker.check("POST", "/v1/intake", 413, Curl.request(intake, json + ["--data-binary", "@" + big]))
         try checker.check(
             "POST", "/v1/intake", 415, Curl.request(intake, ["-H", "Content-Type: application/xml", "-d", "<a/>"]))
@@ -292,7 +294,8 @@ struct OpenAPIContractTests {
             try checker.check("POST", "/v1/intake", 422, Curl.request(intake, json + ["-d", body]))
         }
         let target = base + "/v1/intake/share-target"
-        try checker.check("POST", "/v1/intake/share-target", 303, Curl.request(target, ["-F", "url=", "-F", "text=Hi https://form.example/a"]))
+        try checker.check(
+            "POST", "/v1/intake/share-target", 303, Curl.request(target, ["-F", "url=", "-F", "text=Hi https://form.example/a"]))
         try checker.check("POST", "/v1/intake/share-target", 400, Curl.request(target, ["-F", "url=@" + big]))
         let bigForm = try BinaryRunner.temporaryFile("text=" + String(repeating: "a", count: 70_000))
         try checker.check("POST", "/v1/intake/share-target", 413, Curl.request(target, ["--data-binary", "@" + bigForm]))
@@ -319,10 +322,13 @@ struct OpenAPIContractTests {
         for credentials in [[], ["-H", "Authorization: Bearer wrong-token-00000000"]] {
             let json = credentials + ["-H", "Content-Type: application/json", "-d", #"{"url":"https://a.example/"}"#]
             try checker.check("POST", "/v1/intake", 401, Curl.request(base + "/v1/intake", json))
-            try checker.check("POST", "/v1/intake/share-target", 401, Curl.request(base + "/v1/intake/share-target", credentials + ["-d", "url=https://a/"]))
+            try checker.check(
+                "POST", "/v1/intake/share-target", 401,
+                Curl.request(base + "/v1/intake/share-target", credentials + ["-d", "url=https://a/"]))
             try checker.check("GET", "/v1/intake", 401, Curl.request(base + "/v1/intake", credentials))
             try checker.check("GET", "/v1/intake/{id}", 401, Curl.request(base + "/v1/intake/1", credentials))
-            try checker.check("DELETE", "/v1/intake/{id}", 401, Curl.request(base + "/v1/intake/1", credentials + ["-X", "DELETE"]))
+            try checker.check(
+                "DELETE", "/v1/intake/{id}", 401, Curl.request(base + "/v1/intake/1", credentials + ["-X", "DELETE"]))
         }
         let cancelled = #"{"url":"https://app.example.com/logout"}"#
         let denied = try Curl.request(base + "/v1/intake", good + ["-H", "Content-Type: application/json", "-d", cancelled])
@@ -332,7 +338,8 @@ struct OpenAPIContractTests {
             "POST", "/v1/intake/share-target", 403,
             Curl.request(base + "/v1/intake/share-target", good + ["-d", "url=https://app.example.com/logout"]))
         let batch = try Curl.request(
-            base + "/v1/intake", good + ["-H", "Content-Type: text/uri-list", "--data-binary", "https://a.example/\r\nhttps://b.example/\r\n"])
+            base + "/v1/intake",
+            good + ["-H", "Content-Type: text/uri-list", "--data-binary", "https://a.example/\r\nhttps://b.example/\r\n"])
         try checker.check("POST", "/v1/intake", 201, batch)
         #expect((batch.json?["items"] as? [Any])?.count == 2, "\(batch.body)")
     }

@@ -19,14 +19,17 @@ struct IntakeSettingsTests {
     @Test("defaults, values and errors at their JSON pointers")
     func decoding() throws {
         let policy = try PolicyCompiler(sectionValidators: ["intake": IntakeSettings.validator]).compile(
-            Array(#"{"handlers":[],"intake":{"maxWebURLs":3,"onCancel":"reject","database":"/tmp/x.db","groupCommit":false}}"#.utf8))
+            Array(
+                #"{"handlers":[],"intake":{"maxWebURLs":3,"onCancel":"reject","database":"/tmp/x.db","groupCommit":false}}"#.utf8)
+        )
         let settings = IntakeSettings.from(policy)
         #expect(settings.maxWebURLs == 3)
         #expect(settings.onCancel == .reject)
         #expect(settings.database == "/tmp/x.db")
         #expect(!settings.groupCommit)
         #expect(IntakeSettings() == IntakeSettings.from(try PolicyCompiler().compile(Array(#"{"handlers":[]}"#.utf8))))
-        let found = issues(#"{"handlers":[],"intake":{"maxWebURL":1,"maxWebURLs":0,"onCancel":"drop","database":"","groupCommit":1}}"#)
+        let found = issues(
+            #"{"handlers":[],"intake":{"maxWebURL":1,"maxWebURLs":0,"onCancel":"drop","database":"","groupCommit":1}}"#)
         #expect(found.contains(#"/intake/maxWebURL: unknown field "maxWebURL"; did you mean "maxWebURLs"?"#), "\(found)")
         #expect(found.contains("/intake/maxWebURLs: 0 is out of range 1...50"), "\(found)")
         #expect(found.contains { $0.hasPrefix("/intake/onCancel: unknown value \"drop\"") }, "\(found)")

@@ -11,7 +11,8 @@ struct MultipartTests {
         return Array(text.utf8)
     }
 
-    func parse(_ bytes: [UInt8], contentType: String = "multipart/form-data; boundary=XyZ") throws(IntakeFailure) -> SharedPayload {
+    func parse(_ bytes: [UInt8], contentType: String = "multipart/form-data; boundary=XyZ") throws(IntakeFailure) -> SharedPayload
+    {
         try PayloadParser().parse(contentType: contentType, body: bytes)
     }
 
@@ -26,8 +27,11 @@ struct MultipartTests {
         #expect(payload.urls == ["https://e.com/a"])
         #expect(payload.title == "T")
         #expect(payload.format == .multipart)
-        #expect(try parse(body([(#"Content-Disposition: form-data; name="url""#, "https://q/")], boundary: "a b"),
-            contentType: #"multipart/form-data; boundary="a b""#).urls == ["https://q/"])
+        #expect(
+            try parse(
+                body([(#"Content-Disposition: form-data; name="url""#, "https://q/")], boundary: "a b"),
+                contentType: #"multipart/form-data; boundary="a b""#
+            ).urls == ["https://q/"])
     }
 
     @Test("file parts, missing names, broken framing and missing boundaries are refused")
@@ -39,16 +43,22 @@ struct MultipartTests {
             body([("Content-Disposition: attachment; name=\"url\"", "https://a/")]),
             Array("--XyZ\r\nContent-Disposition: form-data; name=\"url\"\r\n\r\nhttps://a/".utf8),
             Array("no boundary at all".utf8),
-            Array("--XyZ\r\nContent-Disposition: form-data; name=\"url\"\r\n\r\n\u{FF}".utf8) + [0xFF] + Array("\r\n--XyZ--".utf8),
+            Array("--XyZ\r\nContent-Disposition: form-data; name=\"url\"\r\n\r\n\u{FF}".utf8) + [0xFF]
+                + Array("\r\n--XyZ--".utf8),
         ]
         for bytes in cases {
             #expect(throws: IntakeFailure.self) { try parse(bytes) }
         }
         #expect(throws: IntakeFailure.self) { try parse(body([]), contentType: "multipart/form-data") }
         let big = body([(#"Content-Disposition: form-data; name="text""#, String(repeating: "a", count: 270_000))])
-        #expect(throws: IntakeFailure(.payloadTooLarge, "a multipart/form-data body may hold at most 262144 bytes",
-            extensions: ["limit": .number(262_144)])) { try parse(big) }
-        let allowed = body([(#"Content-Disposition: form-data; name="text""#, "https://a.example/ " + String(repeating: "a", count: 200_000))])
+        #expect(
+            throws: IntakeFailure(
+                .payloadTooLarge, "a multipart/form-data body may hold at most 262144 bytes",
+                extensions: ["limit": .number(262_144)])
+        ) { try parse(big) }
+        let allowed = body([
+            (#"Content-Disposition: form-data; name="text""#, "https://a.example/ " + String(repeating: "a", count: 200_000))
+        ])
         #expect((try? parse(allowed))?.urls == ["https://a.example/"])
     }
 }

@@ -27,9 +27,11 @@ struct PayloadParserTests {
 
     @Test("plain JSON: url, title, text, tags; url may come from text or title")
     func plainJSON() throws {
-        let full = try parse("application/json", #"{"url":"https://example.com/a","title":"T","text":"x","tags":["a"," a ","b"]}"#)
+        let full = try parse(
+            "application/json", #"{"url":"https://example.com/a","title":"T","text":"x","tags":["a"," a ","b"]}"#)
         #expect(full == SharedPayload(format: .json, urls: ["https://example.com/a"], title: "T", text: "x", tags: ["a", "b"]))
-        #expect(try parse("application/json", #"{"text":"Look at this https://example.com/a."}"#).urls == ["https://example.com/a"])
+        #expect(
+            try parse("application/json", #"{"text":"Look at this https://example.com/a."}"#).urls == ["https://example.com/a"])
         #expect(
             try parse("application/json; charset=UTF-8", #"{"text":"Source: Collider (https://collider.com/x)"}"#).urls == [
                 "https://collider.com/x"
@@ -68,7 +70,10 @@ struct PayloadParserTests {
         #expect(form.title == "My News")
         #expect(form.urls == ["http://e.com/n"])
         #expect(form.format == .formURLEncoded)
-        #expect(try parse("application/x-www-form-urlencoded", "url=&text=Title%0Ahttps%3A%2F%2Fe.com%2Fa").urls == ["https://e.com/a"])
+        #expect(
+            try parse("application/x-www-form-urlencoded", "url=&text=Title%0Ahttps%3A%2F%2Fe.com%2Fa").urls == [
+                "https://e.com/a"
+            ])
         #expect(kind("application/x-www-form-urlencoded", "url=%FF") == .malformedBody)
         #expect(kind("application/x-www-form-urlencoded", "url=https://a/%00") == .malformedBody)
         #expect(kind("application/x-www-form-urlencoded", "title=none") == .noURLFound)

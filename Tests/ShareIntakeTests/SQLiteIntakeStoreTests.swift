@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import JSONSupport
+import Synchronization
 import Testing
 
 @testable import ShareIntake
@@ -57,7 +57,9 @@ struct SQLiteIntakeStoreTests {
                 Issue.record("not stored: \(stored)")
                 return
             }
-            #expect(await store.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A")) == .success(.replayed(response)))
+            #expect(
+                await store.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A"))
+                    == .success(.replayed(response)))
         }
         let reopened = try SQLiteIntakeStore(path: path)
         let replay = await reopened.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A"))

@@ -26,7 +26,10 @@ struct URLRulesTests {
 
     @Test("other schemes, userinfo, length and whitespace are refused")
     func refused() {
-        for text in ["javascript:alert(1)", "data:text/html,x", "itms-apps://x", "file:///var/x", "ftp://a/", "blob:https://a/x", "about:blank"] {
+        for text in [
+            "javascript:alert(1)", "data:text/html,x", "itms-apps://x", "file:///var/x", "ftp://a/", "blob:https://a/x",
+            "about:blank",
+        ] {
             #expect(kind(text) == .schemeNotAllowed, "\(text)")
         }
         #expect(kind("https://user:pw@e.com/") == .invalidURL)
