@@ -46,8 +46,8 @@ struct IntakeAPI: Sendable {
         let typePrefix = typePrefix
         return .later {
             switch await store.submit(prepared) {
-            case .success(.stored(let stored)):
-                metrics.recordIntake(result: stored.status == 200 ? "duplicate" : "created")
+            case .success(.stored(let stored, let newItems)):
+                metrics.recordIntake(result: newItems == 0 ? "duplicate" : "created")
                 return Self.response(stored, replayed: false)
             case .success(.replayed(let stored)):
                 metrics.recordIntake(result: "replayed")

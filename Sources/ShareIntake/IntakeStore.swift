@@ -101,8 +101,8 @@ public struct IntakeSubmission: Sendable {
 
 /// What the store did with a submission.
 public enum IntakeStoreOutcome: Sendable, Equatable {
-    /// Committed now; send this response.
-    case stored(StoredResponse)
+    /// Committed now; send this response. `newItems` counts URLs not stored before.
+    case stored(StoredResponse, newItems: Int)
     /// The key was used before with the same content: send the stored response again.
     case replayed(StoredResponse)
 }

@@ -154,7 +154,7 @@ public final class SQLiteIntakeStore: IntakeStore {
             ])
             _ = try record.step()
         }
-        return .success(.stored(response))
+        return .success(.stored(response, newItems: results.count { !$0.duplicate }))
     }
 
     private static let columns =

@@ -30,9 +30,12 @@ struct SQLiteIntakeStoreTests {
     func roundTrip() async throws {
         let store = try SQLiteIntakeStore(path: Self.temporaryDatabase())
         let first = await store.submit(try Self.submission("https://a.example/x#one"))
-        #expect(first == .success(.stored(StoredResponse(status: 201, location: "/v1/intake/1", body: Array("1".utf8)))))
+        #expect(
+            first == .success(.stored(StoredResponse(status: 201, location: "/v1/intake/1", body: Array("1".utf8)), newItems: 1)))
         let duplicate = await store.submit(try Self.submission("HTTPS://A.EXAMPLE/x#two"))
-        #expect(duplicate == .success(.stored(StoredResponse(status: 200, location: "/v1/intake/1", body: Array("1".utf8)))))
+        #expect(
+            duplicate
+                == .success(.stored(StoredResponse(status: 200, location: "/v1/intake/1", body: Array("1".utf8)), newItems: 0)))
         _ = await store.submit(try Self.submission("https://b.example/"))
         _ = await store.submit(try Self.submission("https://c.example/"))
         let item = try #require(try store.item(id: 1))
@@ -53,7 +56,7 @@ struct SQLiteIntakeStoreTests {
         do {
             let store = try SQLiteIntakeStore(path: path)
             let stored = await store.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A"))
-            guard case .success(.stored(let response)) = stored else {
+            guard case .success(.stored(let response, _)) = stored else {
                 Issue.record("not stored: \(stored)")
                 return
             }
@@ -82,7 +85,7 @@ struct SQLiteIntakeStoreTests {
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(results.allSatisfy { if case .success(.stored(let r)) = $0 { r.status == 201 } else { false } })
+        #expect(results.allSatisfy { if case .success(.stored(let r, _)) = $0 { r.status == 201 } else { false } })
         #expect(Set(results.compactMap { try? $0.get() }.map { "\($0)" }).count == 64)
         #expect(try store.list(limit: 100, before: nil).count == 64)
         #expect(commits.writes == 64)
