@@ -86,7 +86,9 @@ struct IntakeAPI: Sendable {
                     url: url, title: payload.title, text: payload.text, tags: payload.tags, source: payload.format.rawValue,
                     decision: decision, userInfo: payload.userInfo))
         }
-        let claim = key.map { IdempotencyClaim(key: $0, fingerprint: IntakeRequestContent.fingerprint(payload, urls: urls)) }
+        let claim = key.map {
+            IdempotencyClaim(key: $0, fingerprint: IntakeRequestContent.fingerprint(payload, urls: urls, endpoint: request.path))
+        }
         return IntakeSubmission(
             items: items, receivedAt: Timestamp.iso8601(Date()), idempotency: claim,
             respond: { results in Self.storedResponse(results, reply: reply) })

@@ -6,10 +6,12 @@ import ShareIntake
 ///
 /// Built from what the request means (serialized URLs, title, text, tags, format, userInfo),
 /// not from its bytes: a retry that re-encodes the same share (another boundary, other key
-/// order) is the same request; a different URL or title is not.
+/// order) is the same request; a different URL or title is not. The endpoint is part of it,
+/// because `/v1/intake` and `/v1/intake/share-target` store different responses.
 enum IntakeRequestContent {
-    static func fingerprint(_ payload: SharedPayload, urls: [WebURL]) -> String {
+    static func fingerprint(_ payload: SharedPayload, urls: [WebURL], endpoint: String) -> String {
         let object: JSONObject = [
+            "endpoint": .string(endpoint),
             "urls": .array(urls.map { .string($0.href) }), "title": payload.title.map(JSONValue.string) ?? .null,
             "text": payload.text.map(JSONValue.string) ?? .null, "tags": .array(payload.tags.map(JSONValue.string)),
             "source": .string(payload.format.rawValue), "userInfo": payload.userInfo ?? .null,
