@@ -64,10 +64,13 @@ public final class PolicyDaemon: Sendable {
     private let server: HTTPServer
     private let decisionLog: DecisionLog?
     private let settings: ServerSettings
+    /// The intake settings in force (the store was opened with them); a reload cannot change them.
+    private let intakeSettings: IntakeSettings
     private let stopped = Atomic<Bool>(false)
 
     public init(options: Options, log: EventLog) throws(DecisionLogError) {
         let settings = options.initial.settings
+        let intakeSettings = options.intake?.settings ?? IntakeSettings.from(options.initial.policy)
         let store = PolicyStore(configPath: options.configPath, initial: options.initial)
         let metrics = Metrics(version: options.version)
         var decisionLog: DecisionLog?
@@ -79,7 +82,11 @@ public final class PolicyDaemon: Sendable {
         let api = PolicyAPI(
             store: store, metrics: metrics, log: log, decisionLog: decisionLog, adminToken: options.adminToken,
             requireTokenForDecide: settings.requireTokenForDecide,
-            reload: { trigger in Self.reload(store: store, metrics: metrics, log: log, settings: settings, trigger: trigger) },
+            reload: { trigger in
+                Self.reload(
+                    store: store, metrics: metrics, log: log, settings: settings, intakeSettings: intakeSettings, trigger: trigger
+                )
+            },
             openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
             intake: options.intake.map { intake in
                 IntakeAPI(
@@ -110,6 +117,7 @@ public final class PolicyDaemon: Sendable {
         self.server = server
         self.decisionLog = decisionLog
         self.settings = settings
+        self.intakeSettings = intakeSettings
     }
 
     /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled.
@@ -125,11 +133,13 @@ public final class PolicyDaemon: Sendable {
 
     /// Reloads the policy, logging and counting the outcome.
     public func reload(trigger: String) -> PolicyStore.ReloadOutcome {
-        Self.reload(store: store, metrics: metrics, log: log, settings: settings, trigger: trigger)
+        Self.reload(
+            store: store, metrics: metrics, log: log, settings: settings, intakeSettings: intakeSettings, trigger: trigger)
     }
 
     private static func reload(
-        store: PolicyStore, metrics: Metrics, log: EventLog, settings: ServerSettings, trigger: String
+        store: PolicyStore, metrics: Metrics, log: EventLog, settings: ServerSettings, intakeSettings: IntakeSettings,
+        trigger: String
     ) -> PolicyStore.ReloadOutcome {
         let outcome = store.reload(trigger: trigger)
         metrics.recordReload(result: outcome.result.rawValue)
@@ -140,6 +150,11 @@ public final class PolicyDaemon: Sendable {
                 log.log(
                     .warning, "policy.server_settings_changed",
                     ["detail": .string("the server section changed; listener settings apply after a restart")])
+            }
+            if let active = store.snapshot, IntakeSettings.from(active.policy) != intakeSettings {
+                log.log(
+                    .warning, "policy.intake_settings_changed",
+                    ["detail": .string("the intake section changed; it applies after a restart")])
             }
         case .unchanged:
             log.log(.debug, "policy.unchanged", outcome.jsonObject)

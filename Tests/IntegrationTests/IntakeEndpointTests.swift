@@ -176,4 +176,16 @@ struct IntakeEndpointTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("/proc/navpolicyd/intake.sqlite3"), "\(result.stderr)")
     }
+
+    @Test("a reload that changes the intake section warns that it needs a restart")
+    func intakeSectionNeedsRestart() throws {
+        let daemon = try DaemonProcess(config: #"{"handlers":[],"intake":{"maxWebURLs":1}}"#)
+        try Data(#"{"handlers":[],"intake":{"maxWebURLs":2}}"#.utf8).write(to: URL(fileURLWithPath: daemon.configPath))
+        #expect(try Curl.request(daemon.baseURL + "/v1/policy/reload", ["-X", "POST"]).status == 200)
+        #expect(daemon.waitForLog { $0.contains("policy.intake_settings_changed") } != nil)
+        // The running store keeps its settings: two URLs are still too many.
+        let two = try Curl.request(
+            daemon.baseURL + "/v1/intake", ["-H", "Content-Type: text/uri-list", "--data-binary", "https://a/\nhttps://b/"])
+        #expect(two.status == 422)
+    }
 }
