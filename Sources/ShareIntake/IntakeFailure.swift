@@ -79,6 +79,7 @@ public struct IntakeFailure: Error, Sendable, Equatable, CustomStringConvertible
         self.extensions = extensions
     }
 
+    /// `kind: detail`, for logs.
     public var description: String { "\(kind.rawValue): \(detail)" }
 
     /// A failure located at a JSON pointer inside the body.

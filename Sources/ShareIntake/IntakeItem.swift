@@ -10,8 +10,11 @@ public struct IntakeItem: Sendable, Equatable {
     public var originalURL: String
     /// What duplicates are compared on: ``url`` without its fragment.
     public var canonicalURL: String
+    /// The shared title, if any.
     public var title: String?
+    /// The shared free text, if any.
     public var text: String?
+    /// Tags the client attached, in order, without duplicates.
     public var tags: [String]
     /// The wire format (``SharedPayload/Format``).
     public var source: String

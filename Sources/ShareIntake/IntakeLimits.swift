@@ -19,6 +19,7 @@ public struct IntakeLimits: Sendable, Equatable {
     public var urlBytes = 8_192
     /// Tags on one item, and the length of each.
     public var tags = 32
+    /// Longest tag in UTF-8 bytes.
     public var tagBytes = 256
 
     /// The limits of issue 4.

@@ -18,6 +18,7 @@ public struct IntakeSettings: Sendable, Equatable {
     public var database: String?
     /// Most web URLs one request may carry (Apple's `NSExtensionActivationSupportsWebURLWithMaxCount`).
     public var maxWebURLs = 1
+    /// What happens to a URL the policy chain cancels.
     public var onCancel = OnCancel.store
     /// A file holding the intake bearer token (`NAVPOLICY_INTAKE_TOKEN` wins).
     public var tokenFile: String?

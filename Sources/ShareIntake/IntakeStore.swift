@@ -21,14 +21,22 @@ public protocol IntakeStore: Sendable {
 
 /// A web URL with its decision and descriptive fields, ready to store.
 public struct NewIntakeItem: Sendable, Equatable {
+    /// The validated web URL.
     public var url: WebURL
+    /// The title shared with it.
     public var title: String?
+    /// The free text shared with it.
     public var text: String?
+    /// Tags the client attached.
     public var tags: [String]
+    /// The wire format (``SharedPayload/Format`` raw value).
     public var source: String
+    /// The policy decision object for ``url``.
     public var decision: JSONObject
+    /// Extension items' `userInfo`, stored only.
     public var userInfo: JSONValue?
 
+    /// Creates an item to store.
     public init(
         url: WebURL, title: String?, text: String?, tags: [String], source: String, decision: JSONObject,
         userInfo: JSONValue?
@@ -45,10 +53,12 @@ public struct NewIntakeItem: Sendable, Equatable {
 
 /// The `Idempotency-Key` of a request and the fingerprint of its normalized content.
 public struct IdempotencyClaim: Sendable, Equatable {
+    /// The key as sent, without RFC 8941 quotes.
     public var key: String
     /// Compared byte for byte: the same key with another fingerprint is `idempotency-key-reused`.
     public var fingerprint: String
 
+    /// Creates a claim.
     public init(key: String, fingerprint: String) {
         self.key = key
         self.fingerprint = fingerprint
@@ -57,9 +67,12 @@ public struct IdempotencyClaim: Sendable, Equatable {
 
 /// One stored item and whether it already existed (same URL without fragment).
 public struct IntakeResult: Sendable, Equatable {
+    /// The stored (new or existing) item.
     public var item: IntakeItem
+    /// True when the URL was already stored before this request.
     public var duplicate: Bool
 
+    /// Creates a result.
     public init(item: IntakeItem, duplicate: Bool) {
         self.item = item
         self.duplicate = duplicate
@@ -68,10 +81,14 @@ public struct IntakeResult: Sendable, Equatable {
 
 /// A response as stored for idempotent replay: status, `Location`, body bytes.
 public struct StoredResponse: Sendable, Equatable {
+    /// The HTTP status.
     public var status: Int
+    /// The item path for `Location` (or `Content-Location` with 200).
     public var location: String?
+    /// The exact body bytes.
     public var body: [UInt8]
 
+    /// Creates a stored response.
     public init(status: Int, location: String?, body: [UInt8]) {
         self.status = status
         self.location = location
@@ -81,13 +98,17 @@ public struct StoredResponse: Sendable, Equatable {
 
 /// Everything one intake request asks the store to do.
 public struct IntakeSubmission: Sendable {
+    /// The items, one per web URL, in request order.
     public var items: [NewIntakeItem]
+    /// RFC 3339 UTC time stamped on new items and the idempotency record.
     public var receivedAt: String
+    /// The request's Idempotency-Key and fingerprint, if it sent one.
     public var idempotency: IdempotencyClaim?
     /// Builds the response from the stored items inside the transaction, so that the
     /// response stored for replay is exactly the one sent.
     public var respond: @Sendable ([IntakeResult]) -> StoredResponse
 
+    /// Creates a submission.
     public init(
         items: [NewIntakeItem], receivedAt: String, idempotency: IdempotencyClaim?,
         respond: @escaping @Sendable ([IntakeResult]) -> StoredResponse

@@ -10,6 +10,7 @@ public struct PayloadParser: Sendable {
     /// The media types of Web Share Target forms (`POST /v1/intake/share-target`).
     public static let formMediaTypes = ["application/x-www-form-urlencoded", "multipart/form-data"]
 
+    /// The limits the parser enforces.
     public let limits: IntakeLimits
 
     /// Creates a parser with the given limits.

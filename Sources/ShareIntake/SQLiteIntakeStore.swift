@@ -71,10 +71,12 @@ public final class SQLiteIntakeStore: IntakeStore {
         CREATE INDEX IF NOT EXISTS intake_idempotency_created ON intake_idempotency(created_at);
         """
 
+    /// Calls `observer` on the writer thread after each COMMIT with the writes it covered.
     public func observeCommits(_ observer: @escaping @Sendable (Int) -> Void) {
         writer.observeCommits(observer)
     }
 
+    /// Queues the write for the writer thread and returns after its batch committed (or failed).
     public func submit(_ submission: IntakeSubmission) async -> Result<IntakeStoreOutcome, IntakeFailure> {
         let key = submission.idempotency?.key
         if let key {
@@ -166,6 +168,7 @@ public final class SQLiteIntakeStore: IntakeStore {
         return try query.step() ? item(from: query) : nil
     }
 
+    /// Reads one item on the reader connection.
     public func item(id: Int64) throws(IntakeFailure) -> IntakeItem? {
         try read { db throws(SQLiteError) in
             let query = try db.prepare("SELECT \(Self.columns) FROM intake_items WHERE id = ?")
@@ -174,6 +177,7 @@ public final class SQLiteIntakeStore: IntakeStore {
         }
     }
 
+    /// Reads a page, newest first (descending id), strictly older than `before`.
     public func list(limit: Int, before: Int64?) throws(IntakeFailure) -> [IntakeItem] {
         try read { db throws(SQLiteError) in
             let query = try db.prepare("SELECT \(Self.columns) FROM intake_items WHERE id < ? ORDER BY id DESC LIMIT ?")
@@ -184,6 +188,7 @@ public final class SQLiteIntakeStore: IntakeStore {
         }
     }
 
+    /// Deletes through the writer, returning after the COMMIT.
     public func delete(id: Int64) async -> Result<Bool, IntakeFailure> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Bool, IntakeFailure>, Never>) in
             writer.enqueue(
@@ -234,7 +239,9 @@ public final class SQLiteIntakeStore: IntakeStore {
 
 /// The store could not be opened (start-up error, reported with the path).
 public struct IntakeStoreError: Error, Sendable, CustomStringConvertible {
+    /// What failed, with the path.
     public var description: String
+    /// Creates the error.
     public init(_ description: String) { self.description = description }
 }
 

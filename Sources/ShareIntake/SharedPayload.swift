@@ -15,11 +15,15 @@ public struct SharedPayload: Sendable, Equatable {
         case plainText = "text-plain"
     }
 
+    /// The wire format.
     public var format: Format
     /// URL texts as found (explicit fields, or extracted from free text), in document order.
     public var urls: [String]
+    /// The shared title (form `title`, extension item title, uri-list comment).
     public var title: String?
+    /// The shared free text.
     public var text: String?
+    /// Tags the client attached (JSON only).
     public var tags: [String]
     /// The extension items' `userInfo` objects (null where absent); stored, never used for decisions.
     public var userInfo: JSONValue?
