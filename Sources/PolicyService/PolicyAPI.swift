@@ -119,52 +119,54 @@ public final class PolicyAPI: HTTPRoutingResponder {
 
     private func handle(_ route: Route, id: String?, _ request: HTTPRequest) -> HTTPResponderResult {
         switch route {
+        case .decide:
+            if requireTokenForDecide, let failure = authorizationFailure(request) { return .now(failure) }
+            return .now(request.method == "POST" ? decidePOST(request) : decideGET(request))
+        case .reload:
+            if let failure = authorizationFailure(request) { return .now(failure) }
+            return reloadLater()
+        case .policy:
+            return .now(.json(.object(policyDescription())))
+        case .healthz:
+            return .now(.json(.object(["status": .string("ok")])))
+        case .readyz:
+            return .now(readiness())
+        case .metrics:
+            return .now(metricsResponse())
         case .intake, .intakeShareTarget, .intakeItem:
-            guard let intake else {
-                return .now(
-                    IntakeFailure(.storageUnavailable, "share intake is not configured on this daemon")
-                        .response(typePrefix: Self.problemTypePrefix))
-            }
-            switch (route, request.method) {
-            case (.intake, "POST"): return intake.submit(request, reply: .created)
-            case (.intakeShareTarget, _): return intake.submit(request, reply: .seeOther)
-            case (.intakeItem, "DELETE"): return intake.delete(request, id: id ?? "")
-            case (.intakeItem, _): return .now(intake.show(request, id: id ?? ""))
-            default: return .now(intake.list(request))
-            }
-        default:
-            return .now(handle(route, request))
+            return handleIntake(route, id: id, request)
         }
     }
 
-    private func handle(_ route: Route, _ request: HTTPRequest) -> HTTPResponse {
-        switch route {
-        case .decide:
-            if requireTokenForDecide, let failure = authorizationFailure(request) { return failure }
-            return request.method == "POST" ? decidePOST(request) : decideGET(request)
-        case .reload:
-            if let failure = authorizationFailure(request) { return failure }
-            return reloadNow()
-        case .policy:
-            return .json(.object(policyDescription()))
-        case .healthz:
-            return .json(.object(["status": .string("ok")]))
-        case .readyz:
-            guard !draining.load(ordering: .relaxed) else { return problem(.notReady) }
-            guard let snapshot = store.snapshot else { return problem(.noPolicy) }
-            return .json(.object(["status": .string("ready"), "policyRevision": .string(snapshot.revision)]))
-        case .metrics:
-            let snapshot = store.snapshot
-            let text = metrics.render(
-                openConnections: openConnections(), policyHandlers: snapshot?.policy.links.count,
-                policyLoadedAt: snapshot?.loadedAt.timeIntervalSince1970)
-            return HTTPResponse(
-                status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
-                body: Array(text.utf8))
-        case .intake, .intakeShareTarget, .intakeItem:
-            // Routed by handle(_:id:_:) before reaching here.
-            return problem(.notFound(path: request.path))
+    private func handleIntake(_ route: Route, id: String?, _ request: HTTPRequest) -> HTTPResponderResult {
+        guard let intake else {
+            return .now(
+                IntakeFailure(.storageUnavailable, "share intake is not configured on this daemon")
+                    .response(typePrefix: Self.problemTypePrefix))
         }
+        switch (route, request.method) {
+        case (.intake, "POST"): return intake.submit(request, reply: .created)
+        case (.intakeShareTarget, _): return intake.submit(request, reply: .seeOther)
+        case (.intakeItem, "DELETE"): return intake.delete(request, id: id ?? "")
+        case (.intakeItem, _): return .now(intake.show(request, id: id ?? ""))
+        default: return .now(intake.list(request))
+        }
+    }
+
+    private func readiness() -> HTTPResponse {
+        guard !draining.load(ordering: .relaxed) else { return problem(.notReady) }
+        guard let snapshot = store.snapshot else { return problem(.noPolicy) }
+        return .json(.object(["status": .string("ready"), "policyRevision": .string(snapshot.revision)]))
+    }
+
+    private func metricsResponse() -> HTTPResponse {
+        let snapshot = store.snapshot
+        let text = metrics.render(
+            openConnections: openConnections(), policyHandlers: snapshot?.policy.links.count,
+            policyLoadedAt: snapshot?.loadedAt.timeIntervalSince1970)
+        return HTTPResponse(
+            status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+            body: Array(text.utf8))
     }
 
     // MARK: - Decisions
@@ -326,8 +328,19 @@ public final class PolicyAPI: HTTPRoutingResponder {
 
     // MARK: - Policy
 
-    private func reloadNow() -> HTTPResponse {
-        let outcome = reload("http")
+    /// Reloads off the request path: compiling a large policy takes about a second of CPU,
+    /// which on a worker thread would stall every connection that worker owns, and in a task
+    /// would hold one of the few threads async work shares. A thread of its own does neither.
+    private func reloadLater() -> HTTPResponderResult {
+        .later { [self] in
+            let outcome = await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: self.reload("http")) }
+            }
+            return reloadResponse(outcome)
+        }
+    }
+
+    private func reloadResponse(_ outcome: PolicyStore.ReloadOutcome) -> HTTPResponse {
         guard outcome.result != .failed else {
             var problem = ProblemDetails.invalidConfig(outcome.errors)
             problem.extensions.append("activeRevision", outcome.revision.map(JSONValue.string) ?? .null)
