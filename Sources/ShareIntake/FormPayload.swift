@@ -1,3 +1,5 @@
+import NavigationPolicy
+
 /// Web Share Target forms: `url`, `title` and `text` fields, urlencoded or multipart.
 enum FormPayload {
     /// Builds the payload from decoded fields; the first occurrence of a name wins and
@@ -25,37 +27,11 @@ enum FormPayload {
     }
 
     private static func decodeComponent(_ component: some Collection<UInt8>) throws(IntakeFailure) -> String {
-        let input = Array(component)
-        var output: [UInt8] = []
-        output.reserveCapacity(input.count)
-        var index = 0
-        while index < input.count {
-            let byte = input[index]
-            if byte == UInt8(ascii: "+") {
-                output.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"), index + 2 < input.count,
-                let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
-            {
-                output.append(high << 4 | low)
-                index += 2
-            } else {
-                output.append(byte)
-            }
-            index += 1
-        }
+        let output = PercentEncodeSet.decode(Array(component), plusAsSpace: true)
         guard let decoded = String(validating: output, as: UTF8.self) else {
             throw IntakeFailure(.malformedBody, "a form field decodes to invalid UTF-8")
         }
         try PayloadParser.rejectNUL(decoded, in: "a form field")
         return decoded
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -51,7 +51,7 @@ public struct MatchPath: Sendable, Equatable {
                 var byte = input[index]
                 var width = 1
                 if byte == UInt8(ascii: "%"), index + 2 < input.count,
-                    let high = Self.hexValue(input[index + 1]), let low = Self.hexValue(input[index + 2])
+                    let high = PercentEncodeSet.hexValue(input[index + 1]), let low = PercentEncodeSet.hexValue(input[index + 2])
                 {
                     width = 3
                     let decoded = high << 4 | low
@@ -106,7 +106,7 @@ public struct MatchPath: Sendable, Equatable {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                let high = PercentEncodeSet.hexValue(bytes[index + 1]), let low = PercentEncodeSet.hexValue(bytes[index + 2])
             {
                 let decoded = high << 4 | low
                 if isUnreserved(decoded) {
@@ -133,15 +133,6 @@ public struct MatchPath: Sendable, Equatable {
             return true
         default:
             return false
-        }
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 

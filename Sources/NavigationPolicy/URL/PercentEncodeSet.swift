@@ -94,7 +94,9 @@ public struct PercentEncodeSet: Sendable, Hashable {
     }
 
     /// Percent-decodes bytes: `%XX` with two hex digits becomes the byte; anything else is kept as is.
-    static func decode<C: Collection>(_ input: C) -> [UInt8] where C.Element == UInt8, C.Index == Int {
+    /// With `plusAsSpace` (`application/x-www-form-urlencoded`), `+` becomes a space.
+    public static func decode<C: Collection>(_ input: C, plusAsSpace: Bool = false) -> [UInt8]
+    where C.Element == UInt8, C.Index == Int {
         var out: [UInt8] = []
         out.reserveCapacity(input.count)
         var i = input.startIndex
@@ -107,7 +109,7 @@ public struct PercentEncodeSet: Sendable, Hashable {
                 out.append(hi << 4 | lo)
                 i += 3
             } else {
-                out.append(b)
+                out.append(plusAsSpace && b == UInt8(ascii: "+") ? UInt8(ascii: " ") : b)
                 i += 1
             }
         }
