@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_packages=(pkg-config libicu-dev libmicrohttpd-dev libsqlite3-dev)
-test_packages=(curl)
+test_packages=(curl python3 nginx-light)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi

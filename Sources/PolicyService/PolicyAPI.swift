@@ -23,6 +23,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
         case intakeShareTarget = "/v1/intake/share-target"
         /// `/v1/intake/{id}`: matched by prefix, the id is the last segment.
         case intakeItem = "/v1/intake/{id}"
+        case authz = "/v1/authz"
 
         var allowedMethods: [String] {
             switch self {
@@ -31,6 +32,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
             case .policy, .healthz, .readyz, .metrics: ["GET", "HEAD"]
             case .intake: ["GET", "POST"]
             case .intakeItem: ["GET", "DELETE"]
+            case .authz: ["GET", "HEAD"]
             }
         }
 
@@ -135,6 +137,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
             return .now(metricsResponse())
         case .intake, .intakeShareTarget, .intakeItem:
             return handleIntake(route, id: id, request)
+        case .authz:
+            return .now(authorize(request))
         }
     }
 
@@ -299,9 +303,10 @@ public final class PolicyAPI: HTTPRoutingResponder {
 
     /// Writes the decision object with `decisionId` and `policyRevision`, counts the decision
     /// and queues its log line. Written straight into the response buffer: this is the hot path.
-    private func record(
+    @discardableResult
+    func record(
         _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, into writer: inout JSONWriter
-    ) {
+    ) -> String {
         let id = identifiers.next()
         metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
         writer.writeRaw("{")
@@ -324,6 +329,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
             line.append("revision", .string(snapshot.revision))
             decisionLog.append(JSONValue.object(line).serializedBytes)
         }
+        return id
     }
 
     // MARK: - Policy
@@ -387,7 +393,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
         return response
     }
 
-    private func problem(_ problem: ProblemDetails) -> HTTPResponse {
+    func problem(_ problem: ProblemDetails) -> HTTPResponse {
         problem.response(typePrefix: Self.problemTypePrefix)
     }
 

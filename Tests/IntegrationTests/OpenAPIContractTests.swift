@@ -151,6 +151,22 @@ struct OpenAPIContractTests {
             try checker.check("GET", path, 200, Curl.request(base + path))
             try checker.check("HEAD", path, 200, Curl.request(base + path, ["-I"]))
         }
+        // nginx auth_request: allow, cancel (with and without a location), missing headers.
+        for method in ["GET", "HEAD"] {
+            let head = method == "HEAD" ? ["-I"] : []
+            let authz = base + "/v1/authz"
+            try checker.check(method, "/v1/authz", 204, Curl.request(authz, head + ["-H", "X-Original-URL: https://a.example/"]))
+            try checker.check(
+                method, "/v1/authz", 403, Curl.request(authz, head + ["-H", "X-Original-URL: https://a.example/logout"]))
+            try checker.check(
+                method, "/v1/authz", 403,
+                Curl.request(
+                    authz,
+                    head + [
+                        "-H", "X-Forwarded-Proto: https", "-H", "X-Forwarded-Host: pay.example.com", "-H", "X-Original-URI: /x",
+                    ]))
+            try checker.check(method, "/v1/authz", 400, Curl.request(authz, head))
+        }
         // Reload without a configured token: the bytes did not change.
         let unchanged = try Curl.request(base + "/v1/policy/reload", ["-X", "POST"])
         try checker.check("POST", "/v1/policy/reload", 200, unchanged)

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""A tiny HTTP/1.1 origin for navpolicyd's enforcement tests and benchmarks.
+
+Usage: test-origin.py [--port N] [--log FILE]
+Prints "listening PORT" on stdout once bound (port 0 = any free port), appends
+"METHOD TARGET" per request to --log, and answers every request with a small HTML page
+naming the path (keep-alive, Content-Length), so tests can see what reached the origin.
+Special paths: /slow sleeps 5 s (timeouts), /big sends 1 MiB, /echo returns the request
+headers and body.
+"""
+import argparse
+import http.server
+import sys
+import threading
+import time
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    log_lock = threading.Lock()
+    log_path = None
+
+    def log_message(self, format, *args):  # keep stderr quiet; the request log is the record
+        pass
+
+    def record(self):
+        if Handler.log_path:
+            with Handler.log_lock, open(Handler.log_path, "a", encoding="utf-8") as log:
+                log.write(f"{self.command} {self.path}\n")
+
+    def answer(self):
+        self.record()
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        path = self.path.split("?", 1)[0]
+        if path == "/slow":
+            time.sleep(5)
+        if path == "/big":
+            payload = b"x" * (1 << 20)
+            content_type = "application/octet-stream"
+        elif path == "/echo":
+            lines = [f"{name}: {value}" for name, value in self.headers.items()]
+            payload = ("\n".join(lines) + "\n\n").encode() + body
+            content_type = "text/plain; charset=utf-8"
+        else:
+            title = f"origin {self.path}".replace("&", "&amp;").replace("<", "&lt;")
+            payload = f"<!doctype html><html><head><title>{title}</title></head><body><h1 id=\"origin\">{title}</h1></body></html>".encode()
+            content_type = "text/html; charset=utf-8"
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("X-Origin", "test-origin")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = do_OPTIONS = answer
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--log")
+    arguments = parser.parse_args()
+    Handler.log_path = arguments.log
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
+    server.daemon_threads = True
+    print(f"listening {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
