@@ -33,9 +33,14 @@ let package = Package(
         .target(
             name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite"], swiftSettings: strictSettings),
 
+        // libcurl (typed setopt wrappers in the module's header) and the proxy's origin client on top.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPServer"], swiftSettings: strictSettings),
+
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
-            name: "PolicyService", dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake"],
+            name: "PolicyService",
+            dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy"],
             swiftSettings: strictSettings),
         // The command-line front end: subcommands, flags, signals.
         .executableTarget(

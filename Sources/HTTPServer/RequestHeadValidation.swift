@@ -23,7 +23,10 @@ struct RequestHeadValidation: Sendable {
             // MHD 0.9.75 cannot tunnel: it would send a 200 without framing and keep the socket.
             throw ProblemDetails(
                 kind: "connect-not-supported", title: "Not implemented", status: 501,
-                detail: "CONNECT tunnels are not supported by this server.")
+                detail:
+                    "HTTPS tunnelling (CONNECT) is not supported by this mode: libmicrohttpd 0.9.75 cannot tunnel. "
+                    + "For HTTPS sites use navpolicyd as a reverse proxy (proxy.upstream + proxy.publicOrigin, TLS "
+                    + "ending in front of it) or nginx auth_request with GET /v1/authz.")
         }
         if rawTarget.utf8.count > maxTargetBytes { throw .uriTooLong(limit: maxTargetBytes) }
         if headerBytes > maxHeaderBytes { throw .headerFieldsTooLarge(limit: maxHeaderBytes) }

@@ -20,6 +20,8 @@ public final class PolicyDaemon: Sendable {
         public var version: String
         /// Share intake: its store, settings and token; nil serves the intake endpoints with 503.
         public var intake: IntakeOptions?
+        /// The proxy listener (`--proxy-listen`); nil = the config's `proxy.listen`, if any.
+        public var proxyListen: ListenAddress?
 
         public init(
             configPath: String, initial: PolicySnapshot, listen: ListenAddress, decisionLogPath: String?,
@@ -67,6 +69,7 @@ public final class PolicyDaemon: Sendable {
     /// The intake settings in force (the store was opened with them); a reload cannot change them.
     private let intakeSettings: IntakeSettings
     private let stopped = Atomic<Bool>(false)
+    private let proxy: ProxyListener?
 
     public init(options: Options, log: EventLog) throws(DecisionLogError) {
         let settings = options.initial.settings
@@ -110,6 +113,7 @@ public final class PolicyDaemon: Sendable {
             }
         }
         serverBox.withLock { $0 = server }
+        proxy = ProxyListener.make(options: options, api: api, log: log)
         self.store = store
         self.metrics = metrics
         self.log = log
@@ -123,6 +127,7 @@ public final class PolicyDaemon: Sendable {
     /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled.
     public func start() throws(HTTPServerError) -> UInt16 {
         let port = try server.start()
+        try proxy?.start()
         if settings.watchConfig {
             ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
                 [self] in _ = self.reload(trigger: "file-watch")
@@ -169,6 +174,7 @@ public final class PolicyDaemon: Sendable {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         api.beginDraining()
         server.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))
+        proxy?.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))
         decisionLog?.close()
     }
 }

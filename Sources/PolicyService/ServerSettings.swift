@@ -84,6 +84,7 @@ public struct ServerSettings: Sendable, Equatable {
     public static let compiler = PolicyCompiler(sectionValidators: [
         "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) },
         "intake": IntakeSettings.validator,
+        "proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) },
     ])
 }
 

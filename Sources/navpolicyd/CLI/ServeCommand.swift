@@ -12,7 +12,7 @@ enum ServeCommand {
         summary: "Run the HTTP daemon (decisions, policy, health and metrics endpoints)",
         usage: """
             Usage: navpolicyd serve [--config FILE] [--listen HOST:PORT] [--decision-log FILE]
-                                    [--admin-token-file FILE]
+                                    [--admin-token-file FILE] [--proxy-listen HOST:PORT]
 
             Serves GET/POST /v1/decide, GET /v1/policy, POST /v1/policy/reload, /healthz,
             /readyz, /metrics and the share intake (/v1/intake, /v1/intake/share-target,
@@ -24,6 +24,7 @@ enum ServeCommand {
               --listen HOST:PORT       address to listen on (IPv4, [IPv6] or localhost; port 0 = any free port)
               --decision-log FILE      append one NDJSON line per decision (written off the request path)
               --admin-token-file FILE  bearer token for /v1/policy/reload ($NAVPOLICY_ADMIN_TOKEN wins)
+              --proxy-listen HOST:PORT also run the enforcing forward/reverse proxy there (see docs/proxy.md)
 
             Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
             an invalid config is rejected and the running policy keeps serving.
@@ -39,7 +40,7 @@ enum ServeCommand {
         run: run)
 
     static let spec = ArgumentSpec(
-        valueOptions: ["config", "listen", "decision-log", "admin-token-file"], flagOptions: [])
+        valueOptions: ["config", "listen", "decision-log", "admin-token-file", "proxy-listen"], flagOptions: [])
 
     static func run(_ arguments: [String], _ output: Output) -> Int32 {
         let parsed: ParsedArguments
@@ -88,14 +89,21 @@ enum ServeCommand {
             return ExitCode.usage
         }
 
+        var options = PolicyDaemon.Options(
+            configPath: configPath, initial: initial, listen: listen,
+            decisionLogPath: parsed.value("decision-log"), adminToken: token, version: CommandLineTool.version,
+            intake: intake)
+        if let proxyText = parsed.value("proxy-listen") {
+            switch ListenAddress.parse(proxyText) {
+            case .success(let address): options.proxyListen = address
+            case .failure(let error):
+                output.err("navpolicyd serve: --proxy-listen \(proxyText): \(error.reason)")
+                return ExitCode.usage
+            }
+        }
         let daemon: PolicyDaemon
         do {
-            daemon = try PolicyDaemon(
-                options: PolicyDaemon.Options(
-                    configPath: configPath, initial: initial, listen: listen,
-                    decisionLogPath: parsed.value("decision-log"), adminToken: token, version: CommandLineTool.version,
-                    intake: intake),
-                log: log)
+            daemon = try PolicyDaemon(options: options, log: log)
         } catch {
             output.err("navpolicyd serve: --decision-log: \(error)")
             return ExitCode.usage

@@ -1,0 +1,37 @@
+public import HTTPServer
+
+/// Header fields that describe one connection, not the message (RFC 9110 §7.6.1), so a
+/// proxy must not forward them; plus the fields a proxy rewrites itself.
+public enum HopByHop {
+    /// Always connection-specific, whatever `Connection` lists.
+    static let fixed: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+        "transfer-encoding", "upgrade",
+    ]
+
+    /// `headers` without hop-by-hop fields, without the fields named in `Connection`, and
+    /// without `excluding` (lower-case names the forwarder sets itself).
+    public static func stripped(_ headers: HTTPHeaders, excluding: Set<String> = []) -> HTTPHeaders {
+        var named = fixed.union(excluding)
+        for value in headers.values(for: "Connection") {
+            for token in value.split(separator: ",") {
+                named.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        var result = HTTPHeaders()
+        for field in headers where !named.contains(field.name.lowercased()) {
+            result.add(name: field.name, value: field.value)
+        }
+        return result
+    }
+}
+
+extension StringProtocol {
+    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
+        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}
+
+extension Set where Element == Character {
+    fileprivate static let whitespaces: Set<Character> = [" ", "\t"]
+}

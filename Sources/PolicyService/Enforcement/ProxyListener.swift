@@ -1,0 +1,50 @@
+import HTTPServer
+import JSONSupport
+import NavigationPolicy
+
+/// The second listener of `serve`: an ``HTTPServer`` running the ``ProxyResponder``.
+final class ProxyListener: Sendable {
+    let server: HTTPServer
+    let address: ListenAddress
+    let log: EventLog
+
+    private init(server: HTTPServer, address: ListenAddress, log: EventLog) {
+        self.server = server
+        self.address = address
+        self.log = log
+    }
+
+    /// The listener the options and the config ask for, or nil when neither does.
+    static func make(options: PolicyDaemon.Options, api: PolicyAPI, log: EventLog) -> ProxyListener? {
+        let proxySettings = ProxySettings.from(options.initial.policy)
+        let configured = proxySettings.listen.flatMap { try? ListenAddress.parse($0).get() }
+        guard let address = options.proxyListen ?? configured else { return nil }
+        let server = options.initial.settings
+        let configuration = HTTPServerConfiguration(
+            host: address.host, port: address.port,
+            threadPoolSize: server.threads > 0 ? server.threads : HTTPServerConfiguration.onlineProcessorCount,
+            connectionLimit: server.connectionLimit, perIPConnectionLimit: server.perIPConnectionLimit,
+            connectionTimeoutSeconds: server.idleTimeoutSeconds,
+            connectionMemoryLimitBytes: server.connectionMemoryLimitBytes,
+            maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: PolicyAPI.problemTypePrefix)
+        let responder = ProxyResponder(api: api, settings: proxySettings)
+        let httpServer = HTTPServer(configuration: configuration, asyncResponder: responder) { event in
+            let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
+            var fields = event.fields
+            fields.append("listener", .string("proxy"))
+            log.log(level, event.event, fields)
+        }
+        return ProxyListener(server: httpServer, address: address, log: log)
+    }
+
+    /// Binds and starts; logs `proxy.listening` with the bound address.
+    func start() throws(HTTPServerError) {
+        let port = try server.start()
+        let bound = ListenAddress(host: address.host, port: port)
+        log.log(.info, "proxy.listening", ["address": .string(bound.description)])
+    }
+
+    func shutdown(drainTimeout: Duration) {
+        server.shutdown(drainTimeout: drainTimeout)
+    }
+}

@@ -1,0 +1,174 @@
+import Dispatch
+import HTTPServer
+import NavigationPolicy
+import PolicyProxy
+
+/// The proxy listener: decides each request on its full URL, answers cancels itself and
+/// forwards allowed requests with libcurl.
+///
+/// Forward mode takes absolute-form targets (`GET http://host/path`) and decides on the
+/// raw target, whose authority wins over any `Host` field. Reverse mode (`upstream` +
+/// `publicOrigin`) decides origin-form targets on `publicOrigin + target` and forwards to
+/// the upstream. The URL forwarded is the URL decided (its WHATWG serialization), so an
+/// origin never sees a spelling the policy did not judge.
+final class ProxyResponder: HTTPAsyncResponder {
+    let api: PolicyAPI
+    let settings: ProxySettings
+    let client: UpstreamClient
+    /// libcurl blocks; its transfers run here, off the MHD workers and the Swift task pool.
+    private let transfers = DispatchQueue(label: "navpolicyd.proxy.transfers", attributes: .concurrent)
+
+    init(api: PolicyAPI, settings: ProxySettings) {
+        self.api = api
+        self.settings = settings
+        client = UpstreamClient(
+            configuration: UpstreamClient.Configuration(
+                connectTimeoutMilliseconds: settings.connectTimeoutMilliseconds,
+                timeoutMilliseconds: settings.timeoutMilliseconds, maxResponseBytes: settings.maxResponseBytes,
+                resolve: settings.resolve.map { $0.hostAndPort + ":" + $0.address }))
+    }
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch plan(request) {
+        case .answer(let response):
+            return response
+        case .forward(let upstream):
+            return await withCheckedContinuation { continuation in
+                transfers.async { [client] in
+                    continuation.resume(returning: Self.relay(client.forward(upstream)))
+                }
+            }
+        }
+    }
+
+    enum Plan {
+        case answer(HTTPResponse)
+        case forward(UpstreamRequest)
+    }
+
+    /// Decides what to do with one request; everything except the transfer itself.
+    func plan(_ request: HTTPRequest) -> Plan {
+        if request.headers.values(for: "Via").contains(where: { $0.contains(UpstreamClient.via) }) {
+            return .answer(problem(.proxyLoop))
+        }
+        let target = request.rawTarget
+        let lower = target.prefix(8).lowercased()
+        let decidedURL: String
+        let reverse: Bool
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            decidedURL = target
+            reverse = false
+        } else if target.hasPrefix("/"), let publicOrigin = settings.publicOrigin, settings.upstream != nil {
+            decidedURL = publicOrigin + target
+            reverse = true
+        } else {
+            return .answer(problem(.notAProxyRequest(reverseConfigured: settings.upstream != nil)))
+        }
+        let metadata = FetchMetadata(request.headers)
+        var forwardURL: String
+        if settings.decide == .navigations && !metadata.isNavigation {
+            forwardURL = decidedURL
+        } else {
+            var navigation = NavigationRequest(url: decidedURL, method: request.method)
+            metadata.apply(to: &navigation)
+            let enforced: EnforcedDecision
+            switch api.enforce(navigation) {
+            case .success(let value): enforced = value
+            case .failure(let problem): return .answer(self.problem(problem))
+            }
+            guard enforced.decision.verdict == .allow else { return .answer(cancelled(enforced, request: request)) }
+            forwardURL = enforced.decision.url
+        }
+        if let hash = forwardURL.firstIndex(of: "#") { forwardURL = String(forwardURL[..<hash]) }
+        if reverse, let upstream = settings.upstream {
+            forwardURL = upstream + Self.pathAndQuery(of: forwardURL)
+        }
+        let scheme = forwardURL.prefix(8).lowercased()
+        guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://") else {
+            return .answer(problem(.notAProxyRequest(reverseConfigured: settings.upstream != nil)))
+        }
+        var headers = request.headers
+        if reverse, let publicOrigin = settings.publicOrigin {
+            headers.replaceOrAdd(
+                name: "X-Forwarded-Proto", value: publicOrigin.lowercased().hasPrefix("https") ? "https" : "http")
+            headers.replaceOrAdd(name: "X-Forwarded-Host", value: String(publicOrigin.drop { $0 != ":" }.dropFirst(3)))
+        }
+        if !request.remoteAddress.isEmpty {
+            let chain = (request.headers["X-Forwarded-For"].map { $0 + ", " } ?? "") + request.remoteAddress
+            headers.replaceOrAdd(name: "X-Forwarded-For", value: chain)
+        }
+        return .forward(UpstreamRequest(url: forwardURL, method: request.method, headers: headers, body: request.body))
+    }
+
+    /// `/path?query` of an absolute http(s) URL serialization ("/" when it has no path).
+    static func pathAndQuery(of url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return "/" }
+        let rest = url[schemeEnd.upperBound...]
+        guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        let tail = String(rest[slash...])
+        return tail.hasPrefix("/") ? tail : "/" + tail
+    }
+
+    /// 302 to the handler's location, else 403 with a policy page or a problem.
+    private func cancelled(_ enforced: EnforcedDecision, request: HTTPRequest) -> HTTPResponse {
+        var response: HTTPResponse
+        if let location = enforced.decision.location {
+            response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]))
+        } else if (request.headers["Accept"] ?? "").lowercased().contains("text/html") {
+            response = HTTPResponse(
+                status: 403, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),
+                body: Array(PolicyPage.html(for: enforced).utf8))
+        } else {
+            response = problem(.navigationCancelled(enforced.decision))
+        }
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: false, to: &response.headers)
+        return response
+    }
+
+    private func problem(_ problem: ProblemDetails) -> HTTPResponse {
+        api.problem(problem)
+    }
+
+    private static func relay(_ outcome: UpstreamOutcome) -> HTTPResponse {
+        let prefix = PolicyAPI.problemTypePrefix
+        switch outcome {
+        case .response(let response):
+            return response
+        case .failed(let reason):
+            return ProblemDetails(
+                kind: "bad-gateway", title: "Bad gateway", status: 502, detail: "The origin could not be reached: \(reason)."
+            )
+            .response(typePrefix: prefix)
+        case .timedOut(let reason):
+            return ProblemDetails(
+                kind: "gateway-timeout", title: "Gateway timeout", status: 504,
+                detail: "The origin did not answer in time: \(reason)."
+            )
+            .response(typePrefix: prefix)
+        case .tooLarge(let limit):
+            return ProblemDetails(
+                kind: "bad-gateway", title: "Bad gateway", status: 502,
+                detail: "The origin's response exceeds proxy.maxResponseBytes (\(limit) bytes)."
+            )
+            .response(typePrefix: prefix)
+        }
+    }
+}
+
+extension ProblemDetails {
+    /// 400: an origin-form or authority-form target on the forward proxy.
+    static func notAProxyRequest(reverseConfigured: Bool) -> ProblemDetails {
+        ProblemDetails(
+            kind: "not-a-proxy-request", title: "Bad request", status: 400,
+            detail: reverseConfigured
+                ? "Send an absolute http(s) URL (forward proxy) or a path (reverse proxy)."
+                : "This is a forward proxy: send an absolute-form target such as GET http://host/path, "
+                    + "or configure proxy.upstream and proxy.publicOrigin for reverse mode.")
+    }
+
+    /// 508: the request already passed through this proxy (it was pointed at itself).
+    static let proxyLoop = ProblemDetails(
+        kind: "proxy-loop", title: "Loop detected", status: 508,
+        detail: "The request already carries this proxy's Via; it would loop.")
+}
