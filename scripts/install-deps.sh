@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_packages=(pkg-config libicu-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
-test_packages=(curl python3 nginx-light)
+test_packages=(curl python3 nginx-light chromium)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi
