@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Proxy benchmark: one run, one loopback origin (nginx serving a small page), wrk as client.
+#   cancel path: navpolicyd forward proxy vs Privoxy +block   (target: navpolicyd >= 10x Privoxy)
+#   allow path:  navpolicyd forward proxy vs nginx proxy_pass with keep-alive upstreams
+#                                                          (target: navpolicyd >= 0.5x nginx)
+# Needs: wrk, nginx-light, privoxy (Debian) and a release build (built if missing).
+# Usage: bench/proxy.sh [DURATION_SECONDS] [CONNECTIONS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration=${1:-10}
+connections=${2:-32}
+work=$(mktemp -d /tmp/navpolicyd-bench-proxy.XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+for tool in wrk nginx privoxy; do
+  command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk nginx-light privoxy)" >&2; exit 1; }
+done
+[[ -x .build/release/navpolicyd ]] || swift build -c release >&2
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; exit 1; }
+
+origin_port=$(free_port); nginx_proxy_port=$(free_port); privoxy_port=$(free_port)
+navpolicyd_port=$(free_port); proxy_port=$(free_port)
+
+# One nginx process serves both the origin and the proxy_pass reference, 1 worker each side's share.
+mkdir -p "$work/www"; printf '<!doctype html><html><body>allowed page</body></html>\n' > "$work/www/index.html"
+cat > "$work/nginx.conf" <<CONF
+daemon off; worker_processes 1; pid $work/nginx.pid; error_log $work/nginx.error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off; client_body_temp_path $work/cb; proxy_temp_path $work/px;
+  fastcgi_temp_path $work/fc; uwsgi_temp_path $work/uw; scgi_temp_path $work/sc;
+  keepalive_requests 1000000;
+  server { listen 127.0.0.1:$origin_port; root $work/www; location / { try_files /index.html =404; } }
+  upstream origin { server 127.0.0.1:$origin_port; keepalive 64; }
+  server { listen 127.0.0.1:$nginx_proxy_port;
+    location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection ""; } }
+}
+CONF
+nginx -p "$work" -e "$work/nginx.error.log" -c "$work/nginx.conf" & pids+=($!)
+
+# Privoxy: block /logout on every host, forward the rest (only the block path is measured).
+cat > "$work/bench.action" <<'CONF'
+{ +block{navpolicyd benchmark} }
+/logout
+CONF
+cat > "$work/privoxy.conf" <<CONF
+listen-address 127.0.0.1:$privoxy_port
+confdir /etc/privoxy
+actionsfile $work/bench.action
+logdir $work
+keep-alive-timeout 300
+CONF
+privoxy --no-daemon "$work/privoxy.conf" >/dev/null 2>&1 & pids+=($!)
+
+cat > "$work/policy.json" <<CONF
+{"defaultDecision": "allow",
+ "handlers": [{"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}}],
+ "server": {"watchConfig": false}}
+CONF
+.build/release/navpolicyd serve --config "$work/policy.json" --listen "127.0.0.1:$navpolicyd_port" \
+  --proxy-listen "127.0.0.1:$proxy_port" 2>"$work/navpolicyd.log" & pids+=($!)
+
+for port in "$origin_port" "$nginx_proxy_port" "$privoxy_port" "$proxy_port"; do wait_port "$port"; done
+
+# wrk sends wrk.path on the request line, so an absolute URL there makes it a proxy client.
+absolute() { printf 'wrk.path = "http://127.0.0.1:%s%s"\n' "$origin_port" "$1" > "$work/$2.lua"; echo "$work/$2.lua"; }
+run() { # name url [script]
+  local output
+  output=$(wrk -t 2 -c "$connections" -d "${duration}s" ${3:+-s "$3"} "$2")
+  local rps; rps=$(awk '/^Requests\/sec/ {print $2}' <<<"$output")
+  local non2xx; non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$output")
+  printf '%-34s %12s req/s   non-2xx/3xx: %s\n' "$1" "$rps" "${non2xx:-0}" >&2
+  echo "$rps"
+}
+
+# Sanity: each path does what it claims before it is timed.
+curl -s -o /dev/null -w '%{http_code}' -x "127.0.0.1:$proxy_port" "http://127.0.0.1:$origin_port/logout" | grep -q 403
+curl -s -o /dev/null -w '%{http_code}' -x "127.0.0.1:$privoxy_port" "http://127.0.0.1:$origin_port/logout" | grep -q 403
+curl -s -x "127.0.0.1:$proxy_port" "http://127.0.0.1:$origin_port/page" | grep -q "allowed page"
+curl -s "http://127.0.0.1:$nginx_proxy_port/page" | grep -q "allowed page"
+
+echo "proxy benchmark: ${duration}s per run, $connections connections, wrk -t 2, $(nproc) cores" >&2
+cancel_navpolicyd=$(run "cancel  navpolicyd (403)" "http://127.0.0.1:$proxy_port" "$(absolute /logout cancel)")
+cancel_privoxy=$(run "cancel  privoxy +block (403)" "http://127.0.0.1:$privoxy_port" "$(absolute /logout cancel)")
+allow_navpolicyd=$(run "allow   navpolicyd -> origin" "http://127.0.0.1:$proxy_port" "$(absolute /page allow)")
+allow_nginx=$(run "allow   nginx proxy_pass -> origin" "http://127.0.0.1:$nginx_proxy_port/page")
+
+ratio() { python3 -c "print(f'{float(\"$1\")/float(\"$2\"):.2f}')"; }
+cancel_ratio=$(ratio "$cancel_navpolicyd" "$cancel_privoxy")
+allow_ratio=$(ratio "$allow_navpolicyd" "$allow_nginx")
+echo "cancel path: navpolicyd / privoxy = ${cancel_ratio}x (target >= 10)"
+echo "allow path:  navpolicyd / nginx   = ${allow_ratio}x (target >= 0.5)"
