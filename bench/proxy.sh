@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 duration=${1:-10}
 connections=${2:-32}
 work=$(mktemp -d /tmp/navpolicyd-bench-proxy.XXXXXX)
+chmod 755 "$work"  # nginx workers run as nobody when started by root
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -82,10 +83,12 @@ run() { # name url [script]
 }
 
 # Sanity: each path does what it claims before it is timed.
-curl -s -o /dev/null -w '%{http_code}' -x "127.0.0.1:$proxy_port" "http://127.0.0.1:$origin_port/logout" | grep -q 403
-curl -s -o /dev/null -w '%{http_code}' -x "127.0.0.1:$privoxy_port" "http://127.0.0.1:$origin_port/logout" | grep -q 403
-curl -s -x "127.0.0.1:$proxy_port" "http://127.0.0.1:$origin_port/page" | grep -q "allowed page"
-curl -s "http://127.0.0.1:$nginx_proxy_port/page" | grep -q "allowed page"
+# (Compared in the shell, not with grep -q, which would SIGPIPE curl under pipefail.)
+check() { [[ "$2" == *"$3"* ]] || { echo "sanity check failed: $1 answered: $2" >&2; exit 1; }; }
+check "navpolicyd cancel" "$(curl -s -o /dev/null -w '%{http_code}' -x "127.0.0.1:$proxy_port" "http://127.0.0.1:$origin_port/logout")" 403
+check "privoxy block" "$(curl -s -o /dev/null -w '%{http_code}' -x "127.0.0.1:$privoxy_port" "http://127.0.0.1:$origin_port/logout")" 403
+check "navpolicyd allow" "$(curl -s -x "127.0.0.1:$proxy_port" "http://127.0.0.1:$origin_port/page")" "allowed page"
+check "nginx proxy_pass" "$(curl -s "http://127.0.0.1:$nginx_proxy_port/page")" "allowed page"
 
 echo "proxy benchmark: ${duration}s per run, $connections connections, wrk -t 2, $(nproc) cores" >&2
 cancel_navpolicyd=$(run "cancel  navpolicyd (403)" "http://127.0.0.1:$proxy_port" "$(absolute /logout cancel)")

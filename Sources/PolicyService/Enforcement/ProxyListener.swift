@@ -28,7 +28,7 @@ final class ProxyListener: Sendable {
             connectionMemoryLimitBytes: server.connectionMemoryLimitBytes,
             maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: PolicyAPI.problemTypePrefix)
         let responder = ProxyResponder(api: api, settings: proxySettings)
-        let httpServer = HTTPServer(configuration: configuration, asyncResponder: responder) { event in
+        let httpServer = HTTPServer(configuration: configuration, routingResponder: responder) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             var fields = event.fields
             fields.append("listener", .string("proxy"))

@@ -11,7 +11,7 @@ import PolicyProxy
 /// `publicOrigin`) decides origin-form targets on `publicOrigin + target` and forwards to
 /// the upstream. The URL forwarded is the URL decided (its WHATWG serialization), so an
 /// origin never sees a spelling the policy did not judge.
-final class ProxyResponder: HTTPAsyncResponder {
+final class ProxyResponder: HTTPRoutingResponder {
     let api: PolicyAPI
     let settings: ProxySettings
     let client: UpstreamClient
@@ -28,14 +28,18 @@ final class ProxyResponder: HTTPAsyncResponder {
                 resolve: settings.resolve.map { $0.hostAndPort + ":" + $0.address }))
     }
 
-    func respond(to request: HTTPRequest) async -> HTTPResponse {
+    /// Cancels and errors are answered on the worker thread; a forward (libcurl blocks)
+    /// suspends the connection and runs the transfer on a dispatch queue.
+    func route(_ request: HTTPRequest) -> HTTPResponderResult {
         switch plan(request) {
         case .answer(let response):
-            return response
+            return .now(response)
         case .forward(let upstream):
-            return await withCheckedContinuation { continuation in
-                transfers.async { [client] in
-                    continuation.resume(returning: Self.relay(client.forward(upstream)))
+            let client = client
+            let transfers = transfers
+            return .later {
+                await withCheckedContinuation { continuation in
+                    transfers.async { continuation.resume(returning: Self.relay(client.forward(upstream))) }
                 }
             }
         }
