@@ -15,7 +15,7 @@ public enum HopByHop {
         var named = fixed.union(excluding)
         for value in headers.values(for: "Connection") {
             for token in value.split(separator: ",") {
-                named.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
+                named.insert(String(token.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()).lowercased())
             }
         }
         var result = HTTPHeaders()
@@ -24,14 +24,4 @@ public enum HopByHop {
         }
         return result
     }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
-}
-
-extension Set where Element == Character {
-    fileprivate static let whitespaces: Set<Character> = [" ", "\t"]
 }
