@@ -15,7 +15,8 @@ public enum HopByHop {
         var named = fixed.union(excluding)
         for value in headers.values(for: "Connection") {
             for token in value.split(separator: ",") {
-                named.insert(String(token.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()).lowercased())
+                let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+                named.insert(String(token.drop(while: isBlank).reversed().drop(while: isBlank).reversed()).lowercased())
             }
         }
         var result = HTTPHeaders()
