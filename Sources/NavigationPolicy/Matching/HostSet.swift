@@ -5,17 +5,18 @@
 struct HostSet: Sendable {
     /// Canonical hosts (`pay.example.com`, `127.0.0.1`, `[::1]`).
     private(set) var exact: Set<String> = []
-    /// Registrable parts of `*.` patterns, without the `*.` (`example.com`).
-    private(set) var wildcardSuffixes: Set<String> = []
+    /// Registrable parts of `*.` patterns, without the `*.` (`example.com`); substrings so a
+    /// request's parent domains can be looked up as slices of its host.
+    private(set) var wildcardSuffixes: Set<Substring> = []
 
     mutating func insertExact(_ host: String) { exact.insert(host) }
-    mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(suffix) }
+    mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(Substring(suffix)) }
 
     /// Whether `host` (already in match form) is listed, or is a subdomain of a wildcard on a label boundary.
     func contains(_ host: String) -> Bool {
         if exact.contains(host) { return true }
         guard !wildcardSuffixes.isEmpty else { return false }
-        return MatchHost.parentDomains(of: host).contains { wildcardSuffixes.contains($0) }
+        return MatchHost.anyParentDomain(of: host) { wildcardSuffixes.contains($0) }
     }
 }
 

@@ -23,17 +23,17 @@ enum MatchHost {
         return String(domain.dropLast())
     }
 
-    /// Every proper parent domain, nearest first: `a.b.example.com` → `b.example.com`,
-    /// `example.com`, `com`. These are the `*.` wildcards that cover the host.
-    static func parentDomains(of host: String) -> [String] {
-        var result: [String] = []
-        var utf8 = Substring(host).utf8
-        while let dot = utf8.firstIndex(of: UInt8(ascii: ".")) {
-            utf8 = utf8[utf8.index(after: dot)...]
-            if utf8.isEmpty { break }
-            result.append(String(Substring(utf8)))
+    /// Whether `matches` holds for a proper parent domain, nearest first: for `a.b.example.com`
+    /// it is asked about `b.example.com`, `example.com`, `com` — the `*.` wildcards that cover
+    /// the host. Slices, not new strings: this runs for every request.
+    static func anyParentDomain(of host: String, _ matches: (Substring) -> Bool) -> Bool {
+        var rest = Substring(host)
+        while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
+            rest = rest[rest.utf8.index(after: dot)...]
+            if rest.isEmpty { return false }
+            if matches(rest) { return true }
         }
-        return result
+        return false
     }
 }
 

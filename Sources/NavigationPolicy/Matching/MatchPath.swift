@@ -84,17 +84,17 @@ public struct MatchPath: Sendable, Equatable {
         folded = asciiLowercased(text)
     }
 
-    /// The path and each of its leading whole-segment parts, longest first, ending with `/`:
-    /// `/a/b` → `/a/b`, `/a`, `/`. These are the prefixes that cover it.
-    static func leadingSubpaths(of path: String) -> [String] {
-        var result = [path]
-        var utf8 = Substring(path).utf8
-        while let slash = utf8.lastIndex(of: UInt8(ascii: "/")), slash != utf8.startIndex {
-            utf8 = utf8[..<slash]
-            result.append(String(Substring(utf8)))
+    /// Whether `matches` holds for the path or one of its leading whole-segment parts,
+    /// longest first, ending with `/`: `/a/b` → `/a/b`, `/a`, `/`. These are the prefixes that
+    /// cover it. Slices, not new strings: this runs for every request.
+    static func anyLeadingSubpath(of path: String, _ matches: (Substring) -> Bool) -> Bool {
+        var current = Substring(path)
+        while true {
+            if matches(current) { return true }
+            guard let slash = current.utf8.lastIndex(of: UInt8(ascii: "/")) else { return false }
+            if slash == current.startIndex { return current != "/" && matches("/") }
+            current = current[..<slash]
         }
-        if path != "/" { result.append("/") }
-        return result
     }
 
     /// Decodes `%XX` when XX is an unreserved byte, upper-cases the hex of every other escape.

@@ -4,7 +4,8 @@
 /// request costs one hash lookup per path segment however many prefixes are configured.
 struct PathSet: Sendable {
     private(set) var exact: Set<String> = []
-    private(set) var prefixes: Set<String> = []
+    /// Substrings, so a request's leading sub-paths can be looked up as slices of its path.
+    private(set) var prefixes: Set<Substring> = []
     let caseSensitive: Bool
 
     init(caseSensitive: Bool) {
@@ -13,7 +14,7 @@ struct PathSet: Sendable {
 
     /// Adds a config path already reduced to match form (`MatchPath.text`).
     mutating func insertExact(_ path: MatchPath) { exact.insert(key(path)) }
-    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(key(path)) }
+    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(Substring(key(path))) }
 
     var hasExact: Bool { !exact.isEmpty }
     var hasPrefixes: Bool { !prefixes.isEmpty }
@@ -27,7 +28,7 @@ struct PathSet: Sendable {
         let text = key(path)
         // Opaque paths (`javascript:…`) have no segments: no prefix, not even `/`, covers them.
         guard text.utf8.first == UInt8(ascii: "/") else { return false }
-        return MatchPath.leadingSubpaths(of: text).contains { prefixes.contains($0) }
+        return MatchPath.anyLeadingSubpath(of: text) { prefixes.contains($0) }
     }
 
     private func key(_ path: MatchPath) -> String { caseSensitive ? path.text : path.folded }

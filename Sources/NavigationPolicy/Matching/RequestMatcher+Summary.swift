@@ -12,7 +12,7 @@ extension RequestMatcher {
         if let schemes { add("schemes", Array(schemes)) }
         if let hosts { add("hosts", Array(hosts.exact) + hosts.wildcardSuffixes.map { "*." + $0 }) }
         add("paths", Array(paths.exact))
-        add("pathPrefixes", Array(paths.prefixes))
+        add("pathPrefixes", paths.prefixes.map(String.init))
         if let methods { add("methods", Array(methods)) }
         if let navigationTypes { add("navigationTypes", navigationTypes.map(\.rawValue)) }
         if let targetFrames { add("targetFrames", targetFrames.map(\.rawValue)) }

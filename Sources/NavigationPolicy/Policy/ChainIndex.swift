@@ -7,10 +7,12 @@
 /// matching handlers; the chain then checks the full match of each candidate in position
 /// order, which keeps first-match semantics identical to a linear scan.
 struct ChainIndex: Sendable {
+    // Substring keys: a request's parent domains and leading sub-paths are looked up as
+    // slices of its host and path, with no string allocated per lookup.
     private var byHost: [String: [Int32]] = [:]
-    private var byWildcardSuffix: [String: [Int32]] = [:]
+    private var byWildcardSuffix: [Substring: [Int32]] = [:]
     private var byPath: [String: [Int32]] = [:]
-    private var byPathPrefix: [String: [Int32]] = [:]
+    private var byPathPrefix: [Substring: [Int32]] = [:]
     /// Handlers without host or path conditions, in position order.
     private var unindexed: [Int32] = []
 
@@ -26,7 +28,9 @@ struct ChainIndex: Sendable {
                 // follows applies the exact case rule.
                 for path in matcher.paths.exact { byPath[asciiLowercased(path), default: []].append(position) }
             } else if matcher.paths.hasPrefixes {
-                for prefix in matcher.paths.prefixes { byPathPrefix[asciiLowercased(prefix), default: []].append(position) }
+                for prefix in matcher.paths.prefixes {
+                    byPathPrefix[Substring(asciiLowercased(String(prefix))), default: []].append(position)
+                }
             } else {
                 unindexed.append(position)
             }
@@ -40,16 +44,18 @@ struct ChainIndex: Sendable {
         if let host = request.matchHost {
             if let list = byHost[host] { lists.append(list) }
             if !byWildcardSuffix.isEmpty {
-                for parent in MatchHost.parentDomains(of: host) {
+                _ = MatchHost.anyParentDomain(of: host) { parent in
                     if let list = byWildcardSuffix[parent] { lists.append(list) }
+                    return false
                 }
             }
         }
         let folded = request.matchPath.folded
         if let list = byPath[folded] { lists.append(list) }
         if !byPathPrefix.isEmpty, folded.utf8.first == UInt8(ascii: "/") {
-            for prefix in MatchPath.leadingSubpaths(of: folded) {
+            _ = MatchPath.anyLeadingSubpath(of: folded) { prefix in
                 if let list = byPathPrefix[prefix] { lists.append(list) }
+                return false
             }
         }
         switch lists.count {

@@ -17,7 +17,7 @@ public final class CompiledPolicy: Sendable {
     private let index: ChainIndex?
 
     /// Below this many handlers a scan of their matchers is cheaper than hashing for candidates.
-    static let indexThreshold = 16
+    static let indexThreshold = 4
 
     init(defaultVerdict: Decision.Verdict, links: [ChainLink], sections: JSONObject) {
         self.defaultVerdict = defaultVerdict
