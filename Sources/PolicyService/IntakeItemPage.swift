@@ -16,11 +16,11 @@ enum IntakeItemPage {
         let title = item.title ?? item.url
         let html = """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
-            <body><h1>Shared: \(escape(title))</h1>
-            <p><a href="\(escape(item.url))" rel="noreferrer noopener">\(escape(item.url))</a></p>
-            <p>Policy decision: <strong>\(escape(verdict))</strong></p>
-            <p>Received \(escape(item.receivedAt)) via \(escape(item.source)). Item \(item.id).</p>
+            <html lang="en"><head><meta charset="utf-8"><title>\(HTMLText.escape(title))</title></head>
+            <body><h1>Shared: \(HTMLText.escape(title))</h1>
+            <p><a href="\(HTMLText.escape(item.url))" rel="noreferrer noopener">\(HTMLText.escape(item.url))</a></p>
+            <p>Policy decision: <strong>\(HTMLText.escape(verdict))</strong></p>
+            <p>Received \(HTMLText.escape(item.receivedAt)) via \(HTMLText.escape(item.source)). Item \(item.id).</p>
             </body></html>
 
             """
@@ -30,22 +30,5 @@ enum IntakeItemPage {
                 ("Content-Type", "text/html; charset=utf-8"),
                 ("Content-Security-Policy", "default-src 'none'"),
             ]), body: Array(html.utf8))
-    }
-
-    /// HTML text and attribute escaping.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }
