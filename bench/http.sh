@@ -170,10 +170,9 @@ ng_post="$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/
 # --- measurement ----------------------------------------------------------------------------
 # run_wrk SERVER ENDPOINT SECONDS OUTFILE — leaves wrk's output (with the BENCH line) in OUTFILE.
 run_wrk() {
-    local port script
+    local port
     if [ "$1" = navpolicyd ]; then port="$NP_PORT"; else port="$NGINX_PORT"; fi
-    if [ "$2" = GET ]; then script="$BENCH/decide-get.lua"; else script="$BENCH/decide-post.lua"; fi
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"${3}s" --latency -s "$script" \
+    DECIDE_METHOD="$2" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${3}s" --latency -s "$BENCH/decide.lua" \
         "http://127.0.0.1:$port/v1/decide" >"$4" 2>&1
 }
 field() { # FIELD FILE — a key=value from the BENCH line

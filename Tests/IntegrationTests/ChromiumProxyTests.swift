@@ -6,21 +6,14 @@ import Testing
 struct ChromiumProxyTests {
     /// Loads `url` through the proxy and returns the DOM Chromium ends up with.
     private func dumpDOM(_ url: String, proxyPort: Int, profile: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
-        process.arguments = [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
-            "--user-data-dir=\(profile.path)", "--proxy-server=http://127.0.0.1:\(proxyPort)",
-            // Chromium never proxies loopback by default; the app's host name is mapped by proxy.resolve anyway.
-            "--proxy-bypass-list=<-loopback>", "--timeout=15000", "--dump-dom", url,
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try Curl.standardOutput(
+            of: "/usr/bin/chromium",
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+                "--user-data-dir=\(profile.path)", "--proxy-server=http://127.0.0.1:\(proxyPort)",
+                // Chromium never proxies loopback by default; the app's host name is mapped by proxy.resolve anyway.
+                "--proxy-bypass-list=<-loopback>", "--timeout=15000", "--dump-dom", url,
+            ])
     }
 
     @Test("allowed page arrives, logout shows the policy page, payment lands on the redirect location")

@@ -13,16 +13,22 @@ enum Curl {
 
     /// `curl -s -g -i ARGS URL` (`-g`: brackets in URLs are data, not globs), parsed into status, last response's headers (lower-cased names) and body.
     static func request(_ url: String, _ arguments: [String] = []) throws -> Response {
+        let output = try standardOutput(of: "/usr/bin/curl", ["-s", "-g", "-i", "--max-time", "20"] + arguments + [url])
+        return parse(output)
+    }
+
+    /// Runs a program to completion and returns what it wrote to stdout (stderr is dropped).
+    static func standardOutput(of executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "-g", "-i", "--max-time", "20"] + arguments + [url]
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return parse(String(decoding: data, as: UTF8.self))
+        return String(decoding: data, as: UTF8.self)
     }
 
     static func parse(_ raw: String) -> Response {
