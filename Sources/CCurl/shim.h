@@ -1,5 +1,6 @@
 // libcurl for Swift: curl_easy_setopt and curl_easy_getinfo are variadic, which Swift
-// cannot call, so each argument type gets a typed inline wrapper.
+// cannot call, so each argument type gets a typed inline wrapper; the few macros and
+// unions Swift cannot import get one too.
 #ifndef NAVPOLICYD_CCURL_SHIM_H
 #define NAVPOLICYD_CCURL_SHIM_H
 #include <curl/curl.h>
@@ -26,5 +27,15 @@ static inline CURLcode ccurl_set_callback(CURL *handle, CURLoption option, ccurl
 }
 static inline CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
+}
+/// Resumes a transfer paused by its write callback (CURLPAUSE_CONT is a composite macro).
+static inline CURLcode ccurl_unpause(CURL *handle) {
+    return curl_easy_pause(handle, CURLPAUSE_CONT);
+}
+/// The easy handle and result of a CURLMSG_DONE message (the result sits in a union).
+static inline CURL *ccurl_done_message(CURLMsg *message, CURLcode *result) {
+    if (message == NULL || message->msg != CURLMSG_DONE) return NULL;
+    *result = message->data.result;
+    return message->easy_handle;
 }
 #endif

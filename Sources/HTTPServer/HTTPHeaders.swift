@@ -47,8 +47,8 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }
 
-    /// ASCII case-insensitive comparison without allocating lowercased copies.
-    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+    /// Whether two field names are equal ignoring ASCII case, without allocating lowercased copies.
+    public static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercased($0) == asciiLowercased($1) }
     }
 

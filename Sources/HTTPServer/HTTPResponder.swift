@@ -27,6 +27,11 @@ public enum HTTPResponderResult: Sendable {
     /// The response needs slow work (a disk commit, a network call): the connection is
     /// suspended, the closure runs in a `Task`, and its result is sent when it returns.
     case later(@Sendable () async -> HTTPResponse)
+    /// The response comes from a callback-driven component (an event loop): the connection
+    /// is suspended, then the closure is called on the worker thread with the function that
+    /// resumes it. Call that function once, from any thread; later calls are ignored. A
+    /// response that never comes keeps the connection until shutdown answers 503.
+    case deferred(@Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
 }
 
 /// Answers some requests at once and others asynchronously, chosen per request.

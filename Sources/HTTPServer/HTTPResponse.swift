@@ -1,6 +1,6 @@
 public import JSONSupport
 
-/// A complete response: status, header fields and body bytes.
+/// A response: status, header fields and a body, either complete bytes or a stream.
 ///
 /// `Content-Length` and `Date` are written by libmicrohttpd; do not set them.
 public struct HTTPResponse: Sendable, Equatable {
@@ -8,14 +8,28 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     /// Header fields to send, in order.
     public var headers: HTTPHeaders
-    /// The body bytes (not sent for HEAD requests).
+    /// The body bytes (not sent for HEAD requests); ignored when ``bodyStream`` is set.
     public var body: [UInt8]
+    /// A body produced while it is sent, instead of ``body``.
+    public var bodyStream: (any HTTPBodyStream)?
 
     /// Creates a response from its parts.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// Creates a response whose body is pulled from `bodyStream` as the client reads it.
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), bodyStream: any HTTPBodyStream) {
+        self.init(status: status, headers: headers)
+        self.bodyStream = bodyStream
+    }
+
+    /// Equal parts; streams are equal only when they are the same object.
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.body == rhs.body
+            && lhs.bodyStream.map(ObjectIdentifier.init) == rhs.bodyStream.map(ObjectIdentifier.init)
     }
 
     /// A JSON response from already serialized bytes.

@@ -122,8 +122,8 @@ public final class HTTPServer: Sendable {
     ///
     /// Stops accepting (`MHD_quiesce_daemon`), lets requests in flight finish until
     /// `drainTimeout` passes (their responses carry `Connection: close`, so clients
-    /// reconnect elsewhere), answers still-suspended asynchronous requests with 503, then
-    /// closes every connection and joins the workers. Idempotent: later or concurrent calls
+    /// reconnect elsewhere), answers still-suspended asynchronous requests with 503, cuts
+    /// streamed bodies still being sent, then closes every connection and joins the workers. Idempotent: later or concurrent calls
     /// return at once. Blocks the caller, so call it from a signal-handling DispatchSource
     /// or the main thread, never from a responder (it would wait for itself).
     public func shutdown(drainTimeout: Duration) {
@@ -137,7 +137,8 @@ public final class HTTPServer: Sendable {
         let listenSocket = MHD_quiesce_daemon(daemon.daemon)
         let drained = waitForRequestsInFlight(until: ContinuousClock.now.advanced(by: drainTimeout))
         let shuttingDown = ProblemDetails.shuttingDown.response(typePrefix: core.configuration.problemTypePrefix)
-        let abandoned = core.suspendedConnections.closeAndResumeAll(with: shuttingDown)
+        let abandoned =
+            core.suspendedConnections.closeAndResumeAll(with: shuttingDown) + core.streamedBodies.closeAll()
         if abandoned > 0 {
             // Give resumed connections a moment to send their 503 before the sockets close.
             _ = waitForRequestsInFlight(until: ContinuousClock.now.advanced(by: .milliseconds(250)))

@@ -73,3 +73,20 @@ func mhdLibraryMessage(_ context: UnsafeMutableRawPointer?, _ message: UnsafePoi
     while text.last?.isNewline == true { text.removeLast() }
     core.log(.warning, "mhd.message", ["message": .string(text)])
 }
+
+/// MHD_ContentReaderCallback of a streamed response: the next bytes of the body.
+func mhdStreamRead(
+    _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
+) -> Int {
+    guard let cls, let buffer else { return StreamedBody.endWithError }
+    let body = Unmanaged<StreamedBody>.fromOpaque(cls).takeUnretainedValue()
+    return body.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+}
+
+/// MHD_ContentReaderFreeCallback: the response is gone; drops the reference it held.
+func mhdStreamFreed(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    let body = Unmanaged<StreamedBody>.fromOpaque(cls)
+    body.takeUnretainedValue().responseFreed()
+    body.release()
+}

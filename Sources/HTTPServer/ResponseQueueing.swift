@@ -7,11 +7,22 @@ enum ResponseQueueing {
 
     /// Queues `response`; returns nil when the response itself is invalid (bad status or
     /// header), so the caller can fall back to a 500, or MHD's own result otherwise.
-    static func queue(_ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool) -> MHD_Result? {
-        guard (100...599).contains(response.status) else { return nil }
-        // MUST_COPY: MHD keeps its own copy, so the Swift array may be freed right away.
-        let created = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    static func queue(
+        _ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, streams: StreamedBodies
+    ) -> MHD_Result? {
+        guard (100...599).contains(response.status) else {
+            response.bodyStream?.close()
+            return nil
+        }
+        let created: OpaquePointer?
+        if let stream = response.bodyStream {
+            created = streamedResponse(stream, on: connection, streams: streams)
+        } else {
+            // MUST_COPY: MHD keeps its own copy, so the Swift array may be freed right away.
+            created = response.body.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(
+                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
         guard let mhdResponse = created else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }  // MHD holds a reference while sending
@@ -25,5 +36,23 @@ enum ResponseQueueing {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
         return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+
+    /// A callback response pulling from `stream`; the stream is closed if MHD cannot take it.
+    private static func streamedResponse(
+        _ stream: any HTTPBodyStream, on connection: OpaquePointer, streams: StreamedBodies
+    ) -> OpaquePointer? {
+        let body = StreamedBody(stream: stream, connection: connection, registry: streams)
+        let length = stream.contentLength.map { UInt64(max(0, $0)) } ?? UInt64.max  // MHD_SIZE_UNKNOWN
+        // MHD allocates one block per response: small for short bodies, 16 KiB otherwise.
+        let blockSize = min(max(stream.contentLength ?? 16_384, 256), 16_384)
+        let context = Unmanaged.passRetained(body).toOpaque()
+        guard let created = MHD_create_response_from_callback(length, blockSize, mhdStreamRead, context, mhdStreamFreed)
+        else {
+            // MHD never took the context, so its free callback will not run.
+            mhdStreamFreed(context)
+            return nil
+        }
+        return created
     }
 }

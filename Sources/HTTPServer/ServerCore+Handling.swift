@@ -89,6 +89,8 @@ extension ServerCore {
                 return send(response, on: connection, forceClose: false)
             case .later(let work):
                 return suspend(connection, context: context, work)
+            case .deferred(let start):
+                return suspend(connection, context: context, start: start)
             }
         }
     }
@@ -111,15 +113,34 @@ extension ServerCore {
         return .YES
     }
 
+    /// Suspends the connection and hands `start` the function that resumes it with a
+    /// response. No task: the caller's own thread (an event loop) answers.
+    private func suspend(
+        _ connection: OpaquePointer, context: RequestContext,
+        start: @Sendable (@escaping @Sendable (HTTPResponse) -> Void) -> Void
+    ) -> MHD_Result {
+        guard suspendedConnections.suspend(connection, context: context) else {
+            context.machine.responseSent()
+            return send(
+                ProblemDetails.shuttingDown.response(typePrefix: configuration.problemTypePrefix), on: connection,
+                forceClose: true)
+        }
+        let registry = suspendedConnections
+        start { response in registry.resume(context, with: response) }
+        return .YES
+    }
+
     /// Queues `response` on the connection (only valid on its worker thread or after resume).
     private func send(_ response: HTTPResponse, on connection: OpaquePointer, forceClose: Bool) -> MHD_Result {
         let closing = forceClose || isDraining.load(ordering: .relaxed)
-        if let queued = ResponseQueueing.queue(response, on: connection, closeConnection: closing) {
+        if let queued = ResponseQueueing.queue(
+            response, on: connection, closeConnection: closing, streams: streamedBodies)
+        {
             return queued
         }
         log(.error, "http.invalid_response", ["status": .number(Double(response.status))])
         let fallback = ProblemDetails.internalError.response(typePrefix: configuration.problemTypePrefix)
-        return ResponseQueueing.queue(fallback, on: connection, closeConnection: true) ?? .NO
+        return ResponseQueueing.queue(fallback, on: connection, closeConnection: true, streams: streamedBodies) ?? .NO
     }
 
     private static func clientAddress(of connection: OpaquePointer) -> String {

@@ -16,6 +16,8 @@ final class ServerCore: Sendable {
     /// Requests between the URI-log and the completion callback; shutdown waits for 0.
     let requestsInFlight = Atomic<Int>(0)
     let suspendedConnections = SuspendedConnections()
+    /// Streamed response bodies being sent; shutdown ends them.
+    let streamedBodies = StreamedBodies()
 
     init(configuration: HTTPServerConfiguration, responder: ResponderKind, logger: @escaping HTTPServerLogger) {
         self.configuration = configuration

@@ -34,13 +34,16 @@ final class SuspendedConnections: Sendable {
         }
     }
 
-    /// Stores the response and resumes the connection, unless shutdown already did.
+    /// Stores the response and resumes the connection, unless shutdown already did (then a
+    /// streamed body is closed at once, so its producer stops).
     func resume(_ context: RequestContext, with response: HTTPResponse) {
-        registry.withLock { registry in
-            guard let entry = registry.entries.removeValue(forKey: ObjectIdentifier(context)) else { return }
+        let delivered = registry.withLock { registry -> Bool in
+            guard let entry = registry.entries.removeValue(forKey: ObjectIdentifier(context)) else { return false }
             entry.context.machine.resumed(with: response)
             MHD_resume_connection(entry.connection)
+            return true
         }
+        if !delivered { response.bodyStream?.close() }
     }
 
     /// Refuses new suspensions and resumes every waiting connection with `response`.

@@ -22,12 +22,13 @@ public struct UpstreamRequest: Sendable {
 
 /// What became of a forwarded request.
 public enum UpstreamOutcome: Sendable {
-    /// The origin answered; hop-by-hop fields are already removed from the headers.
+    /// The origin answered; hop-by-hop fields are already removed from the headers. The
+    /// body is complete, or a stream when the origin was still sending.
     case response(HTTPResponse)
     /// The origin could not be reached or broke the exchange (libcurl's reason).
     case failed(String)
-    /// The connect or total timeout passed.
+    /// The connect timeout passed, or the origin sent nothing for the timeout.
     case timedOut(String)
-    /// The response body exceeded ``UpstreamClient/Configuration/maxResponseBytes``.
+    /// The response body exceeds ``UpstreamClient/Configuration/maxResponseBytes``.
     case tooLarge(limit: Int)
 }

@@ -106,6 +106,10 @@ public final class PolicyAPI: HTTPRoutingResponder {
             return .now(finish(response, endpoint: endpoint, started: started))
         case .later(let work):
             return .later { [self] in finish(await work(), endpoint: endpoint, started: started) }
+        case .deferred(let start):
+            return .deferred { [self] respond in
+                start { response in respond(self.finish(response, endpoint: endpoint, started: started)) }
+            }
         }
     }
 

@@ -5,11 +5,13 @@ import NavigationPolicy
 /// The second listener of `serve`: an ``HTTPServer`` running the ``ProxyResponder``.
 final class ProxyListener: Sendable {
     let server: HTTPServer
+    let responder: ProxyResponder
     let address: ListenAddress
     let log: EventLog
 
-    private init(server: HTTPServer, address: ListenAddress, log: EventLog) {
+    private init(server: HTTPServer, responder: ProxyResponder, address: ListenAddress, log: EventLog) {
         self.server = server
+        self.responder = responder
         self.address = address
         self.log = log
     }
@@ -34,7 +36,7 @@ final class ProxyListener: Sendable {
             fields.append("listener", .string("proxy"))
             log.log(level, event.event, fields)
         }
-        return ProxyListener(server: httpServer, address: address, log: log)
+        return ProxyListener(server: httpServer, responder: responder, address: address, log: log)
     }
 
     /// Binds and starts; logs `proxy.listening` with the bound address.
@@ -44,7 +46,10 @@ final class ProxyListener: Sendable {
         log.log(.info, "proxy.listening", ["address": .string(bound.description)])
     }
 
+    /// Drains the listener, then ends the transfers still running (their bodies were cut
+    /// when the server closed the connections).
     func shutdown(drainTimeout: Duration) {
         server.shutdown(drainTimeout: drainTimeout)
+        responder.client.shutdown()
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import HTTPServer
 import NavigationPolicy
 import PolicyProxy
@@ -15,8 +14,6 @@ final class ProxyResponder: HTTPRoutingResponder {
     let api: PolicyAPI
     let settings: ProxySettings
     let client: UpstreamClient
-    /// libcurl blocks; its transfers run here, off the MHD workers and the Swift task pool.
-    private let transfers = DispatchQueue(label: "navpolicyd.proxy.transfers", attributes: .concurrent)
 
     init(api: PolicyAPI, settings: ProxySettings) {
         self.api = api
@@ -28,19 +25,16 @@ final class ProxyResponder: HTTPRoutingResponder {
                 resolve: settings.resolve.map { $0.hostAndPort + ":" + $0.address }))
     }
 
-    /// Cancels and errors are answered on the worker thread; a forward (libcurl blocks)
-    /// suspends the connection and runs the transfer on a dispatch queue.
+    /// Cancels and errors are answered on the worker thread; a forward suspends the
+    /// connection until the transfer loop has the origin's head (or a failure).
     func route(_ request: HTTPRequest) -> HTTPResponderResult {
         switch plan(request) {
         case .answer(let response):
             return .now(response)
         case .forward(let upstream):
             let client = client
-            let transfers = transfers
-            return .later {
-                await withCheckedContinuation { continuation in
-                    transfers.async { continuation.resume(returning: Self.relay(client.forward(upstream))) }
-                }
+            return .deferred { respond in
+                client.start(upstream) { outcome in respond(Self.relay(outcome)) }
             }
         }
     }
@@ -153,7 +147,7 @@ final class ProxyResponder: HTTPRoutingResponder {
         case .tooLarge(let limit):
             return ProblemDetails(
                 kind: "bad-gateway", title: "Bad gateway", status: 502,
-                detail: "The origin's response exceeds proxy.maxResponseBytes (\(limit) bytes)."
+                detail: "The origin's response is larger than proxy.maxResponseBytes (\(limit) bytes)."
             )
             .response(typePrefix: prefix)
         }

@@ -24,8 +24,9 @@ public struct ProxySettings: Sendable, Equatable {
     public var publicOrigin: String?
     public var connectTimeoutMilliseconds = 5_000
     public var timeoutMilliseconds = 30_000
-    /// Largest origin response relayed (responses are buffered; larger ones get 502).
-    public var maxResponseBytes = 16 << 20
+    /// Largest origin response body relayed, 0 = no limit (bodies are streamed, so size
+    /// costs no memory): a larger declared length gets 502, a body growing past it is cut.
+    public var maxResponseBytes = 0
     /// Largest request body forwarded.
     public var maxRequestBodyBytes = 1 << 20
 
@@ -96,7 +97,7 @@ public struct ProxySettings: Sendable, Equatable {
         }
         integer("connectTimeoutMilliseconds", 1...600_000) { settings.connectTimeoutMilliseconds = $0 }
         integer("timeoutMilliseconds", 1...3_600_000) { settings.timeoutMilliseconds = $0 }
-        integer("maxResponseBytes", 0...1 << 30) { settings.maxResponseBytes = $0 }
+        integer("maxResponseBytes", 0...1 << 50) { settings.maxResponseBytes = $0 }
         integer("maxRequestBodyBytes", 0...1 << 30) { settings.maxRequestBodyBytes = $0 }
         return settings
     }

@@ -1,0 +1,81 @@
+public import HTTPServer
+
+/// The status and header fields of an origin's response, assembled from the header lines
+/// libcurl hands over one at a time.
+///
+/// Parsed on bytes: the header callback runs for every line of every response, so this is
+/// on the allow path's hot loop. Interim responses (`100 Continue`, `103 Early Hints`) are
+/// dropped; lines after the final head (trailers) are ignored.
+public struct ResponseHead: Sendable {
+    /// The final status code, or 0 until a status line was seen.
+    public private(set) var status = 0
+    /// The final response's fields as received, hop-by-hop fields included.
+    public private(set) var headers = HTTPHeaders()
+    /// True once the blank line ending a final (non-1xx) head was seen.
+    public private(set) var isComplete = false
+
+    /// Creates an empty head.
+    public init() {}
+
+    /// Consumes one line, CRLF included (as libcurl passes it).
+    public mutating func consume(line: UnsafeRawBufferPointer) {
+        guard !isComplete else { return }
+        var end = line.count
+        while end > 0, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        if end == 0 {
+            // The blank line: the head is over, unless it was an interim (1xx) response.
+            if status >= 200 { isComplete = true } else { status = 0 }
+            return
+        }
+        let content = UnsafeRawBufferPointer(rebasing: line[..<end])
+        if Self.startsWithHTTPVersion(content) {
+            status = Self.statusCode(ofStatusLine: content)
+            headers = HTTPHeaders()
+            return
+        }
+        guard status != 0 else { return }
+        guard let colon = content.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return }
+        let name = UnsafeRawBufferPointer(rebasing: content[..<colon])
+        // RFC 9112 §5.1: no whitespace between name and colon; such a line is not a field.
+        guard !name.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { return }
+        var valueStart = colon + 1
+        var valueEnd = content.count
+        while valueStart < valueEnd, Self.isBlank(content[valueStart]) { valueStart += 1 }
+        while valueEnd > valueStart, Self.isBlank(content[valueEnd - 1]) { valueEnd -= 1 }
+        headers.add(
+            name: String(decoding: name, as: UTF8.self),
+            value: String(decoding: UnsafeRawBufferPointer(rebasing: content[valueStart..<valueEnd]), as: UTF8.self))
+    }
+
+    /// The body length the origin declared, when it is a plain `Content-Length` (no
+    /// `Transfer-Encoding`, one consistent value).
+    public var declaredContentLength: Int? {
+        guard headers["Transfer-Encoding"] == nil else { return nil }
+        let values = headers.values(for: "Content-Length")
+        guard let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
+        guard !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(first)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    private static func startsWithHTTPVersion(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
+            && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
+    }
+
+    /// The three digits after the version ("HTTP/1.1 204 No Content", "HTTP/2 200"); 0 if malformed.
+    private static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) -> Int {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")), space + 3 <= line.count else { return 0 }
+        var code = 0
+        for index in space + 1..<space + 4 {
+            let byte = line[index]
+            guard byte >= 0x30 && byte <= 0x39 else { return 0 }
+            code = code * 10 + Int(byte - 0x30)
+        }
+        if space + 4 < line.count, line[space + 4] != UInt8(ascii: " ") { return 0 }
+        return (100...599).contains(code) ? code : 0
+    }
+}

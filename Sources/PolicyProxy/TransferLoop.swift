@@ -1,0 +1,271 @@
+import CCurl
+import Dispatch
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// The thread that runs every upstream transfer on one libcurl multi handle.
+///
+/// One event loop instead of a blocked thread per request: libcurl multiplexes all
+/// transfers with poll, keeps one shared connection cache (keep-alive reuse across
+/// requests), and hands heads and body bytes to the ``UpstreamExchange``s as they arrive.
+/// Other threads talk to the loop only through ``submit(_:)`` (a locked inbox plus
+/// `curl_multi_wakeup`); everything else here belongs to the loop thread.
+final class TransferLoop: @unchecked Sendable {
+    // @unchecked: the mutable state below the inbox is confined to the loop thread.
+
+    enum Command {
+        case start(UpstreamExchange)
+        case unpause(UpstreamExchange)
+        case cancel(UpstreamExchange)
+    }
+
+    private struct Inbox {
+        var commands: [Command] = []
+        var stopping = false
+    }
+
+    let configuration: UpstreamClient.Configuration
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    private let stopped = DispatchSemaphore(value: 0)
+    private let timeoutNanoseconds: UInt64
+
+    // Loop thread only.
+    private var active: [UnsafeMutableRawPointer: UpstreamExchange] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Exchanges whose head completed during the current pass, delivered after it.
+    private var completedHeads: [UpstreamExchange] = []
+    private let resolveList: UnsafeMutablePointer<curl_slist>?
+    /// No active transfer's deadline is earlier than this.
+    private var nextDeadline = UInt64.max
+
+    /// Starts the loop thread; nil when libcurl cannot create a multi handle.
+    init?(configuration: UpstreamClient.Configuration) {
+        guard let multi = curl_multi_init() else { return nil }
+        self.multi = multi
+        self.configuration = configuration
+        timeoutNanoseconds = UInt64(max(1, configuration.timeoutMilliseconds)) * 1_000_000
+        var list: UnsafeMutablePointer<curl_slist>?
+        for entry in configuration.resolve { list = curl_slist_append(list, entry) }
+        resolveList = list
+        let thread = Thread { [self] in run() }
+        thread.name = "navpolicyd.proxy.upstream"
+        thread.start()
+    }
+
+    /// Hands a command to the loop thread. After ``stop(wait:)``, starts fail at once.
+    func submit(_ command: Command) {
+        let accepted = inbox.withLock { inbox -> Bool in
+            guard !inbox.stopping else { return false }
+            inbox.commands.append(command)
+            // A non-empty inbox means a wake-up is already on its way. Waking under the lock
+            // keeps it ahead of the multi handle's cleanup, which follows `stopping`.
+            if inbox.commands.count == 1 { curl_multi_wakeup(multi) }
+            return true
+        }
+        if !accepted, case .start(let exchange) = command {
+            exchange.onHead(.failed("the proxy is shutting down"))
+        }
+    }
+
+    func unpause(_ exchange: UpstreamExchange) { submit(.unpause(exchange)) }
+
+    func cancel(_ exchange: UpstreamExchange) { submit(.cancel(exchange)) }
+
+    /// Ends every transfer (their clients get 502 or a cut body) and the thread.
+    /// - Parameter wait: whether to block until the thread has exited.
+    func stop(wait: Bool) {
+        inbox.withLock { inbox in
+            guard !inbox.stopping else { return }
+            inbox.stopping = true
+            curl_multi_wakeup(multi)
+        }
+        guard wait else { return }
+        stopped.wait()
+        stopped.signal()  // for any other caller waiting too
+    }
+
+    // MARK: - Loop thread
+
+    private func run() {
+        while true {
+            let (commands, stopping) = inbox.withLock { inbox in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return (inbox.commands, inbox.stopping)
+            }
+            for command in commands { apply(command) }
+            if stopping { break }
+            var running: Int32 = 0
+            _ = curl_multi_perform(multi, &running)
+            collectFinishedTransfers()
+            deliverCompletedHeads()
+            let now = DispatchTime.now().uptimeNanoseconds
+            expireSilentTransfers(now: now)
+            let wait = nextDeadline == .max ? 1_000 : Int32(clamping: min(1_000, (nextDeadline &- now) / 1_000_000 + 1))
+            _ = curl_multi_poll(multi, nil, 0, nextDeadline <= now ? 0 : wait, nil)
+        }
+        shutDownTransfers()
+        stopped.signal()
+    }
+
+    private func apply(_ command: Command) {
+        switch command {
+        case .start(let exchange):
+            attach(exchange)
+        case .unpause(let exchange):
+            guard let easy = exchange.easy else { return }
+            exchange.deadline = DispatchTime.now().uptimeNanoseconds + timeoutNanoseconds
+            nextDeadline = min(nextDeadline, exchange.deadline)
+            // May call the write callback at once with the bytes it held back.
+            _ = ccurl_unpause(easy)
+        case .cancel(let exchange):
+            guard exchange.easy != nil else { return }
+            detach(exchange)
+            exchange.finish(.failed)
+            deliver(exchange, failure: .failed("the client went away"))
+        }
+    }
+
+    private func attach(_ exchange: UpstreamExchange) {
+        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
+            deliver(exchange, failure: .failed("libcurl could not create a handle"))
+            return
+        }
+        exchange.headerList = EasyRequestOptions.apply(
+            exchange.request, to: easy, configuration: configuration, resolveList: resolveList,
+            context: Unmanaged.passUnretained(exchange).toOpaque())
+        exchange.easy = easy
+        exchange.deadline = DispatchTime.now().uptimeNanoseconds + timeoutNanoseconds
+        nextDeadline = min(nextDeadline, exchange.deadline)
+        active[easy] = exchange
+        if curl_multi_add_handle(multi, easy) != CURLM_OK {
+            detach(exchange)
+            deliver(exchange, failure: .failed("libcurl could not start the transfer"))
+        }
+    }
+
+    /// Takes the transfer off the multi handle and keeps its easy handle for reuse.
+    private func detach(_ exchange: UpstreamExchange) {
+        guard let easy = exchange.easy else { return }
+        _ = curl_multi_remove_handle(multi, easy)
+        active[easy] = nil
+        exchange.easy = nil
+        // libcurl keeps list pointers until the next setopt: clear before freeing.
+        _ = ccurl_set_list(easy, CURLOPT_HTTPHEADER, nil)
+        curl_slist_free_all(exchange.headerList)
+        exchange.headerList = nil
+        if idleHandles.count < 1_024 { idleHandles.append(easy) } else { curl_easy_cleanup(easy) }
+    }
+
+    /// Called by the header callback when an exchange's final head is complete.
+    func headCompleted(_ exchange: UpstreamExchange) {
+        completedHeads.append(exchange)
+    }
+
+    /// Refreshes the silence deadline (the origin sent something).
+    func touched(_ exchange: UpstreamExchange) {
+        exchange.deadline = DispatchTime.now().uptimeNanoseconds + timeoutNanoseconds
+    }
+
+    private func collectFinishedTransfers() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            var code = CURLE_OK
+            guard let easy = ccurl_done_message(message, &code), let exchange = active[easy] else { continue }
+            detach(exchange)
+            if code == CURLE_OK && exchange.head.isComplete {
+                exchange.finish(.complete)
+                completedHeads.append(exchange)
+            } else {
+                exchange.finish(.failed)
+                deliver(exchange, failure: failure(for: code, exchange: exchange))
+            }
+        }
+    }
+
+    private func failure(for code: CURLcode, exchange: UpstreamExchange) -> UpstreamOutcome {
+        if exchange.overflowed { return .tooLarge(limit: configuration.maxResponseBytes) }
+        if code == CURLE_OK { return .failed("the origin sent no valid HTTP response") }
+        let reason = String(cString: curl_easy_strerror(code))
+        return code == CURLE_OPERATION_TIMEDOUT ? .timedOut(reason) : .failed(reason)
+    }
+
+    /// Heads go out after the pass, so bytes and the end that arrived with them are already
+    /// stored: a small response then leaves as one buffer instead of a stream.
+    private func deliverCompletedHeads() {
+        guard !completedHeads.isEmpty else { return }
+        let ready = completedHeads
+        completedHeads.removeAll(keepingCapacity: true)
+        for exchange in ready { deliver(exchange, failure: nil) }
+    }
+
+    /// Gives the exchange's client its answer, exactly once.
+    private func deliver(_ exchange: UpstreamExchange, failure: UpstreamOutcome?) {
+        guard !exchange.headDelivered else { return }
+        exchange.headDelivered = true
+        if let failure {
+            exchange.onHead(failure)
+            return
+        }
+        if exchange.hasFailed {
+            exchange.onHead(.failed("the origin broke off the response"))
+            return
+        }
+        let head = exchange.head
+        var headers = HopByHop.stripped(head.headers, excluding: ["content-length", "date"])
+        headers.add(name: "Via", value: UpstreamClient.via)
+        let declared = head.declaredContentLength
+        let limit = configuration.maxResponseBytes
+        if limit > 0, let declared, declared > limit {
+            detach(exchange)
+            exchange.finish(.failed)
+            exchange.onHead(.tooLarge(limit: limit))
+            return
+        }
+        let isHead = exchange.request.method == "HEAD"
+        if head.status == 204 || head.status == 304 {
+            // No body by definition; libmicrohttpd frames these itself.
+            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers)))
+        } else if !isHead, let body = exchange.takeCompleteBody() {
+            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers, body: body)))
+        } else {
+            exchange.contentLength = declared
+            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers, bodyStream: exchange)))
+        }
+    }
+
+    private func expireSilentTransfers(now: UInt64) {
+        guard now >= nextDeadline else { return }
+        var next = UInt64.max
+        var expired: [UpstreamExchange] = []
+        for exchange in active.values where !exchange.isPaused {
+            if exchange.deadline <= now { expired.append(exchange) } else { next = min(next, exchange.deadline) }
+        }
+        nextDeadline = next
+        for exchange in expired {
+            detach(exchange)
+            exchange.finish(.failed)
+            deliver(
+                exchange,
+                failure: .timedOut("the origin sent nothing for \(configuration.timeoutMilliseconds) ms"))
+        }
+    }
+
+    private func shutDownTransfers() {
+        let waiting = inbox.withLock { inbox in
+            defer { inbox.commands = [] }
+            return inbox.commands
+        }
+        for case .start(let exchange) in waiting { deliver(exchange, failure: .failed("the proxy is shutting down")) }
+        for exchange in Array(active.values) {
+            detach(exchange)
+            exchange.finish(.failed)
+            deliver(exchange, failure: .failed("the proxy is shutting down"))
+        }
+        for easy in idleHandles { curl_easy_cleanup(easy) }
+        idleHandles = []
+        curl_slist_free_all(resolveList)
+        curl_multi_cleanup(multi)
+    }
+}
