@@ -51,6 +51,7 @@ let package = Package(
             name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
             swiftSettings: strictSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite"],
             swiftSettings: strictSettings),

@@ -6,11 +6,13 @@ Prints "listening PORT" on stdout once bound (port 0 = any free port), appends
 "METHOD TARGET" per request to --log, and answers every request with a small HTML page
 naming the path (keep-alive, Content-Length), so tests can see what reached the origin.
 Special paths: /slow sleeps 5 s (timeouts), /big sends 1 MiB, /echo returns the request
-headers and body.
+headers and body, /huge?mb=N sends N MiB with Content-Length, /drip?pause=S sends a
+chunked body "first" chunk, pauses S seconds, then a "last" chunk (streaming tests).
 """
 import argparse
 import http.server
 import sys
+import urllib.parse
 import threading
 import time
 
@@ -32,9 +34,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.record()
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
-        path = self.path.split("?", 1)[0]
+        path, _, query = self.path.partition("?")
+        arguments = dict(urllib.parse.parse_qsl(query))
         if path == "/slow":
             time.sleep(5)
+        if path == "/huge":
+            return self.huge(int(arguments.get("mb", "1")))
+        if path == "/drip":
+            return self.drip(float(arguments.get("pause", "1")))
         if path == "/big":
             payload = b"x" * (1 << 20)
             content_type = "application/octet-stream"
@@ -53,6 +60,33 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
+
+    def huge(self, megabytes):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(megabytes << 20))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        piece = b"z" * (64 << 10)
+        try:
+            for _ in range(megabytes * 16):
+                self.wfile.write(piece)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def drip(self, pause):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            self.wfile.write(b"6\r\nfirst\n\r\n")
+            self.wfile.flush()
+            time.sleep(pause)
+            self.wfile.write(b"5\r\nlast\n\r\n0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = do_OPTIONS = answer
 

@@ -38,11 +38,29 @@ public struct ProblemDetails: Sendable, Equatable, Error {
         return object
     }
 
-    /// The problem as an `application/problem+json` response.
+    /// The problem as an `application/problem+json` response: the bytes of
+    /// ``jsonObject(typePrefix:)``, written directly (cancels and errors answer with these
+    /// on the hot path, so no intermediate tree is built).
     public func response(typePrefix: String) -> HTTPResponse {
-        .json(
-            status: status, body: JSONValue.object(jsonObject(typePrefix: typePrefix)).serializedBytes,
-            contentType: "application/problem+json")
+        var writer = JSONWriter(reservingCapacity: 256)
+        writer.writeRaw(#"{"type":"#)
+        writer.writeString(typePrefix + kind)
+        writer.writeRaw(#","title":"#)
+        writer.writeString(title)
+        writer.writeRaw(#","status":"#)
+        writer.writeNumber(Double(status))
+        if let detail {
+            writer.writeRaw(#","detail":"#)
+            writer.writeString(detail)
+        }
+        for member in extensions.members where !Self.reservedMembers.contains(member.key) {
+            writer.writeRaw(",")
+            writer.writeString(member.key)
+            writer.writeRaw(":")
+            writer.write(member.value)
+        }
+        writer.writeRaw("}")
+        return .json(status: status, body: writer.bytes, contentType: "application/problem+json")
     }
 
     /// Extensions may not overwrite the standard members (RFC 9457 §3.2).

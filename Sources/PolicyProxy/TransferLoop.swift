@@ -217,13 +217,14 @@ final class TransferLoop: @unchecked Sendable {
         headers.add(name: "Via", value: UpstreamClient.via)
         let declared = head.declaredContentLength
         let limit = configuration.maxResponseBytes
-        if limit > 0, let declared, declared > limit {
+        let isHead = exchange.request.method == "HEAD"
+        // HEAD transfers no body: its Content-Length describes the GET's, so no limit applies.
+        if limit > 0, !isHead, let declared, declared > limit {
             detach(exchange)
             exchange.finish(.failed)
             exchange.onHead(.tooLarge(limit: limit))
             return
         }
-        let isHead = exchange.request.method == "HEAD"
         if head.status == 204 || head.status == 304 {
             // No body by definition; libmicrohttpd frames these itself.
             exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers)))

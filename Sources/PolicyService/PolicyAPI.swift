@@ -311,8 +311,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
     func record(
         _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, into writer: inout JSONWriter
     ) -> String {
-        let id = identifiers.next()
-        metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
+        let id = record(decision, for: navigation, snapshot: snapshot)
         writer.writeRaw("{")
         decision.writeMembers(to: &writer)
         writer.writeRaw(#","decisionId":"#)
@@ -320,6 +319,13 @@ public final class PolicyAPI: HTTPRoutingResponder {
         writer.writeRaw(#","policyRevision":"#)
         writer.writeString(snapshot.revision)
         writer.writeRaw("}")
+        return id
+    }
+
+    /// Counts the decision and queues its log line; returns the decision's identifier.
+    func record(_ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot) -> String {
+        let id = identifiers.next()
+        metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
         if let decisionLog {
             var line: JSONObject = [
                 "time": .string(Timestamp.iso8601(Date())),

@@ -41,6 +41,11 @@ import Testing
         #expect(parsed.objectValue?.keys == ["type", "title", "status", "detail", "limit"])
         #expect(parsed.objectValue?["type"]?.stringValue == "urn:x:uri-too-long")
         #expect(parsed.objectValue?["status"]?.integerValue == 414)
+        // The bytes are written directly; they must stay those of the JSON object form.
+        let escaped = ProblemDetails(kind: "k", title: "T \"q\" \u{1}", status: 400, extensions: ["n": .array([.null])])
+        #expect(
+            escaped.response(typePrefix: "p/").body == JSONValue.object(escaped.jsonObject(typePrefix: "p/")).serializedBytes)
+        #expect(response.body == JSONValue.object(problem.jsonObject(typePrefix: "urn:x:")).serializedBytes)
     }
 
     @Test func localhostBindsIPv4Loopback() {

@@ -24,10 +24,13 @@ enum BinaryRunner {
         return packageRoot.appendingPathComponent(".build/debug/navpolicyd")
     }()
 
-    /// Runs the binary to completion with `arguments`, optional stdin and extra environment.
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    /// Runs the binary (or `executable`) to completion with `arguments`, optional stdin and
+    /// extra environment.
+    static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], executable: URL = binary
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
         var env = ProcessInfo.processInfo.environment

@@ -90,6 +90,13 @@ final class RawConnection {
         }
     }
 
+    /// One `recv` of at most `maxBytes`; empty when the peer closed (or after the timeout).
+    func receive(maxBytes: Int) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: maxBytes)
+        let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(buffer[..<count]) : []
+    }
+
     /// Reads until the peer closes or a complete response with Content-Length has arrived.
     func receiveResponse() -> Curl.Response {
         var data: [UInt8] = []

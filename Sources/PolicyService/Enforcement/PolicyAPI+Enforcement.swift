@@ -22,8 +22,7 @@ extension PolicyAPI {
         } catch {
             return .failure(.invalidRequest(error.description, field: error.field))
         }
-        var writer = JSONWriter(reservingCapacity: 0)
-        let id = record(decision, for: navigation, snapshot: snapshot, into: &writer)
+        let id = record(decision, for: navigation, snapshot: snapshot)
         return .success(EnforcedDecision(decision: decision, id: id))
     }
 

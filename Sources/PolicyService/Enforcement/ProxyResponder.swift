@@ -46,7 +46,7 @@ final class ProxyResponder: HTTPRoutingResponder {
 
     /// Decides what to do with one request; everything except the transfer itself.
     func plan(_ request: HTTPRequest) -> Plan {
-        if request.headers.values(for: "Via").contains(where: { $0.contains(UpstreamClient.via) }) {
+        if request.headers.contains(where: { HTTPHeaders.namesMatch($0.name, "Via") && $0.value.contains(UpstreamClient.via) }) {
             return .answer(problem(.proxyLoop))
         }
         let target = request.rawTarget
@@ -112,7 +112,7 @@ final class ProxyResponder: HTTPRoutingResponder {
         var response: HTTPResponse
         if let location = enforced.decision.location {
             response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]))
-        } else if (request.headers["Accept"] ?? "").lowercased().contains("text/html") {
+        } else if Self.acceptsHTML(request.headers["Accept"] ?? "") {
             response = HTTPResponse(
                 status: 403, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),
                 body: Array(PolicyPage.html(for: enforced).utf8))
@@ -122,6 +122,17 @@ final class ProxyResponder: HTTPRoutingResponder {
         response.headers.add(name: "Cache-Control", value: "no-store")
         EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: false, to: &response.headers)
         return response
+    }
+
+    /// Whether an `Accept` value names `text/html` (any case): browsers get the policy page.
+    static func acceptsHTML(_ accept: String) -> Bool {
+        let wanted = Array("text/html".utf8)
+        let bytes = Array(accept.utf8)
+        guard bytes.count >= wanted.count else { return false }
+        let lowered = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return (0...lowered.count - wanted.count).contains { start in
+            wanted.indices.allSatisfy { lowered[start + $0] == wanted[$0] }
+        }
     }
 
     private func problem(_ problem: ProblemDetails) -> HTTPResponse {

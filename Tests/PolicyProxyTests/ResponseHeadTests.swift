@@ -1,0 +1,83 @@
+import HTTPServer
+import PolicyProxy
+import Testing
+
+/// Feeds `lines` to a fresh head the way libcurl's header callback does (CRLF each).
+private func head(_ lines: [String]) -> ResponseHead {
+    var head = ResponseHead()
+    for line in lines {
+        Array((line + "\r\n").utf8).withUnsafeBytes { head.consume(line: $0) }
+    }
+    return head
+}
+
+@Suite("origin response heads, parsed on bytes")
+struct ResponseHeadTests {
+    @Test("status line, fields with optional whitespace, and the blank line that completes the head")
+    func finalHead() {
+        let parsed = head(["HTTP/1.1 404 Not Found", "Content-Type:  text/html \t", "X-Empty:", "Set-Cookie: a=1", ""])
+        #expect(parsed.isComplete)
+        #expect(parsed.status == 404)
+        #expect(parsed.headers["content-type"] == "text/html")
+        #expect(parsed.headers["X-Empty"] == "")
+        #expect(parsed.headers.count == 3)
+    }
+
+    @Test("HTTP/2 status lines have no reason phrase")
+    func http2() {
+        let parsed = head(["HTTP/2 204", ""])
+        #expect(parsed.isComplete)
+        #expect(parsed.status == 204)
+    }
+
+    @Test("interim 1xx heads are dropped with their fields; only the final head counts")
+    func interimResponses() {
+        let parsed = head(["HTTP/1.1 100 Continue", "X-Interim: yes", "", "HTTP/1.1 103 Early Hints", "Link: </a>", ""])
+        #expect(!parsed.isComplete)
+        let final = head([
+            "HTTP/1.1 100 Continue", "", "HTTP/1.1 200 OK", "Content-Length: 2", "", "Trailer-Field: ignored",
+        ])
+        #expect(final.isComplete)
+        #expect(final.status == 200)
+        #expect(final.headers["X-Interim"] == nil)
+        #expect(final.headers["Trailer-Field"] == nil)
+    }
+
+    @Test("malformed status lines and fields are not taken for a head")
+    func malformed() {
+        #expect(head(["HTTP/1.1 2000 Big", "A: b", ""]).isComplete == false)
+        #expect(head(["HTTP/1.1 20x OK", ""]).status == 0)
+        #expect(head(["HTTP/1.1 099 Low", ""]).status == 0)
+        #expect(head(["Content-Type: text/html", ""]).isComplete == false)
+        let spaced = head(["HTTP/1.1 200 OK", "Bad Name: x", "Bad\t: y", ": empty", "Good: z", ""])
+        #expect(spaced.headers.count == 1)
+        #expect(spaced.headers["Good"] == "z")
+    }
+
+    @Test("declared length: one plain decimal Content-Length without Transfer-Encoding")
+    func declaredContentLength() {
+        #expect(head(["HTTP/1.1 200 OK", "Content-Length: 1234", ""]).declaredContentLength == 1234)
+        #expect(head(["HTTP/1.1 200 OK", "Content-Length: 5", "Content-Length: 5", ""]).declaredContentLength == 5)
+        #expect(head(["HTTP/1.1 200 OK", "Content-Length: 5", "Content-Length: 6", ""]).declaredContentLength == nil)
+        #expect(head(["HTTP/1.1 200 OK", "Content-Length: 5", "Transfer-Encoding: chunked", ""]).declaredContentLength == nil)
+        #expect(head(["HTTP/1.1 200 OK", "Content-Length: -1", ""]).declaredContentLength == nil)
+        #expect(head(["HTTP/1.1 200 OK", "Content-Length: 1e3", ""]).declaredContentLength == nil)
+        #expect(head(["HTTP/1.1 200 OK", "Content-Length: 99999999999999999999", ""]).declaredContentLength == nil)
+        #expect(head(["HTTP/1.1 200 OK", ""]).declaredContentLength == nil)
+    }
+}
+
+@Suite("hop-by-hop fields")
+struct HopByHopTests {
+    @Test("fixed hop-by-hop fields, fields named in Connection, and excluded names are dropped; order is kept")
+    func stripped() {
+        let headers = HTTPHeaders([
+            ("Connection", "keep-alive, X-Secret ,\tx-other"), ("Keep-Alive", "timeout=5"), ("X-Secret", "1"),
+            ("x-OTHER", "2"), ("Content-Type", "text/html"), ("Transfer-Encoding", "chunked"), ("Date", "today"),
+            ("Set-Cookie", "a=1"), ("Proxy-Authorization", "Basic x"), ("Set-Cookie", "b=2"),
+        ])
+        let kept = HopByHop.stripped(headers, excluding: ["date"])
+        #expect(kept.map(\.name) == ["Content-Type", "Set-Cookie", "Set-Cookie"])
+        #expect(kept.values(for: "set-cookie") == ["a=1", "b=2"])
+    }
+}
