@@ -22,9 +22,12 @@ enum DaemonStarter {
 
         let corePointer = retainedCore.toOpaque()
         let options = makeOptions(configuration, listenSocket: listen.socket, core: corePointer, logTarget: logTarget)
+        // Suspend/resume for every responder kind: a streamed body (which any responder may
+        // return) suspends its connection while the stream has nothing, and MHD aborts the
+        // process when a connection is suspended without this flag.
         let flags =
             MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue
-            | (core.responder.maySuspend ? MHD_ALLOW_SUSPEND_RESUME.rawValue : 0)
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let started = options.withUnsafeBufferPointer { items in
             cmhd_start_daemon(flags, mhdAccessHandler, corePointer, items.baseAddress)
         }

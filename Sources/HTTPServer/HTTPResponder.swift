@@ -63,12 +63,4 @@ enum ResponderKind: Sendable {
     case synchronous(any HTTPResponder)
     case asynchronous(any HTTPAsyncResponder)
     case routing(any HTTPRoutingResponder)
-
-    /// Whether libmicrohttpd must be started with suspend/resume support.
-    var maySuspend: Bool {
-        switch self {
-        case .synchronous: false
-        case .asynchronous, .routing: true
-        }
-    }
 }
