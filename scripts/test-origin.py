@@ -7,7 +7,8 @@ Prints "listening PORT" on stdout once bound (port 0 = any free port), appends
 naming the path (keep-alive, Content-Length), so tests can see what reached the origin.
 Special paths: /slow sleeps 5 s (timeouts), /big sends 1 MiB, /echo returns the request
 headers and body, /huge?mb=N sends N MiB with Content-Length, /drip?pause=S sends a
-chunked body "first" chunk, pauses S seconds, then a "last" chunk (streaming tests).
+chunked body "first" chunk, pauses S seconds, then a "last" chunk (streaming tests),
+/peer answers "peer PORT" with the client's port (connection reuse).
 """
 import argparse
 import http.server
@@ -45,6 +46,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == "/big":
             payload = b"x" * (1 << 20)
             content_type = "application/octet-stream"
+        elif path == "/peer":
+            payload = f"peer {self.client_address[1]}".encode()
+            content_type = "text/plain; charset=utf-8"
         elif path == "/echo":
             lines = [f"{name}: {value}" for name, value in self.headers.items()]
             payload = ("\n".join(lines) + "\n\n").encode() + body

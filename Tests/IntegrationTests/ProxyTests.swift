@@ -35,6 +35,12 @@ struct ProxyTests {
         #expect(allowed.headers["via"] == "1.1 navpolicyd")
         #expect(allowed.headers["x-origin"] == "test-origin")
 
+        // Separate client connections, one kept-alive origin connection.
+        let firstPeer = try Curl.request(origin.baseURL + "/peer", proxy).body
+        let secondPeer = try Curl.request(origin.baseURL + "/peer", proxy).body
+        #expect(firstPeer.hasPrefix("peer "))
+        #expect(firstPeer == secondPeer)
+
         let posted = try Curl.request(origin.baseURL + "/echo", proxy + ["--data-binary", "a=1&b=2", "-H", "X-Custom: yes"])
         #expect(posted.status == 200)
         #expect(posted.body.contains("X-Custom: yes"))
