@@ -49,7 +49,9 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
 
     /// Whether two field names are equal ignoring ASCII case, without allocating lowercased copies.
     public static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercased($0) == asciiLowercased($1) }
+        // Most comparisons are between different names: the length rejects them at once.
+        lhs.utf8.count == rhs.utf8.count
+            && lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercased($0) == asciiLowercased($1) }
     }
 
     private static func asciiLowercased(_ byte: UInt8) -> UInt8 {

@@ -31,7 +31,8 @@ public struct HTTPRequest: Sendable {
     ) {
         self.method = method
         self.rawTarget = rawTarget
-        if let questionMark = rawTarget.firstIndex(of: "?") {
+        // Searched as bytes: a Character search walks grapheme clusters, on every request.
+        if let questionMark = rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")) {
             self.path = String(rawTarget[..<questionMark])
             self.query = String(rawTarget[rawTarget.index(after: questionMark)...])
         } else {

@@ -42,7 +42,14 @@ public struct ProblemDetails: Sendable, Equatable, Error {
     /// ``jsonObject(typePrefix:)``, written directly (cancels and errors answer with these
     /// on the hot path, so no intermediate tree is built).
     public func response(typePrefix: String) -> HTTPResponse {
-        var writer = JSONWriter(reservingCapacity: 256)
+        response(typePrefix: typePrefix) { _ in }
+    }
+
+    /// The problem as a response with more members written by `writeMembers` after the
+    /// extensions, each preceded by a comma (`,"decision":{…}`): for members whose values
+    /// already know how to write themselves, so that no JSON tree is built for them.
+    public func response(typePrefix: String, writingMembers writeMembers: (inout JSONWriter) -> Void) -> HTTPResponse {
+        var writer = JSONWriter(reservingCapacity: 384)
         writer.writeRaw(#"{"type":"#)
         writer.writeString(typePrefix + kind)
         writer.writeRaw(#","title":"#)
@@ -59,6 +66,7 @@ public struct ProblemDetails: Sendable, Equatable, Error {
             writer.writeRaw(":")
             writer.write(member.value)
         }
+        writeMembers(&writer)
         writer.writeRaw("}")
         return .json(status: status, body: writer.bytes, contentType: "application/problem+json")
     }

@@ -46,6 +46,12 @@ import Testing
         #expect(
             escaped.response(typePrefix: "p/").body == JSONValue.object(escaped.jsonObject(typePrefix: "p/")).serializedBytes)
         #expect(response.body == JSONValue.object(problem.jsonObject(typePrefix: "urn:x:")).serializedBytes)
+
+        let extended = ProblemDetails(kind: "k", title: "T", status: 403, extensions: ["a": .number(1)])
+            .response(typePrefix: "p/") { $0.writeRaw(#","b":{"c":null}"#) }
+        let extendedObject = try #require(try JSONParser().parse(extended.body).objectValue)
+        #expect(extendedObject.keys == ["type", "title", "status", "a", "b"])
+        #expect(extendedObject["b"]?.objectValue?["c"] == .null)
     }
 
     @Test func localhostBindsIPv4Loopback() {

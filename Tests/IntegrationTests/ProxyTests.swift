@@ -61,6 +61,9 @@ struct ProxyTests {
         #expect(problem.status == 403)
         #expect(problem.headers["content-type"] == "application/problem+json")
         #expect(problem.body.contains("navigation-cancelled"))
+        let decisionMember = problem.json?["decision"] as? [String: Any]
+        #expect(decisionMember?["handler"] as? String == "logout")
+        #expect(decisionMember?["url"] as? String == origin.baseURL + "/logout")
 
         let redirect = try Curl.request(origin.baseURL + "/pay/now", proxy)
         #expect(redirect.status == 302)

@@ -46,7 +46,7 @@ extension PolicyAPI {
         if enforced.decision.verdict == .allow {
             response = .empty(status: 204)
         } else {
-            response = problem(.navigationCancelled(enforced.decision))
+            response = cancelledProblem(enforced.decision)
         }
         EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: true, to: &response.headers)
         return response
@@ -81,14 +81,18 @@ enum AuthzTarget {
     }
 }
 
-extension ProblemDetails {
-    /// 403: the policy cancelled the navigation; the decision travels in the body too.
-    static func navigationCancelled(_ decision: Decision) -> ProblemDetails {
-        var extensions = JSONObject()
-        extensions.append("decision", .object(decision.jsonObject))
+extension PolicyAPI {
+    /// 403 `navigation-cancelled`: the problem with the decision object as its `decision`
+    /// member, written straight into the body (every cancel of the proxy answers this).
+    func cancelledProblem(_ decision: Decision) -> HTTPResponse {
         let by = decision.handler.map { "the \"\($0)\" handler" } ?? "the default decision"
-        return ProblemDetails(
+        let problem = ProblemDetails(
             kind: "navigation-cancelled", title: "Navigation cancelled", status: 403,
-            detail: "The navigation policy cancelled this navigation (\(by)).", extensions: extensions)
+            detail: "The navigation policy cancelled this navigation (\(by)).")
+        return problem.response(typePrefix: Self.problemTypePrefix) { writer in
+            writer.writeRaw(#","decision":{"#)
+            decision.writeMembers(to: &writer)
+            writer.writeRaw("}")
+        }
     }
 }

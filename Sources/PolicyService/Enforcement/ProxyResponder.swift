@@ -77,7 +77,7 @@ final class ProxyResponder: HTTPRoutingResponder {
             guard enforced.decision.verdict == .allow else { return .answer(cancelled(enforced, request: request)) }
             forwardURL = enforced.decision.url
         }
-        if let hash = forwardURL.firstIndex(of: "#") { forwardURL = String(forwardURL[..<hash]) }
+        if let hash = forwardURL.utf8.firstIndex(of: UInt8(ascii: "#")) { forwardURL = String(forwardURL[..<hash]) }
         if reverse, let upstream = settings.upstream {
             forwardURL = upstream + Self.pathAndQuery(of: forwardURL)
         }
@@ -117,7 +117,7 @@ final class ProxyResponder: HTTPRoutingResponder {
                 status: 403, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),
                 body: Array(PolicyPage.html(for: enforced).utf8))
         } else {
-            response = problem(.navigationCancelled(enforced.decision))
+            response = api.cancelledProblem(enforced.decision)
         }
         response.headers.add(name: "Cache-Control", value: "no-store")
         EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: false, to: &response.headers)
