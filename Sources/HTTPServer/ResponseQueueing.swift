@@ -29,7 +29,11 @@ enum ResponseQueueing {
         for field in response.headers {
             if headersManagedByMHD.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) { continue }
             if closeConnection && HTTPHeaders.namesMatch(field.name, "Connection") { continue }
-            guard MHD_add_response_header(mhdResponse, field.name, field.value) == .YES else { return nil }
+            // withCString: implicit String-to-pointer bridging heap-copies small strings.
+            let added = field.name.withCString { name in
+                field.value.withCString { value in MHD_add_response_header(mhdResponse, name, value) }
+            }
+            guard added == .YES else { return nil }
         }
         if closeConnection {
             // MHD closes the connection after sending a response that carries this header.

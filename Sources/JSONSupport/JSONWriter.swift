@@ -79,15 +79,27 @@ public struct JSONWriter: Sendable {
         byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
+    // Byte by byte, without array literals: those allocate on every escaped character.
     private mutating func appendEscaped(_ byte: UInt8) {
+        let backslash = UInt8(ascii: "\\")
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-        case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-        case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-        case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        case UInt8(ascii: "\""), backslash:
+            bytes.append(backslash)
+            bytes.append(byte)
+        case 0x0A:
+            bytes.append(backslash)
+            bytes.append(UInt8(ascii: "n"))
+        case 0x0D:
+            bytes.append(backslash)
+            bytes.append(UInt8(ascii: "r"))
+        case 0x09:
+            bytes.append(backslash)
+            bytes.append(UInt8(ascii: "t"))
         case 0x00..<0x20, 0x7F:
-            bytes.append(contentsOf: Array("\\u00".utf8))
+            bytes.append(backslash)
+            bytes.append(UInt8(ascii: "u"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(UInt8(ascii: "0"))
             bytes.append(Self.hexDigits[Int(byte >> 4)])
             bytes.append(Self.hexDigits[Int(byte & 0x0F)])
         default: bytes.append(byte)

@@ -39,6 +39,8 @@ final class TransferLoop: @unchecked Sendable {
     private let resolveList: UnsafeMutablePointer<curl_slist>?
     /// No active transfer's deadline is earlier than this.
     private var nextDeadline = UInt64.max
+    /// When the loop's current pass (commands, then `curl_multi_perform`) began, in uptime nanoseconds.
+    private var passStarted: UInt64 = 0
 
     /// Starts the loop thread; nil when libcurl cannot create a multi handle.
     init?(configuration: UpstreamClient.Configuration) {
@@ -90,6 +92,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func run() {
         while true {
+            passStarted = DispatchTime.now().uptimeNanoseconds
             let (commands, stopping) = inbox.withLock { inbox in
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
                 return (inbox.commands, inbox.stopping)
@@ -115,7 +118,7 @@ final class TransferLoop: @unchecked Sendable {
             attach(exchange)
         case .unpause(let exchange):
             guard let easy = exchange.easy else { return }
-            exchange.deadline = DispatchTime.now().uptimeNanoseconds + timeoutNanoseconds
+            touched(exchange)
             nextDeadline = min(nextDeadline, exchange.deadline)
             // May call the write callback at once with the bytes it held back.
             _ = ccurl_unpause(easy)
@@ -136,7 +139,7 @@ final class TransferLoop: @unchecked Sendable {
             exchange.request, to: easy, configuration: configuration, resolveList: resolveList,
             context: Unmanaged.passUnretained(exchange).toOpaque())
         exchange.easy = easy
-        exchange.deadline = DispatchTime.now().uptimeNanoseconds + timeoutNanoseconds
+        touched(exchange)
         nextDeadline = min(nextDeadline, exchange.deadline)
         active[easy] = exchange
         if curl_multi_add_handle(multi, easy) != CURLM_OK {
@@ -163,9 +166,11 @@ final class TransferLoop: @unchecked Sendable {
         completedHeads.append(exchange)
     }
 
-    /// Refreshes the silence deadline (the origin sent something).
+    /// Refreshes the silence deadline (the origin sent something, or the transfer starts or
+    /// resumes). The start of the loop's current pass stands in for now: everything runs
+    /// within the pass, and reading the clock on every header line cost 3% of the allow path.
     func touched(_ exchange: UpstreamExchange) {
-        exchange.deadline = DispatchTime.now().uptimeNanoseconds + timeoutNanoseconds
+        exchange.deadline = passStarted + timeoutNanoseconds
     }
 
     private func collectFinishedTransfers() {

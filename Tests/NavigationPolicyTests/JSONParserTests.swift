@@ -5,9 +5,9 @@ import Testing
 struct JSONParserTests {
     @Test("round trip keeps member order and escapes")
     func roundTrip() throws {
-        let text = #"{"b":1,"a":[true,false,null,-2.5,"x\"\\\n\u0001é😀"],"c":{}}"#
+        let text = #"{"b":1,"a":[true,false,null,-2.5,"x\"\\\n\r\t\u0001\u001f\u007fé😀"],"c":{}}"#
         let value = try JSONParser().parse(text)
-        #expect(value.serialized == #"{"b":1,"a":[true,false,null,-2.5,"x\"\\\n\u0001é😀"],"c":{}}"#)
+        #expect(value.serialized == #"{"b":1,"a":[true,false,null,-2.5,"x\"\\\n\r\t\u0001\u001f\u007fé😀"],"c":{}}"#)
         #expect(try JSONParser().parse(#""\ud83d\ude00""#) == .string("😀"))
     }
 
