@@ -27,6 +27,26 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
         fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
     }
 
+    /// Just `Content-Type`, with room for the fields responders usually add after it
+    /// (caching, decision headers): one allocation for the whole set.
+    public static func contentType(_ value: String) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(8)
+        headers.add(name: "Content-Type", value: value)
+        return headers
+    }
+
+    /// How many fields are named `name` (case-insensitive), without collecting their values.
+    public func count(of name: String) -> Int {
+        fields.reduce(0) { $0 + (Self.namesMatch($1.name, name) ? 1 : 0) }
+    }
+
+    /// Makes room for `capacity` fields, so building a response's or request's fields
+    /// allocates once instead of on every doubling.
+    public mutating func reserveCapacity(_ capacity: Int) {
+        fields.reserveCapacity(capacity)
+    }
+
     /// Appends a field, keeping any existing field of the same name.
     public mutating func add(name: String, value: String) {
         fields.append((name: name, value: value))

@@ -34,7 +34,7 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// A JSON response from already serialized bytes.
     public static func json(status: Int = 200, body: [UInt8], contentType: String = "application/json") -> HTTPResponse {
-        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", contentType)]), body: body)
+        HTTPResponse(status: status, headers: .contentType(contentType), body: body)
     }
 
     /// A JSON response serialized from a value.

@@ -49,9 +49,9 @@ public struct ProblemDetails: Sendable, Equatable, Error {
     /// extensions, each preceded by a comma (`,"decision":{…}`): for members whose values
     /// already know how to write themselves, so that no JSON tree is built for them.
     public func response(typePrefix: String, writingMembers writeMembers: (inout JSONWriter) -> Void) -> HTTPResponse {
-        var writer = JSONWriter(reservingCapacity: 384)
+        var writer = JSONWriter(reservingCapacity: 512)
         writer.writeRaw(#"{"type":"#)
-        writer.writeString(typePrefix + kind)
+        writer.writeString(joining: typePrefix, kind)
         writer.writeRaw(#","title":"#)
         writer.writeString(title)
         writer.writeRaw(#","status":"#)

@@ -31,12 +31,12 @@ struct RequestHeadValidation: Sendable {
         if rawTarget.utf8.count > maxTargetBytes { throw .uriTooLong(limit: maxTargetBytes) }
         if headerBytes > maxHeaderBytes { throw .headerFieldsTooLarge(limit: maxHeaderBytes) }
 
-        let hosts = headers.values(for: "Host")
-        if hosts.count > 1 {
+        let hosts = headers.count(of: "Host")
+        if hosts > 1 {
             throw .badRequest(
-                kind: "duplicate-host", detail: "The request has \(hosts.count) Host header fields; exactly one is allowed.")
+                kind: "duplicate-host", detail: "The request has \(hosts) Host header fields; exactly one is allowed.")
         }
-        if hosts.isEmpty && httpVersion == "HTTP/1.1" {
+        if hosts == 0 && httpVersion == "HTTP/1.1" {
             throw .badRequest(kind: "missing-host", detail: "An HTTP/1.1 request must have a Host header field.")
         }
 

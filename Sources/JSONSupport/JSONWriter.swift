@@ -62,16 +62,30 @@ public struct JSONWriter: Sendable {
 
     /// Appends a quoted, escaped string.
     public mutating func writeString(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        appendContents(of: text)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `first + second` as one quoted, escaped string, without building it.
+    public mutating func writeString(joining first: String, _ second: String) {
+        bytes.append(UInt8(ascii: "\""))
+        appendContents(of: first)
+        appendContents(of: second)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendContents(of text: String) {
         var text = text
         text.withUTF8 { utf8 in
-            bytes.append(UInt8(ascii: "\""))
-            // Most strings (URLs, names, ids) need no escaping: copy them in one go.
-            if !utf8.contains(where: Self.needsEscape) {
-                bytes.append(contentsOf: utf8)
-            } else {
-                for byte in utf8 { appendEscaped(byte) }
+            // Copy runs that need no escaping in one go (most strings are one such run).
+            var runStart = 0
+            for index in utf8.indices where Self.needsEscape(utf8[index]) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscaped(utf8[index])
+                runStart = index + 1
             }
-            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
     }
 

@@ -114,7 +114,7 @@ final class ProxyResponder: HTTPRoutingResponder {
             response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]))
         } else if Self.acceptsHTML(request.headers["Accept"] ?? "") {
             response = HTTPResponse(
-                status: 403, headers: HTTPHeaders([("Content-Type", "text/html; charset=utf-8")]),
+                status: 403, headers: .contentType("text/html; charset=utf-8"),
                 body: Array(PolicyPage.html(for: enforced).utf8))
         } else {
             response = api.cancelledProblem(enforced.decision)
@@ -125,15 +125,21 @@ final class ProxyResponder: HTTPRoutingResponder {
     }
 
     /// Whether an `Accept` value names `text/html` (any case): browsers get the policy page.
+    /// Compared on the bytes in place: this runs for every cancel.
     static func acceptsHTML(_ accept: String) -> Bool {
-        let wanted = Array("text/html".utf8)
-        let bytes = Array(accept.utf8)
-        guard bytes.count >= wanted.count else { return false }
-        let lowered = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        return (0...lowered.count - wanted.count).contains { start in
-            wanted.indices.allSatisfy { lowered[start + $0] == wanted[$0] }
+        var accept = accept
+        return accept.withUTF8 { bytes in
+            guard bytes.count >= htmlMediaType.count else { return false }
+            return (0...bytes.count - htmlMediaType.count).contains { start in
+                htmlMediaType.indices.allSatisfy { offset in
+                    let byte = bytes[start + offset]
+                    return (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == htmlMediaType[offset]
+                }
+            }
         }
     }
+
+    private static let htmlMediaType = Array("text/html".utf8)
 
     private func problem(_ problem: ProblemDetails) -> HTTPResponse {
         api.problem(problem)
