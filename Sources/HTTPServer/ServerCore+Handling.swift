@@ -99,18 +99,9 @@ extension ServerCore {
     private func suspend(
         _ connection: OpaquePointer, context: RequestContext, _ work: @escaping @Sendable () async -> HTTPResponse
     ) -> MHD_Result {
-        guard suspendedConnections.suspend(connection, context: context) else {
-            context.machine.responseSent()
-            return send(
-                ProblemDetails.shuttingDown.response(typePrefix: configuration.problemTypePrefix), on: connection,
-                forceClose: true)
+        suspend(connection, context: context) { respond in
+            Task { respond(await work()) }
         }
-        let registry = suspendedConnections
-        Task {
-            let response = await work()
-            registry.resume(context, with: response)
-        }
-        return .YES
     }
 
     /// Suspends the connection and hands `start` the function that resumes it with a

@@ -140,19 +140,9 @@ import Testing
 
     /// Connects to the server, sends `request`, and returns the socket (5 s receive timeout), or nil.
     static func connectAndSend(port: UInt16, _ request: String) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        guard let fd = connectedLoopbackSocket(port: port, timeoutSeconds: 5) else { return nil }
         let bytes = Array(request.utf8)
-        guard connected == 0, send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
+        guard send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
             close(fd)
             return nil
         }

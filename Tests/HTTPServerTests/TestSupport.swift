@@ -75,19 +75,8 @@ func curl(_ arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
 /// Sends raw bytes on a fresh TCP connection and returns everything read until the server
 /// closes (or `timeout` passes): for requests curl refuses to send.
 func rawExchange(port: UInt16, _ request: [UInt8], timeoutSeconds: Int = 3) -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return "" }
+    guard let fd = connectedLoopbackSocket(port: port, timeoutSeconds: timeoutSeconds) else { return "" }
     defer { close(fd) }
-    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { return "" }
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -110,4 +99,25 @@ func statusAndBody(_ response: String) -> (status: Int, body: String) {
 /// The `type` member of a problem+json body, or nil.
 func problemType(_ body: String) -> String? {
     (try? JSONParser().parse(body))?.objectValue?["type"]?.stringValue
+}
+
+/// A TCP socket connected to 127.0.0.1:`port` whose reads time out after `timeoutSeconds`,
+/// or nil when the connection fails.
+func connectedLoopbackSocket(port: UInt16, timeoutSeconds: Int) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        return nil
+    }
+    return fd
 }
