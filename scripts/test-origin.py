@@ -95,14 +95,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = do_OPTIONS = answer
 
 
+class Server(http.server.ThreadingHTTPServer):
+    # The default backlog of 5 drops connections when a test opens many at once; they would
+    # then wait for SYN retransmits and look like a slow origin.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log")
     arguments = parser.parse_args()
     Handler.log_path = arguments.log
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", arguments.port), Handler)
     print(f"listening {server.server_address[1]}", flush=True)
     server.serve_forever()
 
