@@ -47,7 +47,7 @@ final class UpstreamExchange: HTTPBodyStream, @unchecked Sendable {
     /// Body bytes received so far (checked against maxResponseBytes).
     var received = 0
     var overflowed = false
-    /// Uptime nanoseconds after which the origin has been silent too long; 0 while paused.
+    /// Uptime nanoseconds after which the origin has been silent too long (not checked while paused).
     var deadline: UInt64 = 0
     /// The declared length relayed as Content-Length; set on the loop thread before the
     /// head is delivered, read by the server only after.
