@@ -346,13 +346,11 @@ public final class PolicyAPI: HTTPRoutingResponder {
 
     /// Reloads off the request path: compiling a large policy takes about a second of CPU,
     /// which on a worker thread would stall every connection that worker owns, and in a task
-    /// would hold one of the few threads async work shares. A thread of its own does neither.
+    /// would hold one of the few threads async work shares. A thread of its own does neither,
+    /// and answers the suspended connection itself.
     private func reloadLater() -> HTTPResponderResult {
-        .later { [self] in
-            let outcome = await withCheckedContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(returning: self.reload("http")) }
-            }
-            return reloadResponse(outcome)
+        .deferred { [self] respond in
+            Thread.detachNewThread { respond(self.reloadResponse(self.reload("http"))) }
         }
     }
 
