@@ -3,6 +3,9 @@ import HTTPServer
 
 /// Sets up a (reset) libcurl easy handle for one forwarded request.
 enum EasyRequestOptions {
+    /// Client fields libcurl writes itself from the URL and body (one array, not one per request).
+    private static let setByLibcurl = ["host", "content-length", "expect"]
+
     /// Applies `request` to `easy`; returns the header list the handle now points to,
     /// which the caller frees after the transfer.
     static func apply(
@@ -36,7 +39,7 @@ enum EasyRequestOptions {
 
         var headerList: UnsafeMutablePointer<curl_slist>?
         var via: String?
-        for field in HopByHop.stripped(request.headers, excluding: ["host", "content-length", "expect"]) {
+        for field in HopByHop.stripped(request.headers, excluding: setByLibcurl) {
             if HTTPHeaders.namesMatch(field.name, "Via") {
                 via = via.map { $0 + ", " + field.value } ?? field.value
                 continue

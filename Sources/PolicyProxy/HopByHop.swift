@@ -10,8 +10,8 @@ public enum HopByHop {
     ]
 
     /// `headers` without hop-by-hop fields, without the fields named in `Connection`, and
-    /// without `excluding` (lower-case names the forwarder sets itself).
-    public static func stripped(_ headers: HTTPHeaders, excluding: Set<String> = []) -> HTTPHeaders {
+    /// without `excluding` (names the forwarder sets itself; compared ignoring case).
+    public static func stripped(_ headers: HTTPHeaders, excluding: [String] = []) -> HTTPHeaders {
         // Runs twice per forwarded request, so names are compared in place (a different
         // length rejects at once) instead of lower-cased into new Strings.
         var named: [String] = []

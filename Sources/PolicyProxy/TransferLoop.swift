@@ -20,6 +20,9 @@ final class TransferLoop: @unchecked Sendable {
         case cancel(UpstreamExchange)
     }
 
+    /// Origin fields libmicrohttpd writes itself for the relayed response.
+    private static let setByServer = ["content-length", "date"]
+
     private struct Inbox {
         var commands: [Command] = []
         var stopping = false
@@ -218,7 +221,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         let head = exchange.head
-        var headers = HopByHop.stripped(head.headers, excluding: ["content-length", "date"])
+        var headers = HopByHop.stripped(head.headers, excluding: Self.setByServer)
         headers.add(name: "Via", value: UpstreamClient.via)
         let declared = head.declaredContentLength
         let limit = configuration.maxResponseBytes

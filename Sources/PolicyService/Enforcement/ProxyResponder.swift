@@ -14,10 +14,15 @@ final class ProxyResponder: HTTPRoutingResponder {
     let api: PolicyAPI
     let settings: ProxySettings
     let client: UpstreamClient
+    /// Reverse mode: `X-Forwarded-Proto` and `X-Forwarded-Host` of `publicOrigin`, derived once.
+    private let forwardedOrigin: (proto: String, host: String)?
 
     init(api: PolicyAPI, settings: ProxySettings) {
         self.api = api
         self.settings = settings
+        forwardedOrigin = settings.publicOrigin.map { origin in
+            (origin.lowercased().hasPrefix("https") ? "https" : "http", String(origin.drop { $0 != ":" }.dropFirst(3)))
+        }
         client = UpstreamClient(
             configuration: UpstreamClient.Configuration(
                 connectTimeoutMilliseconds: settings.connectTimeoutMilliseconds,
@@ -78,18 +83,15 @@ final class ProxyResponder: HTTPRoutingResponder {
             forwardURL = enforced.decision.url
         }
         if let hash = forwardURL.utf8.firstIndex(of: UInt8(ascii: "#")) { forwardURL = String(forwardURL[..<hash]) }
+        // The scheme is http(s) from here on: forward targets were checked above, a decided
+        // URL keeps its scheme, and upstream/publicOrigin are validated http(s) origins.
         if reverse, let upstream = settings.upstream {
             forwardURL = upstream + Self.pathAndQuery(of: forwardURL)
         }
-        let scheme = forwardURL.prefix(8).lowercased()
-        guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://") else {
-            return .answer(problem(.notAProxyRequest(reverseConfigured: settings.upstream != nil)))
-        }
         var headers = request.headers
-        if reverse, let publicOrigin = settings.publicOrigin {
-            headers.replaceOrAdd(
-                name: "X-Forwarded-Proto", value: publicOrigin.lowercased().hasPrefix("https") ? "https" : "http")
-            headers.replaceOrAdd(name: "X-Forwarded-Host", value: String(publicOrigin.drop { $0 != ":" }.dropFirst(3)))
+        if reverse, let forwardedOrigin {
+            headers.replaceOrAdd(name: "X-Forwarded-Proto", value: forwardedOrigin.proto)
+            headers.replaceOrAdd(name: "X-Forwarded-Host", value: forwardedOrigin.host)
         }
         if !request.remoteAddress.isEmpty {
             let chain = (request.headers["X-Forwarded-For"].map { $0 + ", " } ?? "") + request.remoteAddress
