@@ -19,15 +19,24 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 public struct JSONParser {
     /// Deepest array/object nesting accepted.
     public var maximumDepth: Int
+    /// Whether a repeated member name in one object is a parse error.
+    ///
+    /// On by default: parsers disagree on which duplicate wins (most keep the last, a
+    /// first-match lookup keeps the first), so `{"url":"…/home","url":"…/logout"}` would
+    /// be judged on one URL while another component acts on the other. Only a caller that
+    /// reports duplicates itself, with their JSON pointers (the config compiler), turns it off.
+    public var rejectsDuplicateMembers: Bool
 
-    public init(maximumDepth: Int = 64) {
+    public init(maximumDepth: Int = 64, rejectsDuplicateMembers: Bool = true) {
         self.maximumDepth = maximumDepth
+        self.rejectsDuplicateMembers = rejectsDuplicateMembers
     }
 
     /// Parses a complete JSON text (surrounding whitespace allowed, nothing else).
     public func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         let buffer = Array(bytes)
-        var cursor = Cursor(bytes: buffer, maximumDepth: maximumDepth)
+        var cursor = Cursor(
+            bytes: buffer, maximumDepth: maximumDepth, rejectsDuplicateMembers: rejectsDuplicateMembers)
         guard String(validating: buffer, as: UTF8.self) != nil else {
             throw cursor.error("the text is not valid UTF-8", at: Self.firstInvalidUTF8Offset(buffer))
         }
@@ -70,11 +79,13 @@ public struct JSONParser {
 private struct Cursor {
     let bytes: [UInt8]
     let maximumDepth: Int
+    let rejectsDuplicateMembers: Bool
     var position = 0
 
-    init(bytes: [UInt8], maximumDepth: Int) {
+    init(bytes: [UInt8], maximumDepth: Int, rejectsDuplicateMembers: Bool) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.rejectsDuplicateMembers = rejectsDuplicateMembers
     }
 
     func error(_ reason: String, at offset: Int? = nil) -> JSONParseError {
@@ -126,6 +137,8 @@ private struct Cursor {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth) levels") }
         position += 1
         var object = JSONObject()
+        // Hashed only once an object is large enough for linear scans to cost more.
+        var seenKeys: Set<String> = []
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
@@ -134,7 +147,11 @@ private struct Cursor {
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key in object") }
+            let keyOffset = position
             let key = try parseString()
+            if rejectsDuplicateMembers {
+                try rejectDuplicate(key, in: object, seen: &seenKeys, at: keyOffset)
+            }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after object key") }
             position += 1
@@ -150,6 +167,22 @@ private struct Cursor {
             default: throw error("expected ',' or '}' after an object member")
             }
         }
+    }
+
+    /// Throws when `key` already names a member of `object` (compared after unescaping, so
+    /// `"url"` and `"\u0075rl"` are the same member, as every consumer will see them).
+    private func rejectDuplicate(_ key: String, in object: JSONObject, seen: inout Set<String>, at offset: Int)
+        throws(JSONParseError)
+    {
+        let linearLimit = 16
+        let duplicate: Bool
+        if object.members.count < linearLimit {
+            duplicate = object.members.contains { $0.key == key }
+        } else {
+            if seen.isEmpty { seen = Set(object.members.map(\.key)) }
+            duplicate = !seen.insert(key).inserted
+        }
+        if duplicate { throw error("duplicate member \"\(key)\" in one object", at: offset) }
     }
 
     mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {

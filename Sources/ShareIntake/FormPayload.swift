@@ -2,13 +2,20 @@ import NavigationPolicy
 
 /// Web Share Target forms: `url`, `title` and `text` fields, urlencoded or multipart.
 enum FormPayload {
-    /// Builds the payload from decoded fields; the first occurrence of a name wins and
-    /// unknown names are ignored (manifests may map extra params).
+    /// The fields a share form carries; each may appear once.
+    static let shareFieldNames = ["url", "title", "text"]
+
+    /// Builds the payload from decoded fields. Unknown names are ignored (manifests may map
+    /// extra params); a share field given twice is refused, since which copy wins differs
+    /// between parsers and the URL decided must be the URL stored.
     static func payload(from fields: [(name: String, value: String)], format: SharedPayload.Format)
         throws(IntakeFailure) -> SharedPayload
     {
-        func first(_ name: String) -> String? { fields.first { $0.name == name }?.value.nonEmpty }
-        let share = ShareFields(url: first("url"), title: first("title"), text: first("text"))
+        for name in shareFieldNames where fields.count(where: { $0.name == name }) > 1 {
+            throw IntakeFailure(.malformedBody, "the form field \"\(name)\" is given more than once; send it once")
+        }
+        func only(_ name: String) -> String? { fields.first { $0.name == name }?.value.nonEmpty }
+        let share = ShareFields(url: only("url"), title: only("title"), text: only("text"))
         let url = try share.urlCandidate()
         return SharedPayload(format: format, urls: [url], title: share.title, text: share.text)
     }

@@ -31,4 +31,33 @@ struct JSONParserTests {
             (try? JSONParser(maximumDepth: 16).parse(String(repeating: "[", count: 16) + String(repeating: "]", count: 16)))
                 != nil)
     }
+
+    @Test(
+        "duplicate members are errors by default, at any depth and however the key is escaped",
+        arguments: [
+            #"{"url":"a","url":"b"}"#, #"{"url":"a","\u0075rl":"b"}"#, #"[{"a":{"b":1,"b":2}}]"#,
+            "{" + (0..<40).map { #""k\#($0)":0,"# }.joined() + #""k7":1}"#,
+        ])
+    func duplicateMembers(text: String) {
+        #expect(throws: JSONParseError.self) { try JSONParser().parse(text) }
+        #expect((try? JSONParser(rejectsDuplicateMembers: false).parse(text)) != nil)
+    }
+
+    @Test("the duplicate's error names the member and points at its second occurrence")
+    func duplicateMemberError() throws {
+        do {
+            _ = try JSONParser().parse("{\n  \"url\": 1,\n  \"url\": 2\n}")
+            Issue.record("a duplicate member was accepted")
+        } catch {
+            #expect(error.reason.contains("\"url\""))
+            #expect(error.line == 3)
+            #expect(error.column == 3)
+        }
+    }
+
+    @Test("distinct members of a large object are all kept")
+    func largeObject() throws {
+        let text = "{" + (0..<100).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        #expect(try JSONParser().parse(text).objectValue?.members.count == 100)
+    }
 }

@@ -28,7 +28,7 @@ public struct PolicyCompiler: Sendable {
     public func compile(_ bytes: some Collection<UInt8>) throws(ConfigError) -> CompiledPolicy {
         let document: JSONValue
         do {
-            document = try JSONParser(maximumDepth: Self.maximumDepth).parse(bytes)
+            document = try JSONParser(maximumDepth: Self.maximumDepth, rejectsDuplicateMembers: false).parse(bytes)
         } catch {
             throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "invalid JSON at \(error)")])
         }
