@@ -4,18 +4,42 @@ enum MatchHost {
     ///
     /// Domains are already lower case after IDNA; opaque hosts (custom schemes) are not,
     /// and `pay.example.com.` names the same DNS host as `pay.example.com`.
+    /// An IPv6 literal that embeds an IPv4 address the client will actually connect to is
+    /// compared as that IPv4 address (see ``embeddedIPv4(_:)``).
     static func normalize(_ host: URLHost) -> String {
-        if case .domain(let domain) = host { return stripTrailingDot(domain) }
-        return asciiLowercased(host.serialized)
+        switch host {
+        case .domain(let domain): return stripTrailingDot(domain)
+        case .ipv6(let pieces): return embeddedIPv4(pieces).map(IPv4Address.serialize) ?? host.serialized
+        default: return asciiLowercased(host.serialized)
+        }
     }
 
-    /// The match host of a parsed URL, read from its serialization without building a ``URLHost``.
+    /// The match host of a parsed URL, read from its serialization without building a ``URLHost``
+    /// (except for IPv6 literals, which are rare and must be checked for an embedded IPv4).
     static func normalize(_ url: URLRecord) -> String? {
         switch url.hostTag {
         case .none: return nil
         case .domain: return stripTrailingDot(asciiLowercased(url.hostname))
+        case .ipv6: return url.host.map(normalize)
         default: return asciiLowercased(url.hostname)
         }
+    }
+
+    /// The IPv4 address inside an IPv6 literal that reaches that IPv4 host, or nil.
+    ///
+    /// - `::ffff:a.b.c.d` (IPv4-mapped, RFC 4291 §2.5.5.2): browsers and libcurl open an IPv4
+    ///   connection to `a.b.c.d`, so `http://[::ffff:127.0.0.1]/` must meet a rule on `127.0.0.1`.
+    /// - `64:ff9b::a.b.c.d` (the NAT64 well-known prefix, RFC 6052): on NAT64 networks, common
+    ///   on mobile carriers where apps run, it is translated to `a.b.c.d`.
+    ///
+    /// IPv4-compatible `::a.b.c.d` is deprecated and connects to no IPv4 host (Linux and
+    /// curl refuse it), so it stays an IPv6 address.
+    static func embeddedIPv4(_ pieces: [UInt16]) -> UInt32? {
+        guard pieces.count == 8 else { return nil }
+        let mapped = pieces[0..<5].allSatisfy { $0 == 0 } && pieces[5] == 0xFFFF
+        let nat64 = pieces[0] == 0x0064 && pieces[1] == 0xFF9B && pieces[2..<6].allSatisfy { $0 == 0 }
+        guard mapped || nat64 else { return nil }
+        return UInt32(pieces[6]) << 16 | UInt32(pieces[7])
     }
 
     private static func stripTrailingDot(_ domain: String) -> String {
