@@ -98,7 +98,7 @@ struct DaemonLifecycleTests {
     @Test("SIGHUP and POST /v1/policy/reload reload now; the admin token guards reload")
     func explicitReloads() throws {
         let path = try BinaryRunner.temporaryFile(#"{"server":{"watchConfig":false},"handlers":[]}"#)
-        let token = "test-token-0123456789abcdef"
+        let token = "tE4sQ9wZ1xC7vB2nM6kJ"
         let daemon = try DaemonProcess(configPath: path, environment: ["NAVPOLICY_ADMIN_TOKEN": token])
         try Data(
             #"{"server":{"watchConfig":false},"handlers":[{"name":"hup","type":"about","match":{"paths":["/about"]}}]}"#.utf8
@@ -142,7 +142,7 @@ struct DaemonLifecycleTests {
 
     @Test("requireTokenForDecide extends the token to /v1/decide")
     func decideToken() throws {
-        let token = "decide-token-0123456789abcdef"
+        let token = "dC3eF8gH2jK5lP9qR1sT"
         let tokenFile = try BinaryRunner.temporaryFile(token + "\n", suffix: ".token")
         let daemon = try DaemonProcess(
             config: #"{"server":{"requireTokenForDecide":true},"handlers":[]}"#, arguments: ["--admin-token-file", tokenFile])

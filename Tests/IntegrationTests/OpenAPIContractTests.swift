@@ -8,7 +8,7 @@ import Testing
 /// sends, with the documented media type, required headers and body schema.
 @Suite("OpenAPI contract")
 struct OpenAPIContractTests {
-    static let adminToken = "openapi-contract-token-0123456789"
+    static let adminToken = "oA7qZ2vK9mX4pL8wR3tN"
 
     @Test("the YAML subset reader reads what the document uses and rejects what it does not")
     func reader() throws {
@@ -331,7 +331,7 @@ struct OpenAPIContractTests {
     private func checkProtectedIntake(_ checker: inout ResponseChecker) throws {
         let policy = defaultConfig.trimmingCharacters(in: .whitespacesAndNewlines)
         let config = #"{"intake":{"onCancel":"reject","maxWebURLs":2},"# + policy.dropFirst()
-        let token = "intake-token-0123456789"
+        let token = "iN5tK8qW2zR7vM3xP9bL"
         let daemon = try DaemonProcess(config: config, environment: ["NAVPOLICY_INTAKE_TOKEN": token])
         let base = daemon.baseURL
         let good = ["-H", "Authorization: Bearer \(token)"]
