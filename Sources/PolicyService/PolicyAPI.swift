@@ -142,6 +142,9 @@ public final class PolicyAPI: HTTPRoutingResponder {
         case .intake, .intakeShareTarget, .intakeItem:
             return handleIntake(route, id: id, request)
         case .authz:
+            // The same oracle as /v1/decide, so the same guard: a decision endpoint left open
+            // would let anyone map the policy whatever requireTokenForDecide says.
+            if requireTokenForDecide, let failure = authorizationFailure(request) { return .now(failure) }
             return .now(authorize(request))
         }
     }

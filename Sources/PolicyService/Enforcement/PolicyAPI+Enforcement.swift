@@ -29,13 +29,17 @@ extension PolicyAPI {
     /// `GET /v1/authz`: the nginx `auth_request` subrequest. 204 allows, 403 cancels; both
     /// carry the `X-Navigation-*` headers (the 403 also `X-Navigation-Location` when the
     /// handler redirects), which nginx copies with `auth_request_set`.
+    ///
+    /// Every field read here must be set by the front proxy, overwriting whatever the client
+    /// sent (docs/security.md); anything missing, repeated or contradictory is a 400, which
+    /// nginx turns into a refusal.
     func authorize(_ request: HTTPRequest) -> HTTPResponse {
-        let url: String
-        switch AuthzTarget.url(from: request.headers) {
-        case .success(let rebuilt): url = rebuilt
+        let target: AuthzTarget
+        switch AuthzTarget.from(request.headers) {
+        case .success(let value): target = value
         case .failure(let problem): return self.problem(problem)
         }
-        var navigation = NavigationRequest(url: url, method: request.headers["X-Original-Method"] ?? "GET")
+        var navigation = NavigationRequest(url: target.url, method: target.method)
         FetchMetadata(request.headers).apply(to: &navigation)
         let enforced: EnforcedDecision
         switch enforce(navigation) {
@@ -53,32 +57,79 @@ extension PolicyAPI {
     }
 }
 
-/// Rebuilds the original URL of an nginx `auth_request` subrequest from its headers.
-enum AuthzTarget {
-    /// `X-Original-URL` when present; otherwise `X-Forwarded-Proto` (default `http`) +
-    /// `X-Forwarded-Host` (or `Host`) + `X-Original-URI`.
-    static func url(from headers: HTTPHeaders) -> Result<String, ProblemDetails> {
-        if let url = headers["X-Original-URL"] { return .success(url) }
+/// The original request of an nginx `auth_request` subrequest, rebuilt from the fields the
+/// front proxy sets.
+///
+/// The subrequest's own `Host` is never used: it names navpolicyd's upstream, not the site
+/// the client asked for, so a client that sends no host of its own (HTTP/1.0) would
+/// otherwise be decided as `http://navpolicyd/…` and allowed.
+struct AuthzTarget: Equatable {
+    /// The URL to decide.
+    var url: String
+    /// The original method (`X-Original-Method`, default GET).
+    var method: String
+
+    /// The fields of the origin-form spelling; all three are required together.
+    static let originFormFields = ["X-Original-URI", "X-Forwarded-Host", "X-Forwarded-Proto"]
+    /// Every field the endpoint trusts: each may appear at most once.
+    static let trustedFields = originFormFields + ["X-Original-URL", "X-Original-Method"]
+
+    /// `X-Original-URL` alone, or `X-Forwarded-Proto` + `X-Forwarded-Host` + `X-Original-URI`.
+    static func from(_ headers: HTTPHeaders) -> Result<AuthzTarget, ProblemDetails> {
+        for name in trustedFields where headers.count(of: name) > 1 {
+            return .failure(
+                .invalidRequest(
+                    "\(name) is sent more than once; the front proxy must set it exactly once (proxy_set_header)",
+                    field: name))
+        }
+        // Not a token → the decision itself refuses it (400), as for /v1/decide.
+        let method = headers["X-Original-Method"] ?? "GET"
+        if let url = headers["X-Original-URL"] {
+            // Two spellings of the target could disagree; which one a proxy overwrote is unknown.
+            if let other = originFormFields.first(where: { headers[$0] != nil }) {
+                return .failure(
+                    .invalidRequest(
+                        "send either X-Original-URL or X-Forwarded-Proto + X-Forwarded-Host + X-Original-URI, "
+                            + "not both (\(other) is present too)", field: "X-Original-URL"))
+            }
+            return .success(AuthzTarget(url: url, method: method))
+        }
         guard let uri = headers["X-Original-URI"] else {
             return .failure(
                 .invalidRequest(
-                    "send X-Original-URL, or X-Original-URI with X-Forwarded-Host or Host "
-                        + "(nginx: proxy_set_header X-Original-URI $request_uri)", field: "X-Original-URI"))
+                    "send X-Original-URI, X-Forwarded-Host and X-Forwarded-Proto (nginx: proxy_set_header "
+                        + "X-Original-URI $request_uri; X-Forwarded-Host $host; X-Forwarded-Proto $scheme), "
+                        + "or X-Original-URL", field: "X-Original-URI"))
         }
         guard uri.hasPrefix("/") else {
             return .failure(.invalidRequest("X-Original-URI must start with \"/\"", field: "X-Original-URI"))
         }
-        let scheme = (headers["X-Forwarded-Proto"] ?? "http").lowercased()
+        guard let host = headers["X-Forwarded-Host"], !host.isEmpty else {
+            return .failure(
+                .invalidRequest(
+                    "X-Forwarded-Host is required and must not be empty: the decision is taken on the host the "
+                        + "client asked for, never on this endpoint's own Host (nginx: proxy_set_header "
+                        + "X-Forwarded-Host $host, and refuse requests without a host)", field: "X-Forwarded-Host"))
+        }
+        guard !host.utf8.contains(where: { Self.forbiddenInHost.contains($0) }) else {
+            return .failure(.invalidRequest("X-Forwarded-Host must be a host[:port]", field: "X-Forwarded-Host"))
+        }
+        guard let proto = headers["X-Forwarded-Proto"] else {
+            return .failure(
+                .invalidRequest(
+                    "X-Forwarded-Proto is required (nginx: proxy_set_header X-Forwarded-Proto $scheme)",
+                    field: "X-Forwarded-Proto"))
+        }
+        let scheme = proto.lowercased()
         guard scheme == "http" || scheme == "https" else {
             return .failure(.invalidRequest("X-Forwarded-Proto must be http or https", field: "X-Forwarded-Proto"))
         }
-        guard let host = headers["X-Forwarded-Host"] ?? headers["Host"], !host.isEmpty,
-            !host.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0 == "\\" })
-        else {
-            return .failure(.invalidRequest("X-Forwarded-Host (or Host) must be a host[:port]", field: "X-Forwarded-Host"))
-        }
-        return .success(scheme + "://" + host + uri)
+        return .success(AuthzTarget(url: scheme + "://" + host + uri, method: method))
     }
+
+    /// Bytes that would end the authority or start userinfo, so the host field could not
+    /// move the URL's real host somewhere else.
+    private static let forbiddenInHost: Set<UInt8> = Set("/?#@\\ \t".utf8)
 }
 
 extension PolicyAPI {
