@@ -17,9 +17,9 @@ final class NginxProcess: Sendable {
             encoding: .utf8)
         let server =
             shipped
-            .replacingOccurrences(of: "server 127.0.0.1:8080 ", with: "server 127.0.0.1:\(navpolicydPort) ")
-            .replacingOccurrences(of: "server 127.0.0.1:3000;", with: "server 127.0.0.1:\(appPort);")
-            .replacingOccurrences(of: "listen 127.0.0.1:8088;", with: "listen 127.0.0.1:\(port);")
+            .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(navpolicydPort)")
+            .replacingOccurrences(of: "127.0.0.1:3000", with: "127.0.0.1:\(appPort)")
+            .replacingOccurrences(of: "127.0.0.1:8088", with: "127.0.0.1:\(port)")
         let directory = prefix.path
         let main = """
             daemon off;
