@@ -43,6 +43,11 @@ struct ProxySecurityTests {
         let firstPeer = try Curl.request(origin.baseURL + "/peer", proxy).body
         let secondPeer = try Curl.request(origin.baseURL + "/peer", proxy).body
         #expect(firstPeer == secondPeer)
+        // … and for requests with a body the origin read before answering.
+        let firstPost = try Curl.request(origin.baseURL + "/peer", proxy + ["--data-binary", "a=1"]).body
+        let secondPost = try Curl.request(origin.baseURL + "/peer", proxy + ["--data-binary", "a=2"]).body
+        #expect(firstPost.hasPrefix("peer "))
+        #expect(firstPost == secondPost)
     }
 
     @Test("fields with control characters or non-token names are refused, never forwarded")
