@@ -9,6 +9,12 @@ Special paths: /slow sleeps 5 s (timeouts), /big sends 1 MiB, /echo returns the 
 headers and body, /huge?mb=N sends N MiB with Content-Length, /drip?pause=S sends a
 chunked body "first" chunk, pauses S seconds, then a "last" chunk (streaming tests),
 /peer answers "peer PORT" with the client's port (connection reuse).
+Hostile modes (proxy security tests): /inject?when=now|later answers "first" and then a
+second, unsolicited response "INJECTED" on the same connection (at once, or 0.2 s later);
+/inject-chunked does the same after a chunked body; /extra-body?status=N answers status N
+(204, 304, or any for HEAD) and sends a body plus an unsolicited response after it anyway;
+/early answers at once without reading the request body (which the server then parses as
+the next request on the connection).
 """
 import argparse
 import http.server
@@ -33,10 +39,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def answer(self):
         self.record()
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
         path, _, query = self.path.partition("?")
         arguments = dict(urllib.parse.parse_qsl(query))
+        if path in ("/inject", "/inject-chunked", "/extra-body", "/early"):
+            return self.hostile(path, arguments)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
         if path == "/slow":
             time.sleep(5)
         if path == "/huge":
@@ -64,6 +72,32 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
+
+    INJECTED = (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 8\r\n"
+                b"X-Origin: injected\r\n\r\nINJECTED")
+
+    def hostile(self, path, arguments):
+        """Answers that disagree with their own framing, to test the proxy's connection reuse."""
+        if path == "/early":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nearly")
+            return
+        if path == "/inject-chunked":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n0\r\n\r\n"
+                             + self.INJECTED)
+            return
+        if path == "/extra-body":
+            status = int(arguments.get("status", "200"))
+            self.wfile.write(f"HTTP/1.1 {status} X\r\nContent-Length: 8\r\n\r\nINJECTED".encode()
+                             + self.INJECTED)
+            return
+        first = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nfirst"
+        if arguments.get("when") == "later":
+            self.wfile.write(first)
+            self.wfile.flush()
+            time.sleep(0.2)
+            self.wfile.write(self.INJECTED)
+        else:
+            self.wfile.write(first + self.INJECTED)
 
     def huge(self, megabytes):
         self.send_response(200)

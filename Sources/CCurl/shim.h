@@ -25,6 +25,25 @@ static inline CURLcode ccurl_set_list(CURL *handle, CURLoption option, struct cu
 static inline CURLcode ccurl_set_callback(CURL *handle, CURLoption option, ccurl_data_callback value) {
     return curl_easy_setopt(handle, option, value);
 }
+typedef int (*ccurl_sockopt_callback)(void *context, curl_socket_t socket, curlsocktype purpose);
+typedef int (*ccurl_closesocket_callback)(void *context, curl_socket_t socket);
+typedef int (*ccurl_prereq_callback)(void *context, char *primaryIP, char *localIP, int primaryPort, int localPort);
+
+/// CURLOPT_SOCKOPTFUNCTION: told about every socket libcurl opens.
+static inline CURLcode ccurl_set_sockopt_callback(CURL *handle, ccurl_sockopt_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
+}
+/// CURLOPT_CLOSESOCKETFUNCTION: closes (and is told about) every socket libcurl is done with.
+static inline CURLcode ccurl_set_closesocket_callback(CURL *handle, ccurl_closesocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+/// CURLOPT_PREREQFUNCTION: runs once the connection (new or reused) is ready, before the request is sent.
+static inline CURLcode ccurl_set_prereq_callback(CURL *handle, ccurl_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
+static inline CURLcode ccurl_get_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
 static inline CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

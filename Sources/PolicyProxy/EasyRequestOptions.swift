@@ -1,16 +1,22 @@
 import CCurl
+import Glibc
 import HTTPServer
 
 /// Sets up a (reset) libcurl easy handle for one forwarded request.
 enum EasyRequestOptions {
-    /// Client fields libcurl writes itself from the URL and body (one array, not one per request).
-    private static let setByLibcurl = ["host", "content-length", "expect"]
+    /// Client fields libcurl writes itself from the URL and body (one array, not one per
+    /// request): the outgoing `Host` is the decided URL's authority, and the framing
+    /// (`Content-Length`) describes the body actually sent, never what the client claimed.
+    private static let setByLibcurl = ["host", "content-length", "transfer-encoding", "expect"]
 
     /// Applies `request` to `easy`; returns the header list the handle now points to,
     /// which the caller frees after the transfer.
+    /// - Parameter freshConnection: never reuse a pooled connection (the retry after a
+    ///   pooled connection turned out to hold bytes nobody asked for).
     static func apply(
         _ request: UpstreamRequest, to easy: UnsafeMutableRawPointer, configuration: UpstreamClient.Configuration,
-        resolveList: UnsafeMutablePointer<curl_slist>?, context: UnsafeMutableRawPointer
+        resolveList: UnsafeMutablePointer<curl_slist>?, context: UnsafeMutableRawPointer,
+        loopContext: UnsafeMutableRawPointer, freshConnection: Bool
     ) -> UnsafeMutablePointer<curl_slist>? {
         curl_easy_reset(easy)
         _ = ccurl_set_string(easy, CURLOPT_URL, request.url)
@@ -23,23 +29,49 @@ enum EasyRequestOptions {
         _ = ccurl_set_pointer(easy, CURLOPT_WRITEDATA, context)
         _ = ccurl_set_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderReceived)
         _ = ccurl_set_pointer(easy, CURLOPT_HEADERDATA, context)
+        // The loop tracks every upstream socket so that a pooled connection holding unread
+        // bytes is never handed to the next request (see TransferLoop.connectionHasUnreadBytes).
+        _ = ccurl_set_sockopt_callback(easy, curlSocketOpened)
+        _ = ccurl_set_pointer(easy, CURLOPT_SOCKOPTDATA, loopContext)
+        _ = ccurl_set_closesocket_callback(easy, curlSocketClosing)
+        _ = ccurl_set_pointer(easy, CURLOPT_CLOSESOCKETDATA, loopContext)
+        _ = ccurl_set_prereq_callback(easy, curlConnectionReady)
+        _ = ccurl_set_pointer(easy, CURLOPT_PREREQDATA, context)
+        if freshConnection { _ = ccurl_set_long(easy, CURLOPT_FRESH_CONNECT, 1) }
         if resolveList != nil { _ = ccurl_set_list(easy, CURLOPT_RESOLVE, resolveList) }
 
+        // Framing as the client sent it: a body (and so a Content-Length, libcurl's, equal to
+        // the bytes sent) only when the client sent one, even an empty one; none otherwise.
         let method = request.method
+        let headers = request.headers
+        let hasBody = !request.body.isEmpty || headers["Content-Length"] != nil || headers["Transfer-Encoding"] != nil
         if method == "HEAD" {
             _ = ccurl_set_long(easy, CURLOPT_NOBODY, 1)
-        } else if method != "GET" || !request.body.isEmpty {
-            // COPYPOSTFIELDS copies, so the Swift array need not outlive this call.
+            // Bytes an origin sends after a HEAD head are discarded by libcurl, but they mean
+            // the origin and the proxy disagree about the framing: never reuse that connection.
+            _ = ccurl_set_long(easy, CURLOPT_FORBID_REUSE, 1)
+        } else if hasBody {
             _ = ccurl_set_size(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
-            request.body.withUnsafeBytes { bytes in
-                _ = ccurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            if request.body.isEmpty {
+                _ = ccurl_set_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                // COPYPOSTFIELDS copies, so the Swift array need not outlive this call.
+                request.body.withUnsafeBytes { bytes in
+                    _ = ccurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                }
             }
             if method != "POST" { _ = ccurl_set_string(easy, CURLOPT_CUSTOMREQUEST, method) }
+        } else if method != "GET" {
+            // No POSTFIELDS: libcurl then sends neither a body nor a Content-Length.
+            _ = ccurl_set_string(easy, CURLOPT_CUSTOMREQUEST, method)
         }
 
         var headerList: UnsafeMutablePointer<curl_slist>?
         var via: String?
-        for field in HopByHop.stripped(request.headers, excluding: setByLibcurl) {
+        for field in HopByHop.stripped(headers, excluding: setByLibcurl) {
+            // Defence in depth: the responder refuses such requests; nothing invalid is ever
+            // written into the request libcurl sends.
+            guard HeaderFieldSyntax.isValidName(field.name), HeaderFieldSyntax.isValidValue(field.value) else { continue }
             if HTTPHeaders.namesMatch(field.name, "Via") {
                 via = via.map { $0 + ", " + field.value } ?? field.value
                 continue
@@ -49,12 +81,42 @@ enum EasyRequestOptions {
             headerList = curl_slist_append(headerList, line)
         }
         headerList = curl_slist_append(headerList, "Via: " + (via.map { $0 + ", " } ?? "") + UpstreamClient.via)
-        // Suppress what libcurl would add on its own: Expect: 100-continue, Accept: */*.
+        // Suppress what libcurl would add on its own: Expect: 100-continue, Accept: */*, and
+        // the form Content-Type it gives a POSTFIELDS body the client sent without one.
         headerList = curl_slist_append(headerList, "Expect:")
-        if request.headers["Accept"] == nil { headerList = curl_slist_append(headerList, "Accept:") }
+        if headers["Accept"] == nil { headerList = curl_slist_append(headerList, "Accept:") }
+        if hasBody, method != "HEAD", headers["Content-Type"] == nil {
+            headerList = curl_slist_append(headerList, "Content-Type:")
+        }
         _ = ccurl_set_list(easy, CURLOPT_HTTPHEADER, headerList)
         return headerList
     }
+}
+
+/// CURLOPT_SOCKOPTFUNCTION: a new upstream socket (context: the loop).
+private func curlSocketOpened(_ context: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ purpose: curlsocktype) -> Int32 {
+    if let context { Unmanaged<TransferLoop>.fromOpaque(context).takeUnretainedValue().socketOpened(socket) }
+    return Int32(CURL_SOCKOPT_OK)
+}
+
+/// CURLOPT_CLOSESOCKETFUNCTION: libcurl is done with a socket; closing it is ours to do.
+private func curlSocketClosing(_ context: UnsafeMutableRawPointer?, _ socket: curl_socket_t) -> Int32 {
+    if let context { Unmanaged<TransferLoop>.fromOpaque(context).takeUnretainedValue().socketClosing(socket) }
+    return close(socket)
+}
+
+/// CURLOPT_PREREQFUNCTION: the connection (new or from the pool) is ready and nothing has
+/// been sent on it yet. Bytes already waiting on it answer no request of ours: abort, and
+/// the loop retries on a fresh connection (libcurl closes an aborted transfer's connection).
+private func curlConnectionReady(
+    _ context: UnsafeMutableRawPointer?, _ primaryIP: UnsafeMutablePointer<CChar>?,
+    _ localIP: UnsafeMutablePointer<CChar>?, _ primaryPort: Int32, _ localPort: Int32
+) -> Int32 {
+    guard let context else { return Int32(CURL_PREREQFUNC_OK) }
+    let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue()
+    guard exchange.loop.connectionHasUnreadBytes(localPort: Int(localPort)) else { return Int32(CURL_PREREQFUNC_OK) }
+    exchange.connectionHadUnreadBytes = true
+    return Int32(CURL_PREREQFUNC_ABORT)
 }
 
 /// CURLOPT_WRITEFUNCTION: body bytes for the exchange (its count, a pause, or 0 to abort).

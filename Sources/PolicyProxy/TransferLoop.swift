@@ -1,6 +1,7 @@
 import CCurl
 import Dispatch
 import Foundation
+import Glibc
 import HTTPServer
 import Synchronization
 
@@ -44,6 +45,9 @@ final class TransferLoop: @unchecked Sendable {
     private var nextDeadline = UInt64.max
     /// When the loop's current pass (commands, then `curl_multi_perform`) began, in uptime nanoseconds.
     private var passStarted: UInt64 = 0
+    /// Every upstream socket libcurl has open (pooled or busy) → its local port, looked up
+    /// on first use (0 until then).
+    private var upstreamSockets: [Int32: Int] = [:]
 
     /// Starts the loop thread; nil when libcurl cannot create a multi handle.
     init?(configuration: UpstreamClient.Configuration) {
@@ -133,14 +137,15 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    private func attach(_ exchange: UpstreamExchange) {
+    private func attach(_ exchange: UpstreamExchange, freshConnection: Bool = false) {
         guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
             deliver(exchange, failure: .failed("libcurl could not create a handle"))
             return
         }
         exchange.headerList = EasyRequestOptions.apply(
             exchange.request, to: easy, configuration: configuration, resolveList: resolveList,
-            context: Unmanaged.passUnretained(exchange).toOpaque())
+            context: Unmanaged.passUnretained(exchange).toOpaque(), loopContext: Unmanaged.passUnretained(self).toOpaque(),
+            freshConnection: freshConnection)
         exchange.easy = easy
         touched(exchange)
         nextDeadline = min(nextDeadline, exchange.deadline)
@@ -167,6 +172,67 @@ final class TransferLoop: @unchecked Sendable {
     /// Called by the header callback when an exchange's final head is complete.
     func headCompleted(_ exchange: UpstreamExchange) {
         completedHeads.append(exchange)
+        guard let easy = exchange.easy else { return }
+        // The connection goes back to libcurl's pool only when both sides agree where this
+        // exchange ended. Not so when the origin answered before it had the whole request
+        // (the rest may be read as another request, whose answer would reach the next
+        // client), or when the answer has no body by definition (204, 304; HEAD is set up
+        // that way) and libcurl would silently drop any bytes the origin sent anyway.
+        var uploaded: curl_off_t = 0
+        let status = exchange.head.status
+        let answeredEarly =
+            exchange.request.body.count > 0
+            && (ccurl_get_off_t(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) != CURLE_OK
+                || uploaded < curl_off_t(exchange.request.body.count))
+        if answeredEarly || status == 204 || status == 304 {
+            _ = ccurl_set_long(easy, CURLOPT_FORBID_REUSE, 1)
+        }
+    }
+
+    // MARK: - Upstream sockets (loop thread: libcurl calls these from its own calls)
+
+    func socketOpened(_ socket: Int32) {
+        upstreamSockets[socket] = 0
+    }
+
+    func socketClosing(_ socket: Int32) {
+        upstreamSockets[socket] = nil
+    }
+
+    /// Whether the connection on `localPort` already has bytes (or its end) waiting before
+    /// a request was sent on it.
+    ///
+    /// libcurl 7.88 reuses a pooled connection even when the origin sent more after the last
+    /// response (an extra, unsolicited response): those bytes would be read as the answer to
+    /// the next request, from a different client. Several sockets may share a local port
+    /// (different origins); any of them being readable counts, erring towards a new connection.
+    func connectionHasUnreadBytes(localPort: Int) -> Bool {
+        var readable = false
+        for (socket, port) in upstreamSockets {
+            var known = port
+            if known == 0 {
+                known = Self.localPort(of: socket)
+                upstreamSockets[socket] = known
+            }
+            guard known == localPort else { continue }
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 0) != 0 { readable = true }
+        }
+        return readable
+    }
+
+    private static func localPort(of socket: Int32) -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                getsockname(socket, address, &length)
+            }
+        }
+        guard result == 0 else { return -1 }
+        // sin_port and sin6_port share offset 2, in network byte order.
+        guard Int32(storage.ss_family) == AF_INET || Int32(storage.ss_family) == AF_INET6 else { return -1 }
+        return withUnsafeBytes(of: &storage) { Int(UInt16(bigEndian: $0.load(fromByteOffset: 2, as: UInt16.self))) }
     }
 
     /// Refreshes the silence deadline (the origin sent something, or the transfer starts or
@@ -182,6 +248,13 @@ final class TransferLoop: @unchecked Sendable {
             var code = CURLE_OK
             guard let easy = ccurl_done_message(message, &code), let exchange = active[easy] else { continue }
             detach(exchange)
+            if code == CURLE_ABORTED_BY_CALLBACK, exchange.connectionHadUnreadBytes, !exchange.retriedOnFreshConnection {
+                // Nothing was sent yet; libcurl closed the tainted connection. Once more, on a new one.
+                exchange.connectionHadUnreadBytes = false
+                exchange.retriedOnFreshConnection = true
+                attach(exchange, freshConnection: true)
+                continue
+            }
             if code == CURLE_OK && exchange.head.isComplete {
                 exchange.finish(.complete)
                 completedHeads.append(exchange)
@@ -194,6 +267,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func failure(for code: CURLcode, exchange: UpstreamExchange) -> UpstreamOutcome {
         if exchange.overflowed { return .tooLarge(limit: configuration.maxResponseBytes) }
+        if exchange.connectionHadUnreadBytes { return .failed("the origin sent bytes before it was asked anything") }
         if code == CURLE_OK { return .failed("the origin sent no valid HTTP response") }
         let reason = String(cString: curl_easy_strerror(code))
         return code == CURLE_OPERATION_TIMEDOUT ? .timedOut(reason) : .failed(reason)

@@ -47,6 +47,10 @@ final class UpstreamExchange: HTTPBodyStream, @unchecked Sendable {
     /// Body bytes received so far (checked against maxResponseBytes).
     var received = 0
     var overflowed = false
+    /// The connection libcurl picked had bytes waiting before the request was sent.
+    var connectionHadUnreadBytes = false
+    /// Whether the exchange already moved to a fresh connection once (for unread bytes).
+    var retriedOnFreshConnection = false
     /// Uptime nanoseconds after which the origin has been silent too long (not checked while paused).
     var deadline: UInt64 = 0
     /// The declared length relayed as Content-Length; set on the loop thread before the

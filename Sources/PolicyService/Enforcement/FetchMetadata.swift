@@ -5,35 +5,59 @@ public import NavigationPolicy
 ///
 /// Browsers send them on every request; other clients (curl, scripts) usually send none,
 /// and such requests are treated as top-level navigations so that policies apply to them.
+///
+/// Read strictly, because `proxy.decide: "navigations"` lets non-navigation requests pass
+/// undecided: only a single field carrying exactly a value browsers send (Fetch standard,
+/// lower case, no list) counts. Anything else — empty, unknown, other case, repeated, a
+/// list — is not trusted, so the request is decided like a navigation.
 public struct FetchMetadata: Sendable, Equatable {
-    /// `Sec-Fetch-Mode`, lower-cased; nil when absent.
+    /// `Sec-Fetch-Mode` when it is one field with a value browsers send; nil otherwise.
     public var mode: String?
-    /// `Sec-Fetch-Dest`, lower-cased; nil when absent.
+    /// `Sec-Fetch-Dest` when it is one field with a value browsers send; nil otherwise.
     public var destination: String?
+
+    /// The request modes of the Fetch standard, as `Sec-Fetch-Mode` serializes them.
+    static let modes: Set<String> = ["cors", "navigate", "no-cors", "same-origin", "websocket"]
+    /// Modes of requests that are not navigations: the only ones `decide: navigations` skips.
+    static let subresourceModes: Set<String> = ["cors", "no-cors", "same-origin", "websocket"]
+    /// The request destinations of the Fetch standard (`Sec-Fetch-Dest`; "" is sent as "empty").
+    static let destinations: Set<String> = [
+        "audio", "audioworklet", "document", "embed", "empty", "fencedframe", "font", "frame", "iframe", "image", "json",
+        "manifest", "object", "paintworklet", "report", "script", "serviceworker", "sharedworker", "style", "track",
+        "video", "webidentity", "worker", "xslt",
+    ]
 
     /// Reads the headers of `request`.
     public init(_ headers: HTTPHeaders) {
-        mode = headers["Sec-Fetch-Mode"].map { $0.lowercased() }
-        destination = headers["Sec-Fetch-Dest"].map { $0.lowercased() }
+        mode = Self.single(headers.values(for: "Sec-Fetch-Mode"), in: Self.modes)
+        destination = Self.single(headers.values(for: "Sec-Fetch-Dest"), in: Self.destinations)
     }
 
-    /// True for navigations (`Sec-Fetch-Mode: navigate`, or no metadata at all) and false for
-    /// subresource fetches (scripts, images, XHR), which `proxy.decide: navigations` passes through.
+    /// The value when there is exactly one and it is exactly one of `known`.
+    private static func single(_ values: [String], in known: Set<String>) -> String? {
+        guard values.count == 1, let value = values.first, known.contains(value) else { return nil }
+        return value
+    }
+
+    /// False only for a request whose one `Sec-Fetch-Mode` field says it is a subresource
+    /// fetch (`cors`, `no-cors`, `same-origin`, `websocket`), which `proxy.decide:
+    /// navigations` passes through; true for `navigate`, no metadata, and anything malformed.
     public var isNavigation: Bool {
         guard let mode else { return true }
-        return mode == "navigate" || mode == "nested-navigate"
+        return !Self.subresourceModes.contains(mode)
     }
 
     /// Frame-like destinations load a document inside another page.
     private static let subframeDestinations: Set<String> = ["iframe", "frame", "embed", "object", "fencedframe"]
 
-    /// Applies the metadata to a navigation request: destination → `targetFrame`, a navigate
-    /// mode → `linkActivated` (or `formSubmitted` for a POST). Absent headers change nothing.
+    /// Applies the metadata to a navigation request: a valid destination → `targetFrame`,
+    /// `navigate` mode → `linkActivated` (or `formSubmitted` for a POST). Absent or malformed
+    /// headers change nothing (the request stays a main-frame navigation).
     public func apply(to navigation: inout NavigationRequest) {
         if let destination {
             navigation.targetFrame = Self.subframeDestinations.contains(destination) ? .sub : .main
         }
-        if isNavigation, mode != nil {
+        if mode == "navigate" {
             navigation.navigationType = navigation.method.uppercased() == "POST" ? .formSubmitted : .linkActivated
         }
     }

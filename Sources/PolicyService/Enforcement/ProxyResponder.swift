@@ -16,6 +16,9 @@ final class ProxyResponder: HTTPRoutingResponder {
     let client: UpstreamClient
     /// Reverse mode: `X-Forwarded-Proto` and `X-Forwarded-Host` of `publicOrigin`, derived once.
     private let forwardedOrigin: (proto: String, host: String)?
+    /// Reverse mode: `publicOrigin` as the WHATWG origin serialization (lower-case host, no
+    /// default port), what an absolute-form target's origin must equal.
+    private let publicOriginSerialized: String?
 
     init(api: PolicyAPI, settings: ProxySettings) {
         self.api = api
@@ -23,6 +26,7 @@ final class ProxyResponder: HTTPRoutingResponder {
         forwardedOrigin = settings.publicOrigin.map { origin in
             (origin.lowercased().hasPrefix("https") ? "https" : "http", String(origin.drop { $0 != ":" }.dropFirst(3)))
         }
+        publicOriginSerialized = settings.publicOrigin.flatMap { try? URLRecord.parse($0).origin }
         client = UpstreamClient(
             configuration: UpstreamClient.Configuration(
                 connectTimeoutMilliseconds: settings.connectTimeoutMilliseconds,
@@ -54,18 +58,29 @@ final class ProxyResponder: HTTPRoutingResponder {
         if request.headers.contains(where: { HTTPHeaders.namesMatch($0.name, "Via") && $0.value.contains(UpstreamClient.via) }) {
             return .answer(problem(.proxyLoop))
         }
+        // Only fields this proxy has checked itself are ever forwarded (defence in depth
+        // against smuggling through libcurl's request: the HTTP server checks them too).
+        if let invalid = HeaderFieldSyntax.firstInvalidField(in: request.headers) {
+            return .answer(problem(.invalidHeaderField(invalid)))
+        }
+        if request.method == "HEAD" && !request.body.isEmpty { return .answer(problem(.headWithBody)) }
         let target = request.rawTarget
         let lower = target.prefix(8).lowercased()
         let decidedURL: String
-        let reverse: Bool
+        let reverse = settings.upstream != nil
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            // In reverse mode the listener serves one site: an absolute-form target naming any
+            // other origin would make it an open forward proxy (loopback admin endpoints included).
+            if reverse, let publicOrigin = settings.publicOrigin {
+                guard let record = try? URLRecord.parse(target), record.origin == publicOriginSerialized else {
+                    return .answer(problem(.misdirectedRequest(publicOrigin: publicOrigin)))
+                }
+            }
             decidedURL = target
-            reverse = false
-        } else if target.hasPrefix("/"), let publicOrigin = settings.publicOrigin, settings.upstream != nil {
+        } else if target.hasPrefix("/"), let publicOrigin = settings.publicOrigin, reverse {
             decidedURL = publicOrigin + target
-            reverse = true
         } else {
-            return .answer(problem(.notAProxyRequest(reverseConfigured: settings.upstream != nil)))
+            return .answer(problem(.notAProxyRequest(reverseConfigured: reverse)))
         }
         let metadata = FetchMetadata(request.headers)
         var forwardURL: String
@@ -88,14 +103,19 @@ final class ProxyResponder: HTTPRoutingResponder {
         if reverse, let upstream = settings.upstream {
             forwardURL = upstream + Self.pathAndQuery(of: forwardURL)
         }
-        var headers = request.headers
+        // The client's Connection-named fields go first, so that naming X-Forwarded-For (or
+        // -Proto, -Host) in Connection cannot strip the fields the proxy adds next.
+        var headers = HopByHop.stripped(request.headers)
         if reverse, let forwardedOrigin {
             headers.replaceOrAdd(name: "X-Forwarded-Proto", value: forwardedOrigin.proto)
             headers.replaceOrAdd(name: "X-Forwarded-Host", value: forwardedOrigin.host)
         }
         if !request.remoteAddress.isEmpty {
-            let chain = (request.headers["X-Forwarded-For"].map { $0 + ", " } ?? "") + request.remoteAddress
-            headers.replaceOrAdd(name: "X-Forwarded-For", value: chain)
+            // The client's chain is kept (as proxies do); only the last entry is this proxy's word.
+            let received = headers.values(for: "X-Forwarded-For").joined(separator: ", ")
+            headers.replaceOrAdd(
+                name: "X-Forwarded-For", value: received.isEmpty ? request.remoteAddress : received + ", " + request.remoteAddress
+            )
         }
         return .forward(UpstreamRequest(url: forwardURL, method: request.method, headers: headers, body: request.body))
     }
@@ -179,9 +199,33 @@ extension ProblemDetails {
         ProblemDetails(
             kind: "not-a-proxy-request", title: "Bad request", status: 400,
             detail: reverseConfigured
-                ? "Send an absolute http(s) URL (forward proxy) or a path (reverse proxy)."
+                ? "This is a reverse proxy: send a path such as GET /x (or an absolute URL on proxy.publicOrigin)."
                 : "This is a forward proxy: send an absolute-form target such as GET http://host/path, "
                     + "or configure proxy.upstream and proxy.publicOrigin for reverse mode.")
+    }
+
+    /// 400: a header field this proxy will not forward (not a token name, or a control
+    /// character in the value): such a field could hide a second request.
+    static func invalidHeaderField(_ name: String) -> ProblemDetails {
+        let printable = String(
+            decoding: name.utf8.prefix(64).map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+        return ProblemDetails(
+            kind: "invalid-header-field", title: "Bad request", status: 400,
+            detail: "The header field \"\(printable)\" has a name that is not a token or a value with a control character; "
+                + "the proxy forwards only well-formed fields.")
+    }
+
+    /// 400: HEAD has no body to forward.
+    static let headWithBody = ProblemDetails(
+        kind: "invalid-request", title: "Bad request", status: 400,
+        detail: "A HEAD request must not carry a body; the proxy will not forward one.")
+
+    /// 421: reverse mode serves only `publicOrigin`; any other absolute-form target is refused.
+    static func misdirectedRequest(publicOrigin: String) -> ProblemDetails {
+        ProblemDetails(
+            kind: "misdirected-request", title: "Misdirected request", status: 421,
+            detail: "This listener is a reverse proxy for \(publicOrigin) only: send a path (GET /x) or an absolute URL "
+                + "on that origin. It does not forward to other hosts.")
     }
 
     /// 508: the request already passed through this proxy (it was pointed at itself).
