@@ -31,8 +31,9 @@ enum ServeCommand {
             SIGTERM or SIGINT: stop accepting, finish requests in flight (server.drainTimeoutSeconds), exit 0.
             Logs are JSON lines on stderr.
 
-            Share intake (unless intake.enabled is false) stores items in intake.database, by default intake.sqlite3 in the data
+            Share intake stores items in intake.database, by default intake.sqlite3 in the data
             directory ($NAVPOLICY_DATA_DIR, else var/navpolicyd under the working directory).
+            With intake.enabled false no database is opened and the intake endpoints answer 404.
             $NAVPOLICY_INTAKE_TOKEN (or intake.tokenFile) requires a bearer token on every intake endpoint.
 
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
