@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test lint format fuzz-url bench-http clean
+.PHONY: deps test-deps build release run check test deploy-check lint format fuzz-url bench-http clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -34,6 +34,12 @@ test: test-deps
 	# in Swift Testing's parallel pool starve the async work the servers under test need.
 	$(SWIFT) test --skip-build --no-parallel
 	.build/debug/navpolicyd test --config $(CONFIG) config/navpolicy.tests.json
+	scripts/deploy-check.sh .build/debug/navpolicyd
+
+## deploy-check: lint deploy/ with the operators' tools (kubernetes-validate, hadolint, systemd-analyze, promtool).
+deploy-check: test-deps
+	$(SWIFT) build --product navpolicyd
+	scripts/deploy-check.sh .build/debug/navpolicyd
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests

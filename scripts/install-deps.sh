@@ -4,7 +4,9 @@
 set -euo pipefail
 
 build_packages=(pkg-config libicu-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
-test_packages=(curl python3 nginx-light chromium)
+# binutils: readelf for ShippedDependenciesTests; python3-yaml: scripts/check-deploy-manifests.py;
+# python3-venv, systemd, prometheus: make deploy-check (venv for the PyPI linters, systemd-analyze, promtool).
+test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi

@@ -8,7 +8,8 @@ import ShareIntake
 /// hand the write to the store and answer after its COMMIT, with the connection suspended
 /// meanwhile so the worker keeps serving `/v1/decide`.
 struct IntakeAPI: Sendable {
-    let store: any IntakeStore
+    /// nil when `intake.enabled` is false: every endpoint answers 404 `intake-disabled`.
+    let store: (any IntakeStore)?
     let settings: IntakeSettings
     let token: AdminToken?
     let policies: PolicyStore
@@ -32,6 +33,7 @@ struct IntakeAPI: Sendable {
     // MARK: - POST
 
     func submit(_ request: HTTPRequest, reply: Reply) -> HTTPResponderResult {
+        guard let store else { return .now(disabled()) }
         if let failure = authorizationFailure(request) { return .now(failure) }
         let prepared: IntakeSubmission
         do throws(IntakeFailure) {
@@ -40,7 +42,6 @@ struct IntakeAPI: Sendable {
             metrics.recordIntake(result: error.kind.rawValue)
             return .now(problem(error))
         }
-        let store = store
         let metrics = metrics
         let log = log
         let typePrefix = typePrefix
@@ -156,6 +157,7 @@ struct IntakeAPI: Sendable {
     // MARK: - Reading and deleting
 
     func list(_ request: HTTPRequest) -> HTTPResponse {
+        guard let store else { return disabled() }
         if let failure = authorizationFailure(request) { return failure }
         var limit = Self.defaultPageSize
         var after: Int64?
@@ -189,6 +191,7 @@ struct IntakeAPI: Sendable {
     }
 
     func show(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        guard let store else { return disabled() }
         if let failure = authorizationFailure(request) { return failure }
         do throws(IntakeFailure) {
             guard let number = Self.itemID(id), let item = try store.item(id: number) else { return notFound(id) }
@@ -200,9 +203,9 @@ struct IntakeAPI: Sendable {
     }
 
     func delete(_ request: HTTPRequest, id: String) -> HTTPResponderResult {
+        guard let store else { return .now(disabled()) }
         if let failure = authorizationFailure(request) { return .now(failure) }
         guard let number = Self.itemID(id) else { return .now(notFound(id)) }
-        let store = store
         let typePrefix = typePrefix
         return .later {
             switch await store.delete(id: number) {
@@ -226,6 +229,18 @@ struct IntakeAPI: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The answer of every intake endpoint on a daemon started with `intake.enabled: false`.
+    /// 404 rather than 503: nothing is wrong and retrying will not help; the resource does
+    /// not exist on this daemon. It comes before authorization, because no intake token is
+    /// loaded when intake is off.
+    private func disabled() -> HTTPResponse {
+        ProblemDetails(
+            kind: "intake-disabled", title: "Share intake is disabled", status: 404,
+            detail: "intake.enabled is false in this daemon's config, so it stores no shares; "
+                + "send shares to a daemon that has intake enabled"
+        ).response(typePrefix: typePrefix)
+    }
 
     private func authorizationFailure(_ request: HTTPRequest) -> HTTPResponse? {
         guard let token, !token.authorizes(request.headers["Authorization"]) else { return nil }

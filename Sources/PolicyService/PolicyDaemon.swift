@@ -18,7 +18,8 @@ public final class PolicyDaemon: Sendable {
         public var decisionLogPath: String?
         public var adminToken: AdminToken?
         public var version: String
-        /// Share intake: its store, settings and token; nil serves the intake endpoints with 503.
+        /// Share intake: its store, settings and token; nil serves the intake endpoints with
+        /// 404 `intake-disabled` when the config's `intake.enabled` is false, else with 503.
         public var intake: IntakeOptions?
         /// The proxy listener (`--proxy-listen`); nil = the config's `proxy.listen`, if any.
         public var proxyListen: ListenAddress?
@@ -91,11 +92,7 @@ public final class PolicyDaemon: Sendable {
                 )
             },
             openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
-            intake: options.intake.map { intake in
-                IntakeAPI(
-                    store: intake.store, settings: intake.settings, token: intake.token, policies: store, metrics: metrics,
-                    log: log, typePrefix: PolicyAPI.problemTypePrefix)
-            })
+            intake: Self.intakeAPI(options.intake, settings: intakeSettings, policies: store, metrics: metrics, log: log))
         let configuration = HTTPServerConfiguration(
             host: options.listen.host, port: options.listen.port,
             threadPoolSize: settings.threads > 0 ? settings.threads : HTTPServerConfiguration.onlineProcessorCount,
@@ -122,6 +119,23 @@ public final class PolicyDaemon: Sendable {
         self.decisionLog = decisionLog
         self.settings = settings
         self.intakeSettings = intakeSettings
+    }
+
+    /// The intake endpoints: backed by the opened store; storeless (404 `intake-disabled`)
+    /// when `intake.enabled` is false; absent (503) when the caller opened no store although
+    /// intake is enabled, which only in-process embedders do.
+    private static func intakeAPI(
+        _ intake: IntakeOptions?, settings: IntakeSettings, policies: PolicyStore, metrics: Metrics, log: EventLog
+    ) -> IntakeAPI? {
+        if let intake {
+            return IntakeAPI(
+                store: intake.store, settings: intake.settings, token: intake.token, policies: policies, metrics: metrics,
+                log: log, typePrefix: PolicyAPI.problemTypePrefix)
+        }
+        guard !settings.enabled else { return nil }
+        return IntakeAPI(
+            store: nil, settings: settings, token: nil, policies: policies, metrics: metrics, log: log,
+            typePrefix: PolicyAPI.problemTypePrefix)
     }
 
     /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled.

@@ -14,6 +14,10 @@ public struct IntakeSettings: Sendable, Equatable {
         case reject
     }
 
+    /// Whether the daemon serves share intake at all. `false` opens no database and touches
+    /// no data directory, so a decision-only daemon can run replicated on a read-only
+    /// filesystem; the intake endpoints then answer 404 `intake-disabled`.
+    public var enabled = true
     /// The SQLite file; nil means `intake.sqlite3` in the data directory.
     public var database: String?
     /// Most web URLs one request may carry (Apple's `NSExtensionActivationSupportsWebURLWithMaxCount`).
@@ -30,7 +34,9 @@ public struct IntakeSettings: Sendable, Equatable {
 
     public init() {}
 
-    static let keys = ["database", "maxWebURLs", "onCancel", "tokenFile", "groupCommit", "busyTimeoutMilliseconds"]
+    static let keys = [
+        "enabled", "database", "maxWebURLs", "onCancel", "tokenFile", "groupCommit", "busyTimeoutMilliseconds",
+    ]
 
     /// Decodes the section, reporting every problem at its pointer.
     public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> IntakeSettings {
@@ -49,6 +55,7 @@ public struct IntakeSettings: Sendable, Equatable {
             settings.busyTimeoutMilliseconds = timeout
         }
         if let flag = section.bool("groupCommit", diagnostics: &diagnostics) { settings.groupCommit = flag }
+        if let flag = section.bool("enabled", diagnostics: &diagnostics) { settings.enabled = flag }
         if let text = section.string("onCancel", diagnostics: &diagnostics) {
             if let value = OnCancel(rawValue: text) {
                 settings.onCancel = value

@@ -33,6 +33,7 @@ enum ServeCommand {
 
             Share intake stores items in intake.database, by default intake.sqlite3 in the data
             directory ($NAVPOLICY_DATA_DIR, else var/navpolicyd under the working directory).
+            With intake.enabled false no database is opened and the intake endpoints answer 404.
             $NAVPOLICY_INTAKE_TOKEN (or intake.tokenFile) requires a bearer token on every intake endpoint.
 
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
@@ -81,12 +82,16 @@ enum ServeCommand {
             return ExitCode.usage
         }
 
-        let intake: PolicyDaemon.IntakeOptions
-        switch openIntake(IntakeSettings.from(initial.policy)) {
-        case .success(let options): intake = options
-        case .failure(let error):
-            output.err("navpolicyd serve: \(error.description)")
-            return ExitCode.usage
+        // intake.enabled false: no store, no data directory, no intake token; the endpoints answer 404.
+        var intake: PolicyDaemon.IntakeOptions?
+        let intakeSettings = IntakeSettings.from(initial.policy)
+        if intakeSettings.enabled {
+            switch openIntake(intakeSettings) {
+            case .success(let options): intake = options
+            case .failure(let error):
+                output.err("navpolicyd serve: \(error.description)")
+                return ExitCode.usage
+            }
         }
 
         var options = PolicyDaemon.Options(
@@ -121,7 +126,7 @@ enum ServeCommand {
             [
                 "address": .string(bound.description), "configPath": .string(configPath),
                 "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
-                "adminToken": .bool(token != nil), "version": .string(CommandLineTool.version),
+                "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
             ])
         let signalSources = installSignalHandlers(daemon: daemon, log: log)
         withExtendedLifetime(signalSources) { dispatchMain() }
@@ -142,9 +147,11 @@ enum ServeCommand {
         case .success(let loaded): token = loaded
         case .failure(let error): return .failure(IntakeStoreError(error.reason))
         }
+        let path = settings.database ?? defaultIntakeDatabase
         do {
+            try IntakeDataDirectory.prepare(databasePath: path)
             let store = try SQLiteIntakeStore(
-                path: settings.database ?? defaultIntakeDatabase, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds,
+                path: path, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds,
                 groupCommit: settings.groupCommit)
             return .success(PolicyDaemon.IntakeOptions(store: store, settings: settings, token: token))
         } catch {

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// The Kubernetes manifests must not ship a working token, must not put several SQLite files
+/// behind one Service, and must embed a policy the daemon accepts. The checks live in
+/// scripts/check-deploy-manifests.py (PyYAML from Debian's python3-yaml); the schema itself is
+/// checked by `make deploy-check` (kubernetes-validate).
+@Suite("deploy manifests")
+struct DeployManifestTests {
+    static let checker = BinaryRunner.packageRoot.appendingPathComponent("scripts/check-deploy-manifests.py").path
+    static let manifests = BinaryRunner.packageRoot.appendingPathComponent("deploy/kubernetes")
+
+    /// Runs the checker; returns its exit status and findings (stdout lines).
+    static func check(_ directory: URL) throws -> (status: Int32, findings: [String]) {
+        let result = try BinaryRunner.run(
+            [checker, "--navpolicyd", BinaryRunner.binary.path, directory.path],
+            executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(result.stderr.contains("manifests checked"), "the checker did not run: \(result.stderr)")
+        return (result.status, result.lines.filter { !$0.isEmpty })
+    }
+
+    @Test("the shipped manifests pass: no token value, one intake replica on a claim, valid embedded policies")
+    func shippedManifestsPass() throws {
+        let result = try Self.check(Self.manifests)
+        #expect(result.status == 0, "\(result.findings.joined(separator: "\n"))")
+        #expect(result.findings.isEmpty)
+    }
+
+    @Test("the checker catches a scaled intake Deployment, a shipped token, an optional token and a mixed Service")
+    func checkerCatchesTheUnsafeShapes() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-k8s-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: Self.manifests, to: copy)
+        func edit(_ file: String, _ change: (String) -> String) throws {
+            let url = copy.appendingPathComponent(file)
+            try change(try String(contentsOf: url, encoding: .utf8)).write(to: url, atomically: true, encoding: .utf8)
+        }
+        try edit("deployment.yaml") {
+            $0.replacingOccurrences(of: "replicas: 1", with: "replicas: 2")
+                .replacingOccurrences(of: "key: admin-token", with: "key: admin-token\n                  optional: true")
+        }
+        try edit("service.yaml") {
+            $0.replacingOccurrences(of: "    app.kubernetes.io/component: intake\n  ports", with: "  ports")
+        }
+        try edit("decision-only/configmap.yaml") { $0.replacingOccurrences(of: #""threads": 2"#, with: #""threads": "two""#) }
+        try """
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: navpolicyd-tokens
+        stringData:
+          admin-token: replace-me-with-at-least-16-random-characters
+        """.write(to: copy.appendingPathComponent("secret.yaml"), atomically: true, encoding: .utf8)
+
+        let result = try Self.check(copy)
+        #expect(result.status == 1)
+        let expected = [
+            "runs share intake with 2 replicas", "Secret navpolicyd-tokens ships a value",
+            "starts without NAVPOLICY_ADMIN_TOKEN", "selects pods with and without intake", "fails navpolicyd validate",
+        ]
+        for text in expected {
+            #expect(result.findings.contains { $0.contains(text) }, "no finding \"\(text)\" in \(result.findings)")
+        }
+    }
+}

