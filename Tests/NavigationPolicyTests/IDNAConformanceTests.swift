@@ -29,7 +29,8 @@ struct IDNAConformanceTests {
         out.reserveCapacity(text.utf8.count)
         var rest = Substring(text)
         func surrogate(_ s: Substring) -> UInt32? {
-            guard s.hasPrefix("\\u"), s.count >= 6, let v = UInt32(s.dropFirst(2).prefix(4), radix: 16),
+            // `prefix`, not `count`: `s` is the rest of the file.
+            guard s.hasPrefix("\\u"), s.prefix(6).count == 6, let v = UInt32(s.dropFirst(2).prefix(4), radix: 16),
                 (0xD800...0xDFFF).contains(v)
             else { return nil }
             return v
