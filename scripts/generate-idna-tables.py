@@ -142,10 +142,20 @@ def normalization_tables():
             assert len(pair) == 2, hex(cp)
             compositions.append((pair[0], pair[1], cp))
     compositions.sort()
+    # Code points after which text may not be NFC: NFC_Quick_Check No (NFC changes the code point
+    # itself) or Maybe (it can combine with what precedes it), or a non-zero combining class
+    # (ordering). Text with none of them is NFC, so the Swift side skips normalizing it.
+    seconds = {second for _, second, _ in compositions}
+    seconds.update(range(0x1161, 0x1161 + 21))  # Hangul V jamo compose with L
+    seconds.update(range(0x11A8, 0x11A7 + 28))  # Hangul T jamo compose with LV
+    quick_runs = covering_ranges(
+        lambda cp: 1 if ud.combining(chr(cp)) or cp in seconds or ud.normalize("NFC", chr(cp)) != chr(cp) else 0
+    )
+    quick = [start << 8 | value for start, value in quick_runs]
     comp = []
     for first, second, composite in compositions:
         comp.extend((first, second, composite))
-    return ccc, decomp_keys, decomp_values, decomp_blob, comp
+    return ccc, decomp_keys, decomp_values, decomp_blob, comp, quick
 
 
 def bidi_table():
@@ -189,7 +199,7 @@ def swift_literal(name, doc, words):
 def main():
     check_versions()
     map_starts, map_values, map_blob = mapping_tables()
-    ccc, decomp_keys, decomp_values, decomp_blob, comp = normalization_tables()
+    ccc, decomp_keys, decomp_values, decomp_blob, comp, quick = normalization_tables()
     tables = [
         ("mappingStarts", "UTS #46 mapping: first code point of each range, ascending", map_starts),
         ("mappingValues", "UTS #46 mapping per range: scalar offset << 8 | length << 3 | status", map_values),
@@ -199,6 +209,7 @@ def main():
         ("decompositionValues", "Full canonical decomposition per key: scalar offset << 8 | length", decomp_values),
         ("decompositionScalars", "Full canonical decompositions, concatenated", decomp_blob),
         ("compositions", "Primary composites (Hangul excluded): first, second, composite; sorted", comp),
+        ("nfcQuickCheck", "Code points that may make text non-NFC: range start << 8 | 1, covering", quick),
         ("bidiClasses", "Bidi_Class for RFC 5893: range start << 8 | class (BidiClass raw value)", bidi_table()),
         ("joiningTypes", "Joining_Type for CONTEXTJ: range start << 8 | type (JoiningType raw value)", joining_table()),
         ("marks", "General_Category=Mark: range start << 8 | 1 if a mark, covering all code points", mark_table()),

@@ -23,7 +23,7 @@ enum BidiRule {
 
     /// Whether a label makes its domain a Bidi domain name (RFC 5893 §1.4: it contains an
     /// R, AL or AN character).
-    static func isRightToLeft(_ label: [UInt32]) -> Bool {
+    static func isRightToLeft(_ label: ArraySlice<UInt32>) -> Bool {
         // No R, AL or AN character lies below the Hebrew block.
         for scalar in label where scalar >= 0x590 {
             let bidi = bidiClass(scalar)
@@ -33,7 +33,7 @@ enum BidiRule {
     }
 
     /// Whether `label` satisfies all six conditions of RFC 5893 §2. Empty labels pass.
-    static func isSatisfied(by label: [UInt32]) -> Bool {
+    static func isSatisfied(by label: ArraySlice<UInt32>) -> Bool {
         guard let first = label.first else { return true }
         let firstClass = bidiClass(first)
         // Trailing NSMs are skipped when rules 3 and 6 look at the label's end.

@@ -21,12 +21,15 @@ enum ContextJRule {
     }
 
     /// Whether every ZWNJ and ZWJ in `label` is allowed by its context.
-    static func isSatisfied(by label: [UInt32]) -> Bool {
-        for (position, scalar) in label.enumerated()
-        where scalar == zeroWidthNonJoiner || scalar == zeroWidthJoiner {
+    static func isSatisfied(by label: ArraySlice<UInt32>) -> Bool {
+        for position in label.indices where label[position] == zeroWidthNonJoiner || label[position] == zeroWidthJoiner {
             // Both: allowed right after a virama.
-            if position > 0, UnicodeNormalization.combiningClass(label[position - 1]) == viramaClass { continue }
-            guard scalar == zeroWidthNonJoiner else { return false }
+            if position > label.startIndex,
+                UnicodeNormalization.combiningClass(label[position - 1]) == viramaClass
+            {
+                continue
+            }
+            guard label[position] == zeroWidthNonJoiner else { return false }
             // ZWNJ: (L|D) T* ZWNJ T* (R|D).
             guard hasJoiner(in: label[..<position].reversed(), accepting: .leftJoining),
                 hasJoiner(in: label[(position + 1)...], accepting: .rightJoining)

@@ -31,18 +31,18 @@ public enum IDNA {
         for scalar in input { IDNAMapping.map(scalar, into: &mapped) }
         let normalized = UnicodeNormalization.nfc(mapped)
 
-        // 3. Break into labels. 4. Convert/Validate, decoding "xn--" labels.
-        var labels: [[UInt32]] = []
+        // 3. Break into labels. 4. Convert/Validate, decoding "xn--" labels. Labels are slices
+        // of `normalized` (no copies) except the decoded ones.
+        var labels: [ArraySlice<UInt32>] = []
         var isBidiDomain = false
-        for rawLabel in normalized.split(separator: fullStop, omittingEmptySubsequences: false) {
-            let label = Array(rawLabel)
+        for label in normalized.split(separator: fullStop, omittingEmptySubsequences: false) {
             if label.starts(with: acePrefix) {
-                labels.append(try decodeACELabel(label[acePrefix.count...]))
+                labels.append(try decodeACELabel(label.dropFirst(acePrefix.count))[...])
             } else {
                 guard isValid(label, checkNFC: false) else { throw URLParseError(.invalidDomain) }
                 labels.append(label)
             }
-            if let last = labels.last, BidiRule.isRightToLeft(last) { isBidiDomain = true }
+            if !isBidiDomain, let last = labels.last, BidiRule.isRightToLeft(last) { isBidiDomain = true }
         }
         // CheckBidi: only a Bidi domain name's labels must satisfy the Bidi Rule.
         if isBidiDomain {
@@ -74,7 +74,7 @@ public enum IDNA {
             bytes.append(UInt8(truncatingIfNeeded: scalar))
         }
         guard let decoded = Punycode.decode(bytes[...]), decoded.contains(where: { $0 >= 0x80 }),
-            isValid(decoded, checkNFC: true)
+            isValid(decoded[...], checkNFC: true)
         else { throw URLParseError(.invalidDomain) }
         return decoded
     }
@@ -82,10 +82,10 @@ public enum IDNA {
     /// The validity criteria of UTS #46 §4.1 (nontransitional, CheckHyphens=false, no STD3
     /// rules, CheckJoiners=true); CheckBidi needs the whole domain and is done by the caller.
     /// Criteria 1 (NFC) and 5 (no FULL STOP) can only fail for a Punycode-decoded label.
-    static func isValid(_ label: [UInt32], checkNFC: Bool) -> Bool {
+    static func isValid(_ label: ArraySlice<UInt32>, checkNFC: Bool) -> Bool {
         guard let first = label.first else { return true }
         if checkNFC {
-            if !UnicodeNormalization.isNFC(label) || label.contains(fullStop) { return false }
+            if label.contains(fullStop) || !UnicodeNormalization.isNFC(Array(label)) { return false }
         }
         // 4. Without CheckHyphens a label must still not begin with "xn--".
         if label.starts(with: acePrefix) { return false }

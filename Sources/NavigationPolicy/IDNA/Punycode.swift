@@ -47,6 +47,8 @@ enum Punycode {
     /// Returns nil for a non-basic input code point, a bad digit, overflow, or a decoded value
     /// that is not a Unicode scalar value (surrogate or above U+10FFFF).
     static func decode(_ input: ArraySlice<UInt8>) -> [UInt32]? {
+        // Keeps every count below in UInt32 range.
+        guard input.count < Int(UInt32.max / 2) else { return nil }
         var output: [UInt32] = []
         output.reserveCapacity(input.count)
         var position = input.startIndex
@@ -95,7 +97,8 @@ enum Punycode {
 
     /// Encodes scalar values as Punycode (without the `xn--` prefix), appending to `out`.
     /// Returns false on overflow (only reachable with absurdly long labels).
-    static func encode(_ input: [UInt32], into out: inout [UInt8]) -> Bool {
+    static func encode(_ input: ArraySlice<UInt32>, into out: inout [UInt8]) -> Bool {
+        guard input.count < Int(UInt32.max / 2) else { return false }
         var basicCount: UInt32 = 0
         for scalar in input where scalar < 0x80 {
             out.append(UInt8(truncatingIfNeeded: scalar))

@@ -34,6 +34,15 @@ enum UnicodeNormalization {
     static let hangulNCount: UInt32 = 21 * 28
     static let hangulSCount: UInt32 = 19 * 21 * 28
 
+    static let quickCheck = PackedTable.decode(IDNATables.nfcQuickCheck)
+
+    /// Whether `scalar` may make text non-NFC (NFC_Quick_Check No or Maybe, or a combining
+    /// mark); text without any such scalar is NFC (the quick check of UAX #15).
+    @inline(__always)
+    static func mayNeedNormalization(_ scalar: UInt32) -> Bool {
+        scalar >= 0x300 && PackedTable.property(of: scalar, in: quickCheck) != 0
+    }
+
     /// Canonical_Combining_Class of a scalar (0 for starters).
     @inline(__always)
     static func combiningClass(_ scalar: UInt32) -> UInt8 {
@@ -46,11 +55,11 @@ enum UnicodeNormalization {
         nfc(scalars) == scalars
     }
 
-    /// The NFC form of `scalars`.
+    /// The NFC form of `scalars` (the same array, uncopied, when it is already NFC).
     static func nfc(_ scalars: [UInt32]) -> [UInt32] {
         // Nothing below U+0300 decomposes into something that does not recompose, and no
         // combining mark lies below it, so such text is already NFC (UAX #15 quick check).
-        if !scalars.contains(where: { $0 >= 0x300 }) { return scalars }
+        if !scalars.contains(where: mayNeedNormalization) { return scalars }
         var decomposed: [UInt32] = []
         decomposed.reserveCapacity(scalars.count + 8)
         for scalar in scalars { decompose(scalar, into: &decomposed) }
