@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|test]   (test adds the tools the live tests drive)
 set -euo pipefail
 
-build_packages=(pkg-config libicu-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
+build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
 test_packages=(curl python3 nginx-light chromium)
 
 wanted=("${build_packages[@]}")
