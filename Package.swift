@@ -16,10 +16,9 @@ let package = Package(
         // Pure Swift JSON value, parser and writer shared by the core and the front ends.
         .target(name: "JSONSupport", swiftSettings: strictSettings),
 
-        // IDNA (UTS #46 ToASCII) from ICU: the only C the policy core touches.
-        .systemLibrary(name: "CICUIDNA", pkgConfig: "icu-uc", providers: [.apt(["libicu-dev"])]),
-        // The policy core: request model, WHATWG URL parsing, matching, handlers, config. No I/O.
-        .target(name: "NavigationPolicy", dependencies: ["JSONSupport", "CICUIDNA"], swiftSettings: strictSettings),
+        // The policy core: request model, WHATWG URL parsing, UTS #46 IDNA (generated Unicode tables),
+        // matching, handlers, config. Pure Swift: no I/O, no C.
+        .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
 
         // libmicrohttpd, its non-variadic C shim, and a Swift HTTP server on top that knows nothing of policies.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
@@ -47,9 +46,10 @@ let package = Package(
             name: "navpolicyd", dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake"],
             swiftSettings: strictSettings),
 
+        // Resources: the WPT URL and IDNA conformance data (provenance in Resources/README-*.txt).
         .testTarget(
             name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
-            swiftSettings: strictSettings),
+            resources: [.copy("Resources")], swiftSettings: strictSettings),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport"], swiftSettings: strictSettings),
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
         .testTarget(

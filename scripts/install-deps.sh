@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|test]   (test adds the tools the live tests drive)
 set -euo pipefail
 
-build_packages=(pkg-config libicu-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
+build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
 # binutils: readelf for ShippedDependenciesTests; python3-yaml: scripts/check-deploy-manifests.py;
 # python3-venv, systemd, prometheus: make deploy-check (venv for the PyPI linters, systemd-analyze, promtool).
 test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus)

@@ -189,7 +189,7 @@ def main():
             kind, detail = "only ada fails", f"navpolicyd={href!r} ada error={ada_err!r}"
         kinds[kind] += 1
         if kind == "only navpolicyd fails" and "IDNA" in (err or "") and RTL.search(s):
-            # ICU (like Chrome) applies the RFC 5893 Bidi Rule (UTS #46 CheckBidi) to every label
+            # navpolicyd (like Chrome) applies the RFC 5893 Bidi Rule (UTS #46 CheckBidi) to every label
             # of a domain that contains right-to-left characters; ada only checks some labels.
             detail += " [hint: CheckBidi on a domain with RTL characters]"
             bidi_hints += 1

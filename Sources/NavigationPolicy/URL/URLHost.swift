@@ -93,11 +93,13 @@ public enum URLHost: Sendable, Hashable {
 
         // Domain to ASCII. An all-ASCII domain is just ASCII-lowercased: UTS #46 maps only
         // uppercase ASCII, and since whatwg/url#914 a ToASCII failure on an all-ASCII domain
-        // (e.g. an invalid "xn--" label) also falls back to the lowercased domain. So the IDNA
-        // library is only consulted when the (percent-decoded) domain contains non-ASCII bytes.
+        // (e.g. an invalid "xn--" label) also falls back to the lowercased domain. So UTS #46
+        // ToASCII only runs when the (percent-decoded) domain contains non-ASCII bytes; then it
+        // validates every label, "xn--" ones included.
         var needsIDNA = false
         var hasPercent = false
         var hasUpper = false
+        var firstForbidden: UInt8? = nil
         for b in input {
             if b >= 0x80 {
                 needsIDNA = true
@@ -105,10 +107,15 @@ public enum URLHost: Sendable, Hashable {
                 hasPercent = true
             } else if b >= 0x41 && b <= 0x5A {
                 hasUpper = true
-            } else if isForbiddenDomainByte(b) {
-                // Forbidden ASCII stays forbidden after decoding/IDNA, so fail early.
-                throw URLParseError(.forbiddenHostCodePoint(b))
+            } else if firstForbidden == nil, isForbiddenDomainByte(b) {
+                firstForbidden = b
             }
+        }
+        // Forbidden ASCII stays forbidden unless IDNA may see it: NFC composes "<", "=" and ">"
+        // with a following U+0338 into the valid "≮", "≠" and "≯" (which the check after IDNA
+        // then sees), so only a domain with neither non-ASCII nor '%' fails early.
+        if let firstForbidden, !needsIDNA, !hasPercent {
+            throw URLParseError(.forbiddenHostCodePoint(firstForbidden))
         }
         if !needsIDNA && !hasPercent && !hasUpper {
             // Common case: already-canonical ASCII domain; written without any copy.
