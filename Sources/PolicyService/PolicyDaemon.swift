@@ -96,13 +96,8 @@ public final class PolicyDaemon: Sendable {
                     store: intake.store, settings: intake.settings, token: intake.token, policies: store, metrics: metrics,
                     log: log, typePrefix: PolicyAPI.problemTypePrefix)
             })
-        let configuration = HTTPServerConfiguration(
-            host: options.listen.host, port: options.listen.port,
-            threadPoolSize: settings.threads > 0 ? settings.threads : HTTPServerConfiguration.onlineProcessorCount,
-            connectionLimit: settings.connectionLimit, perIPConnectionLimit: settings.perIPConnectionLimit,
-            connectionTimeoutSeconds: settings.idleTimeoutSeconds,
-            connectionMemoryLimitBytes: settings.connectionMemoryLimitBytes, bodyLimitsByPath: Self.intakeBodyLimits,
-            problemTypePrefix: PolicyAPI.problemTypePrefix)
+        let configuration = settings.httpConfiguration(
+            address: options.listen, bodyLimitsByPath: Self.intakeBodyLimits, problemTypePrefix: PolicyAPI.problemTypePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             log.log(level, event.event, event.fields)
