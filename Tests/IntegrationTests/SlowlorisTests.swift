@@ -52,11 +52,17 @@ struct SlowlorisTests {
                 + #""bodyRateGraceSeconds":"5","perIPConnectionLimit":100001}}"#)
         let result = try BinaryRunner.run(["validate", "--config", config])
         #expect(result.status == 1)
-        for pointer in [
-            "/server/headTimeoutSeconds", "/server/minBodyBytesPerSecond", "/server/bodyRateGraceSeconds",
-            "/server/perIPConnectionLimit",
+        for message in [
+            "/server/headTimeoutSeconds: 0 is out of range 1...3600",
+            "/server/minBodyBytesPerSecond: -1 is out of range 0...1073741824",
+            "/server/bodyRateGraceSeconds: expected a whole number", "/server/perIPConnectionLimit: 100001 is out of range",
         ] {
-            #expect(result.stderr.contains(pointer), "\(pointer) in \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(message) in \(result.stderr)")
         }
+        // A config without the section gets the defaults: a running daemon says which.
+        let daemon = try DaemonProcess()
+        let started = try #require(daemon.waitForLog { $0.contains(#""event":"http.started""#) })
+        #expect(started.contains(#""perIPConnectionLimit":256"#) && started.contains(#""headTimeoutSeconds":10"#))
+        #expect(started.contains(#""connectionLimit":4096"#) && started.contains(#""minBodyBytesPerSecond":1024"#))
     }
 }
