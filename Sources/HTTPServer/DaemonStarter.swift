@@ -14,6 +14,7 @@ enum DaemonStarter {
         // MHD sends with MSG_NOSIGNAL, but other code in the process (libcurl, stdio on a
         // closed pipe) may not: a daemon must never die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
+        FileDescriptorLimit.raise(toHold: configuration.connectionLimit, log: core.log)
 
         let listen = try openListenSocket(configuration)
         let retainedCore = Unmanaged.passRetained(core)
@@ -39,6 +40,9 @@ enum DaemonStarter {
             throw HTTPServerError.daemonStartFailed.with(
                 detail: "libmicrohttpd refused to start on \(configuration.host):\(listen.port); see the mhd.message log events")
         }
+        core.connections.start(
+            log: { fields in core.log(.warning, "http.connections_cut", fields) },
+            tick: { core.flushSuppressedLibraryMessages() })
         return RunningDaemon(
             daemon: daemon, listenSocket: listen.socket, port: listen.port, logTarget: logTarget, core: retainedCore)
     }
@@ -48,6 +52,8 @@ enum DaemonStarter {
             ("threadPoolSize", configuration.threadPoolSize), ("connectionLimit", configuration.connectionLimit),
             ("connectionMemoryLimitBytes", configuration.connectionMemoryLimitBytes),
             ("maxTargetBytes", configuration.maxTargetBytes), ("maxHeaderBytes", configuration.maxHeaderBytes),
+            ("headTimeoutSeconds", configuration.headTimeoutSeconds),
+            ("bodyRateGraceSeconds", configuration.bodyRateGraceSeconds),
         ]
         for (name, value) in positive where value <= 0 {
             throw HTTPServerError.invalidConfiguration.with(detail: "\(name) must be positive, got \(value)")
@@ -55,8 +61,9 @@ enum DaemonStarter {
         if configuration.bodyLimitsByPath.values.contains(where: { $0 < 0 }) {
             throw HTTPServerError.invalidConfiguration.with(detail: "bodyLimitsByPath values must not be negative")
         }
-        if configuration.maxBodyBytes < 0 || configuration.perIPConnectionLimit < 0 {
-            throw HTTPServerError.invalidConfiguration.with(detail: "maxBodyBytes and perIPConnectionLimit must not be negative")
+        if configuration.maxBodyBytes < 0 || configuration.perIPConnectionLimit < 0 || configuration.minBodyBytesPerSecond < 0 {
+            throw HTTPServerError.invalidConfiguration.with(
+                detail: "maxBodyBytes, perIPConnectionLimit and minBodyBytesPerSecond must not be negative")
         }
     }
 
@@ -92,6 +99,7 @@ enum DaemonStarter {
         let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? =
             mhdRequestStarted
         let completed: MHD_RequestCompletedCallback = mhdRequestCompleted
+        let notifyConnection: MHD_NotifyConnectionCallback = mhdConnectionNotified
         return [
             // The logger goes first so that errors while parsing later options are reported.
             MHD_OptionItem(option: .EXTERNAL_LOGGER, value: unsafeBitCast(logger, to: Int.self), ptr_value: logTarget),
@@ -104,6 +112,8 @@ enum DaemonStarter {
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimitBytes, ptr_value: nil),
             MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriLog, to: Int.self), ptr_value: core),
             MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: core),
+            MHD_OptionItem(
+                option: .NOTIFY_CONNECTION, value: unsafeBitCast(notifyConnection, to: Int.self), ptr_value: core),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
     }

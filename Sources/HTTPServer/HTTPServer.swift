@@ -94,6 +94,9 @@ public final class HTTPServer: Sendable {
                 "host": .string(configuration.host), "port": .number(Double(running.port)),
                 "threads": .number(Double(configuration.threadPoolSize)),
                 "connectionLimit": .number(Double(configuration.connectionLimit)),
+                "perIPConnectionLimit": .number(Double(configuration.perIPConnectionLimit)),
+                "headTimeoutSeconds": .number(Double(configuration.headTimeoutSeconds)),
+                "minBodyBytesPerSecond": .number(Double(configuration.minBodyBytesPerSecond)),
             ])
         return running.port
     }
@@ -147,6 +150,8 @@ public final class HTTPServer: Sendable {
         // No lock is held here: MHD_stop_daemon joins workers that may still call into us.
         lifecycle.withLock { $0 = .stopped }
         MHD_stop_daemon(daemon.daemon)
+        let core = core
+        core.connections.stop { fields in core.log(.warning, "http.connections_cut", fields) }
         // After quiesce the listen socket belongs to us again (MHD no longer closes it).
         if listenSocket >= 0 { close(listenSocket) }
         daemon.releaseResources()

@@ -16,18 +16,36 @@ public struct HTTPServerConfiguration: Sendable {
     /// Worker threads, each running its own epoll loop. More threads than cores only add contention.
     public var threadPoolSize: Int
     /// Connections held at once (including idle keep-alive ones); further clients are refused.
+    ///
+    /// 4096 by default, so that one address at ``perIPConnectionLimit`` leaves most slots to
+    /// everyone else; the server raises the process's file-descriptor soft limit to the
+    /// hard limit when the soft one is too small for it.
     public var connectionLimit: Int
     /// Connections one client address may hold at once; 0 means unlimited.
     ///
-    /// Defaults to 0 because the daemon binds loopback by default and is usually reached
-    /// through a reverse proxy, where every client shares one address: any per-address
-    /// limit would then just be a smaller global limit, and clients behind a NAT would be
-    /// throttled together. ``connectionLimit`` and the idle timeout still bound abuse.
-    /// Set it when exposing the daemon directly to untrusted networks.
+    /// 256 by default: one address (a slowloris from one host) cannot take every slot, so
+    /// health checks and other clients still get in. Behind a reverse proxy every client
+    /// shares the proxy's address, so this is also the most connections the proxy may
+    /// open; 256 concurrent requests is far above what a policy check needs, but raise it
+    /// (or set 0) for a proxy that opens more, and limit per client at the proxy.
     public var perIPConnectionLimit: Int
-    /// Seconds a connection may stay idle before it is closed (slow clients, slowloris).
-    /// Values below 1 are raised to 1 because libmicrohttpd treats 0 as "never".
+    /// Seconds a connection may stay idle before it is closed. Values below 1 are raised to
+    /// 1 because libmicrohttpd treats 0 as "never". libmicrohttpd restarts this timer on
+    /// every byte, so it does not bound slow clients: ``headTimeoutSeconds`` and
+    /// ``minBodyBytesPerSecond`` do.
     public var connectionTimeoutSeconds: Int
+    /// Seconds a client has to send a complete request head (request line and header
+    /// fields), counted from the connection's accept; for a later request on a keep-alive
+    /// connection, from the end of the previous response plus ``connectionTimeoutSeconds``
+    /// (so idle keep-alive is governed by the idle timeout alone). Overdue connections are
+    /// closed without an answer.
+    public var headTimeoutSeconds: Int
+    /// The slowest average rate a request body may arrive at, in bytes per second, once
+    /// ``bodyRateGraceSeconds`` have passed since the head; slower connections are closed
+    /// without an answer. 0 disables the check.
+    public var minBodyBytesPerSecond: Int
+    /// Seconds after the head during which a body is not held to ``minBodyBytesPerSecond``.
+    public var bodyRateGraceSeconds: Int
     /// libmicrohttpd's per-connection memory pool (request line, headers, read buffer).
     ///
     /// 32 KiB holds the default target and header limits with room to spare (requests up
@@ -53,9 +71,12 @@ public struct HTTPServerConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: UInt16 = 8080,
         threadPoolSize: Int = HTTPServerConfiguration.onlineProcessorCount,
-        connectionLimit: Int = 1024,
-        perIPConnectionLimit: Int = 0,
+        connectionLimit: Int = 4096,
+        perIPConnectionLimit: Int = 256,
         connectionTimeoutSeconds: Int = 30,
+        headTimeoutSeconds: Int = 10,
+        minBodyBytesPerSecond: Int = 1024,
+        bodyRateGraceSeconds: Int = 5,
         connectionMemoryLimitBytes: Int = 32 * 1024,
         maxBodyBytes: Int = 65_536,
         bodyLimitsByPath: [String: Int] = [:],
@@ -69,6 +90,9 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionLimit = connectionLimit
         self.perIPConnectionLimit = perIPConnectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.headTimeoutSeconds = headTimeoutSeconds
+        self.minBodyBytesPerSecond = minBodyBytesPerSecond
+        self.bodyRateGraceSeconds = bodyRateGraceSeconds
         self.connectionMemoryLimitBytes = connectionMemoryLimitBytes
         self.maxBodyBytes = maxBodyBytes
         self.bodyLimitsByPath = bodyLimitsByPath

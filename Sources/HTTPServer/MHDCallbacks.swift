@@ -1,5 +1,6 @@
 import CMHDShim
 import CMicroHTTPD
+import JSONSupport
 
 // The C entry points libmicrohttpd calls. They are global functions in a library file,
 // never closures in a top-level main.swift: those inherit @MainActor isolation and trap
@@ -16,8 +17,32 @@ func mhdRequestStarted(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     core.requestsInFlight.add(1, ordering: .relaxed)
     let rawTarget = uri.map { String(cString: $0) } ?? ""
-    let context = RequestContext(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes)
+    let tracked = connection.flatMap { cmhd_socket_context($0) }.map {
+        Unmanaged<TrackedConnection>.fromOpaque($0).takeUnretainedValue()
+    }
+    let context = RequestContext(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes, connection: tracked)
     return Unmanaged.passRetained(context).toOpaque()
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: a TCP connection was accepted or is about to be closed.
+/// The tracked record lives in the connection's socket context between the two calls.
+func mhdConnectionNotified(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection, let socketContext else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if code == .CONNECTION_NOTIFY_STARTED {
+        let tracked = core.connections.connectionStarted(
+            ConnectionHandle(pointer: connection), socket: cmhd_connection_fd(connection),
+            remoteAddress: ServerCore.clientAddress(of: connection))
+        socketContext.pointee = Unmanaged.passRetained(tracked).toOpaque()
+    } else if let pointer = socketContext.pointee {
+        let tracked = Unmanaged<TrackedConnection>.fromOpaque(pointer)
+        core.connections.connectionClosed(tracked.takeUnretainedValue())
+        socketContext.pointee = nil
+        tracked.release()
+    }
 }
 
 /// MHD_OPTION_NOTIFY_COMPLETED: the request is over (sent, rejected, timed out or aborted).
@@ -26,7 +51,9 @@ func mhdRequestCompleted(
     _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
 ) {
     guard let requestContext, let contextPointer = requestContext.pointee else { return }
-    Unmanaged<RequestContext>.fromOpaque(contextPointer).release()
+    let context = Unmanaged<RequestContext>.fromOpaque(contextPointer)
+    context.takeUnretainedValue().connection?.requestCompleted()
+    context.release()
     requestContext.pointee = nil
     if let cls {
         Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestsInFlight.subtract(1, ordering: .relaxed)
@@ -51,15 +78,31 @@ func mhdAccessHandler(
         on: connection, context: context, method: method, version: version, chunk: chunk)
 }
 
-/// MHD_KeyValueIteratorN: appends one received header field to the request context.
+/// MHD_KeyValueIteratorN: checks one received header field and appends it to the request
+/// context; stops the iteration at the first field that breaks the syntax (the request is
+/// rejected, so the rest need not be copied).
 func mhdCollectHeader(
     _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
     _ key: UnsafePointer<CChar>?, _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
     let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+    let nameBytes = UnsafeRawBufferPointer(start: key, count: keySize)
+    let valueBytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+    if !RequestHeadValidation.isToken(nameBytes) {
+        context.fieldSyntax = .invalidName
+        return .NO
+    }
+    if !RequestHeadValidation.isFieldValue(valueBytes) {
+        context.fieldSyntax = .invalidValue
+        return .NO
+    }
+    if let value, context.layout?.accept(name: key, nameLength: keySize, value: value, valueLength: valueSize) == false {
+        context.fieldSyntax = .unaccountedBytes
+        return .NO
+    }
+    let name = String(decoding: nameBytes, as: UTF8.self)
+    let text = String(decoding: valueBytes, as: UTF8.self)
     context.headers.add(name: name, value: text)
     context.headerBytes += keySize + valueSize + 4  // ": " and CRLF
     return .YES
@@ -71,7 +114,15 @@ func mhdLibraryMessage(_ context: UnsafeMutableRawPointer?, _ message: UnsafePoi
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
     var text = String(cString: message)
     while text.last?.isNewline == true { text.removeLast() }
-    core.log(.warning, "mhd.message", ["message": .string(text)])
+    let admission = core.libraryMessages.admit(now: ConnectionTracker.now())
+    if admission.allowed {
+        var fields: JSONObject = ["message": .string(text)]
+        if admission.suppressedBefore > 0 { fields.append("suppressedBefore", .number(Double(admission.suppressedBefore))) }
+        core.log(.warning, "mhd.message", fields)
+    }
+    if let problem = LibraryHeadRejection.problem(forMessage: text) {
+        core.answerLibraryRejection(problem)
+    }
 }
 
 /// MHD_ContentReaderCallback of a streamed response: the next bytes of the body.

@@ -81,6 +81,10 @@ extension ProblemDetails {
         ProblemDetails(kind: kind, title: "Bad request", status: 400, detail: detail)
     }
 
+    /// 400: Content-Length is not one non-negative decimal integer (repeats must agree).
+    static let invalidContentLength = ProblemDetails.badRequest(
+        kind: "invalid-content-length", detail: "Content-Length must be one non-negative decimal integer.")
+
     /// 413: the body is larger than the configured limit.
     static func payloadTooLarge(limit: Int) -> ProblemDetails {
         ProblemDetails(

@@ -14,9 +14,16 @@ final class RequestContext: @unchecked Sendable {
     var headers = HTTPHeaders()
     /// Size of the header section as sent: `name: value\r\n` per field.
     var headerBytes = 0
+    /// The first field line that breaks RFC 9112 syntax, found while collecting.
+    var fieldSyntax: FieldSyntaxViolation?
+    /// The walk over MHD's in-place parsed head while collecting (nil: not checked).
+    var layout: HeaderSectionLayout?
+    /// The connection's deadlines (nil when the server does not track connections).
+    let connection: TrackedConnection?
 
-    init(rawTarget: String, maxBodyBytes: Int) {
+    init(rawTarget: String, maxBodyBytes: Int, connection: TrackedConnection? = nil) {
         self.rawTarget = rawTarget
+        self.connection = connection
         self.machine = RequestStateMachine(maxBodyBytes: maxBodyBytes)
         // Browsers send 10-20 fields: one allocation instead of one per doubling.
         headers.reserveCapacity(16)

@@ -3,6 +3,13 @@
 /// MHD accepts both Content-Length and Transfer-Encoding, duplicate Host headers and
 /// HTTP/1.1 without Host; each is a request-smuggling or cache-poisoning vector behind a
 /// proxy (RFC 9112 §3.2, §6.1), so they are rejected here before the responder runs.
+///
+/// MHD also accepts field lines a strict parser must refuse (RFC 9112 §2.2, §5.1, §5.2;
+/// RFC 9110 §5.1, §5.5): a bare CR inside a value, whitespace before the colon (it becomes
+/// part of the name), a whitespace-led first field line (likewise), obs-fold (MHD appends
+/// the continuation to the *name*, in a copy elsewhere in its pool) and NUL bytes (MHD
+/// measures values with `strlen`, so everything after the NUL silently disappears). The
+/// field checks below see what MHD reports; ``HeaderSectionLayout`` finds what it hid.
 struct RequestHeadValidation: Sendable {
     let maxTargetBytes: Int
     let maxHeaderBytes: Int
@@ -15,10 +22,21 @@ struct RequestHeadValidation: Sendable {
     ///   - httpVersion: "HTTP/1.1" or "HTTP/1.0".
     ///   - headers: the header fields in order.
     ///   - headerBytes: size of the header section (`name: value\r\n` per field).
+    ///   - fieldSyntax: the first field-line violation found while the fields were collected.
     /// - Throws: the first violated rule as a problem.
-    func validate(method: String, rawTarget: String, httpVersion: String, headers: HTTPHeaders, headerBytes: Int)
-        throws(ProblemDetails) -> Int?
-    {
+    func validate(
+        method: String, rawTarget: String, httpVersion: String, headers: HTTPHeaders, headerBytes: Int,
+        fieldSyntax: FieldSyntaxViolation? = nil
+    ) throws(ProblemDetails) -> Int? {
+        guard Self.isToken(method.utf8) else {
+            throw .badRequest(kind: "invalid-method", detail: "The request method must be a token (RFC 9110 §9.1).")
+        }
+        guard Self.isRequestTarget(rawTarget.utf8) else {
+            throw .badRequest(
+                kind: "invalid-request-target",
+                detail: "The request target must not be empty or contain whitespace or control characters.")
+        }
+        if let fieldSyntax { throw fieldSyntax.problem }
         if method == "CONNECT" {
             // MHD 0.9.75 cannot tunnel: it would send a 200 without framing and keep the socket.
             throw ProblemDetails(
@@ -73,7 +91,7 @@ struct RequestHeadValidation: Sendable {
             !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let length = Int(first)
         else {
-            throw .badRequest(kind: "invalid-content-length", detail: "Content-Length must be one non-negative decimal integer.")
+            throw .invalidContentLength
         }
         return length
     }
@@ -91,5 +109,80 @@ struct RequestHeadValidation: Sendable {
             end = last
         }
         return String(text[start..<end])
+    }
+
+    /// Whether `bytes` is a non-empty token (RFC 9110 §5.6.2): field names and methods.
+    @inline(__always)
+    static func isToken(_ bytes: some Sequence<UInt8>) -> Bool {
+        var empty = true
+        for byte in bytes {
+            // tchar as two 64-bit masks: one shift and test per byte, no table, no allocation.
+            let isTokenCharacter =
+                byte < 64
+                ? (tokenMaskLow >> UInt64(byte)) & 1 == 1
+                : byte < 128 ? (tokenMaskHigh >> UInt64(byte - 64)) & 1 == 1 : false
+            guard isTokenCharacter else { return false }
+            empty = false
+        }
+        return !empty
+    }
+
+    /// Whether `bytes` may be a field value: no control characters except HTAB, no DEL
+    /// (RFC 9110 §5.5). CR and LF inside a value are how requests are smuggled.
+    @inline(__always)
+    static func isFieldValue(_ bytes: some Sequence<UInt8>) -> Bool {
+        for byte in bytes where (byte < 0x20 && byte != 0x09) || byte == 0x7F { return false }
+        return true
+    }
+
+    /// Whether `bytes` may be a request target as libmicrohttpd split it off the request
+    /// line: not empty, no whitespace (a space means a second space-separated part that
+    /// MHD folded into the target), no control characters.
+    static func isRequestTarget(_ bytes: some Sequence<UInt8>) -> Bool {
+        var empty = true
+        for byte in bytes {
+            if byte <= 0x20 || byte == 0x7F { return false }
+            empty = false
+        }
+        return !empty
+    }
+
+    /// tchar below 64: `!#$%&'*+-.` and digits.
+    private static let tokenMaskLow: UInt64 = 0x03FF_6CFA_0000_0000
+    /// tchar from 64 to 127: letters, `^_`|~`.
+    private static let tokenMaskHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+}
+
+/// The first field line of a request that breaks RFC 9112's field syntax.
+enum FieldSyntaxViolation: Sendable, Equatable {
+    /// A field name that is not a token: empty, with whitespace (also before the colon, or a
+    /// whitespace-led line), or with separators.
+    case invalidName
+    /// A field value with a control character other than HTAB (a bare CR, NUL, …).
+    case invalidValue
+    /// Bytes of the header section that no reported field accounts for: obs-fold, a NUL
+    /// that cut a value short, or a line libmicrohttpd dropped.
+    case unaccountedBytes
+
+    /// The 400 this violation is answered with.
+    var problem: ProblemDetails {
+        switch self {
+        case .invalidName:
+            .badRequest(
+                kind: "invalid-header-field-name",
+                detail:
+                    "A header field name is not a token: names must not be empty or contain whitespace (none before "
+                    + "the colon, and no field line may start with whitespace) (RFC 9112 §5.1).")
+        case .invalidValue:
+            .badRequest(
+                kind: "invalid-header-field-value",
+                detail: "A header field value contains CR, LF, NUL or another control character (RFC 9110 §5.5).")
+        case .unaccountedBytes:
+            .badRequest(
+                kind: "malformed-header-section",
+                detail:
+                    "The header section has a line that is not a name: value field: obsolete line folding (a line "
+                    + "starting with whitespace), a NUL byte or an empty field name (RFC 9112 §5.2).")
+        }
     }
 }

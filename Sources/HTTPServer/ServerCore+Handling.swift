@@ -2,6 +2,10 @@ import CMHDShim
 import CMicroHTTPD
 import JSONSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension ServerCore {
     /// Advances one request by one access-handler call; runs on the connection's worker thread.
     func handleCall(
@@ -13,7 +17,13 @@ extension ServerCore {
         case .awaitingHeaders:
             action = receiveHead(on: connection, context: context, method: method, version: version)
         case .readingBody, .discardingBody:
-            action = chunk.isEmpty ? context.machine.requestEnded() : context.machine.bodyReceived(chunk)
+            if chunk.isEmpty {
+                context.connection?.bodyEnded()
+                action = context.machine.requestEnded()
+            } else {
+                context.connection?.bodyReceived(chunk.count)
+                action = context.machine.bodyReceived(chunk)
+            }
         case .resumed:
             action = context.machine.handlerCalledAfterResume()
         case .responding, .suspended, .finished:
@@ -30,15 +40,27 @@ extension ServerCore {
         context.method = method.map { String(cString: $0) } ?? ""
         context.httpVersion = version.map { String(cString: $0) } ?? ""
         context.remoteAddress = Self.clientAddress(of: connection)
+        context.connection?.headReceived()
+        let headSize = cmhd_request_header_size(connection)
+        // MHD reports the size from the first handler call on; 0 would mean a libmicrohttpd
+        // that no longer parses in place, where the walk would reject every request.
+        if let method, headSize > 0 {
+            let versionLength = version.map { strlen($0) } ?? 0
+            context.layout = HeaderSectionLayout(
+                start: method, size: headSize, version: version.map(UnsafeRawPointer.init), versionLength: versionLength)
+        }
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
         _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCollectHeader, contextPointer)
+        if context.fieldSyntax == nil, let layout = context.layout, !layout.finish() {
+            context.fieldSyntax = .unaccountedBytes
+        }
         if let limit = configuration.bodyLimit(forTarget: context.rawTarget) {
             context.machine.useBodyLimit(limit)
         }
         do throws(ProblemDetails) {
             let declaredLength = try headValidation.validate(
                 method: context.method, rawTarget: context.rawTarget, httpVersion: context.httpVersion,
-                headers: context.headers, headerBytes: context.headerBytes)
+                headers: context.headers, headerBytes: context.headerBytes, fieldSyntax: context.fieldSyntax)
             return context.machine.headersReceived(problem: nil, declaredContentLength: declaredLength)
         } catch {
             return context.machine.headersReceived(problem: error, declaredContentLength: nil)
@@ -134,7 +156,7 @@ extension ServerCore {
         return ResponseQueueing.queue(fallback, on: connection, closeConnection: true, streams: streamedBodies) ?? .NO
     }
 
-    private static func clientAddress(of connection: OpaquePointer) -> String {
+    static func clientAddress(of connection: OpaquePointer) -> String {
         // INET6_ADDRSTRLEN is 46; a fixed stack-sized buffer avoids a heap allocation.
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> String in
             guard let base = buffer.baseAddress, cmhd_client_address(connection, base, buffer.count) == 0 else { return "" }

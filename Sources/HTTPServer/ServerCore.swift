@@ -18,6 +18,11 @@ final class ServerCore: Sendable {
     let suspendedConnections = SuspendedConnections()
     /// Streamed response bodies being sent; shutdown ends them.
     let streamedBodies = StreamedBodies()
+    /// Open connections and their head and body deadlines (slowloris defence).
+    let connections: ConnectionTracker
+    /// `mhd.message` lines: MHD logs one per refused or broken connection, so a flood of
+    /// connections would otherwise be a flood of log lines.
+    let libraryMessages = LogRateLimiter(limit: 20, windowMilliseconds: 1_000)
 
     init(configuration: HTTPServerConfiguration, responder: ResponderKind, logger: @escaping HTTPServerLogger) {
         self.configuration = configuration
@@ -25,6 +30,19 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.headValidation = RequestHeadValidation(
             maxTargetBytes: configuration.maxTargetBytes, maxHeaderBytes: configuration.maxHeaderBytes)
+        self.connections = ConnectionTracker(
+            limits: ConnectionLimits(
+                headTimeoutMilliseconds: Int64(configuration.headTimeoutSeconds) * 1000,
+                idleTimeoutMilliseconds: Int64(max(1, configuration.connectionTimeoutSeconds)) * 1000,
+                minBodyBytesPerSecond: configuration.minBodyBytesPerSecond,
+                bodyGraceMilliseconds: Int64(configuration.bodyRateGraceSeconds) * 1000))
+    }
+
+    /// Logs how many `mhd.message` lines were dropped in a finished window (called by the
+    /// reaper's sweep, so the count appears even when no later message carries it).
+    func flushSuppressedLibraryMessages() {
+        let suppressed = libraryMessages.takeSuppressed(now: ConnectionTracker.now())
+        if suppressed > 0 { log(.warning, "mhd.messages_suppressed", ["count": .number(Double(suppressed))]) }
     }
 
     func log(_ level: HTTPServerLogEvent.Level, _ event: String, _ fields: JSONObject = JSONObject()) {

@@ -93,13 +93,8 @@ public final class PolicyDaemon: Sendable {
             },
             openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
             intake: Self.intakeAPI(options.intake, settings: intakeSettings, policies: store, metrics: metrics, log: log))
-        let configuration = HTTPServerConfiguration(
-            host: options.listen.host, port: options.listen.port,
-            threadPoolSize: settings.threads > 0 ? settings.threads : HTTPServerConfiguration.onlineProcessorCount,
-            connectionLimit: settings.connectionLimit, perIPConnectionLimit: settings.perIPConnectionLimit,
-            connectionTimeoutSeconds: settings.idleTimeoutSeconds,
-            connectionMemoryLimitBytes: settings.connectionMemoryLimitBytes, bodyLimitsByPath: Self.intakeBodyLimits,
-            problemTypePrefix: PolicyAPI.problemTypePrefix)
+        let configuration = settings.httpConfiguration(
+            address: options.listen, bodyLimitsByPath: Self.intakeBodyLimits, problemTypePrefix: PolicyAPI.problemTypePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             log.log(level, event.event, event.fields)

@@ -1,3 +1,4 @@
+public import HTTPServer
 public import NavigationPolicy
 import ShareIntake
 
@@ -10,14 +11,25 @@ public struct ServerSettings: Sendable, Equatable {
     public var listen = "127.0.0.1:8080"
     /// MHD worker threads; 0 = one per core.
     public var threads = 0
-    /// Connections open at once, in total and from one IP address.
-    public var connectionLimit = 1024
-    /// 0 = unlimited. The daemon binds loopback and usually sits behind a proxy or ingress
-    /// where every client shares one address, so a per-address cap would just be a smaller
-    /// global one; set it when clients connect directly from untrusted networks.
-    public var perIPConnectionLimit = 0
-    /// Idle connections are closed after this long (also bounds slow clients).
+    /// Connections open at once, per listener. High enough that one address at
+    /// `perIPConnectionLimit` leaves most of them to everyone else.
+    public var connectionLimit = 4096
+    /// Connections one IP address may hold at once; 0 = unlimited. 256 keeps one host (a
+    /// slowloris) from taking every slot, so health checks and other clients still get in.
+    /// Behind a proxy or ingress every client shares the proxy's address, so this is also
+    /// the most connections the proxy may open: raise it (or 0) for a proxy that opens
+    /// more, and limit per client at the proxy.
+    public var perIPConnectionLimit = 256
+    /// Idle connections are closed after this long. libmicrohttpd restarts this timer on
+    /// every byte, so it does not bound slow clients; the two settings below do.
     public var idleTimeoutSeconds = 30
+    /// Time for a complete request head (request line and headers): from the accept, or
+    /// on keep-alive from the previous response plus `idleTimeoutSeconds`.
+    public var headTimeoutSeconds = 10
+    /// Slowest average body rate accepted after `bodyRateGraceSeconds`; 0 = no minimum.
+    public var minBodyBytesPerSecond = 1024
+    /// Seconds after the head before the body rate is enforced.
+    public var bodyRateGraceSeconds = 5
     /// Memory for one connection's request line and headers. Heads within 8 KiB of target
     /// and 16 KiB of headers get problem+json 414/431 from the server; libmicrohttpd zeroes
     /// this pool after every request, so larger values cost throughput (64 KiB: about 15%).
@@ -35,9 +47,25 @@ public struct ServerSettings: Sendable, Equatable {
 
     public init() {}
 
+    /// The HTTP server configuration for a listener on `address` with these limits.
+    public func httpConfiguration(
+        address: ListenAddress, maxBodyBytes: Int = 65_536, bodyLimitsByPath: [String: Int] = [:],
+        problemTypePrefix: String
+    ) -> HTTPServerConfiguration {
+        HTTPServerConfiguration(
+            host: address.host, port: address.port,
+            threadPoolSize: threads > 0 ? threads : HTTPServerConfiguration.onlineProcessorCount,
+            connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit,
+            connectionTimeoutSeconds: idleTimeoutSeconds, headTimeoutSeconds: headTimeoutSeconds,
+            minBodyBytesPerSecond: minBodyBytesPerSecond, bodyRateGraceSeconds: bodyRateGraceSeconds,
+            connectionMemoryLimitBytes: connectionMemoryLimitBytes, maxBodyBytes: maxBodyBytes,
+            bodyLimitsByPath: bodyLimitsByPath, problemTypePrefix: problemTypePrefix)
+    }
+
     static let keys = [
-        "listen", "threads", "connectionLimit", "perIPConnectionLimit", "idleTimeoutSeconds", "connectionMemoryLimitBytes",
-        "drainTimeoutSeconds", "requireTokenForDecide", "adminTokenFile", "watchConfig", "watchIntervalMilliseconds",
+        "listen", "threads", "connectionLimit", "perIPConnectionLimit", "idleTimeoutSeconds", "headTimeoutSeconds",
+        "minBodyBytesPerSecond", "bodyRateGraceSeconds", "connectionMemoryLimitBytes", "drainTimeoutSeconds",
+        "requireTokenForDecide", "adminTokenFile", "watchConfig", "watchIntervalMilliseconds",
     ]
 
     /// Decodes the section, reporting every problem at its pointer.
@@ -57,6 +85,9 @@ public struct ServerSettings: Sendable, Equatable {
         integer("connectionLimit", 1...100_000) { settings.connectionLimit = $0 }
         integer("perIPConnectionLimit", 0...100_000) { settings.perIPConnectionLimit = $0 }
         integer("idleTimeoutSeconds", 1...3600) { settings.idleTimeoutSeconds = $0 }
+        integer("headTimeoutSeconds", 1...3600) { settings.headTimeoutSeconds = $0 }
+        integer("minBodyBytesPerSecond", 0...1_073_741_824) { settings.minBodyBytesPerSecond = $0 }
+        integer("bodyRateGraceSeconds", 1...3600) { settings.bodyRateGraceSeconds = $0 }
         integer("connectionMemoryLimitBytes", 16_384...1_048_576) { settings.connectionMemoryLimitBytes = $0 }
         integer("drainTimeoutSeconds", 0...600) { settings.drainTimeoutSeconds = $0 }
         integer("watchIntervalMilliseconds", 100...60_000) { settings.watchIntervalMilliseconds = $0 }

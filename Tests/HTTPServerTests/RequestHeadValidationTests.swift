@@ -41,3 +41,137 @@ import Testing
         #expect(problemKind(method: "CONNECT", target: "a:443", [("Host", "a:443")]) == "connect-not-supported")
     }
 }
+
+@Suite struct FieldSyntaxTests {
+    private let validation = RequestHeadValidation(maxTargetBytes: 64, maxHeaderBytes: 1024)
+
+    private func problemKind(method: String = "GET", target: String = "/", fieldSyntax: FieldSyntaxViolation? = nil)
+        -> String?
+    {
+        do {
+            _ = try validation.validate(
+                method: method, rawTarget: target, httpVersion: "HTTP/1.1", headers: HTTPHeaders([("Host", "a")]),
+                headerBytes: 10, fieldSyntax: fieldSyntax)
+            return nil
+        } catch {
+            return error.kind
+        }
+    }
+
+    @Test func namesMustBeTokens() {
+        for name in ["Host", "X-Forwarded-For", "a", "!#$%&'*+-.^_`|~09azAZ"] {
+            #expect(RequestHeadValidation.isToken(name.utf8), "\(name)")
+        }
+        for name in ["", " X-A", "Transfer-Encoding ", "X A", "X-A\t", "X:A", "X(A)", "X\"A", "X\u{0}A", "Ä", "X\u{7F}"] {
+            #expect(!RequestHeadValidation.isToken(name.utf8), "\(name.debugDescription)")
+        }
+    }
+
+    @Test func valuesMustNotHoldControlCharacters() {
+        for value in ["", "a b\tc", "ünïcödé", "~!@#"] {
+            #expect(RequestHeadValidation.isFieldValue(value.utf8), "\(value)")
+        }
+        for value in ["a\rContent-Length: 0", "a\nb", "a\u{0}b", "a\u{1}b", "a\u{7F}", "\u{1B}[31m"] {
+            #expect(!RequestHeadValidation.isFieldValue(value.utf8), "\(value.debugDescription)")
+        }
+    }
+
+    @Test func methodsTargetsAndFieldViolationsGet400s() {
+        #expect(problemKind() == nil)
+        #expect(problemKind(method: "M-SEARCH") == nil)
+        #expect(problemKind(method: "G(T") == "invalid-method")
+        #expect(problemKind(method: "GET\t/") == "invalid-method")
+        #expect(problemKind(method: "") == "invalid-method")
+        #expect(problemKind(target: "/a b") == "invalid-request-target")
+        #expect(problemKind(target: "/a\rb") == "invalid-request-target")
+        #expect(problemKind(target: "") == "invalid-request-target")
+        #expect(problemKind(target: "/ä?q=ü") == nil)
+        #expect(problemKind(fieldSyntax: .invalidName) == "invalid-header-field-name")
+        #expect(problemKind(fieldSyntax: .invalidValue) == "invalid-header-field-value")
+        #expect(problemKind(fieldSyntax: .unaccountedBytes) == "malformed-header-section")
+        for violation in [FieldSyntaxViolation.invalidName, .invalidValue, .unaccountedBytes] {
+            #expect(violation.problem.status == 400)
+        }
+    }
+}
+
+/// HeaderSectionLayout on heads laid out the way libmicrohttpd 0.9.75 leaves them after
+/// parsing in place: colon and line ends replaced by NULs.
+@Suite struct HeaderSectionLayoutTests {
+    /// One reported field: offsets into the head buffer.
+    struct Field {
+        var name: Int
+        var nameLength: Int
+        var value: Int
+        var valueLength: Int
+    }
+
+    /// Parses `head` like MHD (CRLF or LF end lines, the first colon ends the name, OWS is
+    /// skipped; NUL-terminated values are cut at the NUL), returning the mutated buffer,
+    /// the version offset and the fields MHD would report. `drop` leaves fields out and
+    /// `relocate` moves a name outside the head, as obs-fold does.
+    private func check(_ head: String, drop: Set<Int> = [], relocateName: Int? = nil) -> Bool {
+        var bytes = Array(head.utf8)
+        var lines: [(start: Int, length: Int)] = []
+        var start = 0
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x0A {
+                let hasCR = index > start && bytes[index - 1] == 0x0D
+                lines.append((start, index - start - (hasCR ? 1 : 0)))
+                if hasCR { bytes[index - 1] = 0 }
+                bytes[index] = 0
+                start = index + 1
+            }
+            index += 1
+        }
+        guard let requestLine = lines.first else { return false }
+        let versionStart = (bytes[requestLine.start..<(requestLine.start + requestLine.length)].lastIndex(of: 0x20) ?? 0) + 1
+        let versionLength = requestLine.start + requestLine.length - versionStart
+        var fields: [Field] = []
+        for line in lines.dropFirst() where line.length > 0 {
+            guard let colon = bytes[line.start..<(line.start + line.length)].firstIndex(of: 0x3A) else { continue }
+            bytes[colon] = 0
+            var value = colon + 1
+            while value < line.start + line.length, bytes[value] == 0x20 || bytes[value] == 0x09 { value += 1 }
+            let valueEnd = bytes[value..<(line.start + line.length)].firstIndex(of: 0) ?? (line.start + line.length)
+            fields.append(Field(name: line.start, nameLength: colon - line.start, value: value, valueLength: valueEnd - value))
+        }
+        let elsewhere = [UInt8](repeating: 0x41, count: 64)
+        return bytes.withUnsafeBytes { buffer -> Bool in
+            elsewhere.withUnsafeBytes { other -> Bool in
+                guard let base = buffer.baseAddress, let otherBase = other.baseAddress else { return false }
+                var layout = HeaderSectionLayout(
+                    start: base, size: bytes.count, version: base + versionStart, versionLength: versionLength)
+                for (number, field) in fields.enumerated() where !drop.contains(number) {
+                    let name = number == relocateName ? otherBase : base + field.name
+                    guard
+                        layout.accept(
+                            name: name, nameLength: field.nameLength, value: base + field.value, valueLength: field.valueLength)
+                    else { return false }
+                }
+                return layout.finish()
+            }
+        }
+    }
+
+    @Test func intactHeadsAreAccepted() {
+        #expect(check("GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\r\n"))
+        #expect(check("GET / HTTP/1.1\nHost: x\nX-A:b\n\n"))
+        #expect(check("GET / HTTP/1.1\r\nHost:  \t x  \r\nEmpty:\r\n\r\n"))
+        #expect(check("GET / HTTP/1.0\r\n\r\n"))
+    }
+
+    @Test func hiddenBytesAreFound() {
+        // A NUL cuts the value short: the rest of the line is unaccounted for.
+        #expect(!check("GET / HTTP/1.1\r\nHost: x\r\nX-Note: a\u{0}Content-Length: 0\r\nX-B: c\r\n\r\n"))
+        #expect(!check("GET / HTTP/1.1\r\nHost: x\r\nX-Note: a\u{0}hidden\r\n\r\n"))
+        // A line MHD did not report (an empty name, or an obs-fold continuation).
+        #expect(!check("GET / HTTP/1.1\r\nHost: x\r\n: b\r\nX-B: c\r\n\r\n", drop: [1]))
+        #expect(!check("GET / HTTP/1.1\r\nHost: x\r\n: b\r\n\r\n", drop: [1]))
+        // obs-fold: the name is copied elsewhere in MHD's pool.
+        #expect(!check("GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\r\n", relocateName: 1))
+        // Something other than whitespace between the colon and the value.
+        #expect(!check("GET / HTTP/1.1\r\nHost: x\r\n\r\nextra"))
+    }
+}

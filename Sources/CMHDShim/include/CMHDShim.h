@@ -21,6 +21,19 @@ struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AccessHandlerCallba
 /// Number of connections the daemon currently holds (MHD_DAEMON_INFO_CURRENT_CONNECTIONS).
 unsigned int cmhd_current_connections(struct MHD_Daemon *daemon);
 
+/// The socket of a connection (MHD_CONNECTION_INFO_CONNECTION_FD), or -1.
+int cmhd_connection_fd(struct MHD_Connection *connection);
+
+/// The per-socket pointer set in MHD_OPTION_NOTIFY_CONNECTION (MHD_CONNECTION_INFO_SOCKET_CONTEXT).
+void *cmhd_socket_context(struct MHD_Connection *connection);
+
+/// Bytes of the request line and header section including the final empty line
+/// (MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE); 0 while the head is still being received.
+size_t cmhd_request_header_size(struct MHD_Connection *connection);
+
+/// The status of the response queued on a connection (MHD_CONNECTION_INFO_HTTP_STATUS), or 0.
+unsigned int cmhd_queued_status(struct MHD_Connection *connection);
+
 /// Writes the peer address of a connection as text ("192.0.2.1", "::1") into buffer.
 /// Returns 0 on success, -1 when the address is unknown or not IP.
 int cmhd_client_address(struct MHD_Connection *connection, char *buffer, size_t buffer_size);

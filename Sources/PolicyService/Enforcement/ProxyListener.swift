@@ -22,13 +22,9 @@ final class ProxyListener: Sendable {
         let configured = proxySettings.listen.flatMap { try? ListenAddress.parse($0).get() }
         guard let address = options.proxyListen ?? configured else { return nil }
         let server = options.initial.settings
-        let configuration = HTTPServerConfiguration(
-            host: address.host, port: address.port,
-            threadPoolSize: server.threads > 0 ? server.threads : HTTPServerConfiguration.onlineProcessorCount,
-            connectionLimit: server.connectionLimit, perIPConnectionLimit: server.perIPConnectionLimit,
-            connectionTimeoutSeconds: server.idleTimeoutSeconds,
-            connectionMemoryLimitBytes: server.connectionMemoryLimitBytes,
-            maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: PolicyAPI.problemTypePrefix)
+        // The same limits and deadlines as the API listener: one `server` section for both.
+        let configuration = server.httpConfiguration(
+            address: address, maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: PolicyAPI.problemTypePrefix)
         let responder = ProxyResponder(api: api, settings: proxySettings)
         let httpServer = HTTPServer(configuration: configuration, routingResponder: responder) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info

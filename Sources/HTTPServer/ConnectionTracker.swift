@@ -1,0 +1,196 @@
+import CMHDShim
+import CMicroHTTPD
+import Dispatch
+import JSONSupport
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Every open connection of one server, and the reaper that cuts the slow ones.
+///
+/// libmicrohttpd 0.9.75 has no deadline for a request head or a body rate. Connections are
+/// registered from `MHD_OPTION_NOTIFY_CONNECTION`; a timer sweeps them and calls
+/// `shutdown(SHUT_RDWR)` on the overdue ones, so MHD sees the end of the stream and closes
+/// them itself on its own thread. The check and the shutdown happen under the same lock as
+/// the removal in `MHD_CONNECTION_NOTIFY_CLOSED`, which MHD calls before it closes the
+/// socket (`MHD_cleanup_connections`): a descriptor number the kernel has already reused
+/// for another socket can never be shut down.
+final class ConnectionTracker: Sendable {
+    /// Why a connection was cut.
+    enum CutReason: Sendable {
+        case headTimeout
+        case slowBody
+    }
+
+    /// Counts of cuts not yet logged, and when the last `http.connections_cut` was written.
+    private struct CutLog {
+        var headTimeouts = 0
+        var slowBodies = 0
+        var lastRemoteAddress = ""
+        var lastLogged: Int64?
+        var isEmpty: Bool { headTimeouts == 0 && slowBodies == 0 }
+    }
+
+    /// At most one `http.connections_cut` event per this many milliseconds: a slowloris
+    /// with thousands of connections must not flood the log.
+    static let logIntervalMilliseconds: Int64 = 5_000
+    private static let sweepIntervalMilliseconds = 250
+
+    let limits: ConnectionLimits
+    private let connections = Mutex<[ObjectIdentifier: TrackedConnection]>([:])
+    private let cutLog = Mutex(CutLog())
+    private let timer = Mutex<SweepTimer?>(nil)
+    private let queue = DispatchQueue(label: "navpolicyd.http.connection-reaper")
+
+    init(limits: ConnectionLimits) {
+        self.limits = limits
+    }
+
+    /// Monotonic milliseconds; the coarse clock (a few ms resolution) costs no syscall.
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    /// `MHD_CONNECTION_NOTIFY_STARTED`, on the worker thread that accepted the connection.
+    func connectionStarted(_ handle: ConnectionHandle, socket: Int32, remoteAddress: String) -> TrackedConnection {
+        let tracked = TrackedConnection(
+            handle: handle, socket: socket, remoteAddress: remoteAddress, limits: limits, now: Self.now())
+        connections.withLock { $0[ObjectIdentifier(tracked)] = tracked }
+        return tracked
+    }
+
+    /// `MHD_CONNECTION_NOTIFY_CLOSED`: from now on the socket may be closed and reused.
+    func connectionClosed(_ tracked: TrackedConnection) {
+        _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(tracked)) }
+    }
+
+    /// Connections currently registered.
+    var count: Int { connections.withLock { $0.count } }
+
+    /// Starts the periodic sweep; `log` receives the aggregated cut events.
+    /// `tick` runs after every sweep.
+    func start(log: @escaping @Sendable (JSONObject) -> Void, tick: @escaping @Sendable () -> Void = {}) {
+        let source = DispatchSource.makeTimerSource(queue: queue)
+        let interval = DispatchTimeInterval.milliseconds(Self.sweepIntervalMilliseconds)
+        source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(50))
+        source.setEventHandler { [self] in
+            sweep(now: Self.now(), log: log)
+            tick()
+        }
+        timer.withLock { $0 = SweepTimer(source: source) }
+        source.resume()
+    }
+
+    /// Stops the sweep and writes the cuts not yet logged.
+    func stop(log: @escaping @Sendable (JSONObject) -> Void) {
+        let stopped = timer.withLock { current -> SweepTimer? in
+            defer { current = nil }
+            return current
+        }
+        stopped?.source.cancel()
+        // Wait for a sweep in progress: after this no event handler runs.
+        queue.sync {}
+        if let fields = pendingCuts(now: Self.now(), force: true) { log(fields) }
+    }
+
+    /// Cuts every overdue connection; returns how many were cut for each reason.
+    @discardableResult
+    func sweep(now: Int64, log: (JSONObject) -> Void) -> (headTimeouts: Int, slowBodies: Int) {
+        var cutHeads = 0
+        var cutBodies = 0
+        var lastAddress = ""
+        connections.withLock { all in
+            for tracked in all.values {
+                guard let reason = tracked.overdue(now: now) else { continue }
+                // MHD reads EOF, closes the connection and calls NOTIFY_CLOSED, which
+                // removes it; until then later sweeps shut it down again, harmlessly.
+                guard shutdown(tracked.socket, Int32(SHUT_RDWR)) == 0 else { continue }
+                switch reason {
+                case .headTimeout: cutHeads += 1
+                case .slowBody: cutBodies += 1
+                }
+                lastAddress = tracked.remoteAddress
+            }
+        }
+        if cutHeads + cutBodies > 0 {
+            cutLog.withLock { pending in
+                pending.headTimeouts += cutHeads
+                pending.slowBodies += cutBodies
+                pending.lastRemoteAddress = lastAddress
+            }
+        }
+        if let fields = pendingCuts(now: now, force: false) { log(fields) }
+        return (cutHeads, cutBodies)
+    }
+
+    /// The fields of the next `http.connections_cut` event, if one is due.
+    private func pendingCuts(now: Int64, force: Bool) -> JSONObject? {
+        cutLog.withLock { pending -> JSONObject? in
+            guard !pending.isEmpty else { return nil }
+            if !force, let last = pending.lastLogged, now - last < Self.logIntervalMilliseconds { return nil }
+            let fields: JSONObject = [
+                "headTimeouts": .number(Double(pending.headTimeouts)),
+                "slowBodies": .number(Double(pending.slowBodies)),
+                "lastRemoteAddress": .string(pending.lastRemoteAddress),
+                "headTimeoutSeconds": .number(Double(limits.headTimeoutMilliseconds) / 1000),
+                "minBodyBytesPerSecond": .number(Double(limits.minBodyBytesPerSecond)),
+            ]
+            pending = CutLog(lastLogged: now)
+            return fields
+        }
+    }
+
+    /// The connection of the calling worker thread whose head libmicrohttpd has just
+    /// finished parsing without calling the access handler yet: the one it is rejecting
+    /// when it logs a Content-Length or cookie error from `parse_connection_headers`.
+    ///
+    /// Only connections of the calling thread are examined (each belongs to the worker that
+    /// accepted it, and MHD handles it only there), so reading their state is race-free. A
+    /// connection is in that window when MHD reports a head size (its state is at least
+    /// HEADERS_RECEIVED), nothing is queued yet and our handler has not seen it; MHD moves
+    /// every other such connection on to the handler in the same pass. Nil unless exactly
+    /// one connection qualifies.
+    func connectionRejectedByLibrary() -> TrackedConnection? {
+        let current = pthread_self()
+        return connections.withLock { all -> TrackedConnection? in
+            var found: TrackedConnection?
+            for tracked in all.values where pthread_equal(tracked.thread, current) != 0 && tracked.isAwaitingHead {
+                guard cmhd_request_header_size(tracked.handle.pointer) > 0,
+                    cmhd_queued_status(tracked.handle.pointer) == 0
+                else { continue }
+                if found != nil { return nil }
+                found = tracked
+            }
+            return found
+        }
+    }
+
+    /// Writes `response` straight to the connection's socket and shuts it down, so the
+    /// error libmicrohttpd is about to queue never reaches the wire (its own answer to a
+    /// malformed Content-Length carries the status line and headers twice).
+    ///
+    /// Only for a connection from ``connectionRejectedByLibrary()``: nothing of this
+    /// request has been written yet, and the earlier responses on the connection were
+    /// sent completely before MHD read this head. The socket is non-blocking and empty, so
+    /// one `send` takes a problem response whole.
+    func answerDirectly(_ tracked: TrackedConnection, with bytes: [UInt8]) -> Bool {
+        connections.withLock { all -> Bool in
+            guard all[ObjectIdentifier(tracked)] != nil else { return false }
+            let sent = bytes.withUnsafeBytes { buffer in
+                send(tracked.socket, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+            _ = shutdown(tracked.socket, Int32(SHUT_RDWR))
+            return sent == bytes.count
+        }
+    }
+}
+
+/// The reaper's timer source; `@unchecked Sendable` because Dispatch sources are
+/// thread-safe but not annotated.
+private struct SweepTimer: @unchecked Sendable {
+    let source: any DispatchSourceTimer
+}
