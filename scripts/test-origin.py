@@ -69,6 +69,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))
         self.send_header("X-Origin", "test-origin")
+        if path == "/spoof-decision":
+            # An origin claiming the proxy's decision headers: the proxy must replace them.
+            self.send_header("X-Navigation-Decision", "cancel")
+            self.send_header("x-navigation-handler", "origin-says")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)

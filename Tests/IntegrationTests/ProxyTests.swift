@@ -83,6 +83,25 @@ struct ProxyTests {
         #expect(!origin.saw("/pay/"))
     }
 
+    @Test("forwarded answers carry the proxy's decision headers, never the origin's")
+    func decisionHeadersOnForwardedAnswers() throws {
+        let origin = try TestOrigin()
+        let daemon = try DaemonProcess(config: proxyTestConfig(origin: origin), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let proxy = try ["-x", "127.0.0.1:\(daemon.proxyPort())"]
+        for path in ["/account", "/spoof-decision"] {
+            let allowed = try Curl.request(origin.baseURL + path, proxy)
+            #expect(allowed.status == 200)
+            #expect(allowed.headers["x-navigation-decision"] == "allow", "\(path)")
+            #expect(allowed.headers["x-navigation-handler"] == nil, "\(path): the default decision has no handler")
+            #expect(allowed.headers["x-navigation-decision-id"]?.isEmpty == false, "\(path)")
+        }
+        let raw = try RawConnection(port: daemon.proxyPort())
+        raw.send("GET \(origin.baseURL)/spoof-decision HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let head = String(decoding: raw.receive(maxBytes: 65_536), as: UTF8.self).lowercased()
+        #expect(head.components(separatedBy: "x-navigation-decision:").count == 2, "exactly one decision field: \(head)")
+        #expect(!head.contains("origin-says"))
+    }
+
     @Test("CONNECT, upstream failures, timeouts and hostile requests get problems and never wedge the proxy")
     func failuresAndHostileInput() throws {
         let origin = try TestOrigin()

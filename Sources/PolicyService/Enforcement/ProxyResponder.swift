@@ -40,17 +40,19 @@ final class ProxyResponder: HTTPRoutingResponder {
         switch plan(request) {
         case .answer(let response):
             return .now(response)
-        case .forward(let upstream):
+        case .forward(let upstream, let enforced):
             let client = client
             return .deferred { respond in
-                client.start(upstream) { outcome in respond(Self.relay(outcome)) }
+                client.start(upstream) { outcome in respond(Self.relay(outcome, decided: enforced)) }
             }
         }
     }
 
     enum Plan {
         case answer(HTTPResponse)
-        case forward(UpstreamRequest)
+        /// Forward; with the decision that allowed it, or nil when `decide: navigations`
+        /// passed a subresource request undecided.
+        case forward(UpstreamRequest, EnforcedDecision?)
     }
 
     /// Decides what to do with one request; everything except the transfer itself.
@@ -84,6 +86,7 @@ final class ProxyResponder: HTTPRoutingResponder {
         }
         let metadata = FetchMetadata(request.headers)
         var forwardURL: String
+        var allowed: EnforcedDecision?
         if settings.decide == .navigations && !metadata.isNavigation {
             forwardURL = decidedURL
         } else {
@@ -96,6 +99,7 @@ final class ProxyResponder: HTTPRoutingResponder {
             }
             guard enforced.decision.verdict == .allow else { return .answer(cancelled(enforced, request: request)) }
             forwardURL = enforced.decision.url
+            allowed = enforced
         }
         if let hash = forwardURL.utf8.firstIndex(of: UInt8(ascii: "#")) { forwardURL = String(forwardURL[..<hash]) }
         // The scheme is http(s) from here on: forward targets were checked above, a decided
@@ -117,7 +121,8 @@ final class ProxyResponder: HTTPRoutingResponder {
                 name: "X-Forwarded-For", value: received.isEmpty ? request.remoteAddress : received + ", " + request.remoteAddress
             )
         }
-        return .forward(UpstreamRequest(url: forwardURL, method: request.method, headers: headers, body: request.body))
+        return .forward(
+            UpstreamRequest(url: forwardURL, method: request.method, headers: headers, body: request.body), allowed)
     }
 
     /// `/path?query` of an absolute http(s) URL serialization ("/" when it has no path).
@@ -167,7 +172,26 @@ final class ProxyResponder: HTTPRoutingResponder {
         api.problem(problem)
     }
 
-    private static func relay(_ outcome: UpstreamOutcome) -> HTTPResponse {
+    private static func relay(_ outcome: UpstreamOutcome, decided: EnforcedDecision?) -> HTTPResponse {
+        var response = relayed(outcome)
+        // The origin's answer carries this proxy's word on the decision, never the origin's:
+        // an origin could otherwise claim "X-Navigation-Decision: cancel" or a handler.
+        response.headers = HTTPHeaders(
+            response.headers.filter { !Self.isDecisionHeader($0.name) }.map { ($0.name, $0.value) })
+        if let decided {
+            EnforcementHeaders.add(decided.decision, id: decided.id, includeLocation: false, to: &response.headers)
+        }
+        return response
+    }
+
+    /// Whether `name` is one of the `X-Navigation-*` fields (ASCII case-insensitive).
+    static func isDecisionHeader(_ name: String) -> Bool {
+        let prefix = "x-navigation-".utf8
+        return name.utf8.count > prefix.count
+            && zip(name.utf8, prefix).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+    }
+
+    private static func relayed(_ outcome: UpstreamOutcome) -> HTTPResponse {
         let prefix = PolicyAPI.problemTypePrefix
         switch outcome {
         case .response(let response):
