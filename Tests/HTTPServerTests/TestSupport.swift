@@ -75,17 +75,7 @@ func curl(_ arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
 /// Sends raw bytes on a fresh TCP connection and returns everything read until the server
 /// closes (or `timeout` passes): for requests curl refuses to send.
 func rawExchange(port: UInt16, _ request: [UInt8], timeoutSeconds: Int = 3) -> String {
-    guard let fd = connectedLoopbackSocket(port: port, timeoutSeconds: timeoutSeconds) else { return "" }
-    defer { close(fd) }
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count <= 0 { break }
-        received.append(contentsOf: buffer.prefix(count))
-    }
-    return String(decoding: received, as: UTF8.self)
+    rawOutcome(port: port, request, timeoutSeconds: timeoutSeconds).text
 }
 
 /// The status code and body of a raw HTTP/1.1 response.
