@@ -22,6 +22,15 @@ public struct MatchEntry: Sendable {
     public let written: String
     let test: Test
 
+    /// The comparison form, so `/Logout` and `/logout/` are seen as one entry.
+    var comparedAs: String {
+        switch test {
+        case .value(let text), .host(let text), .path(let text), .prefix(let text): text
+        case .hostWildcard(let suffix): "*." + suffix
+        case .pattern(let pattern): pattern.caseSensitive ? pattern.text : asciiLowercased(pattern.text)
+        }
+    }
+
     /// `paths[1] "/sign_out"`.
     public var label: String { "\(field.rawValue)[\(index)] \"\(written)\"" }
 }
