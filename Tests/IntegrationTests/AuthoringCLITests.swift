@@ -65,6 +65,7 @@ struct AuthoringCLITests {
         #expect(text.stdout.contains("(default) → admin: 1"))
         #expect(text.stdout.contains("logout → (default): 1"))
         #expect(text.stdout.hasSuffix("3 replayed, 2 changed, 0 invalid\n"))
+        #expect(text.stderr.contains("3 log lines were decided under another policy revision (first: r)"))
         #expect(try BinaryRunner.run(["diff", "--config", candidate, "--log", log, "--fail-on-change"]).status == 1)
         let json = try BinaryRunner.run(["diff", "--config", candidate, "--log", log, "--format", "json"])
         #expect(

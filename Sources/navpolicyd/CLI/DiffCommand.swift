@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import PolicyService
 
 /// `navpolicyd diff`: replays recorded navigations against two policies and reports what changes.
 enum DiffCommand {
@@ -21,7 +22,8 @@ enum DiffCommand {
               --urls FILE        one URL per line (blank lines and lines starting with # are skipped)
               --cases FILE       a navpolicyd test table
               --against FILE     the current policy (default: $NAVPOLICY_CONFIG, else config/navpolicy.json,
-                                 the file the running daemon reads)
+                                 the file the running daemon reads); with --log, a note on stderr says
+                                 when lines were decided under another revision than this file's
               --examples N       examples per group (default 3)
               --fail-on-change   exit 1 when anything changes
 
@@ -55,19 +57,28 @@ enum DiffCommand {
         }
         let newPolicy: CompiledPolicy
         let oldPolicy: CompiledPolicy
+        let againstPath = ConfigLoader.resolvePath(flag: parsed.value("against"))
+        let againstRevision: String
         do {
             newPolicy = try ConfigLoader.load(parsed.value("config") ?? "")
-            oldPolicy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: parsed.value("against")))
+            oldPolicy = try ConfigLoader.load(againstPath)
+            againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath))
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage
         }
         var diff = PolicyDiff(old: oldPolicy, new: newPolicy, examplesPerGroup: examples)
+        // Lines decided under another revision than --against: the "old" side is then not what users saw.
+        var otherRevision: (count: Int, first: String)?
         let progress = OutputFormat.isTerminal && !json
         do throws(ReplayError) {
             if let path = parsed.value("log") {
                 try ReplayInput.eachLine(path) { line, number throws(ReplayError) in
-                    diff.add(try ReplayInput.logRequest(line, path: path, line: number))
+                    let (request, revision) = try ReplayInput.logRequest(line, path: path, line: number)
+                    diff.add(request)
+                    if let revision, revision != againstRevision {
+                        otherRevision = ((otherRevision?.count ?? 0) + 1, otherRevision?.first ?? revision)
+                    }
                     if progress, number % 100_000 == 0 { FileHandle.standardError.write(Data("\r\(number) lines…".utf8)) }
                 }
             } else if let path = parsed.value("urls") {
@@ -83,6 +94,12 @@ enum DiffCommand {
             return ExitCode.usage
         }
         if progress { FileHandle.standardError.write(Data("\r".utf8)) }
+        if let otherRevision {
+            output.err(
+                "navpolicyd diff: note: \(otherRevision.count) log lines were decided under another policy revision "
+                    + "(first: \(otherRevision.first)) than --against \(againstPath) (\(againstRevision)); "
+                    + "pass the file that was live then as --against to compare with what users saw")
+        }
         if json {
             output.out(diff.jsonObject.serializedJSON)
         } else {

@@ -31,8 +31,10 @@ enum ReplayInput {
         }
     }
 
-    /// The request of one decision-log line (`{"time":…,"request":{…},"decision":…}`).
-    static func logRequest(_ line: String, path: String, line number: Int) throws(ReplayError) -> NavigationRequest {
+    /// The request and policy revision of one decision-log line (`{"time":…,"request":{…},"revision":…}`).
+    static func logRequest(_ line: String, path: String, line number: Int) throws(ReplayError) -> (
+        NavigationRequest, revision: String?
+    ) {
         let value: JSONValue
         do {
             value = try JSONParser().parse(line)
@@ -43,7 +45,7 @@ enum ReplayInput {
             throw ReplayError(message: "\(path):\(number): no \"request\" object (is this a navpolicyd decision log?)")
         }
         do {
-            return try NavigationRequest(json: request)
+            return (try NavigationRequest(json: request), value.objectValue?["revision"]?.stringValue)
         } catch {
             throw ReplayError(message: "\(path):\(number): request.\(error.field): \(error.reason)")
         }
