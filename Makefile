@@ -33,7 +33,7 @@ test: test-deps
 	# Serial: many tests block a thread while they wait on a real daemon, and blocked threads
 	# in Swift Testing's parallel pool starve the async work the servers under test need.
 	$(SWIFT) test --skip-build --no-parallel
-	.build/debug/navpolicyd test --config $(CONFIG) config/navpolicy.tests.json
+	.build/debug/navpolicyd test --coverage --fail-under 100 --config $(CONFIG) config/navpolicy.tests.json
 	scripts/deploy-check.sh .build/debug/navpolicyd
 
 ## deploy-check: lint deploy/ with the operators' tools (kubernetes-validate, hadolint, systemd-analyze, promtool).

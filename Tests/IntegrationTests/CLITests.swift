@@ -88,7 +88,8 @@ struct CLITests {
     func validate() throws {
         let ok = try BinaryRunner.run(["validate"])
         #expect(ok.status == 0)
-        let handlerLines = ok.lines.filter { $0.hasPrefix("  ") }
+        // Chain lines are numbered; warnings and effective settings follow them.
+        let handlerLines = ok.lines.filter { $0.hasPrefix("  ") && $0.dropFirst(2).first?.isNumber == true }
         #expect(handlerLines.count == 3)
         #expect(handlerLines[0].contains("1. logout") && handlerLines[0].contains("paths=/logout,/sign_out"))
         #expect(handlerLines[1].contains("2. about"))

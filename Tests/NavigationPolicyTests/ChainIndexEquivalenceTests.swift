@@ -24,6 +24,7 @@ struct ChainIndexEquivalenceTests {
         "A.EXAMPLE.", "xn--nxasmq6b.example",
     ]
     static let pathPatterns = ["/", "/a", "/a/b", "/Logout", "/x/", "/a/b/c", "/%6Cogout", "/checkout"]
+    static let globPatterns = ["/a/*", "/a*", "/*/b", "/?", "/x/?/c*", "/Logout*", "/a/b", "/*", "/checkout*/*"]
     static let hosts = [
         "a.example", "b.example", "c.a.example", "x.example", "pay.example.com", "eu.pay.example.com", "example.com",
         "127.0.0.1", "0x7f.1", "[::1]", "A.Example.", "other.test", "βόλος.example",
@@ -47,6 +48,7 @@ struct ChainIndexEquivalenceTests {
             if rng.next() % 2 == 0 { match.append("hosts", randomList(Self.hostPatterns, &rng)) }
             if rng.next() % 3 == 0 { match.append("paths", randomList(Self.pathPatterns, &rng)) }
             if rng.next() % 3 == 0 { match.append("pathPrefixes", randomList(Self.pathPatterns, &rng)) }
+            if rng.next() % 3 == 0 { match.append("pathPatterns", randomList(Self.globPatterns, &rng)) }
             if rng.next() % 4 == 0 { match.append("schemes", randomList(["http", "https", "javascript"], &rng)) }
             if rng.next() % 5 == 0 { match.append("methods", randomList(["GET", "POST"], &rng)) }
             if rng.next() % 5 == 0 {
@@ -58,6 +60,7 @@ struct ChainIndexEquivalenceTests {
                 "name": .string("h\(index)"),
                 "type": .string(pick(["logout", "about", "cancel", "allow", "payment-redirect"], &rng)),
             ]
+            if rng.next() % 6 == 0 { handler.append("mode", .string("shadow")) }
             if !match.members.isEmpty || rng.next() % 4 != 0 { handler.append("match", .object(match)) }
             handlers.append(.object(handler))
         }
@@ -92,7 +95,8 @@ struct ChainIndexEquivalenceTests {
         var handlers: [JSONValue] = []
         for index in 0..<100_000 {
             let match: JSONObject =
-                switch index % 4 {
+                switch index % 5 {
+                case 4: ["pathPatterns": .array([.string("/r\(index)/*")])]
                 case 0: ["hosts": .array([.string("h\(index).example")])]
                 case 1: ["hosts": .array([.string("*.w\(index).example")])]
                 case 2: ["paths": .array([.string("/p\(index)")])]
@@ -102,12 +106,12 @@ struct ChainIndexEquivalenceTests {
         }
         let policy = try PolicyCompiler().compile(.object(["handlers": .array(handlers)]))
         for url in [
-            "https://h40.example/", "https://x.w99997.example/z", "https://a/p99998", "https://a/q99999/deeper",
-            "https://a/P2", "https://none.example/", "https://h4.example/p6",
+            "https://h40.example/", "https://x.w99996.example/z", "https://a/p99997", "https://a/q99998/deeper",
+            "https://a/P2", "https://a/r99999/x", "https://none.example/", "https://h5.example/p7",
         ] {
             let request = try CanonicalRequest(NavigationRequest(url: url))
             #expect(policy.decide(request) == policy.decideLinear(request), "\(url)")
         }
-        #expect(try policy.decide(NavigationRequest(url: "https://h4.example/p6")).handler == "h4", "lowest position wins")
+        #expect(try policy.decide(NavigationRequest(url: "https://h5.example/p7")).handler == "h5", "lowest position wins")
     }
 }

@@ -137,9 +137,19 @@ struct ChainTests {
         #expect(decision.handler == "about")
         #expect(decision.trace?.map(\.outcome) == [.passed, .decided])
         #expect(decision.trace?.first?.reason == #"path "/about" is not in paths"#)
+        #expect(decision.trace?.first?.field == .paths)
+        #expect(decision.trace?.last?.reason == #"matched: paths[0] "/about" ~ "/about""#)
+        let signOut = try policy.decide(NavigationRequest(url: "https://a.example/SIGN_OUT/"), explain: true)
+        #expect(signOut.trace?.last?.reason == #"matched: paths[1] "/sign_out" ~ "/SIGN_OUT/""#)
+        #expect(
+            signOut.trace?.last?.matched == [
+                TraceStep.Match(field: .paths, index: 1, entry: "/sign_out", value: "/SIGN_OUT/")
+            ])
         let none = try policy.decide(NavigationRequest(url: "https://x.example/"), explain: true)
-        #expect(none.trace?.count == 3)
-        #expect(none.trace?.last?.reason == #"host "x.example" is not in hosts"#)
+        #expect(none.trace?.count == 4, "three handlers, then the default as a step of its own")
+        #expect(none.trace?.dropLast().last?.reason == #"host "x.example" is not in hosts"#)
+        #expect(none.trace?.last?.handler == "defaultDecision")
+        #expect(none.trace?.last?.reason == #"no handler decided: defaultDecision is "allow""#)
         #expect(try policy.decide(NavigationRequest(url: "https://x.example/")).trace == nil)
     }
 

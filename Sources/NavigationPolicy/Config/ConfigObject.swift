@@ -85,7 +85,10 @@ public struct ConfigObject: Sendable {
         guard let value = object[key] else { return nil }
         let listPointer = pointer.appending(key)
         guard case .array(let elements) = value else {
-            diagnostics.report(listPointer, "expected an array of strings, got \(value.kindName)")
+            var message = "expected an array of strings, got \(value.kindName)"
+            // The commonest slip: one value written without the brackets.
+            if case .string(let text) = value { message += "; write [\"\(text)\"]" }
+            diagnostics.report(listPointer, message)
             return nil
         }
         guard !elements.isEmpty else {

@@ -14,7 +14,7 @@ public struct PolicyCompiler: Sendable {
     /// Top-level keys of a config. `server`, `intake` and `proxy` belong to the front ends.
     public static let topLevelKeys = ["defaultDecision", "handlers", "server", "intake", "proxy"]
     static let reservedSections = ["server", "intake", "proxy"]
-    static let handlerKeys = ["name", "type", "match"]
+    static let handlerKeys = ["name", "type", "match", "mode"]
 
     /// Deepest nesting a config may have; real configs need 5.
     static let maximumDepth = 32
@@ -30,7 +30,7 @@ public struct PolicyCompiler: Sendable {
         do {
             document = try JSONParser(maximumDepth: Self.maximumDepth, rejectsDuplicateMembers: false).parse(bytes)
         } catch {
-            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "invalid JSON at \(error)")])
+            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: JSONSlipHint.describe(error, in: bytes))])
         }
         return try compile(document)
     }
@@ -121,10 +121,22 @@ public struct PolicyCompiler: Sendable {
             config.object("match", diagnostics: &diagnostics).map { RequestMatcher.decode($0, diagnostics: &diagnostics) }
             ?? .everything
         let name = config.object["name"]?.stringValue ?? ""
+        var isShadow = false
+        if let mode = config.string("mode", diagnostics: &diagnostics) {
+            switch mode {
+            case "shadow": isShadow = true
+            case "enforce": isShadow = false
+            default:
+                diagnostics.report(
+                    config.pointer.appending("mode"),
+                    "\"\(mode)\": expected \"enforce\" (the default: the handler decides) or \"shadow\" (recorded, never decides)"
+                )
+            }
+        }
         guard let handlerType, let typeName,
             let handler = handlerType.init(name: name, parameters: config, diagnostics: &diagnostics)
         else { return nil }
-        return ChainLink(name: name, type: typeName, matcher: matcher, handler: handler)
+        return ChainLink(name: name, type: typeName, matcher: matcher, handler: handler, isShadow: isShadow)
     }
 
     private func isValidName(_ name: String) -> Bool {

@@ -14,7 +14,7 @@ public struct CancelBehavior: Sendable {
     }
 
     public let action: String
-    let location: LocationTemplate?
+    public let location: LocationTemplate?
     let locationRule: LocationRule
 
     /// Reads `action` (defaulting to `defaultAction`) and, if the rule allows, `location`.

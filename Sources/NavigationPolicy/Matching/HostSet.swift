@@ -45,7 +45,8 @@ enum HostPattern {
             }
         }
         if hasStar {
-            return .failure(PatternError("\"*\" is only allowed as a leading \"*.\" label; omit \"hosts\" to match any host"))
+            return .failure(
+                PatternError("\"*\" is only allowed as a leading \"*.\" label (\"*.example.com\"); list each other host exactly"))
         }
         return canonicalHost(pattern).map { .exact($0.text) }
     }

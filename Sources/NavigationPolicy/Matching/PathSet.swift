@@ -6,6 +6,8 @@ struct PathSet: Sendable {
     private(set) var exact: Set<String> = []
     /// Substrings, so a request's leading sub-paths can be looked up as slices of its path.
     private(set) var prefixes: Set<Substring> = []
+    /// `pathPatterns`, tried in order; only handlers that have some pay for them.
+    private(set) var patterns: [PathPattern] = []
     let caseSensitive: Bool
 
     init(caseSensitive: Bool) {
@@ -18,6 +20,13 @@ struct PathSet: Sendable {
 
     var hasExact: Bool { !exact.isEmpty }
     var hasPrefixes: Bool { !prefixes.isEmpty }
+    var hasPatterns: Bool { !patterns.isEmpty }
+
+    mutating func insertPattern(_ pattern: PathPattern) { patterns.append(pattern) }
+
+    func containsPatternMatch(_ path: MatchPath) -> Bool {
+        patterns.contains { $0.matches(path) }
+    }
 
     func containsExact(_ path: MatchPath) -> Bool {
         exact.contains(key(path))

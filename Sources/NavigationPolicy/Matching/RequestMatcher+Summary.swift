@@ -13,6 +13,7 @@ extension RequestMatcher {
         if let hosts { add("hosts", Array(hosts.exact) + hosts.wildcardSuffixes.map { "*." + $0 }) }
         add("paths", Array(paths.exact))
         add("pathPrefixes", paths.prefixes.map(String.init))
+        add("pathPatterns", paths.patterns.map(\.text))
         if let methods { add("methods", Array(methods)) }
         if let navigationTypes { add("navigationTypes", navigationTypes.map(\.rawValue)) }
         if let targetFrames { add("targetFrames", targetFrames.map(\.rawValue)) }

@@ -4,7 +4,7 @@
 public struct RequestMatcher: Sendable {
     /// The field of `match` that rejected a request; used to explain decisions.
     public enum Field: String, Sendable {
-        case schemes, hosts, paths, pathPrefixes, methods, navigationTypes, targetFrames
+        case schemes, hosts, paths, pathPrefixes, pathPatterns, methods, navigationTypes, targetFrames
     }
 
     var schemes: Set<String>?
@@ -13,6 +13,8 @@ public struct RequestMatcher: Sendable {
     var methods: Set<String>?
     var navigationTypes: Set<NavigationType>?
     var targetFrames: Set<TargetFrame>?
+    /// Every configured entry in config order, for explain, coverage and lint (never on the hot path).
+    public internal(set) var entries: [MatchEntry] = []
 
     /// A matcher with no conditions: matches every request (a handler without `match`).
     public static let everything = RequestMatcher(caseSensitive: false)
@@ -40,6 +42,7 @@ public struct RequestMatcher: Sendable {
         }
         if paths.hasExact, !paths.containsExact(request.matchPath) { return .paths }
         if paths.hasPrefixes, !paths.containsPrefix(of: request.matchPath) { return .pathPrefixes }
+        if paths.hasPatterns, !paths.containsPatternMatch(request.matchPath) { return .pathPatterns }
         return nil
     }
 
@@ -51,6 +54,7 @@ public struct RequestMatcher: Sendable {
             request.matchHost.map { "host \"\($0)\" is not in hosts" } ?? "the URL has no host"
         case .paths: "path \"\(request.matchPath.text)\" is not in paths"
         case .pathPrefixes: "path \"\(request.matchPath.text)\" is not under any of pathPrefixes"
+        case .pathPatterns: "path \"\(request.matchPath.text)\" matches none of pathPatterns"
         case .methods: "method \"\(request.method)\" is not in methods"
         case .navigationTypes: "navigationType \"\(request.navigationType.rawValue)\" is not in navigationTypes"
         case .targetFrames: "targetFrame \"\(request.targetFrame.rawValue)\" is not in targetFrames"
@@ -61,7 +65,8 @@ public struct RequestMatcher: Sendable {
 extension RequestMatcher {
     /// The keys a `match` object may have.
     static let keys = [
-        "schemes", "hosts", "paths", "pathPrefixes", "methods", "navigationTypes", "targetFrames", "caseSensitive",
+        "schemes", "hosts", "paths", "pathPrefixes", "pathPatterns", "methods", "navigationTypes", "targetFrames",
+        "caseSensitive",
     ]
 
     /// Decodes and validates a `match` object, reporting every problem.
@@ -75,6 +80,7 @@ extension RequestMatcher {
             for (scheme, pointer) in entries {
                 if isValidScheme(scheme) {
                     schemes.insert(asciiLowercased(scheme))
+                    matcher.record(.schemes, pointer, scheme, .value(asciiLowercased(scheme)))
                 } else {
                     diagnostics.report(
                         pointer,
@@ -86,9 +92,17 @@ extension RequestMatcher {
         if let entries = config.stringList("hosts", diagnostics: &diagnostics) {
             var hosts = HostSet()
             for (pattern, pointer) in entries {
+                if let advice = PatternAdvice.host(pattern) {
+                    diagnostics.report(pointer, advice)
+                    continue
+                }
                 switch HostPattern.parse(pattern) {
-                case .success(.exact(let host)): hosts.insertExact(host)
-                case .success(.wildcard(let suffix)): hosts.insertWildcard(suffix: suffix)
+                case .success(.exact(let host)):
+                    hosts.insertExact(host)
+                    matcher.record(.hosts, pointer, pattern, .host(host))
+                case .success(.wildcard(let suffix)):
+                    hosts.insertWildcard(suffix: suffix)
+                    matcher.record(.hosts, pointer, pattern, .hostWildcard(suffix))
                 case .failure(let error): diagnostics.report(pointer, "\"\(pattern)\": \(error.reason)")
                 }
             }
@@ -97,10 +111,35 @@ extension RequestMatcher {
         for (key, isPrefix) in [("paths", false), ("pathPrefixes", true)] {
             guard let entries = config.stringList(key, diagnostics: &diagnostics) else { continue }
             for (path, pointer) in entries {
+                if let advice = PatternAdvice.exactPath(path, field: key) {
+                    diagnostics.report(pointer, advice)
+                    continue
+                }
                 switch configPath(path) {
                 case .success(let matchPath):
-                    if isPrefix { matcher.paths.insertPrefix(matchPath) } else { matcher.paths.insertExact(matchPath) }
+                    let comparedAs = caseSensitive ? matchPath.text : matchPath.folded
+                    if isPrefix {
+                        matcher.paths.insertPrefix(matchPath)
+                        matcher.record(.pathPrefixes, pointer, path, .prefix(comparedAs))
+                    } else {
+                        matcher.paths.insertExact(matchPath)
+                        matcher.record(.paths, pointer, path, .path(comparedAs))
+                    }
                 case .failure(let error): diagnostics.report(pointer, "\"\(path)\": \(error.reason)")
+                }
+            }
+        }
+        if let entries = config.stringList("pathPatterns", diagnostics: &diagnostics) {
+            for (text, pointer) in entries {
+                if let advice = PatternAdvice.pattern(text) {
+                    diagnostics.report(pointer, advice)
+                    continue
+                }
+                switch PathPattern.compile(text, caseSensitive: caseSensitive) {
+                case .success(let pattern):
+                    matcher.paths.insertPattern(pattern)
+                    matcher.record(.pathPatterns, pointer, text, .pattern(pattern))
+                case .failure(let error): diagnostics.report(pointer, "\"\(text)\": \(error.reason)")
                 }
             }
         }
@@ -109,25 +148,27 @@ extension RequestMatcher {
             for (method, pointer) in entries {
                 if let normalized = HTTPMethod.normalized(method) {
                     methods.insert(normalized)
+                    matcher.record(.methods, pointer, method, .value(normalized))
                 } else {
                     diagnostics.report(pointer, "\"\(method)\": not an HTTP method token")
                 }
             }
             matcher.methods = methods
         }
-        matcher.navigationTypes = enumSet(config, "navigationTypes", diagnostics: &diagnostics)
-        matcher.targetFrames = enumSet(config, "targetFrames", diagnostics: &diagnostics)
+        matcher.navigationTypes = enumSet(config, "navigationTypes", matcher: &matcher, diagnostics: &diagnostics)
+        matcher.targetFrames = enumSet(config, "targetFrames", matcher: &matcher, diagnostics: &diagnostics)
         return matcher
     }
 
     private static func enumSet<Value: CaseIterable & RawRepresentable & Hashable>(
-        _ config: ConfigObject, _ key: String, diagnostics: inout ConfigDiagnostics
+        _ config: ConfigObject, _ key: String, matcher: inout RequestMatcher, diagnostics: inout ConfigDiagnostics
     ) -> Set<Value>? where Value.RawValue == String {
         guard let entries = config.stringList(key, diagnostics: &diagnostics) else { return nil }
         var values: Set<Value> = []
         for (text, pointer) in entries {
-            if let value = Value(rawValue: text) {
+            if let value = Value(rawValue: text), let field = Field(rawValue: key) {
                 values.insert(value)
+                matcher.record(field, pointer, text, .value(text))
             } else {
                 diagnostics.report(pointer, "\"\(text)\": unknown value; expected one of \(Value.acceptedValuesList)")
             }
@@ -137,6 +178,11 @@ extension RequestMatcher {
 
     /// Reduces a configured path to match form through the same WHATWG path parser as requests,
     /// so `/über`, `/a/./b` and `/Logout/` in config mean what they mean in a URL.
+    private mutating func record(_ field: Field, _ pointer: JSONPointer, _ written: String, _ test: MatchEntry.Test) {
+        let index = pointer.tokens.last.flatMap { Int($0) } ?? 0
+        entries.append(MatchEntry(field: field, index: index, written: written, test: test))
+    }
+
     private static func configPath(_ path: String) -> Result<MatchPath, PatternError> {
         guard path.hasPrefix("/") else { return .failure(PatternError("a path must start with \"/\"")) }
         guard !path.contains("?"), !path.contains("#") else {

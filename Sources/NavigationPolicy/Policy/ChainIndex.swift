@@ -1,7 +1,9 @@
 /// Finds the handlers that could match a request without scanning the whole chain.
 ///
 /// Each handler is filed under the most selective field of its `match` block: its hosts
-/// (exact or `*.` suffix), else its exact paths, else its path prefixes; handlers with none
+/// (exact or `*.` suffix), else its exact paths, else its path prefixes, else the
+/// whole-segment part of each path pattern's literal prefix (``PathPattern/indexKey``,
+/// looked up like a prefix); handlers with none
 /// of these are always candidates. A handler can only match a request whose host or path
 /// is one of the keys it is filed under, so looking those keys up yields a superset of the
 /// matching handlers; the chain then checks the full match of each candidate in position
@@ -13,6 +15,9 @@ struct ChainIndex: Sendable {
     private var byWildcardSuffix: [Substring: [Int32]] = [:]
     private var byPath: [String: [Int32]] = [:]
     private var byPathPrefix: [Substring: [Int32]] = [:]
+    /// Path patterns by the leading sub-path every path they match has; kept apart from
+    /// `byPathPrefix` so policies without patterns do no extra lookups.
+    private var byPatternPrefix: [Substring: [Int32]] = [:]
     /// Handlers without host or path conditions, in position order.
     private var unindexed: [Int32] = []
 
@@ -30,6 +35,12 @@ struct ChainIndex: Sendable {
             } else if matcher.paths.hasPrefixes {
                 for prefix in matcher.paths.prefixes {
                     byPathPrefix[Substring(asciiLowercased(String(prefix))), default: []].append(position)
+                }
+            } else if matcher.paths.hasPatterns {
+                for pattern in matcher.paths.patterns {
+                    // A pattern may repeat a key; one entry per handler keeps candidate lists short.
+                    let key = Substring(pattern.indexKey)
+                    if byPatternPrefix[key]?.last != position { byPatternPrefix[key, default: []].append(position) }
                 }
             } else {
                 unindexed.append(position)
@@ -55,6 +66,12 @@ struct ChainIndex: Sendable {
         if !byPathPrefix.isEmpty, folded.utf8.first == UInt8(ascii: "/") {
             _ = MatchPath.anyLeadingSubpath(of: folded) { prefix in
                 if let list = byPathPrefix[prefix] { lists.append(list) }
+                return false
+            }
+        }
+        if !byPatternPrefix.isEmpty, folded.utf8.first == UInt8(ascii: "/") {
+            _ = MatchPath.anyLeadingSubpath(of: folded) { prefix in
+                if let list = byPatternPrefix[prefix] { lists.append(list) }
                 return false
             }
         }

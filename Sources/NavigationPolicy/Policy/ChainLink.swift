@@ -9,11 +9,14 @@ public final class ChainLink: Sendable {
     public let type: String
     public let matcher: RequestMatcher
     public let handler: any NavigationHandler
+    /// `"mode": "shadow"`: evaluated and recorded in ``Decision/shadow``, but never decides.
+    public let isShadow: Bool
 
-    init(name: String, type: String, matcher: RequestMatcher, handler: any NavigationHandler) {
+    init(name: String, type: String, matcher: RequestMatcher, handler: any NavigationHandler, isShadow: Bool = false) {
         self.name = name
         self.type = type
         self.matcher = matcher
         self.handler = handler
+        self.isShadow = isShadow
     }
 }

@@ -44,23 +44,45 @@ public final class CompiledPolicy: Sendable {
         return decideLinear(request)
     }
 
-    /// The reference semantics: every handler in order.
+    /// The reference semantics: every handler in order. A shadow handler that would decide
+    /// is recorded and the chain goes on as if it passed.
     func decideLinear(_ request: CanonicalRequest) -> Decision {
+        // Empty arrays do not allocate: policies without shadow handlers pay one branch per match.
+        var shadow: [ShadowResult] = []
         for link in links where link.matcher.matches(request) {
-            if let decision = link.handler.decide(request) { return decision }
+            guard let decision = link.handler.decide(request) else { continue }
+            if link.isShadow {
+                shadow.append(ShadowResult(link.name, decision))
+                continue
+            }
+            return Self.attaching(shadow, to: decision)
         }
-        return defaultDecision(for: request)
+        return Self.attaching(shadow, to: defaultDecision(for: request))
     }
 
     /// Only the index's candidates, in position order.
     func decideIndexed(_ request: CanonicalRequest, index: ChainIndex) -> Decision {
+        var shadow: [ShadowResult] = []
         var previous: Int32 = -1
         for position in index.candidates(for: request) where position != previous {
             previous = position
             let link = links[Int(position)]
-            if link.matcher.matches(request), let decision = link.handler.decide(request) { return decision }
+            guard link.matcher.matches(request), let decision = link.handler.decide(request) else { continue }
+            if link.isShadow {
+                shadow.append(ShadowResult(link.name, decision))
+                continue
+            }
+            return Self.attaching(shadow, to: decision)
         }
-        return defaultDecision(for: request)
+        return Self.attaching(shadow, to: defaultDecision(for: request))
+    }
+
+    @inline(__always)
+    private static func attaching(_ shadow: [ShadowResult], to decision: Decision) -> Decision {
+        guard !shadow.isEmpty else { return decision }
+        var decision = decision
+        decision.shadow = shadow
+        return decision
     }
 
     /// Like ``decideIndexed(_:index:)`` with an index built on demand, for equivalence tests.
@@ -68,24 +90,58 @@ public final class CompiledPolicy: Sendable {
         decideIndexed(request, index: index ?? ChainIndex(links: links))
     }
 
+    /// Every handler in order, with a step for each (and for the default), naming the field that
+    /// failed or the entries that matched.
     private func decideExplained(_ request: CanonicalRequest) -> Decision {
         var trace: [TraceStep] = []
+        var shadow: [ShadowResult] = []
         for link in links {
             if let field = link.matcher.firstMismatch(request) {
                 let reason = link.matcher.explain(field, for: request)
-                trace.append(TraceStep(handler: link.name, type: link.type, outcome: .passed, reason: reason))
+                trace.append(
+                    TraceStep(handler: link.name, type: link.type, outcome: .passed, reason: reason, field: field))
                 continue
             }
+            let matched = link.matcher.matchedEntries(request).map {
+                TraceStep.Match(
+                    field: $0.field, index: $0.index, entry: $0.written,
+                    value: link.matcher.requestValue($0.field, request))
+            }
+            let how =
+                matched.isEmpty
+                ? "matched: no match conditions (every request)"
+                : "matched: "
+                    + matched.map { "\($0.field.rawValue)[\($0.index)] \"\($0.entry)\" ~ \"\($0.value)\"" }
+                    .joined(separator: ", ")
             guard var decision = link.handler.decide(request) else {
                 trace.append(
-                    TraceStep(handler: link.name, type: link.type, outcome: .passed, reason: "matched, but the handler passed"))
+                    TraceStep(
+                        handler: link.name, type: link.type, outcome: .passed, reason: how + ", but the handler passed",
+                        matched: matched))
                 continue
             }
-            trace.append(TraceStep(handler: link.name, type: link.type, outcome: .decided, reason: "matched"))
+            if link.isShadow {
+                shadow.append(ShadowResult(link.name, decision))
+                trace.append(
+                    TraceStep(
+                        handler: link.name, type: link.type, outcome: .shadow,
+                        reason: how + "; shadow mode: would have decided \(decision.verdict.rawValue), the chain goes on",
+                        matched: matched))
+                continue
+            }
+            trace.append(TraceStep(handler: link.name, type: link.type, outcome: .decided, reason: how, matched: matched))
+            decision.shadow = shadow.isEmpty ? nil : shadow
             decision.trace = trace
             return decision
         }
         var decision = defaultDecision(for: request)
+        trace.append(
+            TraceStep(
+                handler: "defaultDecision", type: "default", outcome: .decided,
+                reason: links.isEmpty
+                    ? "no handlers: defaultDecision is \"\(defaultVerdict.rawValue)\""
+                    : "no handler decided: defaultDecision is \"\(defaultVerdict.rawValue)\""))
+        decision.shadow = shadow.isEmpty ? nil : shadow
         decision.trace = trace
         return decision
     }

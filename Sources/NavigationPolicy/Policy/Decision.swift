@@ -18,22 +18,27 @@ public struct Decision: Sendable, Equatable {
     public var location: String?
     /// The request URL's WHATWG serialization.
     public var url: String
+    /// What `"mode": "shadow"` handlers reached before the decision would have decided, in
+    /// chain order; nil when none matched (so the JSON only grows when there is something to say).
+    public var shadow: [ShadowResult]?
     /// With explain: each handler consulted, in order, and what it did.
     public var trace: [TraceStep]?
 
     public init(
         verdict: Verdict, handler: String?, action: String?, location: String?, url: String,
-        trace: [TraceStep]? = nil
+        shadow: [ShadowResult]? = nil, trace: [TraceStep]? = nil
     ) {
         self.verdict = verdict
         self.handler = handler
         self.action = action
         self.location = location
         self.url = url
+        self.shadow = shadow
         self.trace = trace
     }
 
-    /// The decision object: `decision`, `handler`, `action`, `location`, `url` in that order, then `trace` when present.
+    /// The decision object: `decision`, `handler`, `action`, `location`, `url` in that order,
+    /// then `shadow` and `trace` when present.
     public var jsonObject: JSONObject {
         var object: JSONObject = [
             "decision": .string(verdict.rawValue),
@@ -42,6 +47,9 @@ public struct Decision: Sendable, Equatable {
             "location": location.map(JSONValue.string) ?? .null,
             "url": .string(url),
         ]
+        if let shadow {
+            object.append("shadow", .array(shadow.map { .object($0.jsonObject) }))
+        }
         if let trace {
             object.append("trace", .array(trace.map { .object($0.jsonObject) }))
         }
@@ -65,10 +73,43 @@ extension Decision {
         writer.writeOptionalString(location)
         writer.writeRaw(#","url":"#)
         writer.writeString(url)
+        if let shadow {
+            writer.writeRaw(#","shadow":"#)
+            writer.write(.array(shadow.map { .object($0.jsonObject) }))
+        }
         if let trace {
             writer.writeRaw(#","trace":"#)
             writer.write(.array(trace.map { .object($0.jsonObject) }))
         }
+    }
+}
+
+/// What one shadow handler would have decided; recorded, never applied.
+public struct ShadowResult: Sendable, Equatable {
+    public var handler: String
+    public var verdict: Decision.Verdict
+    public var action: String?
+    public var location: String?
+
+    public init(handler: String, verdict: Decision.Verdict, action: String?, location: String?) {
+        self.handler = handler
+        self.verdict = verdict
+        self.action = action
+        self.location = location
+    }
+
+    init(_ handler: String, _ decision: Decision) {
+        self.init(handler: handler, verdict: decision.verdict, action: decision.action, location: decision.location)
+    }
+
+    /// `{"handler":…,"decision":…,"action":…,"location":…}`, the decision's own field names.
+    public var jsonObject: JSONObject {
+        [
+            "handler": .string(handler),
+            "decision": .string(verdict.rawValue),
+            "action": action.map(JSONValue.string) ?? .null,
+            "location": location.map(JSONValue.string) ?? .null,
+        ]
     }
 }
 
@@ -77,20 +118,65 @@ public struct TraceStep: Sendable, Equatable {
     public enum Outcome: String, Sendable {
         case passed
         case decided
+        /// A `"mode": "shadow"` handler matched and would have decided; the chain went on.
+        case shadow
     }
 
+    /// A match entry that held, and the request value it held for.
+    public struct Match: Sendable, Equatable {
+        public var field: RequestMatcher.Field
+        public var index: Int
+        public var entry: String
+        public var value: String
+
+        public init(field: RequestMatcher.Field, index: Int, entry: String, value: String) {
+            self.field = field
+            self.index = index
+            self.entry = entry
+            self.value = value
+        }
+
+        public var jsonObject: JSONObject {
+            [
+                "field": .string(field.rawValue), "index": .number(Double(index)), "entry": .string(entry),
+                "value": .string(value),
+            ]
+        }
+    }
+
+    /// The handler's name; `defaultDecision` for the step that applies the default.
     public var handler: String
+    /// The handler's type; `default` for the default step.
     public var type: String
     public var outcome: Outcome
-    /// Why, for a person: `"host \"a.example\" is not in hosts"`, `"matched"`.
+    /// Why, for a person: `"host \"a.example\" is not in hosts"`, `"matched: paths[1] …"`.
     public var reason: String
+    /// For a passed step: the field that did not hold.
+    public var field: RequestMatcher.Field?
+    /// For a step that matched: the first entry of each field that held.
+    public var matched: [Match]?
+
+    public init(
+        handler: String, type: String, outcome: Outcome, reason: String, field: RequestMatcher.Field? = nil,
+        matched: [Match]? = nil
+    ) {
+        self.handler = handler
+        self.type = type
+        self.outcome = outcome
+        self.reason = reason
+        self.field = field
+        self.matched = matched
+    }
 
     public var jsonObject: JSONObject {
-        [
+        var object: JSONObject = [
             "handler": .string(handler),
             "type": .string(type),
             "result": .string(outcome.rawValue),
             "reason": .string(reason),
         ]
+        if let field { object.append("field", .string(field.rawValue)) }
+        if let matched { object.append("matched", .array(matched.map { .object($0.jsonObject) })) }
+        return object
     }
 }

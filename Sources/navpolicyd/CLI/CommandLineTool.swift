@@ -15,6 +15,7 @@ enum CommandLineTool {
         CheckCommand.command,
         ValidateCommand.command,
         TestCommand.command,
+        DiffCommand.command,
         CanonicalizeCommand.command,
         BenchCommand.command,
     ]

@@ -1,30 +1,41 @@
+import Foundation
+import JSONSupport
 import NavigationPolicy
 
-/// `navpolicyd validate`: the chain in order, or every config error with its JSON pointer.
+/// `navpolicyd validate`: the chain in order and lint warnings, or every config error with its JSON pointer.
 enum ValidateCommand {
     static let command = CommandLineTool.Command(
         name: "validate",
-        summary: "Check a policy file and print its handler chain in order",
+        summary: "Check a policy file: errors, warnings, the handler chain and effective settings",
         usage: """
-            Usage: navpolicyd validate [--config FILE]
+            Usage: navpolicyd validate [--config FILE] [--strict] [--format text|json]
 
-            Prints the handler chain in order (name, type, match conditions in canonical form).
+            Prints the handler chain in order (name, type, match conditions in canonical form),
+            warnings (unreachable handlers, duplicate entries, an empty chain, payment-redirect
+            without hosts, a location the policy itself cancels) and the effective server,
+            intake and proxy settings, defaults included.
             When the file is invalid, prints every error with its JSON pointer, e.g.
               /handlers/2/match/hosts/0: "*.": empty host pattern
 
-            Exit status: 0 valid; 1 invalid config; 2 unreadable file or bad usage.
+            Options:
+              --strict          warnings make the exit status 1
+              --format F        text (default; coloured on a terminal) or json
+
+            Exit status: 0 valid; 1 invalid config, or warnings with --strict; 2 unreadable file or bad usage.
             """,
         run: run)
 
-    static let spec = ArgumentSpec(valueOptions: ["config"], flagOptions: [])
+    static let spec = ArgumentSpec(valueOptions: ["config", "format"], flagOptions: ["strict"])
 
     static func run(_ arguments: [String], _ output: Output) -> Int32 {
         let parsed: ParsedArguments
+        let json: Bool
         do throws(UsageError) {
             parsed = try spec.parse(arguments)
             guard parsed.positionals.isEmpty else {
                 throw UsageError("unexpected argument '\(parsed.positionals[0])' (use --config FILE)")
             }
+            json = try OutputFormat.isJSON(parsed)
         } catch {
             return CommandLineTool.usageFailure("validate", error, output: output)
         }
@@ -33,11 +44,26 @@ enum ValidateCommand {
         do {
             policy = try ConfigLoader.load(path)
         } catch {
+            if json, case .invalid(_, let configError) = error {
+                let issues: [JSONValue] = configError.issues.map {
+                    .object(["pointer": .string($0.pointer.description), "message": .string($0.message)])
+                }
+                let report: JSONObject = ["valid": .bool(false), "errors": .array(issues)]
+                output.out(report.serializedJSON)
+                return ExitCode.failure
+            }
             ConfigLoader.report(error, to: output)
             if case .invalid = error { return ExitCode.failure }
             return ExitCode.usage
         }
-        output.out("\(path): valid")
+        let warnings = PolicyLint.warnings(policy)
+        let status = warnings.isEmpty || !parsed.has("strict") ? ExitCode.success : ExitCode.failure
+        if json {
+            output.out(jsonReport(policy, warnings: warnings).serializedJSON)
+            return status
+        }
+        let style = TerminalStyle(enabled: OutputFormat.isTerminal)
+        output.out("\(path): " + style.green("valid"))
         output.out("defaultDecision: \(policy.defaultVerdict.rawValue)")
         output.out("handlers (\(policy.links.count), first match wins):")
         let nameWidth = min(24, policy.links.map(\.name.count).max() ?? 0)
@@ -45,8 +71,34 @@ enum ValidateCommand {
         for (index, link) in policy.links.enumerated() {
             let name = link.name.padding(toLength: max(nameWidth, link.name.count), withPad: " ", startingAt: 0)
             let type = link.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0)
-            output.out("  \(index + 1). \(name)  \(type)  \(link.matcher.summary)")
+            output.out("  \(index + 1). \(name)  \(type)  \(link.matcher.summary)\(link.isShadow ? "  (shadow)" : "")")
         }
-        return ExitCode.success
+        output.out("warnings (\(warnings.count)):" + (warnings.isEmpty ? " none" : ""))
+        for warning in warnings { output.out("  " + style.yellow("warning") + " \(warning)") }
+        output.out("effective settings (defaults included):")
+        for section in EffectiveSettings.sections(policy) {
+            output.out("  \(section.name): " + section.fields.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+        }
+        return status
+    }
+
+    static func jsonReport(_ policy: CompiledPolicy, warnings: [LintWarning]) -> JSONObject {
+        let handlers: [JSONValue] = policy.links.map {
+            .object([
+                "name": .string($0.name), "type": .string($0.type), "match": .string($0.matcher.summary),
+                "mode": .string($0.isShadow ? "shadow" : "enforce"),
+            ])
+        }
+        let warningValues: [JSONValue] = warnings.map {
+            .object(["kind": .string($0.kind), "pointer": .string($0.pointer.description), "message": .string($0.message)])
+        }
+        var settings = JSONObject()
+        for section in EffectiveSettings.sections(policy) {
+            settings.append(section.name, .object(JSONObject(section.fields.map { JSONMember($0.0, .string($0.1)) })))
+        }
+        return [
+            "valid": .bool(true), "defaultDecision": .string(policy.defaultVerdict.rawValue),
+            "handlers": .array(handlers), "warnings": .array(warningValues), "settings": .object(settings),
+        ]
     }
 }

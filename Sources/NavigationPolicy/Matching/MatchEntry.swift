@@ -1,0 +1,85 @@
+/// One entry of a `match` list as configured, kept so that explain traces, coverage and
+/// lint can name it (`paths[1] "/sign_out"`); decisions use the indexed sets instead.
+public struct MatchEntry: Sendable {
+    /// How the entry is compared, in the comparison form it was reduced to.
+    enum Test: Sendable {
+        /// A scheme, method, navigation type or target frame, compared for equality.
+        case value(String)
+        case host(String)
+        /// `*.suffix`: a proper subdomain of `suffix`.
+        case hostWildcard(String)
+        /// An exact path, already folded unless the matcher is case-sensitive.
+        case path(String)
+        case prefix(String)
+        case pattern(PathPattern)
+    }
+
+    /// The `match` field the entry belongs to.
+    public let field: RequestMatcher.Field
+    /// Position in its list.
+    public let index: Int
+    /// As written in config.
+    public let written: String
+    let test: Test
+
+    /// The comparison form, so `/Logout` and `/logout/` are seen as one entry.
+    var comparedAs: String {
+        switch test {
+        case .value(let text), .host(let text), .path(let text), .prefix(let text): text
+        case .hostWildcard(let suffix): "*." + suffix
+        case .pattern(let pattern): pattern.caseSensitive ? pattern.text : asciiLowercased(pattern.text)
+        }
+    }
+
+    /// `paths[1] "/sign_out"`.
+    public var label: String { "\(field.rawValue)[\(index)] \"\(written)\"" }
+}
+
+extension RequestMatcher {
+    /// Whether one entry holds for a request.
+    public func entryMatches(_ entry: MatchEntry, _ request: CanonicalRequest) -> Bool {
+        let path = paths.caseSensitive ? request.matchPath.text : request.matchPath.folded
+        switch entry.test {
+        case .value(let value):
+            switch entry.field {
+            case .schemes: return request.scheme == value
+            case .methods: return request.method == value
+            case .navigationTypes: return request.navigationType.rawValue == value
+            case .targetFrames: return request.targetFrame.rawValue == value
+            default: return false
+            }
+        case .host(let host): return request.matchHost == host
+        case .hostWildcard(let suffix):
+            guard let host = request.matchHost else { return false }
+            return MatchHost.anyParentDomain(of: host) { $0 == suffix }
+        case .path(let key): return path == key
+        case .prefix(let key):
+            guard path.utf8.first == UInt8(ascii: "/") else { return false }
+            return MatchPath.anyLeadingSubpath(of: path) { $0 == key }
+        case .pattern(let pattern): return pattern.matches(request.matchPath)
+        }
+    }
+
+    /// For a request the matcher accepts: the first entry of each configured field that holds, in field order.
+    public func matchedEntries(_ request: CanonicalRequest) -> [MatchEntry] {
+        var seen: [Field] = []
+        var matched: [MatchEntry] = []
+        for entry in entries where !seen.contains(entry.field) && entryMatches(entry, request) {
+            seen.append(entry.field)
+            matched.append(entry)
+        }
+        return matched
+    }
+
+    /// The request's own value for a field, as the trace shows it (`"/SIGN_OUT/"`).
+    public func requestValue(_ field: Field, _ request: CanonicalRequest) -> String {
+        switch field {
+        case .schemes: request.scheme
+        case .hosts: request.url.hostname
+        case .paths, .pathPrefixes, .pathPatterns: request.url.pathname
+        case .methods: request.method
+        case .navigationTypes: request.navigationType.rawValue
+        case .targetFrames: request.targetFrame.rawValue
+        }
+    }
+}

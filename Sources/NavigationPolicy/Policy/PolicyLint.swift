@@ -1,0 +1,165 @@
+/// Warnings about a valid policy: things that compile but are probably not what the author meant.
+public struct LintWarning: Sendable, Equatable, CustomStringConvertible {
+    /// A stable kind for machines: `unreachable`, `mayBeUnreachable`, `duplicateEntry`,
+    /// `emptyChain`, `paymentWithoutHosts`, `locationLoops`.
+    public var kind: String
+    public var pointer: JSONPointer
+    public var message: String
+
+    public var description: String {
+        (pointer.tokens.isEmpty ? "(root)" : pointer.description) + ": " + message
+    }
+}
+
+/// Static checks of a compiled policy for `validate`.
+public enum PolicyLint {
+    /// Every warning, in chain order.
+    public static func warnings(_ policy: CompiledPolicy) -> [LintWarning] {
+        var warnings: [LintWarning] = []
+        let handlers = JSONPointer.root.appending("handlers")
+        if policy.links.isEmpty {
+            warnings.append(
+                LintWarning(
+                    kind: "emptyChain", pointer: handlers,
+                    message:
+                        "the chain is empty: every request gets the default (\"\(policy.defaultVerdict.rawValue)\")"))
+        }
+        for (position, link) in policy.links.enumerated() {
+            let pointer = handlers.appending(position)
+            for earlier in policy.links[..<position] where !earlier.isShadow {
+                let covers = Superset.covers(earlier.matcher, link.matcher)
+                guard covers != .no else { continue }
+                let proven = covers == .yes
+                warnings.append(
+                    LintWarning(
+                        kind: proven ? "unreachable" : "mayBeUnreachable", pointer: pointer,
+                        message: "handler \"\(link.name)\" \(proven ? "can never decide" : "may be unreachable"): "
+                            + "the earlier handler \"\(earlier.name)\" matches \(proven ? "every" : "possibly every") request it matches"
+                    ))
+                break
+            }
+            var seen: [String: Int] = [:]
+            for entry in link.matcher.entries {
+                let key = entry.field.rawValue + "\u{0}" + entry.comparedAs
+                if let first = seen[key] {
+                    warnings.append(
+                        LintWarning(
+                            kind: "duplicateEntry",
+                            pointer: pointer.appending("match").appending(entry.field.rawValue).appending(entry.index),
+                            message:
+                                "\"\(entry.written)\" repeats \(entry.field.rawValue)[\(first)] (the same after normalization)"))
+                } else {
+                    seen[key] = entry.index
+                }
+            }
+            if link.type == PaymentRedirectHandler.typeName, link.matcher.hosts == nil {
+                warnings.append(
+                    LintWarning(
+                        kind: "paymentWithoutHosts", pointer: pointer.appending("match"),
+                        message: "payment-redirect without hosts sends matching navigations on every host to the system browser"))
+            }
+            if let loop = locationLoop(link, policy) {
+                warnings.append(LintWarning(kind: "locationLoops", pointer: pointer.appending("location"), message: loop))
+            }
+        }
+        return warnings
+    }
+
+    /// A `location` the policy itself cancels sends the app round in circles.
+    private static func locationLoop(_ link: ChainLink, _ policy: CompiledPolicy) -> String? {
+        guard let behavior = (link.handler as? any CancellingHandler)?.behavior, let template = behavior.location,
+            let request = try? CanonicalRequest(NavigationRequest(url: template.render(href: "https://example.com/")))
+        else { return nil }
+        let decision = policy.decide(request)
+        guard decision.verdict == .cancel else { return nil }
+        return
+            "location \"\(request.href)\" is itself cancelled (by \"\(decision.handler ?? "the default")\"): the app would loop"
+    }
+}
+
+/// Whether one matcher accepts every request another accepts, field by field.
+enum Superset {
+    enum Answer { case yes, maybe, no }
+
+    static func covers(_ outer: RequestMatcher, _ inner: RequestMatcher) -> Answer {
+        var answer = Answer.yes
+        func combine(_ next: Answer) {
+            if next == .no { answer = .no } else if next == .maybe, answer == .yes { answer = .maybe }
+        }
+        combine(values(outer.schemes, inner.schemes))
+        combine(values(outer.methods, inner.methods))
+        combine(values(outer.navigationTypes, inner.navigationTypes))
+        combine(values(outer.targetFrames, inner.targetFrames))
+        if let outerHosts = outer.hosts {
+            if let innerHosts = inner.hosts {
+                let all =
+                    innerHosts.exact.allSatisfy { outerHosts.contains($0) }
+                    && innerHosts.wildcardSuffixes.allSatisfy { suffix in
+                        outerHosts.wildcardSuffixes.contains(suffix)
+                            || MatchHost.anyParentDomain(of: String(suffix)) { outerHosts.wildcardSuffixes.contains($0) }
+                    }
+                combine(all ? .yes : .no)
+            } else {
+                combine(.no)
+            }
+        }
+        guard answer != .no else { return .no }
+        combine(paths(outer, inner))
+        return answer
+    }
+
+    private static func values<T>(_ outer: Set<T>?, _ inner: Set<T>?) -> Answer {
+        guard let outer else { return .yes }
+        guard let inner else { return .no }
+        return inner.isSubset(of: outer) ? .yes : .no
+    }
+
+    /// The path fields: each of the outer's must hold for every path the inner accepts.
+    private static func paths(_ outer: RequestMatcher, _ inner: RequestMatcher) -> Answer {
+        let outerPaths = outer.paths
+        let innerPaths = inner.paths
+        if !outerPaths.hasExact, !outerPaths.hasPrefixes, !outerPaths.hasPatterns { return .yes }
+        // A case-sensitive outer does not cover what a case-insensitive inner accepts.
+        if outerPaths.caseSensitive, !innerPaths.caseSensitive { return .no }
+        let fold: (String) -> String = outerPaths.caseSensitive ? { $0 } : { asciiLowercased($0) }
+        let underOuterPrefix: (String) -> Bool = { path in
+            MatchPath.anyLeadingSubpath(of: fold(path)) { outerPaths.prefixes.contains($0) }
+        }
+        let matchesOuterPattern: (String) -> Bool = { path in
+            outerPaths.patterns.contains { $0.matches(MatchPath(pathname: path, isOpaque: false)) }
+        }
+        // The inner's narrowest path condition decides what its requests' paths can be.
+        if innerPaths.hasExact {
+            let innerExact = Array(innerPaths.exact)
+            if outerPaths.hasExact, !innerExact.allSatisfy({ outerPaths.exact.contains(fold($0)) }) { return .no }
+            if outerPaths.hasPrefixes, !innerExact.allSatisfy(underOuterPrefix) { return .no }
+            if outerPaths.hasPatterns, !innerExact.allSatisfy(matchesOuterPattern) { return .no }
+            return .yes
+        }
+        if outerPaths.hasExact { return .no }
+        var answer = Answer.yes
+        if innerPaths.hasPrefixes {
+            let prefixes = innerPaths.prefixes.map(String.init)
+            if outerPaths.hasPrefixes, !prefixes.allSatisfy(underOuterPrefix) { return .no }
+            if outerPaths.hasPatterns {
+                // `/a/*` covers everything under `/a` except `/a` itself: only a heuristic here.
+                guard prefixes.allSatisfy({ matchesOuterPattern($0 + "/x") }) else { return .no }
+                answer = .maybe
+            }
+            return answer
+        }
+        if innerPaths.hasPatterns {
+            let patterns = innerPaths.patterns
+            // Every path a pattern matches starts with its index key, a whole-segment prefix.
+            if outerPaths.hasPrefixes, !patterns.allSatisfy({ underOuterPrefix($0.indexKey) }) { return .no }
+            if outerPaths.hasPatterns {
+                let identical = patterns.allSatisfy { inner in outerPaths.patterns.contains { $0.text == inner.text } }
+                if identical { return answer }
+                guard patterns.allSatisfy({ matchesOuterPattern($0.text) }) else { return .no }
+                answer = .maybe
+            }
+            return answer
+        }
+        return .no
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+public import JSONSupport
+public import NavigationPolicy
+
+/// `POST /v1/policy/diff`: a candidate config against the live policy, over posted requests
+/// or the recent window of the decision log. Pure apart from reading the log tail, so the
+/// route only authenticates, calls ``PolicyDiffRequest/report(body:live:compiler:recentLog:)``
+/// and renders the result or the error.
+public enum PolicyDiffRequest {
+    /// Why a diff request was refused; each maps to one problem type.
+    public enum Failure: Error, Sendable, Equatable {
+        /// 400 `malformed-json`.
+        case malformedJSON(String)
+        /// 400 `invalid-request`, with the member at fault.
+        case invalidRequest(String, field: String)
+        /// 422 `invalid-config`: the candidate's errors, `pointer: message` each.
+        case invalidConfig([String])
+    }
+
+    /// Most requests one call replays, posted or from the log: keeps one admin call bounded.
+    public static let maximumRequests = 100_000
+
+    /// Body: `{"config": {…candidate…}, "requests": [{request}, …], "examples": 3}`; without
+    /// `requests`, the navigations of `recentLog()` (decision-log lines, oldest first) are replayed.
+    /// Returns the ``PolicyDiff`` report plus `"source": "posted" | "decisionLog"`.
+    public static func report(
+        body: [UInt8], live: CompiledPolicy, compiler: PolicyCompiler, recentLog: () -> [String]
+    ) -> Result<JSONObject, Failure> {
+        let document: JSONValue
+        do {
+            document = try JSONParser().parse(body)
+        } catch {
+            return .failure(.malformedJSON("line \(error.line), column \(error.column): \(error.reason)"))
+        }
+        guard let object = document.objectValue else {
+            return .failure(.invalidRequest("expected an object with \"config\" and optional \"requests\"", field: ""))
+        }
+        for member in object.members where !["config", "requests", "examples"].contains(member.key) {
+            return .failure(
+                .invalidRequest("unknown field; expected \"config\", \"requests\" or \"examples\"", field: member.key))
+        }
+        guard let config = object["config"], config.objectValue != nil else {
+            return .failure(.invalidRequest("required: the candidate config as an object", field: "config"))
+        }
+        let candidate: CompiledPolicy
+        do {
+            candidate = try compiler.compile(config)
+        } catch {
+            return .failure(.invalidConfig(error.issues.map(\.description)))
+        }
+        var examples = 3
+        if let value = object["examples"] {
+            guard let number = value.integerValue, (0...100).contains(number) else {
+                return .failure(.invalidRequest("a whole number from 0 to 100", field: "examples"))
+            }
+            examples = number
+        }
+        var diff = PolicyDiff(old: live, new: candidate, examplesPerGroup: examples)
+        var source = "posted"
+        if let posted = object["requests"] {
+            guard let list = posted.arrayValue, list.count <= maximumRequests else {
+                return .failure(.invalidRequest("an array of at most \(maximumRequests) request objects", field: "requests"))
+            }
+            for (index, element) in list.enumerated() {
+                guard let request = element.objectValue else {
+                    return .failure(.invalidRequest("expected a request object", field: "requests/\(index)"))
+                }
+                do {
+                    diff.add(try NavigationRequest(json: request))
+                } catch {
+                    return .failure(.invalidRequest(error.reason, field: "requests/\(index)/\(error.field)"))
+                }
+            }
+        } else {
+            source = "decisionLog"
+            for line in recentLog().suffix(maximumRequests) {
+                // Lines the daemon did not write whole (a torn last line) are skipped, not fatal.
+                guard let value = try? JSONParser().parse(line), let request = value.objectValue?["request"]?.objectValue,
+                    let navigation = try? NavigationRequest(json: request)
+                else { continue }
+                diff.add(navigation)
+            }
+        }
+        var report = diff.jsonObject
+        report.append("source", .string(source))
+        return .success(report)
+    }
+
+    /// The last lines of a decision-log file, reading at most `maximumBytes` from its end.
+    public static func recentLogLines(path: String, maximumBytes: Int = 64 << 20) -> [String] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        guard let end = try? handle.seekToEnd() else { return [] }
+        let start = end > UInt64(maximumBytes) ? end - UInt64(maximumBytes) : 0
+        guard (try? handle.seek(toOffset: start)) != nil, let data = try? handle.readToEnd() else { return [] }
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        // Reading from the middle of the file starts mid-line.
+        if start > 0, !lines.isEmpty { lines.removeFirst() }
+        return lines
+    }
+}

@@ -1,0 +1,41 @@
+public import NavigationPolicy
+import Synchronization
+
+/// `navpolicyd_shadow_decisions_total{handler,decision}`: what shadow-mode handlers would
+/// have decided. Kept apart from ``Metrics`` so the counter can be wired with two calls:
+/// ``record(_:)`` where a decision is recorded, ``render()`` appended to the exposition.
+public final class ShadowMetrics: Sendable {
+    private struct Key: Hashable {
+        var handler: String
+        var decision: String
+    }
+
+    private let counts = Mutex<[Key: UInt64]>([:])
+
+    public init() {}
+
+    /// Counts each entry of the decision's `shadow` list; free when there is none.
+    public func record(_ decision: Decision) {
+        guard let shadow = decision.shadow else { return }
+        counts.withLock { counts in
+            for result in shadow { counts[Key(handler: result.handler, decision: result.verdict.rawValue), default: 0] += 1 }
+        }
+    }
+
+    /// The metric family in Prometheus text format; HELP and TYPE even before the first sample.
+    public func render() -> String {
+        let snapshot = counts.withLock { $0 }
+        var out =
+            "# HELP navpolicyd_shadow_decisions_total Decisions shadow-mode handlers would have made, by handler and decision.\n"
+        out += "# TYPE navpolicyd_shadow_decisions_total counter\n"
+        for (key, count) in snapshot.sorted(by: { ($0.key.handler, $0.key.decision) < ($1.key.handler, $1.key.decision) }) {
+            out += "navpolicyd_shadow_decisions_total{handler=\"\(escape(key.handler))\",decision=\"\(key.decision)\"} \(count)\n"
+        }
+        return out
+    }
+
+    /// Handler names are restricted to `A-Z a-z 0-9 - _ .`, but the exposition format is escaped anyway.
+    private func escape(_ text: String) -> String {
+        text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+    }
+}

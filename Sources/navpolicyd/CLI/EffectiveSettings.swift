@@ -1,0 +1,34 @@
+import NavigationPolicy
+import PolicyService
+import ShareIntake
+
+/// The `server`, `intake` and `proxy` settings a policy file results in, defaults included,
+/// so `validate` shows what a missing field means instead of leaving the reader to guess.
+enum EffectiveSettings {
+    static func sections(_ policy: CompiledPolicy) -> [(name: String, fields: [(String, String)])] {
+        [
+            ("server", fields(of: ServerSettings.from(policy))),
+            ("intake", fields(of: IntakeSettings.from(policy))),
+            ("proxy", fields(of: ProxySettings.from(policy))),
+        ]
+    }
+
+    /// Stored properties by reflection: new settings show up without touching this file.
+    private static func fields(of value: Any) -> [(String, String)] {
+        Mirror(reflecting: value).children.compactMap { child in
+            guard let label = child.label else { return nil }
+            let shown: String
+            if let optional = child.value as? (any OptionalDescribing) {
+                shown = optional.describedOrNull
+            } else {
+                shown = String(describing: child.value)
+            }
+            return (label, shown)
+        }
+    }
+}
+
+private protocol OptionalDescribing { var describedOrNull: String { get } }
+extension Optional: OptionalDescribing {
+    fileprivate var describedOrNull: String { map { String(describing: $0) } ?? "null" }
+}
