@@ -44,7 +44,8 @@ deploy-check: test-deps
 ## conformance: docs/openapi.yaml checked with openapi-spec-validator, then schemathesis (pinned, fixed
 ## seed, bounded examples, every check) against a live daemon without and with tokens; any failure fails.
 conformance: test-deps
-	$(SWIFT) build --product navpolicyd
+	# The flags of `make test`, so after it (as in .ci/run) this build has nothing to do.
+	$(SWIFT) build --product navpolicyd -Xswiftc -warnings-as-errors
 	scripts/conformance.sh .build/debug/navpolicyd
 
 lint:
