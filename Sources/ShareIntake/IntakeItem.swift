@@ -58,5 +58,8 @@ public struct IntakeItem: Sendable, Equatable {
     }
 
     /// The API path of this item.
-    public var location: String { "/v1/intake/\(id)" }
+    public var location: String { Self.location(of: id) }
+
+    /// The path of the item with this id, as sent in `Location` and stored with replays.
+    public static func location(of id: Int64) -> String { "/v1/intake/\(id)" }
 }

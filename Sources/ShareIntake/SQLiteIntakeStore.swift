@@ -198,6 +198,12 @@ public final class SQLiteIntakeStore: IntakeStore {
                         try statement.bind([.integer(id)])
                         _ = try statement.step()
                         let deleted = db.changes > 0
+                        // Forget the Idempotency-Keys whose stored answer points at the deleted
+                        // item: replaying them would send a Location that answers 404. A retry
+                        // with such a key is processed afresh, in the same transaction's view.
+                        let forget = try db.prepare("DELETE FROM intake_idempotency WHERE location = ?")
+                        try forget.bind([.text(IntakeItem.location(of: id))])
+                        _ = try forget.step()
                         return { continuation.resume(returning: .success(deleted)) }
                     },
                     fail: { failure in continuation.resume(returning: .failure(failure)) }))

@@ -140,6 +140,21 @@ struct DaemonLifecycleTests {
         #expect(try Curl.request(daemon.baseURL + "/v1/decide?url=https://a/").status == 200, "decide stays open by default")
     }
 
+    @Test("a reload that changes the proxy section warns that it needs a restart, as server and intake do")
+    func proxySectionNeedsRestart() throws {
+        let daemon = try DaemonProcess(config: #"{"handlers":[],"proxy":{"timeoutMilliseconds":1500}}"#)
+        try Data(#"{"handlers":[],"proxy":{"timeoutMilliseconds":2500}}"#.utf8)
+            .write(to: URL(fileURLWithPath: daemon.configPath))
+        #expect(try Curl.request(daemon.baseURL + "/v1/policy/reload", ["-X", "POST"]).status == 200)
+        let warning = daemon.waitForLog { $0.contains("policy.proxy_settings_changed") }
+        #expect(warning?.contains(#""level":"warning""#) == true, "\(daemon.logLines)")
+        // Back to the running proxy section, with a policy edit: nothing to restart for.
+        try Data(#"{"handlers":[],"defaultDecision":"cancel","proxy":{"timeoutMilliseconds":1500}}"#.utf8)
+            .write(to: URL(fileURLWithPath: daemon.configPath))
+        #expect(try Curl.request(daemon.baseURL + "/v1/policy/reload", ["-X", "POST"]).status == 200)
+        #expect(daemon.logLines.filter { $0.contains("policy.proxy_settings_changed") }.count == 1)
+    }
+
     @Test("requireTokenForDecide extends the token to /v1/decide")
     func decideToken() throws {
         let token = "dC3eF8gH2jK5lP9qR1sT"

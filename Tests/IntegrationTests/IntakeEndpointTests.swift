@@ -140,6 +140,28 @@ struct IntakeEndpointTests {
         #expect(inFlight.status == 200)
     }
 
+    @Test("DELETE forgets the Idempotency-Keys that point at the item: a retry stores it again")
+    func replayAfterDelete() throws {
+        let daemon = try DaemonProcess()
+        let intake = daemon.baseURL + "/v1/intake"
+        let request = Self.json + ["-H", "Idempotency-Key: gone-1", "-d", #"{"url":"https://gone.example/a"}"#]
+        let first = try Curl.request(intake, request)
+        #expect(first.status == 201)
+        let location = try #require(first.headers["location"])
+        #expect(try Curl.request(daemon.baseURL + location, ["-X", "DELETE"]).status == 204)
+        // Before the fix this replayed the stored 201 with a Location that answers 404.
+        let retry = try Curl.request(intake, request)
+        #expect(retry.status == 201)
+        #expect(retry.headers["idempotent-replayed"] == nil)
+        let newLocation = try #require(retry.headers["location"])
+        #expect(newLocation != location)
+        #expect(try Curl.request(daemon.baseURL + newLocation).status == 200)
+        // The key now belongs to the new item, so the next retry is a replay again.
+        let replay = try Curl.request(intake, request)
+        #expect(replay.headers["idempotent-replayed"] == "true")
+        #expect(replay.headers["location"] == newLocation)
+    }
+
     @Test("reading back: cursor pages, HTML escaping, delete, metrics")
     func readingBack() throws {
         let daemon = try DaemonProcess()

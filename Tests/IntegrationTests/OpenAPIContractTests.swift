@@ -39,6 +39,11 @@ struct OpenAPIContractTests {
         #expect(node["200"]?["text"] == .scalar("line one\n  indented\n\nafter blank\n"))
         #expect(node["200"]?["folded"] == .scalar("one two"))
         #expect(node["empty"] == .sequence([]))
+        #expect(
+            try YAMLSubsetReader.parse("s:\n  - {}\n  - t: []")
+                == .mapping([
+                    YAMLEntry(key: "s", value: .sequence([.mapping([]), .mapping([YAMLEntry(key: "t", value: .sequence([]))])]))
+                ]))
         for bad in ["a: &x 1", "a: *x", "a: {b: 1}", "a: 1\na: 2", "a:\n   b: 1", "a: b: c", "a:\n\tb: 1", "a: [{b: 1}]"] {
             #expect(throws: YAMLSubsetError.self, "\(bad)") { try YAMLSubsetReader.parse(bad) }
         }
@@ -54,6 +59,20 @@ struct OpenAPIContractTests {
         }
         #expect(document.root["components"]?["securitySchemes"]?["adminToken"]?["scheme"]?.string == "bearer")
         #expect(document.root["components"]?["schemas"]?["Problem"]?["additionalProperties"]?.string == "true")
+        // Tokens are optional everywhere (no token configured, no token asked): every
+        // operation that names a scheme also lists the empty requirement `{}`, and the
+        // decision endpoints name the admin token they may require.
+        for (path, methods) in document.operations {
+            for method in methods {
+                let security = document.operation(path, method)?["security"]?.items ?? []
+                if !security.isEmpty {
+                    #expect(security.contains(.mapping([])), "\(method) \(path): security without {}")
+                }
+                if path == "/v1/decide" || path == "/v1/authz" || path.hasPrefix("/v1/intake") || path == "/v1/policy/reload" {
+                    #expect(security.count == 2, "\(method) \(path): security \(security)")
+                }
+            }
+        }
     }
 
     @Test("documented paths and methods are exactly the server's routes and Allow headers")
@@ -82,6 +101,7 @@ struct OpenAPIContractTests {
         try checkDraining(&checker)
         try checkIntake(&checker)
         try checkProtectedIntake(&checker)
+        try checkDisabledIntake(&checker)
 
         // Every documented status of every operation was produced, except `no-policy` on
         // /v1/decide: serve refuses to start without a valid policy and never drops it;
@@ -241,6 +261,9 @@ struct OpenAPIContractTests {
                     base + "/v1/decide", credentials + ["-H", "Content-Type: application/json", "-d", #"{"url":"https://a/"}"#]))
             try checker.check(
                 "POST", "/v1/policy/reload", 401, Curl.request(base + "/v1/policy/reload", credentials + ["-X", "POST"]))
+            let authz = credentials + ["-H", "X-Original-URL: https://a.example/"]
+            try checker.check("GET", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz))
+            try checker.check("HEAD", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz + ["-I"]))
         }
         try checker.check("GET", "/v1/decide", 200, Curl.request(base + decide, good))
         try checker.check("POST", "/v1/policy/reload", 200, Curl.request(base + "/v1/policy/reload", good + ["-X", "POST"]))
@@ -363,6 +386,42 @@ struct OpenAPIContractTests {
     // MARK: - Requests built from the document
 
     /// A query with every documented parameter of GET /v1/decide, each with an allowed value.
+    /// `intake.enabled: false`: every intake operation answers 404 `intake-disabled`.
+    private func checkDisabledIntake(_ checker: inout ResponseChecker) throws {
+        let daemon = try DaemonProcess(config: DecisionOnlyDaemonTests.config(intakeEnabled: false))
+        let base = daemon.baseURL
+        let form = ["-d", "url=https://a.example/"]
+        let answers = [
+            ("GET", "/v1/intake", try Curl.request(base + "/v1/intake")),
+            ("POST", "/v1/intake", try Curl.request(base + "/v1/intake", form)),
+            ("POST", "/v1/intake/share-target", try Curl.request(base + "/v1/intake/share-target", form)),
+            ("GET", "/v1/intake/{id}", try Curl.request(base + "/v1/intake/1")),
+            ("DELETE", "/v1/intake/{id}", try Curl.request(base + "/v1/intake/1", ["-X", "DELETE"])),
+        ]
+        for (method, path, response) in answers {
+            try checker.check(method, path, 404, response)
+            #expect(response.json?["type"] as? String == "urn:navpolicyd:problem:intake-disabled", "\(response.body)")
+        }
+    }
+
+    /// A request head past libmicrohttpd's memory pool gets the library's own HTML 414 or 431
+    /// without Content-Type, as the URITooLong and HeaderFieldsTooLarge descriptions say.
+    @Test("past the memory pool libmicrohttpd answers 414/431 itself, as documented")
+    func libraryRejections() throws {
+        let document = try OpenAPIDocument.load()
+        let daemon = try DaemonProcess()
+        let long = String(repeating: "a", count: 40_000)
+        let target = try Curl.request(daemon.baseURL + "/healthz?" + long)
+        let header = try Curl.request(daemon.baseURL + "/healthz", ["-H", "X-Big: " + long])
+        for (response, status, name) in [(target, 414, "URITooLong"), (header, 431, "HeaderFieldsTooLarge")] {
+            #expect(response.status == status)
+            #expect(response.headers["content-type"] == nil)
+            #expect(response.body.hasPrefix("<html><head><title>Request too big</title>"))
+            let description = document.node(at: "#/components/responses/\(name)")?["description"]?.string ?? ""
+            #expect(description.contains("no Content-Type"), "\(name) must document the library's answer")
+        }
+    }
+
     private func documentedQuery(_ document: OpenAPIDocument) throws -> String {
         let parameters = try #require(document.operation("/v1/decide", "get")?["parameters"]?.items)
         return try parameters.map { reference -> String in

@@ -55,7 +55,7 @@ struct YAMLSubsetError: Error, CustomStringConvertible {
 ///
 /// Supported: block mappings and sequences (a sequence item may open a mapping: `- name: x`),
 /// plain, single- and double-quoted scalars, `|` and `>` block scalars, flow lists of
-/// scalars (`[a, "b"]`), full-line comments. Everything else (tabs, anchors, aliases, tags,
+/// scalars (`[a, "b"]`), the empty mapping `{}`, full-line comments. Everything else (tabs, anchors, aliases, tags,
 /// flow mappings, duplicate keys, a plain scalar with `: ` in it) is rejected rather than
 /// misread, so the document cannot drift into YAML this reader would get wrong.
 struct YAMLSubsetReader {
@@ -233,6 +233,9 @@ struct YAMLSubsetReader {
     }
 
     private static func inlineValue(_ text: String, line: Int) throws(YAMLSubsetError) -> YAMLNode {
+        // The one flow mapping allowed: `{}`, the empty security requirement (`- {}`) that
+        // OpenAPI uses to say "no token is also fine".
+        if text == "{}" { return .mapping([]) }
         if text.hasPrefix("[") {
             guard text.hasSuffix("]") else { throw YAMLSubsetError(line: line, reason: "unterminated flow list") }
             return .sequence(try flowItems(String(text.dropFirst().dropLast()), line: line).map(YAMLNode.scalar))
