@@ -1,5 +1,5 @@
 import CCurl
-import HTTPServer
+import HTTPTypes
 import Synchronization
 
 /// One forwarded request and its response on the way back.
