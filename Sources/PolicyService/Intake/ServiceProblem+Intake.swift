@@ -2,21 +2,23 @@ import HTTPServer
 import JSONSupport
 import ShareIntake
 
-extension IntakeFailure {
-    /// The failure as an RFC 9457 problem response, with the headers its kind calls for.
-    func response(typePrefix: String) -> HTTPResponse {
-        var problem = ProblemDetails(kind: kind.rawValue, title: kind.title, status: kind.status, detail: detail)
-        problem.extensions = extensions
-        var response = problem.response(typePrefix: typePrefix)
-        switch kind {
+extension ServiceProblem {
+    /// An intake failure as a problem, with the header fields its kind calls for.
+    init(_ failure: IntakeFailure) {
+        var details = ProblemDetails(kind: failure.kind.rawValue, title: failure.kind.title, status: failure.kind.status)
+        details.detail = failure.detail
+        details.extensions = failure.extensions
+        var headers = HTTPHeaders()
+        switch failure.kind {
         case .unsupportedMediaType:
-            let accepted = extensions["accepted"]?.arrayValue?.compactMap(\.stringValue) ?? PayloadParser.acceptedMediaTypes
-            response.headers.add(name: "Accept-Post", value: accepted.joined(separator: ", "))
+            let accepted =
+                failure.extensions["accepted"]?.arrayValue?.compactMap(\.stringValue) ?? PayloadParser.acceptedMediaTypes
+            headers.add(name: "Accept-Post", value: accepted.joined(separator: ", "))
         case .idempotencyInFlight, .storageUnavailable:
-            response.headers.add(name: "Retry-After", value: "1")
+            headers.add(name: "Retry-After", value: "1")
         default:
             break
         }
-        return response
+        self.init(details, headers: headers)
     }
 }
