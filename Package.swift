@@ -60,6 +60,11 @@ let package = Package(
         .testTarget(
             name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite"],
             swiftSettings: strictSettings),
+        // The service layer driven in-process with HTTPRequest values: no sockets, so it runs in parallel.
+        .testTarget(
+            name: "PolicyServiceTests",
+            dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport", "CSQLite"],
             swiftSettings: strictSettings),
