@@ -132,7 +132,7 @@ struct IntakeEndpoints: Sendable {
         }
     }
 
-    /// Everything up to the write, in the order of the rules: key syntax, payload
+    /// Everything up to the write, in the order docs/intake.md gives the checks: key syntax, payload
     /// (type, size, encoding, format), URL count, web-URL rules, policy chain.
     private func prepare(_ request: HTTPRequest, reply: Reply) throws(IntakeFailure) -> IntakeSubmission {
         let key = try IntakeRequestContent.idempotencyKey(request.headers["Idempotency-Key"])
