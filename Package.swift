@@ -20,11 +20,16 @@ let package = Package(
         // matching, handlers, config. Pure Swift: no I/O, no C.
         .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
 
+        // The HTTP value types (header fields, responses, streamed bodies) shared by the server and
+        // the proxy's origin client, so that neither depends on the other.
+        .target(name: "HTTPTypes", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+
         // libmicrohttpd, its non-variadic C shim, and a Swift HTTP server on top that knows nothing of policies.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMHDShim", dependencies: ["CMicroHTTPD"]),
         .target(
-            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "JSONSupport"], swiftSettings: strictSettings),
+            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "HTTPTypes", "JSONSupport"],
+            swiftSettings: strictSettings),
 
         // SQLite for the durable share-intake store.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -34,7 +39,7 @@ let package = Package(
 
         // libcurl (typed setopt wrappers in the module's header) and the proxy's origin client on top.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPServer"], swiftSettings: strictSettings),
+        .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPTypes"], swiftSettings: strictSettings),
 
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
@@ -54,6 +59,11 @@ let package = Package(
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite"],
+            swiftSettings: strictSettings),
+        // The service layer driven in-process with HTTPRequest values: no sockets, so it runs in parallel.
+        .testTarget(
+            name: "PolicyServiceTests",
+            dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport", "CSQLite"],

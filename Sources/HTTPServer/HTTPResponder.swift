@@ -1,26 +1,5 @@
-/// Produces the response to a request, synchronously.
-///
-/// Called on the libmicrohttpd worker thread that owns the connection, so it must not
-/// block for long: a slow responder stalls every connection of that worker. Several
-/// workers call it concurrently, hence `Sendable`.
-public protocol HTTPResponder: Sendable {
-    /// Returns the response to send for `request`.
-    func respond(to request: HTTPRequest) -> HTTPResponse
-}
-
-/// Produces the response to a request asynchronously (for example after a network call).
-///
-/// The server suspends the connection (`MHD_suspend_connection`), runs `respond` in a
-/// `Task`, and resumes the connection to send the result from its own worker thread.
-/// A suspended connection still counts against ``HTTPServerConfiguration/connectionLimit``
-/// and is not subject to the idle timeout, so the responder must bound its own latency.
-/// On shutdown, responses still missing at the drain deadline are answered with 503.
-public protocol HTTPAsyncResponder: Sendable {
-    /// Returns the response to send for `request`.
-    func respond(to request: HTTPRequest) async -> HTTPResponse
-}
-
-/// How a ``HTTPRoutingResponder`` answers one request.
+/// How a responder answers one request: now on the worker thread, later from a task, or
+/// deferred to a callback-driven component.
 public enum HTTPResponderResult: Sendable {
     /// The response is ready: it is queued on the worker thread without suspending.
     case now(HTTPResponse)
@@ -32,16 +11,51 @@ public enum HTTPResponderResult: Sendable {
     /// resumes it. Call that function once, from any thread; later calls are ignored. A
     /// response that never comes keeps the connection until shutdown answers 503.
     case deferred(@Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
+
+    /// The same answer with `transform` applied to the response whenever it comes: the one
+    /// place where a responder adds what every response carries (headers, metrics), whether
+    /// the response is ready now, later or deferred.
+    public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPResponderResult {
+        switch self {
+        case .now(let response):
+            return .now(transform(response))
+        case .later(let work):
+            return .later { transform(await work()) }
+        case .deferred(let start):
+            return .deferred { respond in start { response in respond(transform(response)) } }
+        }
+    }
 }
 
-/// Answers some requests at once and others asynchronously, chosen per request.
+/// The responder the server calls: answers some requests at once and others
+/// asynchronously, chosen per request.
 ///
-/// Fast endpoints keep the synchronous path (no suspend, no task, no thread hop), while
-/// endpoints that wait on I/O free the worker thread instead of blocking it: with a thread
-/// pool the size of the core count, one blocked worker stalls every connection it owns.
+/// Called on the libmicrohttpd worker thread that owns the connection, concurrently from
+/// several workers (hence `Sendable`). Fast endpoints keep the synchronous path (no
+/// suspend, no task, no thread hop), while endpoints that wait on I/O return `.later` or
+/// `.deferred` and free the worker thread instead of blocking it: with a thread pool the
+/// size of the core count, one blocked worker stalls every connection it owns.
+///
+/// A suspended connection still counts against ``HTTPServerConfiguration/connectionLimit``
+/// and is not subject to the idle timeout, so the responder must bound its own latency.
+/// On shutdown, responses still missing at the drain deadline are answered with 503.
 public protocol HTTPRoutingResponder: Sendable {
     /// Returns the response, or the work that will produce it.
     func route(_ request: HTTPRequest) -> HTTPResponderResult
+}
+
+/// A responder that always answers synchronously; the server adapts it to
+/// ``HTTPRoutingResponder`` (every answer is `.now`).
+public protocol HTTPResponder: Sendable {
+    /// Returns the response to send for `request`.
+    func respond(to request: HTTPRequest) -> HTTPResponse
+}
+
+/// A responder that always answers from a task; the server adapts it to
+/// ``HTTPRoutingResponder`` (every answer is `.later`).
+public protocol HTTPAsyncResponder: Sendable {
+    /// Returns the response to send for `request`.
+    func respond(to request: HTTPRequest) async -> HTTPResponse
 }
 
 /// Adapts a closure to ``HTTPResponder``.
@@ -58,9 +72,19 @@ public struct HTTPClosureResponder: HTTPResponder {
     }
 }
 
-/// How the server obtains responses: on the worker thread, or in a task while suspended.
-enum ResponderKind: Sendable {
-    case synchronous(any HTTPResponder)
-    case asynchronous(any HTTPAsyncResponder)
-    case routing(any HTTPRoutingResponder)
+/// ``HTTPResponder`` seen as the one protocol the server dispatches.
+struct SynchronousResponderAdapter: HTTPRoutingResponder {
+    let responder: any HTTPResponder
+
+    func route(_ request: HTTPRequest) -> HTTPResponderResult { .now(responder.respond(to: request)) }
+}
+
+/// ``HTTPAsyncResponder`` seen as the one protocol the server dispatches.
+struct AsynchronousResponderAdapter: HTTPRoutingResponder {
+    let responder: any HTTPAsyncResponder
+
+    func route(_ request: HTTPRequest) -> HTTPResponderResult {
+        let responder = responder
+        return .later { await responder.respond(to: request) }
+    }
 }

@@ -35,7 +35,8 @@ public final class HTTPServer: Sendable {
         responder: any HTTPResponder,
         logger: @escaping HTTPServerLogger = { _ in }
     ) {
-        core = ServerCore(configuration: configuration, responder: .synchronous(responder), logger: logger)
+        core = ServerCore(
+            configuration: configuration, responder: SynchronousResponderAdapter(responder: responder), logger: logger)
     }
 
     /// Creates a server whose responses come from `asyncResponder`; each request's
@@ -45,7 +46,8 @@ public final class HTTPServer: Sendable {
         asyncResponder: any HTTPAsyncResponder,
         logger: @escaping HTTPServerLogger = { _ in }
     ) {
-        core = ServerCore(configuration: configuration, responder: .asynchronous(asyncResponder), logger: logger)
+        core = ServerCore(
+            configuration: configuration, responder: AsynchronousResponderAdapter(responder: asyncResponder), logger: logger)
     }
 
     /// Creates a server that asks `routingResponder` per request whether to answer at once
@@ -55,7 +57,7 @@ public final class HTTPServer: Sendable {
         routingResponder: any HTTPRoutingResponder,
         logger: @escaping HTTPServerLogger = { _ in }
     ) {
-        core = ServerCore(configuration: configuration, responder: .routing(routingResponder), logger: logger)
+        core = ServerCore(configuration: configuration, responder: routingResponder, logger: logger)
     }
 
     deinit {

@@ -3,13 +3,16 @@
 /// MHD calls the access handler once with the headers, once per body chunk, and once more
 /// with no data at the end; after a suspension it calls again when resumed. Modelling that
 /// here (as async-http-client does for its connections) keeps the body limits and the
-/// "answer on the final call, never the first" rule testable without sockets.
+/// "answer on the final call, never the first" rule testable without sockets. Each state
+/// holds its own data (the body while it is read, the response while it waits for the
+/// resume), so no field can outlive the state it belongs to; the server performs the
+/// actions the events return.
 struct RequestStateMachine: Sendable {
     enum State: Equatable, Sendable {
         /// Nothing seen yet: the next call carries the headers.
         case awaitingHeaders
         /// Headers accepted; body chunks (possibly none) until the final call.
-        case readingBody
+        case readingBody(body: [UInt8])
         /// A chunked body passed the limit. MHD 0.9.75 refuses to queue a response while a
         /// body is still arriving, so the rest is read and dropped (up to `discardLimitBytes`)
         /// and the 413 is sent on the final call.
@@ -19,7 +22,7 @@ struct RequestStateMachine: Sendable {
         /// The connection is suspended while an asynchronous responder works.
         case suspended
         /// Resumed with the response, which the next handler call sends.
-        case resumed
+        case resumed(HTTPResponse)
         /// A response was queued; later calls have nothing to do.
         case finished
     }
@@ -45,8 +48,6 @@ struct RequestStateMachine: Sendable {
     /// How much of an oversized chunked body is read and dropped to be able to answer 413.
     let discardLimitBytes: Int
     private(set) var state: State = .awaitingHeaders
-    private var body: [UInt8] = []
-    private var pendingResponse: HTTPResponse?
 
     init(maxBodyBytes: Int, discardLimitBytes: Int = 1 << 20) {
         self.maxBodyBytes = maxBodyBytes
@@ -71,24 +72,27 @@ struct RequestStateMachine: Sendable {
             state = .finished
             return .reject(.payloadTooLarge(limit: maxBodyBytes))
         }
+        var body: [UInt8] = []
         if let declaredContentLength, declaredContentLength > 0 {
             body.reserveCapacity(declaredContentLength)
         }
-        state = .readingBody
+        state = .readingBody(body: body)
         return .readMore
     }
 
     /// A body chunk arrived (chunked bodies have no declared length, so the cap is checked here).
     mutating func bodyReceived(_ chunk: some Collection<UInt8>) -> Action {
         switch state {
-        case .readingBody:
+        case .readingBody(var body):
             guard chunk.count <= maxBodyBytes - body.count else {
                 let overflow = chunk.count - (maxBodyBytes - body.count)
-                body = []
                 state = .discardingBody(discarded: overflow)
                 return overflow > discardLimitBytes ? abort() : .readMore
             }
+            // The state lets go of the buffer first, so the append does not copy it.
+            state = .responding
             body.append(contentsOf: chunk)
+            state = .readingBody(body: body)
             return .readMore
         case .discardingBody(let discarded):
             let total = discarded + chunk.count
@@ -110,11 +114,9 @@ struct RequestStateMachine: Sendable {
             state = .finished
             return .reject(.payloadTooLarge(limit: maxBodyBytes))
         }
-        guard state == .readingBody else { return .ignore }
+        guard case .readingBody(let body) = state else { return .ignore }
         state = .responding
-        let completeBody = body
-        body = []
-        return .respond(body: completeBody)
+        return .respond(body: body)
     }
 
     /// The response was queued on the worker thread.
@@ -131,14 +133,12 @@ struct RequestStateMachine: Sendable {
     /// The asynchronous response arrived; the connection is about to be resumed.
     mutating func resumed(with response: HTTPResponse) {
         guard state == .suspended else { return }
-        pendingResponse = response
-        state = .resumed
+        state = .resumed(response)
     }
 
     /// The handler was called after a resume: send the stored response.
     mutating func handlerCalledAfterResume() -> Action {
-        guard state == .resumed, let response = pendingResponse else { return .ignore }
-        pendingResponse = nil
+        guard case .resumed(let response) = state else { return .ignore }
         state = .finished
         return .send(response)
     }

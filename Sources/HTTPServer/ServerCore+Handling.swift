@@ -98,22 +98,14 @@ extension ServerCore {
     }
 
     private func respond(to request: HTTPRequest, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
-        switch responder {
-        case .synchronous(let responder):
+        switch responder.route(request) {
+        case .now(let response):
             context.machine.responseSent()
-            return send(responder.respond(to: request), on: connection, forceClose: false)
-        case .asynchronous(let responder):
-            return suspend(connection, context: context) { await responder.respond(to: request) }
-        case .routing(let responder):
-            switch responder.route(request) {
-            case .now(let response):
-                context.machine.responseSent()
-                return send(response, on: connection, forceClose: false)
-            case .later(let work):
-                return suspend(connection, context: context, work)
-            case .deferred(let start):
-                return suspend(connection, context: context, start: start)
-            }
+            return send(response, on: connection, forceClose: false)
+        case .later(let work):
+            return suspend(connection, context: context, work)
+        case .deferred(let start):
+            return suspend(connection, context: context, start: start)
         }
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 /// drop the server.
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
-    let responder: ResponderKind
+    let responder: any HTTPRoutingResponder
     let logger: HTTPServerLogger
     let headValidation: RequestHeadValidation
     /// Set at the start of shutdown: every response then carries `Connection: close`.
@@ -24,7 +24,7 @@ final class ServerCore: Sendable {
     /// connections would otherwise be a flood of log lines.
     let libraryMessages = LogRateLimiter(limit: 20, windowMilliseconds: 1_000)
 
-    init(configuration: HTTPServerConfiguration, responder: ResponderKind, logger: @escaping HTTPServerLogger) {
+    init(configuration: HTTPServerConfiguration, responder: any HTTPRoutingResponder, logger: @escaping HTTPServerLogger) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger

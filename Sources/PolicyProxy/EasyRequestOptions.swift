@@ -1,6 +1,6 @@
 import CCurl
 import Glibc
-import HTTPServer
+import HTTPTypes
 
 /// Sets up a (reset) libcurl easy handle for one forwarded request.
 enum EasyRequestOptions {

@@ -1,4 +1,4 @@
-public import HTTPServer
+public import HTTPTypes
 
 /// RFC 9110 field syntax, checked by the proxy itself before anything is forwarded.
 ///

@@ -1,4 +1,4 @@
-public import HTTPServer
+public import HTTPTypes
 
 /// Header fields that describe one connection, not the message (RFC 9110 §7.6.1), so a
 /// proxy must not forward them; plus the fields a proxy rewrites itself.

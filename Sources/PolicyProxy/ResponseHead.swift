@@ -1,4 +1,4 @@
-public import HTTPServer
+public import HTTPTypes
 
 /// The status and header fields of an origin's response, assembled from the header lines
 /// libcurl hands over one at a time.

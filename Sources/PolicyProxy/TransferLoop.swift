@@ -2,7 +2,7 @@ import CCurl
 import Dispatch
 import Foundation
 import Glibc
-import HTTPServer
+import HTTPTypes
 import Synchronization
 
 /// The thread that runs every upstream transfer on one libcurl multi handle.

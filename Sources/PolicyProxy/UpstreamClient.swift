@@ -1,5 +1,5 @@
 import CCurl
-import HTTPServer
+import HTTPTypes
 
 /// Forwards requests to origins with libcurl and streams the responses back.
 ///

@@ -1,32 +1,25 @@
 import CCurl
-import HTTPServer
+import HTTPTypes
 import Synchronization
 
 /// One forwarded request and its response on the way back.
 ///
 /// libcurl's callbacks write the head and body into it on the ``TransferLoop`` thread; the
 /// HTTP server reads the body from it (as an ``HTTPBodyStream``) on a worker thread. The
-/// two sides share only ``Shared``, under a lock: a bounded buffer, the end of the
-/// transfer and the reader's waker. When the buffer holds ``highWater`` bytes the write
-/// callback pauses the transfer, and the reader un-pauses it once it drained below
-/// ``lowWater``: a slow client slows the origin down instead of growing memory.
+/// two sides share only ``Shared``, under a lock: the ``BodyRelayStateMachine`` (buffer,
+/// end, backpressure) and the reader's waker. This class only drives the machine: it
+/// feeds it each event and performs the action it returns (wake the reader, pause,
+/// resume or cancel the transfer).
 final class UpstreamExchange: HTTPBodyStream, @unchecked Sendable {
     // @unchecked: the fields marked "loop thread" are touched only by the TransferLoop's
     // thread; everything the reader sees is in `shared`.
 
     /// How the transfer ended, as the reader sees it.
-    enum End: Equatable {
-        case complete
-        case failed
-    }
+    typealias End = BodyRelayStateMachine.End
 
     private struct Shared {
-        var buffer: [UInt8] = []
-        var readIndex = 0
-        var end: End?
+        var relay = BodyRelayStateMachine(highWater: UpstreamExchange.highWater, lowWater: UpstreamExchange.lowWater)
         var waker: (any HTTPBodyStreamWaker)?
-        var paused = false
-        var closed = false
     }
 
     static let highWater = 256 << 10
@@ -72,30 +65,31 @@ final class UpstreamExchange: HTTPBodyStream, @unchecked Sendable {
             overflowed = true
             return 0
         }
-        var waker: (any HTTPBodyStreamWaker)?
-        let taken = shared.withLock { shared -> Int in
-            if shared.closed { return 0 }
-            if shared.buffer.count - shared.readIndex >= Self.highWater {
-                shared.paused = true
-                return Int(CURL_WRITEFUNC_PAUSE)
-            }
-            shared.buffer.append(contentsOf: bytes)
-            waker = shared.waker
-            shared.waker = nil
-            return bytes.count
+        let (action, waker) = shared.withLock { shared -> (BodyRelayStateMachine.ReceiveAction, (any HTTPBodyStreamWaker)?) in
+            let action = shared.relay.receive(bytes)
+            guard case .take(wakeReader: true) = action else { return (action, nil) }
+            defer { shared.waker = nil }
+            return (action, shared.waker)
         }
-        if taken == bytes.count { received += taken }
-        waker?.wake()
-        return taken
+        switch action {
+        case .take:
+            received += bytes.count
+            waker?.wake()
+            return bytes.count
+        case .pauseTransfer:
+            return Int(CURL_WRITEFUNC_PAUSE)
+        case .abortTransfer:
+            return 0
+        }
     }
 
     /// Whether the write callback paused the transfer (the loop exempts it from timeouts).
-    var isPaused: Bool { shared.withLock { $0.paused } }
+    var isPaused: Bool { shared.withLock { $0.relay.isPaused } }
 
     /// Records the end of the transfer and wakes a waiting reader.
     func finish(_ end: End) {
         let waker = shared.withLock { shared -> (any HTTPBodyStreamWaker)? in
-            if shared.end == nil { shared.end = end }
+            guard shared.relay.finish(end) else { return nil }
             defer { shared.waker = nil }
             return shared.waker
         }
@@ -105,60 +99,38 @@ final class UpstreamExchange: HTTPBodyStream, @unchecked Sendable {
     /// The whole body, when the transfer already completed (small responses are sent as
     /// one buffer instead of a stream).
     func takeCompleteBody() -> [UInt8]? {
-        shared.withLock { shared -> [UInt8]? in
-            guard shared.end == .complete else { return nil }
-            defer { shared.buffer = [] }
-            return shared.readIndex == 0 ? shared.buffer : Array(shared.buffer[shared.readIndex...])
-        }
+        shared.withLock { $0.relay.takeCompleteBody() }
     }
 
     /// Whether the transfer failed (before the head was sent, that becomes a 502).
-    var hasFailed: Bool { shared.withLock { $0.end == .failed } }
+    var hasFailed: Bool { shared.withLock { $0.relay.end == .failed } }
 
     // MARK: the HTTP server's side (worker threads)
 
     func read(into buffer: UnsafeMutableRawBufferPointer, waker: any HTTPBodyStreamWaker) -> HTTPBodyStreamRead {
-        var resume = false
-        let result = shared.withLock { shared -> HTTPBodyStreamRead in
-            let available = shared.buffer.count - shared.readIndex
-            guard available > 0 else {
-                switch shared.end {
-                case .complete: return .end
-                case .failed: return .failed
-                case nil:
-                    shared.waker = waker
-                    return .pending
-                }
-            }
-            let count = min(available, buffer.count)
-            shared.buffer.withUnsafeBytes { bytes in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[shared.readIndex..<shared.readIndex + count]))
-            }
-            shared.readIndex += count
-            if shared.readIndex == shared.buffer.count {
-                shared.buffer.removeAll(keepingCapacity: true)
-                shared.readIndex = 0
-            } else if shared.readIndex >= Self.lowWater {
-                shared.buffer.removeFirst(shared.readIndex)
-                shared.readIndex = 0
-            }
-            if shared.paused, shared.buffer.count - shared.readIndex <= Self.lowWater {
-                shared.paused = false
-                resume = true
-            }
-            return .bytes(count)
+        let action = shared.withLock { shared -> BodyRelayStateMachine.ReadAction in
+            let action = shared.relay.read(into: buffer)
+            if action == .wait { shared.waker = waker }
+            return action
         }
-        if resume { loop.unpause(self) }
-        return result
+        switch action {
+        case .copied(let count, let resumeTransfer):
+            if resumeTransfer { loop.unpause(self) }
+            return .bytes(count)
+        case .end:
+            return .end
+        case .failed:
+            return .failed
+        case .wait:
+            return .pending
+        }
     }
 
     func close() {
-        let finished = shared.withLock { shared -> Bool in
-            shared.closed = true
-            shared.buffer = []
+        let running = shared.withLock { shared -> Bool in
             shared.waker = nil
-            return shared.end != nil
+            return shared.relay.close()
         }
-        if !finished { loop.cancel(self) }
+        if running { loop.cancel(self) }
     }
 }

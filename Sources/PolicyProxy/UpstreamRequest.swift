@@ -1,4 +1,4 @@
-public import HTTPServer
+public import HTTPTypes
 
 /// One request to forward to an origin: the absolute URL and what the client sent.
 public struct UpstreamRequest: Sendable {

@@ -17,15 +17,15 @@ final class ProxyListener: Sendable {
     }
 
     /// The listener the options and the config ask for, or nil when neither does.
-    static func make(options: PolicyDaemon.Options, api: PolicyAPI, log: EventLog) -> ProxyListener? {
+    static func make(options: PolicyDaemon.Options, decisions: DecisionPoint, log: EventLog) -> ProxyListener? {
         let proxySettings = ProxySettings.from(options.initial.policy)
         let configured = proxySettings.listen.flatMap { try? ListenAddress.parse($0).get() }
         guard let address = options.proxyListen ?? configured else { return nil }
         let server = options.initial.settings
         // The same limits and deadlines as the API listener: one `server` section for both.
         let configuration = server.httpConfiguration(
-            address: address, maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: PolicyAPI.problemTypePrefix)
-        let responder = ProxyResponder(api: api, settings: proxySettings)
+            address: address, maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: ProblemRenderer.typePrefix)
+        let responder = ProxyResponder(decisions: decisions, settings: proxySettings)
         let httpServer = HTTPServer(configuration: configuration, routingResponder: responder) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             var fields = event.fields

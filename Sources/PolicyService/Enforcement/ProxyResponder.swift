@@ -11,7 +11,9 @@ import PolicyProxy
 /// the upstream. The URL forwarded is the URL decided (its WHATWG serialization), so an
 /// origin never sees a spelling the policy did not judge.
 final class ProxyResponder: HTTPRoutingResponder {
-    let api: PolicyAPI
+    /// Decides and records, exactly as `/v1/authz` does.
+    let decisions: DecisionPoint
+    let problems = ProblemRenderer()
     let settings: ProxySettings
     let client: UpstreamClient
     /// Reverse mode: `X-Forwarded-Proto` and `X-Forwarded-Host` of `publicOrigin`, derived once.
@@ -20,8 +22,8 @@ final class ProxyResponder: HTTPRoutingResponder {
     /// default port), what an absolute-form target's origin must equal.
     private let publicOriginSerialized: String?
 
-    init(api: PolicyAPI, settings: ProxySettings) {
-        self.api = api
+    init(decisions: DecisionPoint, settings: ProxySettings) {
+        self.decisions = decisions
         self.settings = settings
         forwardedOrigin = settings.publicOrigin.map { origin in
             (origin.lowercased().hasPrefix("https") ? "https" : "http", String(origin.drop { $0 != ":" }.dropFirst(3)))
@@ -93,9 +95,10 @@ final class ProxyResponder: HTTPRoutingResponder {
             var navigation = NavigationRequest(url: decidedURL, method: request.method)
             metadata.apply(to: &navigation)
             let enforced: EnforcedDecision
-            switch api.enforce(navigation) {
-            case .success(let value): enforced = value
-            case .failure(let problem): return .answer(self.problem(problem))
+            do throws(ServiceProblem) {
+                enforced = try decisions.enforce(navigation)
+            } catch {
+                return .answer(problems.response(error))
             }
             guard enforced.decision.verdict == .allow else { return .answer(cancelled(enforced, request: request)) }
             forwardURL = enforced.decision.url
@@ -144,7 +147,7 @@ final class ProxyResponder: HTTPRoutingResponder {
                 status: 403, headers: .contentType("text/html; charset=utf-8"),
                 body: Array(PolicyPage.html(for: enforced).utf8))
         } else {
-            response = api.cancelledProblem(enforced.decision)
+            response = problems.cancelled(enforced.decision)
         }
         response.headers.add(name: "Cache-Control", value: "no-store")
         EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: false, to: &response.headers)
@@ -169,7 +172,7 @@ final class ProxyResponder: HTTPRoutingResponder {
     private static let htmlMediaType = Array("text/html".utf8)
 
     private func problem(_ problem: ProblemDetails) -> HTTPResponse {
-        api.problem(problem)
+        problems.response(problem)
     }
 
     private static func relay(_ outcome: UpstreamOutcome, decided: EnforcedDecision?) -> HTTPResponse {
@@ -192,27 +195,25 @@ final class ProxyResponder: HTTPRoutingResponder {
     }
 
     private static func relayed(_ outcome: UpstreamOutcome) -> HTTPResponse {
-        let prefix = PolicyAPI.problemTypePrefix
+        let problems = ProblemRenderer()
         switch outcome {
         case .response(let response):
             return response
         case .failed(let reason):
-            return ProblemDetails(
-                kind: "bad-gateway", title: "Bad gateway", status: 502, detail: "The origin could not be reached: \(reason)."
-            )
-            .response(typePrefix: prefix)
+            return problems.response(
+                ProblemDetails(
+                    kind: "bad-gateway", title: "Bad gateway", status: 502,
+                    detail: "The origin could not be reached: \(reason)."))
         case .timedOut(let reason):
-            return ProblemDetails(
-                kind: "gateway-timeout", title: "Gateway timeout", status: 504,
-                detail: "The origin did not answer in time: \(reason)."
-            )
-            .response(typePrefix: prefix)
+            return problems.response(
+                ProblemDetails(
+                    kind: "gateway-timeout", title: "Gateway timeout", status: 504,
+                    detail: "The origin did not answer in time: \(reason)."))
         case .tooLarge(let limit):
-            return ProblemDetails(
-                kind: "bad-gateway", title: "Bad gateway", status: 502,
-                detail: "The origin's response is larger than proxy.maxResponseBytes (\(limit) bytes)."
-            )
-            .response(typePrefix: prefix)
+            return problems.response(
+                ProblemDetails(
+                    kind: "bad-gateway", title: "Bad gateway", status: 502,
+                    detail: "The origin's response is larger than proxy.maxResponseBytes (\(limit) bytes)."))
         }
     }
 }

@@ -1,5 +1,9 @@
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Counters and histograms for `/metrics`, in Prometheus text exposition format 0.0.4.
 ///
 /// Label values come from a bounded set (handler names of loaded policies, a fixed list of
@@ -29,12 +33,34 @@ public final class Metrics: Sendable {
             sum += seconds
             if let bucket = Metrics.durationBuckets.firstIndex(where: { seconds <= $0 }) { bucketCounts[bucket] += 1 }
         }
+
+        /// Both histograms' observations (same buckets).
+        func merged(with other: Histogram) -> Histogram {
+            var sum = self
+            sum.count += other.count
+            sum.sum += other.sum
+            for index in sum.bucketCounts.indices where index < other.bucketCounts.count {
+                sum.bucketCounts[index] += other.bucketCounts[index]
+            }
+            return sum
+        }
     }
 
-    struct State {
+    /// The counters every request and decision bumps. They live in stripes, each with its
+    /// own lock, picked by the calling thread: workers deciding at the same time take
+    /// different locks, so the decision path has no process-wide lock. A scrape sums them.
+    struct HotCounters {
         var decisions: [DecisionKey: UInt64] = [:]
         var requests: [RequestKey: UInt64] = [:]
         var durations: [String: Histogram] = [:]
+    }
+
+    final class Stripe: Sendable {
+        let counters = Mutex(HotCounters())
+    }
+
+    /// The rarely written counters (reloads, intake, drops).
+    struct State {
         var reloads: [String: UInt64] = ["reloaded": 0, "unchanged": 0, "failed": 0]
         var decisionLogDropped: UInt64 = 0
         var intakeResults: [String: UInt64] = [:]
@@ -43,7 +69,18 @@ public final class Metrics: Sendable {
     }
 
     private let state = Mutex(State())
+    private let stripes: [Stripe] = (0..<Metrics.stripeCount).map { _ in Stripe() }
     public let version: String
+
+    /// A power of two, at least the worker count of a typical host.
+    static let stripeCount = 16
+
+    /// The calling thread's stripe: its `pthread_t` (an address), mixed so that threads
+    /// whose stacks are a fixed distance apart still spread over the stripes.
+    private var stripe: Stripe {
+        let mixed = UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15
+        return stripes[Int(truncatingIfNeeded: mixed >> 60) & (Self.stripeCount - 1)]
+    }
 
     public init(version: String) {
         self.version = version
@@ -51,11 +88,11 @@ public final class Metrics: Sendable {
 
     public func recordDecision(handler: String?, decision: String, action: String?) {
         let key = DecisionKey(handler: handler ?? "", decision: decision, action: action ?? "")
-        state.withLock { $0.decisions[key, default: 0] += 1 }
+        stripe.counters.withLock { $0.decisions[key, default: 0] += 1 }
     }
 
     public func recordRequest(endpoint: String, status: Int, seconds: Double) {
-        state.withLock { state in
+        stripe.counters.withLock { state in
             state.requests[RequestKey(endpoint: endpoint, status: status), default: 0] += 1
             // Mutated in place: copying the histogram out and back would copy its bucket array
             // on every request.
@@ -87,6 +124,13 @@ public final class Metrics: Sendable {
     /// The exposition text, with the gauges the caller reads at scrape time.
     public func render(openConnections: Int, policyHandlers: Int?, policyLoadedAt: Double?) -> String {
         let snapshot = state.withLock { $0 }
+        let hot = stripes.reduce(into: HotCounters()) { total, stripe in
+            stripe.counters.withLock { counters in
+                total.decisions.merge(counters.decisions, uniquingKeysWith: +)
+                total.requests.merge(counters.requests, uniquingKeysWith: +)
+                total.durations.merge(counters.durations) { $0.merged(with: $1) }
+            }
+        }
         var out = ""
         func family(_ name: String, _ type: String, _ help: String) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -94,18 +138,17 @@ public final class Metrics: Sendable {
         family(
             "navpolicyd_decisions_total", "counter", "Decisions made, by handler (empty = default decision), decision and action."
         )
-        for (key, value) in snapshot.decisions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+        for (key, value) in hot.decisions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             out +=
                 "navpolicyd_decisions_total{handler=\"\(escape(key.handler))\",decision=\"\(key.decision)\",action=\"\(escape(key.action))\"} \(value)\n"
         }
         family("navpolicyd_http_requests_total", "counter", "HTTP requests answered, by endpoint and status code.")
-        for (key, value) in snapshot.requests.sorted(by: { ($0.key.endpoint, $0.key.status) < ($1.key.endpoint, $1.key.status) })
-        {
+        for (key, value) in hot.requests.sorted(by: { ($0.key.endpoint, $0.key.status) < ($1.key.endpoint, $1.key.status) }) {
             out += "navpolicyd_http_requests_total{endpoint=\"\(key.endpoint)\",code=\"\(key.status)\"} \(value)\n"
         }
         family(
             "navpolicyd_http_request_duration_seconds", "histogram", "Time from a complete request to its response, by endpoint.")
-        for (endpoint, histogram) in snapshot.durations.sorted(by: { $0.key < $1.key }) {
+        for (endpoint, histogram) in hot.durations.sorted(by: { $0.key < $1.key }) {
             var cumulative: UInt64 = 0
             for (index, bound) in Self.durationBuckets.enumerated() {
                 cumulative += histogram.bucketCounts[index]

@@ -7,16 +7,40 @@ import ShareIntake
 /// The share-intake endpoints: parse and validate on the worker thread (CPU only), then
 /// hand the write to the store and answer after its COMMIT, with the connection suspended
 /// meanwhile so the worker keeps serving `/v1/decide`.
-struct IntakeAPI: Sendable {
-    /// nil when `intake.enabled` is false: every endpoint answers 404 `intake-disabled`.
-    let store: (any IntakeStore)?
+struct IntakeEndpoints: Sendable {
+    /// Whether this daemon stores shares.
+    enum Availability: Sendable {
+        /// Intake is on: the opened store.
+        case open(any IntakeStore)
+        /// `intake.enabled` is false: every endpoint answers 404 `intake-disabled`.
+        case disabled
+        /// Intake is enabled but the embedder opened no store: every endpoint answers 503.
+        case notConfigured
+    }
+
+    let availability: Availability
     let settings: IntakeSettings
-    let token: AdminToken?
+    /// When set, every intake endpoint requires `Authorization: Bearer <intake token>`.
+    let bearer: BearerAuthorization?
     let policies: PolicyStore
+    let recorder: DecisionRecorder
     let metrics: Metrics
     let log: EventLog
     let parser = PayloadParser()
-    let typePrefix: String
+    let problems = ProblemRenderer()
+
+    init(
+        availability: Availability, settings: IntakeSettings, token: AdminToken?, policies: PolicyStore,
+        recorder: DecisionRecorder, log: EventLog
+    ) {
+        self.availability = availability
+        self.settings = settings
+        self.bearer = token.map { BearerAuthorization(token: $0, realm: "navpolicyd-intake", tokenName: "intake token") }
+        self.policies = policies
+        self.recorder = recorder
+        self.metrics = recorder.metrics
+        self.log = log
+    }
 
     /// Items per page when `limit` is not given, and the most one page may hold.
     static let defaultPageSize = 20
@@ -30,21 +54,66 @@ struct IntakeAPI: Sendable {
         case seeOther
     }
 
+    func register(in group: inout RouteGroup) {
+        group.on("GET", path: PolicyAPI.Route.intake.rawValue) { request throws(ServiceProblem) in
+            .now(try list(request.http))
+        }
+        group.on("POST", path: PolicyAPI.Route.intake.rawValue) { request throws(ServiceProblem) in
+            try submit(request.http, reply: .created)
+        }
+        group.on("POST", path: PolicyAPI.Route.intakeShareTarget.rawValue) { request throws(ServiceProblem) in
+            try submit(request.http, reply: .seeOther)
+        }
+        group.on("GET", path: PolicyAPI.Route.intakeItem.rawValue) { request throws(ServiceProblem) in
+            .now(try show(request.http, id: request.parameter("id")))
+        }
+        group.on("DELETE", path: PolicyAPI.Route.intakeItem.rawValue) { request throws(ServiceProblem) in
+            try delete(id: request.parameter("id"))
+        }
+    }
+
+    /// The group check: the store must be open (404 when intake is off, 503 when it has no
+    /// store; both before authorization, because no intake token is loaded when intake is
+    /// off), then the intake token.
+    var check: RouteCheck {
+        { [self] request throws(ServiceProblem) in
+            _ = try openStore()
+            try bearer?.check(request)
+        }
+    }
+
+    /// The store, or the problem every endpoint answers without one.
+    private func openStore() throws(ServiceProblem) -> any IntakeStore {
+        switch availability {
+        case .open(let store):
+            return store
+        case .disabled:
+            // 404 rather than 503: nothing is wrong and retrying will not help; the resource
+            // does not exist on this daemon.
+            throw ServiceProblem(
+                ProblemDetails(
+                    kind: "intake-disabled", title: "Share intake is disabled", status: 404,
+                    detail: "intake.enabled is false in this daemon's config, so it stores no shares; "
+                        + "send shares to a daemon that has intake enabled"))
+        case .notConfigured:
+            throw ServiceProblem(IntakeFailure(.storageUnavailable, "share intake is not configured on this daemon"))
+        }
+    }
+
     // MARK: - POST
 
-    func submit(_ request: HTTPRequest, reply: Reply) -> HTTPResponderResult {
-        guard let store else { return .now(disabled()) }
-        if let failure = authorizationFailure(request) { return .now(failure) }
+    func submit(_ request: HTTPRequest, reply: Reply) throws(ServiceProblem) -> HTTPResponderResult {
+        let store = try openStore()
         let prepared: IntakeSubmission
         do throws(IntakeFailure) {
             prepared = try prepare(request, reply: reply)
         } catch {
             metrics.recordIntake(result: error.kind.rawValue)
-            return .now(problem(error))
+            throw ServiceProblem(error)
         }
         let metrics = metrics
         let log = log
-        let typePrefix = typePrefix
+        let problems = problems
         return .later {
             switch await store.submit(prepared) {
             case .success(.stored(let stored, let newItems)):
@@ -58,12 +127,12 @@ struct IntakeAPI: Sendable {
                 if let cause = failure.cause {
                     log.log(.error, "intake.storage_failed", ["kind": .string(failure.kind.rawValue), "cause": .string(cause)])
                 }
-                return failure.response(typePrefix: typePrefix)
+                return problems.response(ServiceProblem(failure))
             }
         }
     }
 
-    /// Everything up to the write, in the order of the issue's rules: key syntax, payload
+    /// Everything up to the write, in the order docs/intake.md gives the checks: key syntax, payload
     /// (type, size, encoding, format), URL count, web-URL rules, policy chain.
     private func prepare(_ request: HTTPRequest, reply: Reply) throws(IntakeFailure) -> IntakeSubmission {
         let key = try IntakeRequestContent.idempotencyKey(request.headers["Idempotency-Key"])
@@ -103,7 +172,9 @@ struct IntakeAPI: Sendable {
         } catch {
             throw IntakeFailure(.invalidURL, error.reason)
         }
-        metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
+        // Recorded like every other decision (id, metrics, log line); the stored item keeps
+        // its documented shape, so the id appears in the decision log only.
+        _ = recorder.record(decision, for: NavigationRequest(url: url.href), revision: snapshot.revision)
         var object = decision.jsonObject
         object.append("policyRevision", .string(snapshot.revision))
         if settings.onCancel == .reject, decision.verdict == .cancel {
@@ -156,25 +227,25 @@ struct IntakeAPI: Sendable {
 
     // MARK: - Reading and deleting
 
-    func list(_ request: HTTPRequest) -> HTTPResponse {
-        guard let store else { return disabled() }
-        if let failure = authorizationFailure(request) { return failure }
+    func list(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
+        let store = try openStore()
         var limit = Self.defaultPageSize
         var after: Int64?
         for item in request.queryItems {
             switch item.name {
             case "limit":
                 guard let value = Int(item.value), (1...Self.maximumPageSize).contains(value) else {
-                    return problem(.invalidRequest("limit must be a whole number 1-\(Self.maximumPageSize)", field: "limit"))
+                    throw ServiceProblem(
+                        .invalidRequest("limit must be a whole number 1-\(Self.maximumPageSize)", field: "limit"))
                 }
                 limit = value
             case "after":
                 guard let value = Int64(item.value), value > 0 else {
-                    return problem(.invalidRequest("after must be an item id from a previous page", field: "after"))
+                    throw ServiceProblem(.invalidRequest("after must be an item id from a previous page", field: "after"))
                 }
                 after = value
             default:
-                return problem(
+                throw ServiceProblem(
                     .invalidRequest("unknown query parameter \"\(item.name)\"; expected limit, after", field: item.name))
             }
         }
@@ -186,32 +257,33 @@ struct IntakeAPI: Sendable {
                     "items": .array(items.map { .object($0.jsonObject) }), "order": .string("newest-first"), "next": next,
                 ]))
         } catch {
-            return problem(error)
+            throw ServiceProblem(error)
         }
     }
 
-    func show(_ request: HTTPRequest, id: String) -> HTTPResponse {
-        guard let store else { return disabled() }
-        if let failure = authorizationFailure(request) { return failure }
+    func show(_ request: HTTPRequest, id: String) throws(ServiceProblem) -> HTTPResponse {
+        let store = try openStore()
+        guard let number = Self.itemID(id) else { throw Self.notFound(id) }
+        let found: IntakeItem?
         do throws(IntakeFailure) {
-            guard let number = Self.itemID(id), let item = try store.item(id: number) else { return notFound(id) }
-            if IntakeItemPage.prefersHTML(request.headers["Accept"]) { return IntakeItemPage.response(for: item) }
-            return .json(.object(item.jsonObject))
+            found = try store.item(id: number)
         } catch {
-            return problem(error)
+            throw ServiceProblem(error)
         }
+        guard let item = found else { throw Self.notFound(id) }
+        if IntakeItemPage.prefersHTML(request.headers["Accept"]) { return IntakeItemPage.response(for: item) }
+        return .json(.object(item.jsonObject))
     }
 
-    func delete(_ request: HTTPRequest, id: String) -> HTTPResponderResult {
-        guard let store else { return .now(disabled()) }
-        if let failure = authorizationFailure(request) { return .now(failure) }
-        guard let number = Self.itemID(id) else { return .now(notFound(id)) }
-        let typePrefix = typePrefix
+    func delete(id: String) throws(ServiceProblem) -> HTTPResponderResult {
+        let store = try openStore()
+        guard let number = Self.itemID(id) else { throw Self.notFound(id) }
+        let problems = problems
         return .later {
             switch await store.delete(id: number) {
             case .success(true): return .empty()
-            case .success(false): return Self.notFound(id, typePrefix: typePrefix)
-            case .failure(let failure): return failure.response(typePrefix: typePrefix)
+            case .success(false): return problems.response(Self.notFound(id))
+            case .failure(let failure): return problems.response(ServiceProblem(failure))
             }
         }
     }
@@ -222,39 +294,7 @@ struct IntakeAPI: Sendable {
         return value
     }
 
-    private func notFound(_ id: String) -> HTTPResponse { Self.notFound(id, typePrefix: typePrefix) }
-
-    private static func notFound(_ id: String, typePrefix: String) -> HTTPResponse {
-        IntakeFailure(.notFound, "no intake item has the id \"\(id)\"").response(typePrefix: typePrefix)
+    private static func notFound(_ id: String) -> ServiceProblem {
+        ServiceProblem(IntakeFailure(.notFound, "no intake item has the id \"\(id)\""))
     }
-
-    // MARK: - Helpers
-
-    /// The answer of every intake endpoint on a daemon started with `intake.enabled: false`.
-    /// 404 rather than 503: nothing is wrong and retrying will not help; the resource does
-    /// not exist on this daemon. It comes before authorization, because no intake token is
-    /// loaded when intake is off.
-    private func disabled() -> HTTPResponse {
-        ProblemDetails(
-            kind: "intake-disabled", title: "Share intake is disabled", status: 404,
-            detail: "intake.enabled is false in this daemon's config, so it stores no shares; "
-                + "send shares to a daemon that has intake enabled"
-        ).response(typePrefix: typePrefix)
-    }
-
-    private func authorizationFailure(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let token, !token.authorizes(request.headers["Authorization"]) else { return nil }
-        let presented = request.headers["Authorization"] != nil
-        var response = problem(
-            IntakeFailure(
-                .unauthorized, presented ? "The bearer token is not valid." : "Send Authorization: Bearer <intake token>."))
-        response.headers.add(
-            name: "WWW-Authenticate",
-            value: presented ? #"Bearer realm="navpolicyd-intake", error="invalid_token""# : #"Bearer realm="navpolicyd-intake""#)
-        return response
-    }
-
-    private func problem(_ failure: IntakeFailure) -> HTTPResponse { failure.response(typePrefix: typePrefix) }
-
-    private func problem(_ problem: ProblemDetails) -> HTTPResponse { problem.response(typePrefix: typePrefix) }
 }

@@ -17,16 +17,16 @@ extension ProblemDetails {
         ProblemDetails(kind: "unauthorized", title: "Authentication required", status: 401, detail: detail)
     }
 
-    static func notFound(path: String) -> ProblemDetails {
+    static func notFound(path: String, endpoints: [String]) -> ProblemDetails {
         ProblemDetails(
             kind: "not-found", title: "Not found", status: 404,
-            detail: "No endpoint at \(path). Endpoints: " + PolicyAPI.Route.allCases.map(\.rawValue).joined(separator: ", "))
+            detail: "No endpoint at \(path). Endpoints: " + endpoints.joined(separator: ", "))
     }
 
-    static func methodNotAllowed(_ method: String, route: PolicyAPI.Route) -> ProblemDetails {
+    static func methodNotAllowed(_ method: String, template: String, allowed: [String]) -> ProblemDetails {
         ProblemDetails(
             kind: "method-not-allowed", title: "Method not allowed", status: 405,
-            detail: "\(route.rawValue) accepts \(route.allowedMethods.joined(separator: ", ")), not \(method).")
+            detail: "\(template) accepts \(allowed.joined(separator: ", ")), not \(method).")
     }
 
     static func unsupportedMediaType(_ contentType: String?) -> ProblemDetails {

@@ -2,55 +2,38 @@ import HTTPServer
 import JSONSupport
 import NavigationPolicy
 
-/// A decision taken for an enforcement point, with the identifier it was logged under.
-struct EnforcedDecision: Sendable {
-    /// The policy's answer.
-    var decision: Decision
-    /// The `decisionId` written to the decision log and sent as `X-Navigation-Decision-Id`.
-    var id: String
-}
+/// `/v1/authz`: the nginx `auth_request` subrequest.
+struct AuthzEndpoints: Sendable {
+    let decisions: DecisionPoint
+    let problems = ProblemRenderer()
 
-extension PolicyAPI {
-    /// Decides a navigation on the current snapshot and records it exactly like `/v1/decide`
-    /// (metrics, decision log, identifier), so every mode reports into one place.
-    /// - Returns: the decision, or the problem to answer with (invalid request, no policy).
-    func enforce(_ navigation: NavigationRequest) -> Result<EnforcedDecision, ProblemDetails> {
-        guard let snapshot = store.snapshot else { return .failure(.noPolicy) }
-        let decision: Decision
-        do {
-            decision = try snapshot.policy.decide(navigation, explain: false)
-        } catch {
-            return .failure(.invalidRequest(error.description, field: error.field))
+    func register(in group: inout RouteGroup) {
+        group.on("GET", "HEAD", path: PolicyAPI.Route.authz.rawValue) { request throws(ServiceProblem) in
+            .now(try authorize(request.http))
         }
-        let id = record(decision, for: navigation, snapshot: snapshot)
-        return .success(EnforcedDecision(decision: decision, id: id))
     }
 
-    /// `GET /v1/authz`: the nginx `auth_request` subrequest. 204 allows, 403 cancels; both
-    /// carry the `X-Navigation-*` headers (the 403 also `X-Navigation-Location` when the
-    /// handler redirects), which nginx copies with `auth_request_set`.
+    /// 204 allows, 403 cancels; both carry the `X-Navigation-*` headers (the 403 also
+    /// `X-Navigation-Location` when the handler redirects), which nginx copies with
+    /// `auth_request_set`.
     ///
     /// Every field read here must be set by the front proxy, overwriting whatever the client
     /// sent (docs/security.md); anything missing, repeated or contradictory is a 400, which
     /// nginx turns into a refusal.
-    func authorize(_ request: HTTPRequest) -> HTTPResponse {
+    func authorize(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
         let target: AuthzTarget
         switch AuthzTarget.from(request.headers) {
         case .success(let value): target = value
-        case .failure(let problem): return self.problem(problem)
+        case .failure(let problem): throw ServiceProblem(problem)
         }
         var navigation = NavigationRequest(url: target.url, method: target.method)
         FetchMetadata(request.headers).apply(to: &navigation)
-        let enforced: EnforcedDecision
-        switch enforce(navigation) {
-        case .success(let value): enforced = value
-        case .failure(let problem): return self.problem(problem)
-        }
+        let enforced = try decisions.enforce(navigation)
         var response: HTTPResponse
         if enforced.decision.verdict == .allow {
             response = .empty(status: 204)
         } else {
-            response = cancelledProblem(enforced.decision)
+            response = problems.cancelled(enforced.decision)
         }
         EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: true, to: &response.headers)
         return response
@@ -130,20 +113,4 @@ struct AuthzTarget: Equatable {
     /// Bytes that would end the authority or start userinfo, so the host field could not
     /// move the URL's real host somewhere else.
     private static let forbiddenInHost: Set<UInt8> = Set("/?#@\\ \t".utf8)
-}
-
-extension PolicyAPI {
-    /// 403 `navigation-cancelled`: the problem with the decision object as its `decision`
-    /// member, written straight into the body (every cancel of the proxy answers this).
-    func cancelledProblem(_ decision: Decision) -> HTTPResponse {
-        let by = decision.handler.map { "the \"\($0)\" handler" } ?? "the default decision"
-        let problem = ProblemDetails(
-            kind: "navigation-cancelled", title: "Navigation cancelled", status: 403,
-            detail: "The navigation policy cancelled this navigation (\(by)).")
-        return problem.response(typePrefix: Self.problemTypePrefix) { writer in
-            writer.writeRaw(#","decision":{"#)
-            decision.writeMembers(to: &writer)
-            writer.writeRaw("}")
-        }
-    }
 }

@@ -86,8 +86,9 @@ public final class PolicyDaemon: Sendable {
         }
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
         let serverBox = Mutex<HTTPServer?>(nil)
+        let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
         let api = PolicyAPI(
-            store: store, metrics: metrics, log: log, decisionLog: decisionLog, adminToken: options.adminToken,
+            store: store, metrics: metrics, recorder: recorder, adminToken: options.adminToken,
             requireTokenForDecide: settings.requireTokenForDecide,
             reload: { trigger in
                 Self.reload(
@@ -95,9 +96,10 @@ public final class PolicyDaemon: Sendable {
                     restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger)
             },
             openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
-            intake: Self.intakeAPI(options.intake, settings: intakeSettings, policies: store, metrics: metrics, log: log))
+            intake: Self.intakeEndpoints(
+                options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log))
         let configuration = settings.httpConfiguration(
-            address: options.listen, bodyLimitsByPath: Self.intakeBodyLimits, problemTypePrefix: PolicyAPI.problemTypePrefix)
+            address: options.listen, bodyLimitsByPath: Self.intakeBodyLimits, problemTypePrefix: ProblemRenderer.typePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             log.log(level, event.event, event.fields)
@@ -108,7 +110,8 @@ public final class PolicyDaemon: Sendable {
             }
         }
         serverBox.withLock { $0 = server }
-        proxy = ProxyListener.make(options: options, api: api, log: log)
+        proxy = ProxyListener.make(
+            options: options, decisions: DecisionPoint(store: store, recorder: recorder), log: log)
         self.store = store
         self.metrics = metrics
         self.log = log
@@ -121,20 +124,20 @@ public final class PolicyDaemon: Sendable {
     }
 
     /// The intake endpoints: backed by the opened store; storeless (404 `intake-disabled`)
-    /// when `intake.enabled` is false; absent (503) when the caller opened no store although
-    /// intake is enabled, which only in-process embedders do.
-    private static func intakeAPI(
-        _ intake: IntakeOptions?, settings: IntakeSettings, policies: PolicyStore, metrics: Metrics, log: EventLog
-    ) -> IntakeAPI? {
+    /// when `intake.enabled` is false; unconfigured (503) when the caller opened no store
+    /// although intake is enabled, which only in-process embedders do.
+    private static func intakeEndpoints(
+        _ intake: IntakeOptions?, settings: IntakeSettings, policies: PolicyStore, recorder: DecisionRecorder,
+        log: EventLog
+    ) -> IntakeEndpoints {
         if let intake {
-            return IntakeAPI(
-                store: intake.store, settings: intake.settings, token: intake.token, policies: policies, metrics: metrics,
-                log: log, typePrefix: PolicyAPI.problemTypePrefix)
+            return IntakeEndpoints(
+                availability: .open(intake.store), settings: intake.settings, token: intake.token, policies: policies,
+                recorder: recorder, log: log)
         }
-        guard !settings.enabled else { return nil }
-        return IntakeAPI(
-            store: nil, settings: settings, token: nil, policies: policies, metrics: metrics, log: log,
-            typePrefix: PolicyAPI.problemTypePrefix)
+        return IntakeEndpoints(
+            availability: settings.enabled ? .notConfigured : .disabled, settings: settings, token: nil,
+            policies: policies, recorder: recorder, log: log)
     }
 
     /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled.

@@ -131,25 +131,25 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    public static func parse(_ text: String) -> Result<ListenAddress, PatternError> {
+    public static func parse(_ text: String) -> Result<ListenAddress, ListenAddressError> {
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                return .failure(PatternError("expected [IPv6]:PORT"))
+                return .failure(ListenAddressError("expected [IPv6]:PORT"))
             }
             host = text[text.index(after: text.startIndex)..<close]
             portText = text[text.index(close, offsetBy: 2)...]
         } else {
-            guard let colon = text.lastIndex(of: ":") else { return .failure(PatternError("expected HOST:PORT")) }
+            guard let colon = text.lastIndex(of: ":") else { return .failure(ListenAddressError("expected HOST:PORT")) }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
         }
-        guard let port = UInt16(portText) else { return .failure(PatternError("the port must be a number 0-65535")) }
-        guard !host.isEmpty else { return .failure(PatternError("missing host (use 127.0.0.1 or 0.0.0.0)")) }
+        guard let port = UInt16(portText) else { return .failure(ListenAddressError("the port must be a number 0-65535")) }
+        guard !host.isEmpty else { return .failure(ListenAddressError("missing host (use 127.0.0.1 or 0.0.0.0)")) }
         let hostText = host == "localhost" ? "127.0.0.1" : String(host)
         guard isIPv4(hostText) || (hostText.contains(":") && hostText.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." })
-        else { return .failure(PatternError("the host must be an IP address or localhost")) }
+        else { return .failure(ListenAddressError("the host must be an IP address or localhost")) }
         return .success(ListenAddress(host: hostText, port: port))
     }
 

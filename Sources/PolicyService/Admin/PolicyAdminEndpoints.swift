@@ -1,0 +1,101 @@
+import Foundation
+import HTTPServer
+import JSONSupport
+import NavigationPolicy
+
+/// Policy administration and probes: `/v1/policy`, `/v1/policy/reload`, `/healthz`,
+/// `/readyz`, `/metrics`.
+struct PolicyAdminEndpoints: Sendable {
+    let store: PolicyStore
+    let metrics: Metrics
+    /// Reloads and reports the outcome; the daemon logs and counts every reload in one place.
+    let reload: @Sendable (String) -> PolicyStore.ReloadOutcome
+    /// Reads the open-connection gauge from the server at scrape time.
+    let openConnections: @Sendable () -> Int
+    let draining: DrainingFlag
+    let problems = ProblemRenderer()
+
+    /// `/v1/policy`: readable without the admin token.
+    func registerPolicy(in group: inout RouteGroup) {
+        group.on("GET", "HEAD", path: PolicyAPI.Route.policy.rawValue) { _ throws(ServiceProblem) in
+            .now(.json(.object(policyDescription())))
+        }
+    }
+
+    /// `/v1/policy/reload`: registered in the admin-token group.
+    func registerReload(in group: inout RouteGroup) {
+        group.on("POST", path: PolicyAPI.Route.reload.rawValue) { _ throws(ServiceProblem) in reloadLater() }
+    }
+
+    /// The probes and the scrape endpoint.
+    func registerProbes(in group: inout RouteGroup) {
+        group.on("GET", "HEAD", path: PolicyAPI.Route.healthz.rawValue) { _ throws(ServiceProblem) in
+            .now(.json(.object(["status": .string("ok")])))
+        }
+        group.on("GET", "HEAD", path: PolicyAPI.Route.readyz.rawValue) { _ throws(ServiceProblem) in
+            .now(try readiness())
+        }
+        group.on("GET", "HEAD", path: PolicyAPI.Route.metrics.rawValue) { _ throws(ServiceProblem) in
+            .now(metricsResponse())
+        }
+    }
+
+    private func readiness() throws(ServiceProblem) -> HTTPResponse {
+        guard !draining.isDraining else { throw ServiceProblem(.notReady) }
+        guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+        return .json(.object(["status": .string("ready"), "policyRevision": .string(snapshot.revision)]))
+    }
+
+    private func metricsResponse() -> HTTPResponse {
+        let snapshot = store.snapshot
+        let text = metrics.render(
+            openConnections: openConnections(), policyHandlers: snapshot?.policy.links.count,
+            policyLoadedAt: snapshot?.loadedAt.timeIntervalSince1970)
+        return HTTPResponse(
+            status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+            body: Array(text.utf8))
+    }
+
+    /// Reloads off the request path: compiling a large policy takes about a second of CPU,
+    /// which on a worker thread would stall every connection that worker owns, and in a task
+    /// would hold one of the few threads async work shares. A thread of its own does neither,
+    /// and answers the suspended connection itself.
+    private func reloadLater() -> HTTPResponderResult {
+        .deferred { [self] respond in
+            Thread.detachNewThread { respond(self.reloadResponse(self.reload("http"))) }
+        }
+    }
+
+    private func reloadResponse(_ outcome: PolicyStore.ReloadOutcome) -> HTTPResponse {
+        guard outcome.result != .failed else {
+            var problem = ProblemDetails.invalidConfig(outcome.errors)
+            problem.extensions.append("activeRevision", outcome.revision.map(JSONValue.string) ?? .null)
+            return problems.response(problem)
+        }
+        return .json(.object(outcome.jsonObject))
+    }
+
+    private func policyDescription() -> JSONObject {
+        var object = JSONObject()
+        let snapshot = store.snapshot
+        object.append("revision", snapshot.map { .string($0.revision) } ?? .null)
+        object.append("loadedAt", snapshot.map { .string(Timestamp.iso8601($0.loadedAt)) } ?? .null)
+        object.append("configPath", .string(store.configPath))
+        object.append("defaultDecision", snapshot.map { .string($0.policy.defaultVerdict.rawValue) } ?? .null)
+        let handlers = (snapshot?.policy.links ?? []).enumerated().map { index, link -> JSONValue in
+            .object([
+                "position": .number(Double(index + 1)), "name": .string(link.name), "type": .string(link.type),
+                "match": .string(link.matcher.summary),
+            ])
+        }
+        object.append("handlers", .array(handlers))
+        if let failure = store.lastReloadFailure {
+            object.append(
+                "lastReloadError",
+                .object(["at": .string(Timestamp.iso8601(failure.at)), "errors": .array(failure.errors.map(JSONValue.string))]))
+        } else {
+            object.append("lastReloadError", .null)
+        }
+        return object
+    }
+}

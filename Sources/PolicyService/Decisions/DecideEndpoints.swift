@@ -1,0 +1,176 @@
+import HTTPServer
+import JSONSupport
+import NavigationPolicy
+
+/// `/v1/decide`: one navigation from the query (GET, HEAD) or one or a batch from a JSON
+/// body (POST), decided on one policy snapshot and recorded.
+struct DecideEndpoints: Sendable {
+    /// Largest `{"requests": […]}` batch.
+    static let maximumBatch = 1000
+    static let queryKeys = NavigationRequest.jsonKeys + ["explain"]
+
+    let store: PolicyStore
+    let recorder: DecisionRecorder
+
+    func register(in group: inout RouteGroup) {
+        group.on("GET", "HEAD", path: PolicyAPI.Route.decide.rawValue) { request throws(ServiceProblem) in
+            .now(try decideGET(request.http))
+        }
+        group.on("POST", path: PolicyAPI.Route.decide.rawValue) { request throws(ServiceProblem) in
+            .now(try decidePOST(request.http))
+        }
+    }
+
+    private func decideGET(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
+        var fields: [String: String] = [:]
+        for item in request.queryItems {
+            guard Self.queryKeys.contains(item.name) else {
+                throw ServiceProblem(
+                    .invalidRequest(
+                        "unknown query parameter \"\(item.name)\"; expected "
+                            + Self.queryKeys.map { "\"\($0)\"" }.joined(separator: ", "), field: item.name))
+            }
+            guard fields[item.name] == nil else {
+                throw ServiceProblem(
+                    .invalidRequest("query parameter \"\(item.name)\" is given more than once", field: item.name))
+            }
+            fields[item.name] = item.value
+        }
+        let explain: Bool
+        switch fields["explain"] {
+        case nil, "false": explain = false
+        case "true": explain = true
+        case let other?:
+            throw ServiceProblem(.invalidRequest("explain must be true or false, not \"\(other)\"", field: "explain"))
+        }
+        guard let url = fields["url"] else {
+            throw ServiceProblem(
+                .invalidRequest(
+                    "the url query parameter is required, e.g. /v1/decide?url=https%3A%2F%2Fapp.example.com%2F", field: "url"))
+        }
+        var navigation = NavigationRequest(url: url, method: fields["method"] ?? "GET", sourceURL: fields["sourceURL"])
+        do throws(NavigationRequestError) {
+            if let type = fields["navigationType"] {
+                navigation.navigationType = try NavigationRequest.navigationType(from: type)
+            }
+            if let frame = fields["targetFrame"] { navigation.targetFrame = try NavigationRequest.targetFrame(from: frame) }
+        } catch {
+            throw ServiceProblem(.invalidRequest(error.description, field: error.field))
+        }
+        guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+        return try decideOne(navigation, explain: explain, snapshot: snapshot)
+    }
+
+    private func decidePOST(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
+        guard Self.isJSON(request.headers["Content-Type"]) else {
+            throw ServiceProblem(
+                .unsupportedMediaType(request.headers["Content-Type"]),
+                headers: HTTPHeaders([("Accept-Post", "application/json")]))
+        }
+        let document: JSONValue
+        do {
+            document = try JSONParser(maximumDepth: 8).parse(request.body)
+        } catch {
+            throw ServiceProblem(.malformedJSON("the body is not valid JSON: \(error)"))
+        }
+        guard case .object(let object) = document else {
+            throw ServiceProblem(.malformedJSON("the body must be a JSON object, not \(document.kindName)"))
+        }
+        let explain: Bool
+        switch object["explain"] {
+        case nil: explain = false
+        case .bool(let flag)?: explain = flag
+        case let other?:
+            throw ServiceProblem(.invalidRequest("explain must be true or false, not \(other.kindName)", field: "explain"))
+        }
+        guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+        guard let batch = object["requests"] else {
+            let navigation: NavigationRequest
+            do {
+                navigation = try NavigationRequest(json: object, extraKeys: ["explain"])
+            } catch {
+                throw ServiceProblem(.invalidRequest(error.description, field: error.field))
+            }
+            return try decideOne(navigation, explain: explain, snapshot: snapshot)
+        }
+        return try decideBatch(batch, object: object, explain: explain, snapshot: snapshot)
+    }
+
+    /// Decides every request of a batch, or none: one invalid entry rejects the whole batch,
+    /// so a client never gets a partial answer it could misalign.
+    private func decideBatch(
+        _ batch: JSONValue, object: JSONObject, explain: Bool, snapshot: PolicySnapshot
+    ) throws(ServiceProblem) -> HTTPResponse {
+        if let extra = object.keys.first(where: { $0 != "requests" && $0 != "explain" }) {
+            throw ServiceProblem(.invalidRequest("unknown field \"\(extra)\" next to \"requests\"", field: extra))
+        }
+        guard case .array(let entries) = batch else {
+            throw ServiceProblem(.invalidRequest("requests must be an array of request objects", field: "requests"))
+        }
+        guard (1...Self.maximumBatch).contains(entries.count) else {
+            throw ServiceProblem(
+                .invalidRequest("requests must hold 1 to \(Self.maximumBatch) entries, not \(entries.count)", field: "requests"))
+        }
+        var canonical: [CanonicalRequest] = []
+        canonical.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            guard case .object(let fields) = entry else {
+                throw ServiceProblem(
+                    .invalidRequest("/requests/\(index): expected an object, got \(entry.kindName)", field: "requests/\(index)"))
+            }
+            do {
+                canonical.append(try CanonicalRequest(NavigationRequest(json: fields)))
+            } catch {
+                throw ServiceProblem(
+                    .invalidRequest(
+                        "/requests/\(index)/\(error.field): \(error.reason)", field: "requests/\(index)/\(error.field)"))
+            }
+        }
+        var writer = JSONWriter(reservingCapacity: 64 + 320 * canonical.count)
+        writer.writeRaw(#"{"decisions":["#)
+        for (index, request) in canonical.enumerated() {
+            if index > 0 { writer.writeRaw(",") }
+            recorder.record(
+                snapshot.policy.decide(request, explain: explain), for: request.original, revision: snapshot.revision,
+                into: &writer)
+        }
+        writer.writeRaw(#"],"policyRevision":"#)
+        writer.writeString(snapshot.revision)
+        writer.writeRaw("}")
+        return .json(body: writer.bytes)
+    }
+
+    private func decideOne(
+        _ navigation: NavigationRequest, explain: Bool, snapshot: PolicySnapshot
+    ) throws(ServiceProblem) -> HTTPResponse {
+        let decision: Decision
+        do {
+            decision = try snapshot.policy.decide(navigation, explain: explain)
+        } catch {
+            throw ServiceProblem(.invalidRequest(error.description, field: error.field))
+        }
+        var writer = JSONWriter(reservingCapacity: 384)
+        recorder.record(decision, for: navigation, revision: snapshot.revision, into: &writer)
+        return .json(body: writer.bytes)
+    }
+
+    /// `application/json`, with or without parameters such as `charset=utf-8`.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        // Bytes, not Foundation: trimmingCharacters(in:) + lowercased() bridged through
+        // NSString and cost ~10% of a POST's CPU. Media types are ASCII and case-insensitive.
+        let bytes = Array(contentType.utf8)
+        var start = 0
+        var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        let expected = Array("application/json".utf8)
+        guard end - start == expected.count else { return false }
+        for offset in 0..<expected.count {
+            let byte = bytes[start + offset]
+            let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            guard lower == expected[offset] else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,24 @@
+import HTTPServer
+import JSONSupport
+import ShareIntake
+
+extension ServiceProblem {
+    /// An intake failure as a problem, with the header fields its kind calls for.
+    init(_ failure: IntakeFailure) {
+        var details = ProblemDetails(kind: failure.kind.rawValue, title: failure.kind.title, status: failure.kind.status)
+        details.detail = failure.detail
+        details.extensions = failure.extensions
+        var headers = HTTPHeaders()
+        switch failure.kind {
+        case .unsupportedMediaType:
+            let accepted =
+                failure.extensions["accepted"]?.arrayValue?.compactMap(\.stringValue) ?? PayloadParser.acceptedMediaTypes
+            headers.add(name: "Accept-Post", value: accepted.joined(separator: ", "))
+        case .idempotencyInFlight, .storageUnavailable:
+            headers.add(name: "Retry-After", value: "1")
+        default:
+            break
+        }
+        self.init(details, headers: headers)
+    }
+}

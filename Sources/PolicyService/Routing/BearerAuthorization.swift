@@ -1,0 +1,22 @@
+import HTTPServer
+
+/// `Authorization: Bearer <token>` for a group of routes: the one bearer check, attached
+/// to the admin routes (realm `navpolicyd`) and to the intake routes (realm `navpolicyd-intake`).
+struct BearerAuthorization: Sendable {
+    /// The token a request must present.
+    let token: AdminToken
+    /// The `WWW-Authenticate` realm.
+    let realm: String
+    /// What to call the token in the problem detail ("admin token").
+    let tokenName: String
+
+    /// Throws 401 `unauthorized` with the challenge unless the request presents the token.
+    func check(_ request: HTTPRequest) throws(ServiceProblem) {
+        let presented = request.headers["Authorization"]
+        guard !token.authorizes(presented) else { return }
+        let detail = presented != nil ? "The bearer token is not valid." : "Send Authorization: Bearer <\(tokenName)>."
+        let challenge =
+            presented != nil ? #"Bearer realm="\#(realm)", error="invalid_token""# : #"Bearer realm="\#(realm)""#
+        throw ServiceProblem(.unauthorized(detail), headers: HTTPHeaders([("WWW-Authenticate", challenge)]))
+    }
+}

@@ -1,0 +1,123 @@
+public import HTTPServer
+import JSONSupport
+import NavigationPolicy
+import Synchronization
+
+/// The daemon's HTTP API: a route table built once from each area's registrations
+/// (decisions, policy administration, share intake, nginx authorization), plus what every
+/// answer shares: 404/405 from the table, problems rendered once, `Cache-Control` and the
+/// request metrics written in one place.
+///
+/// Runs synchronously on the libmicrohttpd worker that owns the connection; every request
+/// takes one policy snapshot and decides entirely on it. Only the intake writes (which wait
+/// for a disk commit) and reloads answer later, with the connection suspended.
+/// docs/architecture.md follows one request through it.
+public final class PolicyAPI: HTTPRoutingResponder {
+    /// Every endpoint's path template, in the order the 404 detail lists them; the raw
+    /// value is also the endpoint's metrics label. The route table registers exactly these.
+    public enum Route: String, CaseIterable, Sendable {
+        case decide = "/v1/decide"
+        case policy = "/v1/policy"
+        case reload = "/v1/policy/reload"
+        case healthz = "/healthz"
+        case readyz = "/readyz"
+        case metrics = "/metrics"
+        case intake = "/v1/intake"
+        case intakeShareTarget = "/v1/intake/share-target"
+        /// `/v1/intake/{id}`: the id is the last segment.
+        case intakeItem = "/v1/intake/{id}"
+        case authz = "/v1/authz"
+    }
+
+    /// Largest `{"requests": […]}` batch.
+    public static let maximumBatch = DecideEndpoints.maximumBatch
+    static let problemTypePrefix = ProblemRenderer.typePrefix
+
+    let routes: RouteTable
+    let problems = ProblemRenderer()
+    let metrics: Metrics
+    let draining: DrainingFlag
+
+    /// Assembles the table: each area registers its routes, behind the check its group needs.
+    init(
+        store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
+        requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
+        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints
+    ) {
+        let draining = DrainingFlag()
+        let admin = adminToken.map { BearerAuthorization(token: $0, realm: "navpolicyd", tokenName: "admin token") }
+        var adminCheck: RouteCheck?
+        if let admin { adminCheck = { request throws(ServiceProblem) in try admin.check(request) } }
+        // The decision endpoints are one oracle: a decision endpoint left open would let anyone
+        // map the policy whatever requireTokenForDecide says, so /v1/authz shares the guard.
+        let decisionCheck = requireTokenForDecide ? adminCheck : nil
+        let points = DecisionPoint(store: store, recorder: recorder)
+        let policyAdmin = PolicyAdminEndpoints(
+            store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining)
+
+        var table = RouteTable()
+        table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
+        table.group { policyAdmin.registerPolicy(in: &$0) }
+        table.group(checking: adminCheck) { policyAdmin.registerReload(in: &$0) }
+        table.group { policyAdmin.registerProbes(in: &$0) }
+        table.group(checking: intake.check) { intake.register(in: &$0) }
+        table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
+
+        self.routes = table
+        self.metrics = metrics
+        self.draining = draining
+    }
+
+    /// Marks the API as shutting down: `/readyz` turns 503 so load balancers stop sending.
+    public func beginDraining() { draining.begin() }
+
+    public func route(_ request: HTTPRequest) -> HTTPResponderResult {
+        let started = ContinuousClock.now
+        let matched = routes.match(request.path)
+        let result: HTTPResponderResult
+        do throws(ServiceProblem) {
+            result = try answer(request, matched)
+        } catch {
+            result = .now(problems.response(error))
+        }
+        let endpoint = matched?.route.template ?? "other"
+        let metrics = metrics
+        return result.map { response in Self.finish(response, endpoint: endpoint, started: started, metrics: metrics) }
+    }
+
+    /// 404 and 405 from the table, else the route's (guarded) handler.
+    private func answer(
+        _ request: HTTPRequest, _ matched: (route: RouteTable.Route, parameters: [String: String])?
+    ) throws(ServiceProblem) -> HTTPResponderResult {
+        guard let (route, parameters) = matched else {
+            throw ServiceProblem(.notFound(path: request.path, endpoints: routes.routes.map(\.template)))
+        }
+        guard let handler = route.handler(for: request.method) else {
+            throw ServiceProblem(
+                .methodNotAllowed(request.method, template: route.template, allowed: route.methods),
+                headers: HTTPHeaders([("Allow", route.methods.joined(separator: ", "))]))
+        }
+        return try handler(RoutedRequest(http: request, parameters: parameters))
+    }
+
+    /// Adds `Cache-Control: no-store` and records the request's metrics.
+    private static func finish(
+        _ response: HTTPResponse, endpoint: String, started: ContinuousClock.Instant, metrics: Metrics
+    ) -> HTTPResponse {
+        var response = response
+        if response.headers["Cache-Control"] == nil { response.headers.add(name: "Cache-Control", value: "no-store") }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        metrics.recordRequest(endpoint: endpoint, status: response.status, seconds: seconds)
+        return response
+    }
+}
+
+/// Whether the daemon is shutting down (read by `/readyz`).
+final class DrainingFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func begin() { value.store(true, ordering: .relaxed) }
+
+    var isDraining: Bool { value.load(ordering: .relaxed) }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import HTTPServer
+import JSONSupport
+import ShareIntake
+import Testing
+
+@testable import PolicyService
+
+/// The policy the in-process tests decide with: one cancelling handler with a location
+/// (logout), one without (about), the rest allowed.
+let serviceTestConfig = """
+    {
+      "defaultDecision": "allow",
+      "handlers": [
+        { "name": "logout", "type": "logout", "match": { "paths": ["/logout"] } },
+        { "name": "about", "type": "about", "match": { "paths": ["/about"] } }
+      ]
+    }
+    """
+
+/// A token that passes the admin-token rules.
+let serviceTestToken = "Qx7-vR2p_Lm9sT4wZk8Nc3Hd"
+
+/// The daemon's API assembled in-process — policy store, metrics, recorder, intake store in
+/// a temporary directory — and driven with `HTTPRequest` values: no socket, no process, so
+/// these tests run in parallel.
+struct ServiceHarness {
+    enum Intake {
+        case open(token: String?)
+        case disabled
+        case notConfigured
+    }
+
+    let api: PolicyAPI
+    let metrics: Metrics
+    let store: PolicyStore
+    let configPath: String
+    let decisionLogPath: String
+    private let decisionLog: DecisionLog
+
+    init(
+        config: String? = serviceTestConfig, adminToken: String? = nil, requireTokenForDecide: Bool = false,
+        intake: Intake = .open(token: nil)
+    ) throws {
+        let directory = NSTemporaryDirectory() + "policy-service-tests-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        configPath = directory + "/navpolicy.json"
+        decisionLogPath = directory + "/decisions.ndjson"
+        let snapshot: PolicySnapshot?
+        if let config {
+            try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+            snapshot = try PolicySnapshot.build(from: Array(config.utf8)).get()
+        } else {
+            snapshot = nil
+        }
+        let store = PolicyStore(configPath: configPath, initial: snapshot)
+        let metrics = Metrics(version: "test")
+        decisionLog = try DecisionLog(path: decisionLogPath) { metrics.recordDecisionLogDrop() }
+        let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
+        let log = EventLog { _ in }
+        let settings = snapshot.map { IntakeSettings.from($0.policy) } ?? IntakeSettings()
+        let endpoints: IntakeEndpoints
+        switch intake {
+        case .open(let token):
+            let intakeStore = try SQLiteIntakeStore(path: directory + "/intake.sqlite")
+            endpoints = IntakeEndpoints(
+                availability: .open(intakeStore), settings: settings, token: try token.map { try AdminToken.parse($0).get() },
+                policies: store, recorder: recorder, log: log)
+        case .disabled:
+            endpoints = IntakeEndpoints(
+                availability: .disabled, settings: settings, token: nil, policies: store, recorder: recorder, log: log)
+        case .notConfigured:
+            endpoints = IntakeEndpoints(
+                availability: .notConfigured, settings: settings, token: nil, policies: store, recorder: recorder, log: log)
+        }
+        api = PolicyAPI(
+            store: store, metrics: metrics, recorder: recorder,
+            adminToken: try adminToken.map { try AdminToken.parse($0).get() },
+            requireTokenForDecide: requireTokenForDecide,
+            reload: { trigger in store.reload(trigger: trigger) }, openConnections: { 3 }, intake: endpoints)
+        self.store = store
+        self.metrics = metrics
+    }
+
+    /// Answers one request, waiting for a `.later` or `.deferred` answer.
+    func send(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: String = ""
+    ) async -> HTTPResponse {
+        let request = HTTPRequest(method: method, rawTarget: target, headers: HTTPHeaders(headers), body: Array(body.utf8))
+        switch api.route(request) {
+        case .now(let response):
+            return response
+        case .later(let work):
+            return await work()
+        case .deferred(let start):
+            return await withCheckedContinuation { continuation in
+                start { response in continuation.resume(returning: response) }
+            }
+        }
+    }
+
+    /// The decision-log lines written so far (closes the log: call once, at the end).
+    func closeDecisionLog() throws -> [String] {
+        decisionLog.close()
+        let text = try String(contentsOfFile: decisionLogPath, encoding: .utf8)
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    /// The scrape text.
+    func metricsText() async -> String {
+        String(decoding: await send("GET", "/metrics").body, as: UTF8.self)
+    }
+}
+
+extension HTTPResponse {
+    /// The body parsed as a JSON object (empty when it is not one).
+    var object: JSONObject {
+        guard case .object(let object)? = try? JSONParser().parse(body) else { return [:] }
+        return object
+    }
+
+    /// The problem `type` without the daemon's prefix.
+    var problemKind: String? {
+        object["type"]?.stringValue.map { String($0.dropFirst(ProblemRenderer.typePrefix.count)) }
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+extension JSONValue {
+    /// The member `key` of an object (nil for other values).
+    subscript(key: String) -> JSONValue? {
+        guard case .object(let object) = self else { return nil }
+        return object[key]
+    }
+}
