@@ -68,7 +68,7 @@ struct OpenAPIContractTests {
                 if !security.isEmpty {
                     #expect(security.contains(.mapping([])), "\(method) \(path): security without {}")
                 }
-                if path == "/v1/decide" || path == "/v1/authz" || path.hasPrefix("/v1/intake") || path == "/v1/policy/reload" {
+                if path == "/v1/decide" || path == "/v1/authz" || path.hasPrefix("/v1/intake") || path.hasPrefix("/v1/policy/") {
                     #expect(security.count == 2, "\(method) \(path): security \(security)")
                 }
             }
@@ -104,13 +104,14 @@ struct OpenAPIContractTests {
         try checkDisabledIntake(&checker)
 
         // Every documented status of every operation was produced, except `no-policy` on
-        // /v1/decide: serve refuses to start without a valid policy and never drops it;
+        // /v1/decide and /v1/policy/diff: serve refuses to start without a valid policy and never drops it;
         // intake's `storage-unavailable` (needs a failing disk) and `idempotency-in-flight`
         // (timing-dependent; IntakeEndpointTests provokes it with concurrent requests).
         let unreachable: Set<String> = [
             "GET /v1/decide 503", "HEAD /v1/decide 503", "POST /v1/decide 503", "GET /v1/intake 503",
             "POST /v1/intake 503", "POST /v1/intake/share-target 503", "GET /v1/intake/{id} 503",
             "DELETE /v1/intake/{id} 503", "POST /v1/intake 409", "POST /v1/intake/share-target 409",
+            "POST /v1/policy/diff 503",
         ]
         var documentedStatuses: Set<String> = []
         for (path, methods) in document.operations {
@@ -187,6 +188,20 @@ struct OpenAPIContractTests {
                     ]))
             try checker.check(method, "/v1/authz", 400, Curl.request(authz, head))
         }
+        // A candidate config replayed against the live one, over posted requests.
+        let diff = base + "/v1/policy/diff"
+        let jsonBody = ["-H", "Content-Type: application/json", "-d"]
+        let candidate =
+            #"{"config":{"handlers":[]},"requests":[{"url":"https://app.example.com/logout"},{"url":"https://a.example/"}]}"#
+        let diffed = try Curl.request(diff, jsonBody + [candidate])
+        try checker.check("POST", "/v1/policy/diff", 200, diffed)
+        #expect(diffed.json?["changed"] as? Int == 1, "\(diffed.body)")
+        #expect(diffed.json?["source"] as? String == "posted")
+        try checker.check("POST", "/v1/policy/diff", 400, Curl.request(diff, jsonBody + [#"{"config":{},"extra":1}"#]))
+        try checker.check(
+            "POST", "/v1/policy/diff", 422, Curl.request(diff, jsonBody + [#"{"config":{"handlers":[{"type":"nope"}]}}"#]))
+        try checker.check("POST", "/v1/policy/diff", 415, Curl.request(diff, ["-d", candidate]))
+
         // Reload without a configured token: the bytes did not change.
         let unchanged = try Curl.request(base + "/v1/policy/reload", ["-X", "POST"])
         try checker.check("POST", "/v1/policy/reload", 200, unchanged)
@@ -215,7 +230,7 @@ struct OpenAPIContractTests {
                     (400, "\(method) \(target) HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
                     (
                         413,
-                        "\(method) \(target) HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 300000\r\n\r\n"
+                        "\(method) \(target) HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 9000000\r\n\r\n"
                     ),
                     (414, "\(method) \(target)?pad=\(String(repeating: "x", count: 9000)) HTTP/1.1\r\nHost: a\r\n\r\n"),
                     (
@@ -261,6 +276,11 @@ struct OpenAPIContractTests {
                     base + "/v1/decide", credentials + ["-H", "Content-Type: application/json", "-d", #"{"url":"https://a/"}"#]))
             try checker.check(
                 "POST", "/v1/policy/reload", 401, Curl.request(base + "/v1/policy/reload", credentials + ["-X", "POST"]))
+            try checker.check(
+                "POST", "/v1/policy/diff", 401,
+                Curl.request(
+                    base + "/v1/policy/diff",
+                    credentials + ["-H", "Content-Type: application/json", "-d", #"{"config":{}}"#]))
             let authz = credentials + ["-H", "X-Original-URL: https://a.example/"]
             try checker.check("GET", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz))
             try checker.check("HEAD", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz + ["-I"]))

@@ -77,7 +77,8 @@ struct ServiceHarness {
             store: store, metrics: metrics, recorder: recorder,
             adminToken: try adminToken.map { try AdminToken.parse($0).get() },
             requireTokenForDecide: requireTokenForDecide,
-            reload: { trigger in store.reload(trigger: trigger) }, openConnections: { 3 }, intake: endpoints)
+            reload: { trigger in store.reload(trigger: trigger) }, openConnections: { 3 }, intake: endpoints,
+            decisionLogPath: decisionLogPath)
         self.store = store
         self.metrics = metrics
     }

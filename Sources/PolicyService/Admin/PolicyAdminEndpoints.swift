@@ -13,6 +13,8 @@ struct PolicyAdminEndpoints: Sendable {
     /// Reads the open-connection gauge from the server at scrape time.
     let openConnections: @Sendable () -> Int
     let draining: DrainingFlag
+    /// The decision log `POST /v1/policy/diff` replays when no requests are posted.
+    let decisionLogPath: String?
     let problems = ProblemRenderer()
 
     /// `/v1/policy`: readable without the admin token.
@@ -25,6 +27,15 @@ struct PolicyAdminEndpoints: Sendable {
     /// `/v1/policy/reload`: registered in the admin-token group.
     func registerReload(in group: inout RouteGroup) {
         group.on("POST", path: PolicyAPI.Route.reload.rawValue) { _ throws(ServiceProblem) in reloadLater() }
+    }
+
+    /// `/v1/policy/diff`: registered in the admin-token group, like reload.
+    func registerDiff(in group: inout RouteGroup) {
+        group.on("POST", path: PolicyAPI.Route.policyDiff.rawValue) { request throws(ServiceProblem) in
+            try DecideEndpoints.requireJSON(request.http)
+            guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+            return diffLater(body: request.http.body, live: snapshot.policy)
+        }
     }
 
     /// The probes and the scrape endpoint.
@@ -63,6 +74,28 @@ struct PolicyAdminEndpoints: Sendable {
     private func reloadLater() -> HTTPResponderResult {
         .deferred { [self] respond in
             Thread.detachNewThread { respond(self.reloadResponse(self.reload("http"))) }
+        }
+    }
+
+    /// Compiles the candidate and replays up to 100,000 requests off the request path, for the
+    /// same reason a reload does: seconds of CPU on a worker would stall its connections.
+    private func diffLater(body: [UInt8], live: CompiledPolicy) -> HTTPResponderResult {
+        .deferred { [self] respond in
+            Thread.detachNewThread { respond(self.diffResponse(body: body, live: live)) }
+        }
+    }
+
+    private func diffResponse(body: [UInt8], live: CompiledPolicy) -> HTTPResponse {
+        let logPath = decisionLogPath
+        let result = PolicyDiffRequest.report(
+            body: body, live: live, compiler: ServerSettings.compiler,
+            recentLog: { logPath.map { PolicyDiffRequest.recentLogLines(path: $0, maximumBytes: 16 << 20) } ?? [] })
+        switch result {
+        case .success(let report): return .json(.object(report))
+        case .failure(.malformedJSON(let detail)): return problems.response(.malformedJSON(detail))
+        case .failure(.invalidRequest(let detail, let field)):
+            return problems.response(.invalidRequest(detail, field: field.isEmpty ? nil : field))
+        case .failure(.invalidConfig(let errors)): return problems.response(.invalidConfig(errors))
         }
     }
 

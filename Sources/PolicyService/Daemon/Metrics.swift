@@ -71,6 +71,8 @@ public final class Metrics: Sendable {
     private let state = Mutex(State())
     private let stripes: [Stripe] = (0..<Metrics.stripeCount).map { _ in Stripe() }
     public let version: String
+    /// `navpolicyd_shadow_decisions_total`: counted only for decisions that carry shadow results.
+    let shadow = ShadowMetrics()
 
     /// A power of two, at least the worker count of a typical host.
     static let stripeCount = 16
@@ -188,6 +190,7 @@ public final class Metrics: Sendable {
         }
         family("navpolicyd_build_info", "gauge", "Build information; always 1.")
         out += "navpolicyd_build_info{version=\"\(escape(version))\"} 1\n"
+        out += shadow.render()
         return out
     }
 

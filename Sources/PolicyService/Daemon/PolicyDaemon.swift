@@ -52,12 +52,14 @@ public final class PolicyDaemon: Sendable {
         }
     }
 
-    /// Body limit of the intake POST endpoints: multipart forms may hold 256 KiB; the other
-    /// intake formats are held to 64 KiB by the payload parser, and every other path keeps
-    /// the server-wide 64 KiB, so `/v1/decide` never buffers more than before.
-    static let intakeBodyLimits = [
+    /// Paths whose bodies may exceed the server-wide 64 KiB: the intake POST endpoints
+    /// (multipart forms may hold 256 KiB; the other intake formats are held to 64 KiB by the
+    /// payload parser) and the admin-only policy diff. `/v1/decide` keeps 64 KiB.
+    static let bodyLimitsByPath = [
         PolicyAPI.Route.intake.rawValue: IntakeLimits().multipartBytes,
         PolicyAPI.Route.intakeShareTarget.rawValue: IntakeLimits().multipartBytes,
+        // A candidate config plus the requests to replay; admin-only.
+        PolicyAPI.Route.policyDiff.rawValue: 8 << 20,
     ]
 
     public let store: PolicyStore
@@ -97,9 +99,10 @@ public final class PolicyDaemon: Sendable {
             },
             openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
             intake: Self.intakeEndpoints(
-                options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log))
+                options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log),
+            decisionLogPath: options.decisionLogPath)
         let configuration = settings.httpConfiguration(
-            address: options.listen, bodyLimitsByPath: Self.intakeBodyLimits, problemTypePrefix: ProblemRenderer.typePrefix)
+            address: options.listen, bodyLimitsByPath: Self.bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             log.log(level, event.event, event.fields)

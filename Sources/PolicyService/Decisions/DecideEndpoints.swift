@@ -62,11 +62,7 @@ struct DecideEndpoints: Sendable {
     }
 
     private func decidePOST(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
-        guard Self.isJSON(request.headers["Content-Type"]) else {
-            throw ServiceProblem(
-                .unsupportedMediaType(request.headers["Content-Type"]),
-                headers: HTTPHeaders([("Accept-Post", "application/json")]))
-        }
+        try Self.requireJSON(request)
         let document: JSONValue
         do {
             document = try JSONParser(maximumDepth: 8).parse(request.body)
@@ -155,6 +151,15 @@ struct DecideEndpoints: Sendable {
     }
 
     /// `application/json`, with or without parameters such as `charset=utf-8`.
+    /// 415 with `Accept-Post: application/json` unless the body is declared JSON.
+    static func requireJSON(_ request: HTTPRequest) throws(ServiceProblem) {
+        guard isJSON(request.headers["Content-Type"]) else {
+            throw ServiceProblem(
+                .unsupportedMediaType(request.headers["Content-Type"]),
+                headers: HTTPHeaders([("Accept-Post", "application/json")]))
+        }
+    }
+
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
         // Bytes, not Foundation: trimmingCharacters(in:) + lowercased() bridged through

@@ -21,6 +21,7 @@ struct DecisionRecorder: Sendable {
     func record(_ decision: Decision, for navigation: NavigationRequest, revision: String) -> String {
         let id = identifiers.next()
         metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
+        metrics.shadow.record(decision)
         log?.append(Self.logLine(decision, for: navigation, id: id, revision: revision, at: Date()))
         return id
     }

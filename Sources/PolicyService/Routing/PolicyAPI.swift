@@ -19,6 +19,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
         case decide = "/v1/decide"
         case policy = "/v1/policy"
         case reload = "/v1/policy/reload"
+        case policyDiff = "/v1/policy/diff"
         case healthz = "/healthz"
         case readyz = "/readyz"
         case metrics = "/metrics"
@@ -42,7 +43,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
     init(
         store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
         requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
-        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints
+        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String? = nil
     ) {
         let draining = DrainingFlag()
         let admin = adminToken.map { BearerAuthorization(token: $0, realm: "navpolicyd", tokenName: "admin token") }
@@ -53,12 +54,16 @@ public final class PolicyAPI: HTTPRoutingResponder {
         let decisionCheck = requireTokenForDecide ? adminCheck : nil
         let points = DecisionPoint(store: store, recorder: recorder)
         let policyAdmin = PolicyAdminEndpoints(
-            store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining)
+            store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining,
+            decisionLogPath: decisionLogPath)
 
         var table = RouteTable()
         table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
         table.group { policyAdmin.registerPolicy(in: &$0) }
-        table.group(checking: adminCheck) { policyAdmin.registerReload(in: &$0) }
+        table.group(checking: adminCheck) {
+            policyAdmin.registerReload(in: &$0)
+            policyAdmin.registerDiff(in: &$0)
+        }
         table.group { policyAdmin.registerProbes(in: &$0) }
         table.group(checking: intake.check) { intake.register(in: &$0) }
         table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
