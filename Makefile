@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test deploy-check lint format fuzz-url bench-http clean
+.PHONY: deps test-deps build release run check test test-tsan test-asan deploy-check lint format fuzz fuzz-url bench-http soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -42,10 +42,16 @@ deploy-check: test-deps
 	scripts/deploy-check.sh .build/debug/navpolicyd
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests FuzzTesting/Sources
 
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests FuzzTesting/Sources
+
+FUZZ_SECONDS ?= 30
+
+## fuzz: build the libFuzzer targets (FuzzTesting/) with ASan and run each for FUZZ_SECONDS seconds.
+fuzz: test-deps
+	FuzzTesting/fuzz.sh $(FUZZ_SECONDS)
 
 ## fuzz-url: differential fuzzing of the URL parser against ada-url (needs network access to PyPI once).
 fuzz-url: build

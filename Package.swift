@@ -61,3 +61,27 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (FuzzTesting/), one per parser that reads bytes from outside. They exist only
+// when NAVPOLICYD_FUZZ is set, so `swift build` and `make test` never see them; `make fuzz`
+// sets it and builds them with the fuzzer and address sanitizers in their own scratch path.
+// They live in this package, not a separate one, so that they reach the few internal entry points
+// they need (the request-head checks, the match forms, the linear chain) through `package`
+// access instead of making those public API and exporting a library product per module.
+if Context.environment["NAVPOLICYD_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzURL", ["NavigationPolicy"]),
+        ("FuzzDecide", ["NavigationPolicy", "JSONSupport"]),
+        ("FuzzJSON", ["JSONSupport"]),
+        ("FuzzConfig", ["NavigationPolicy", "JSONSupport", "PolicyService"]),
+        ("FuzzIntake", ["ShareIntake", "NavigationPolicy"]),
+        ("FuzzRequestHead", ["HTTPServer"]),
+        ("FuzzProxyHeaders", ["PolicyProxy", "HTTPServer"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(
+            .executableTarget(
+                name: target.name, dependencies: target.dependencies, path: "FuzzTesting/Sources/\(target.name)",
+                swiftSettings: strictSettings))
+    }
+}

@@ -45,7 +45,7 @@ public final class CompiledPolicy: Sendable {
     }
 
     /// The reference semantics: every handler in order.
-    func decideLinear(_ request: CanonicalRequest) -> Decision {
+    package func decideLinear(_ request: CanonicalRequest) -> Decision {
         for link in links where link.matcher.matches(request) {
             if let decision = link.handler.decide(request) { return decision }
         }
@@ -64,7 +64,7 @@ public final class CompiledPolicy: Sendable {
     }
 
     /// Like ``decideIndexed(_:index:)`` with an index built on demand, for equivalence tests.
-    func decideIndexed(_ request: CanonicalRequest) -> Decision {
+    package func decideIndexed(_ request: CanonicalRequest) -> Decision {
         decideIndexed(request, index: index ?? ChainIndex(links: links))
     }
 
