@@ -47,6 +47,14 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests FuzzTesting/Sources
 
+## test-asan / test-tsan: the whole suite with AddressSanitizer / ThreadSanitizer (own scratch paths);
+## the live tests start the sanitized navpolicyd, whose reports land in .build/{asan,tsan}/reports.
+test-asan: test-deps
+	scripts/sanitized-test.sh address
+
+test-tsan: test-deps
+	scripts/sanitized-test.sh thread
+
 FUZZ_SECONDS ?= 30
 
 ## fuzz: build the libFuzzer targets (FuzzTesting/) with ASan and run each for FUZZ_SECONDS seconds.
@@ -61,6 +69,12 @@ fuzz-url: build
 ## bench-http: wrk against navpolicyd and nginx in the same run (see bench/README.md).
 bench-http:
 	bench/http.sh
+
+SOAK_SECONDS ?= 600
+
+## soak: mixed load for SOAK_SECONDS on loopback; CSV, PNG plot and pass criteria (bench/soak.sh).
+soak:
+	bench/soak.sh $(SOAK_SECONDS)
 
 clean:
 	rm -rf .build
