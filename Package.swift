@@ -20,26 +20,32 @@ let package = Package(
         // matching, handlers, config. Pure Swift: no I/O, no C.
         .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
 
+        // A pthread lock with Mutex's shape: what `Mutex` means in sanitizer builds (TSan cannot see
+        // Synchronization.Mutex's futex calls on Linux; see Sources/LockSupport).
+        .target(name: "LockSupport", swiftSettings: strictSettings),
+
         // libmicrohttpd, its non-variadic C shim, and a Swift HTTP server on top that knows nothing of policies.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMHDShim", dependencies: ["CMicroHTTPD"]),
         .target(
-            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "JSONSupport"], swiftSettings: strictSettings),
+            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "JSONSupport", "LockSupport"],
+            swiftSettings: strictSettings),
 
         // SQLite for the durable share-intake store.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Share intake: payload formats, web-URL rules, the IntakeStore protocol and its SQLite store.
         .target(
-            name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite"], swiftSettings: strictSettings),
+            name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport"],
+            swiftSettings: strictSettings),
 
         // libcurl (typed setopt wrappers in the module's header) and the proxy's origin client on top.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPServer"], swiftSettings: strictSettings),
+        .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPServer", "LockSupport"], swiftSettings: strictSettings),
 
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
             name: "PolicyService",
-            dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy"],
+            dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport"],
             swiftSettings: strictSettings),
         // The command-line front end: subcommands, flags, signals.
         .executableTarget(
