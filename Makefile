@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test deploy-check conformance lint format fuzz-url bench-http clean
+.PHONY: deps test-deps build release run check test test-tsan test-asan deploy-check conformance lint format fuzz fuzz-url bench-http soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -51,10 +51,24 @@ conformance: test-deps
 	scripts/conformance.sh .build/debug/navpolicyd
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests FuzzTesting/Sources
 
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests FuzzTesting/Sources
+
+## test-asan / test-tsan: the whole suite with AddressSanitizer / ThreadSanitizer (own scratch paths);
+## the live tests start the sanitized navpolicyd, whose reports land in .build/{asan,tsan}/reports.
+test-asan: test-deps
+	scripts/sanitized-test.sh address
+
+test-tsan: test-deps
+	scripts/sanitized-test.sh thread
+
+FUZZ_SECONDS ?= 30
+
+## fuzz: build the libFuzzer targets (FuzzTesting/) with ASan and run each for FUZZ_SECONDS seconds.
+fuzz: test-deps
+	FuzzTesting/fuzz.sh $(FUZZ_SECONDS)
 
 ## fuzz-url: differential fuzzing of the URL parser against ada-url (needs network access to PyPI once).
 fuzz-url: build
@@ -64,6 +78,12 @@ fuzz-url: build
 ## bench-http: wrk against navpolicyd and nginx in the same run (see bench/README.md).
 bench-http:
 	bench/http.sh
+
+SOAK_SECONDS ?= 600
+
+## soak: mixed load for SOAK_SECONDS on loopback; CSV, PNG plot and pass criteria (bench/soak.sh).
+soak:
+	bench/soak.sh $(SOAK_SECONDS)
 
 clean:
 	rm -rf .build

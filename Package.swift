@@ -23,28 +23,32 @@ let package = Package(
         // The HTTP value types (header fields, responses, streamed bodies) shared by the server and
         // the proxy's origin client, so that neither depends on the other.
         .target(name: "HTTPTypes", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+        // A pthread lock with Mutex's shape: what `Mutex` means in sanitizer builds (TSan cannot see
+        // Synchronization.Mutex's futex calls on Linux; see Sources/LockSupport).
+        .target(name: "LockSupport", swiftSettings: strictSettings),
 
         // libmicrohttpd, its non-variadic C shim, and a Swift HTTP server on top that knows nothing of policies.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMHDShim", dependencies: ["CMicroHTTPD"]),
         .target(
-            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "HTTPTypes", "JSONSupport"],
+            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "HTTPTypes", "JSONSupport", "LockSupport"],
             swiftSettings: strictSettings),
 
         // SQLite for the durable share-intake store.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Share intake: payload formats, web-URL rules, the IntakeStore protocol and its SQLite store.
         .target(
-            name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite"], swiftSettings: strictSettings),
+            name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport"],
+            swiftSettings: strictSettings),
 
         // libcurl (typed setopt wrappers in the module's header) and the proxy's origin client on top.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPTypes"], swiftSettings: strictSettings),
+        .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPTypes", "LockSupport"], swiftSettings: strictSettings),
 
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
             name: "PolicyService",
-            dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy"],
+            dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport"],
             swiftSettings: strictSettings),
         // The command-line front end: subcommands, flags, signals.
         .executableTarget(
@@ -55,10 +59,11 @@ let package = Package(
         .testTarget(
             name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport", "LockSupport"], swiftSettings: strictSettings),
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
         .testTarget(
-            name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite"],
+            name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport"],
             swiftSettings: strictSettings),
         // The service layer driven in-process with HTTPRequest values: no sockets, so it runs in parallel.
         .testTarget(
@@ -66,8 +71,32 @@ let package = Package(
             dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport", "CSQLite"],
+            name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport", "CSQLite", "LockSupport"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (FuzzTesting/), one per parser that reads bytes from outside. They exist only
+// when NAVPOLICYD_FUZZ is set, so `swift build` and `make test` never see them; `make fuzz`
+// sets it and builds them with the fuzzer and address sanitizers in their own scratch path.
+// They live in this package, not a separate one, so that they reach the few internal entry points
+// they need (the request-head checks, the match forms, the linear chain) through `package`
+// access instead of making those public API and exporting a library product per module.
+if Context.environment["NAVPOLICYD_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzURL", ["NavigationPolicy"]),
+        ("FuzzDecide", ["NavigationPolicy", "JSONSupport"]),
+        ("FuzzJSON", ["JSONSupport"]),
+        ("FuzzConfig", ["NavigationPolicy", "JSONSupport", "PolicyService"]),
+        ("FuzzIntake", ["ShareIntake", "NavigationPolicy"]),
+        ("FuzzRequestHead", ["HTTPServer"]),
+        ("FuzzProxyHeaders", ["PolicyProxy", "HTTPServer"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(
+            .executableTarget(
+                name: target.name, dependencies: target.dependencies, path: "FuzzTesting/Sources/\(target.name)",
+                swiftSettings: strictSettings))
+    }
+}

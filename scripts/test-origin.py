@@ -15,7 +15,12 @@ second, unsolicited response "INJECTED" on the same connection (at once, or 0.2 
 (204, 304, or any for HEAD) and sends a body plus an unsolicited response after it anyway;
 /early answers at once without reading the request body (which the server then parses as
 the next request on the connection).
+Upstream faults (issue 12): /reset-mid-body declares 100000 bytes, sends 1000 "a" and resets
+the connection (RST); /short-body declares 5000 bytes, sends 100 "b" and closes (FIN);
+/double-continue sends two 100 Continue interim responses before a 200 "after-continues".
 """
+import socket
+import struct
 import argparse
 import http.server
 import sys
@@ -43,6 +48,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         arguments = dict(urllib.parse.parse_qsl(query))
         if path in ("/inject", "/inject-chunked", "/extra-body", "/early"):
             return self.hostile(path, arguments)
+        if path in ("/reset-mid-body", "/short-body", "/double-continue"):
+            return self.fault(path)
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         if path == "/slow":
@@ -102,6 +109,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(self.INJECTED)
         else:
             self.wfile.write(first + self.INJECTED)
+
+    def fault(self, path):
+        """Origins that break mid-answer: the proxy must cut or fail cleanly, never mend."""
+        self.close_connection = True
+        if path == "/double-continue":
+            body = b"after-continues"
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n"
+                             + b"HTTP/1.1 200 OK\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            return
+        if path == "/short-body":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + b"b" * 100)
+            self.wfile.flush()
+            return
+        self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"a" * 1000)
+        self.wfile.flush()
+        time.sleep(0.1)
+        # SO_LINGER with a zero timeout: close() sends RST instead of FIN.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
 
     def huge(self, megabytes):
         self.send_response(200)

@@ -11,7 +11,7 @@
 ///
 /// Only bytes between two pointers that both lie inside the head
 /// (`[start, start + size)`, `MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`) are ever read.
-struct HeaderSectionLayout {
+package struct HeaderSectionLayout {
     private let start: UnsafeRawPointer
     private let end: UnsafeRawPointer
     /// Where the next field line must begin: just after the previous line's NULs.
@@ -20,7 +20,7 @@ struct HeaderSectionLayout {
     /// Starts the walk for a head beginning at `start` (the method) of `size` bytes, whose
     /// request line ends with `version` (nil or outside the head: the first field is not
     /// checked against the request line).
-    init(start: UnsafeRawPointer, size: Int, version: UnsafeRawPointer?, versionLength: Int) {
+    package init(start: UnsafeRawPointer, size: Int, version: UnsafeRawPointer?, versionLength: Int) {
         self.start = start
         self.end = start + max(0, size)
         if let version, version >= start, version + versionLength <= end {
@@ -29,7 +29,7 @@ struct HeaderSectionLayout {
     }
 
     /// Accepts the next reported field; false when bytes before it or inside it are hidden.
-    mutating func accept(name: UnsafeRawPointer, nameLength: Int, value: UnsafeRawPointer, valueLength: Int) -> Bool {
+    package mutating func accept(name: UnsafeRawPointer, nameLength: Int, value: UnsafeRawPointer, valueLength: Int) -> Bool {
         let nameEnd = name + nameLength
         let valueEnd = value + valueLength
         guard name >= start, nameEnd < value, valueEnd <= end else { return false }
@@ -47,7 +47,7 @@ struct HeaderSectionLayout {
     }
 
     /// After the last field: only the last line end and the empty line may remain.
-    func finish() -> Bool {
+    package func finish() -> Bool {
         guard let cursor else { return true }
         let remaining = end - cursor
         guard remaining >= 2 && remaining <= 4 else { return false }

@@ -10,9 +10,15 @@
 /// the continuation to the *name*, in a copy elsewhere in its pool) and NUL bytes (MHD
 /// measures values with `strlen`, so everything after the NUL silently disappears). The
 /// field checks below see what MHD reports; ``HeaderSectionLayout`` finds what it hid.
-struct RequestHeadValidation: Sendable {
+package struct RequestHeadValidation: Sendable {
     let maxTargetBytes: Int
     let maxHeaderBytes: Int
+
+    /// Creates the checks with the server's limits on the target and the header section.
+    package init(maxTargetBytes: Int, maxHeaderBytes: Int) {
+        self.maxTargetBytes = maxTargetBytes
+        self.maxHeaderBytes = maxHeaderBytes
+    }
 
     /// Validates a request head and returns its declared Content-Length (nil when absent).
     ///
@@ -24,7 +30,7 @@ struct RequestHeadValidation: Sendable {
     ///   - headerBytes: size of the header section (`name: value\r\n` per field).
     ///   - fieldSyntax: the first field-line violation found while the fields were collected.
     /// - Throws: the first violated rule as a problem.
-    func validate(
+    package func validate(
         method: String, rawTarget: String, httpVersion: String, headers: HTTPHeaders, headerBytes: Int,
         fieldSyntax: FieldSyntaxViolation? = nil
     ) throws(ProblemDetails) -> Int? {
@@ -113,7 +119,7 @@ struct RequestHeadValidation: Sendable {
 
     /// Whether `bytes` is a non-empty token (RFC 9110 §5.6.2): field names and methods.
     @inline(__always)
-    static func isToken(_ bytes: some Sequence<UInt8>) -> Bool {
+    package static func isToken(_ bytes: some Sequence<UInt8>) -> Bool {
         var empty = true
         for byte in bytes {
             // tchar as two 64-bit masks: one shift and test per byte, no table, no allocation.
@@ -130,7 +136,7 @@ struct RequestHeadValidation: Sendable {
     /// Whether `bytes` may be a field value: no control characters except HTAB, no DEL
     /// (RFC 9110 §5.5). CR and LF inside a value are how requests are smuggled.
     @inline(__always)
-    static func isFieldValue(_ bytes: some Sequence<UInt8>) -> Bool {
+    package static func isFieldValue(_ bytes: some Sequence<UInt8>) -> Bool {
         for byte in bytes where (byte < 0x20 && byte != 0x09) || byte == 0x7F { return false }
         return true
     }
@@ -154,7 +160,7 @@ struct RequestHeadValidation: Sendable {
 }
 
 /// The first field line of a request that breaks RFC 9112's field syntax.
-enum FieldSyntaxViolation: Sendable, Equatable {
+package enum FieldSyntaxViolation: Sendable, Equatable {
     /// A field name that is not a token: empty, with whitespace (also before the colon, or a
     /// whitespace-led line), or with separators.
     case invalidName

@@ -4,7 +4,7 @@ public import HTTPTypes
 /// proxy must not forward them; plus the fields a proxy rewrites itself.
 public enum HopByHop {
     /// Always connection-specific, whatever `Connection` lists.
-    static let fixed: [String] = [
+    package static let fixed: [String] = [
         "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
         "transfer-encoding", "upgrade",
     ]

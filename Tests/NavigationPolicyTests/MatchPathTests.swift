@@ -34,4 +34,29 @@ struct MatchPathTests {
         #expect(try decide(everything, "javascript:alert(1)").handler == nil, "no path pattern covers an opaque path")
         #expect(try decide(everything, "https://a.example/").handler == "p")
     }
+
+    /// FuzzURL crash: a `%` that starts no escape, followed by an escaped digit, turned into a
+    /// new escape after one pass (`/%3%30` became `/%30`, then `/0`), so the comparison form of
+    /// a comparison form differed. A stray `%` is now written as `%25`.
+    @Test(
+        "the match form of a match form is itself",
+        arguments: [
+            ("httpR://Sequence://[::%3j%78%63%30%3%302e%30%32%-35%3)0%2D.01", false),
+            ("https://h/%3%30", false), ("https://h/%%30%30", false), ("https://h/a%", false), ("https://h/%2%45", false),
+            ("javascript:%3%30", true), ("javascript:x%", true),
+        ])
+    func stableUnderSecondPass(url: String, isOpaque: Bool) throws {
+        let request = try CanonicalRequest(NavigationRequest(url: url))
+        let again = MatchPath(pathname: request.matchPath.text, isOpaque: isOpaque)
+        #expect(again == request.matchPath, "\(url): \(request.matchPath.text) -> \(again.text)")
+    }
+
+    @Test("a stray percent sign is compared as %25, on both sides")
+    func strayPercent() throws {
+        #expect(try CanonicalRequest(NavigationRequest(url: "https://h/%3%30")).matchPath.text == "/%2530")
+        let policy = try compile(#"{"handlers":[{"name":"p","type":"cancel","match":{"paths":["/100%"]}}]}"#)
+        #expect(try decide(policy, "https://a.example/100%").handler == "p")
+        #expect(try decide(policy, "https://a.example/100%25").handler == "p")
+        #expect(try decide(policy, "https://a.example/100").handler == nil)
+    }
 }

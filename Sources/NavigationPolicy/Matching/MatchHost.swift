@@ -1,5 +1,5 @@
 /// The comparison form of hosts, shared by requests and config patterns.
-enum MatchHost {
+package enum MatchHost {
     /// Serialized host, ASCII lower case, one trailing dot removed.
     ///
     /// Domains are already lower case after IDNA; opaque hosts (custom schemes) are not,
@@ -16,7 +16,7 @@ enum MatchHost {
 
     /// The match host of a parsed URL, read from its serialization without building a ``URLHost``
     /// (except for IPv6 literals, which are rare and must be checked for an embedded IPv4).
-    static func normalize(_ url: URLRecord) -> String? {
+    package static func normalize(_ url: URLRecord) -> String? {
         switch url.hostTag {
         case .none: return nil
         case .domain: return stripTrailingDot(asciiLowercased(url.hostname))

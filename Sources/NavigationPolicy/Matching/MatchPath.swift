@@ -8,6 +8,7 @@
 /// Steps, in this order (the order matters: `/public/..;/admin` must become `/admin`):
 /// 1. decode percent-encoded unreserved bytes (`A-Z a-z 0-9 - . _ ~`); other escapes stay,
 ///    with upper-case hex, so `%2F` never turns into a separator and `%252e` is not decoded twice;
+///    a `%` that starts no escape becomes `%25`, so the form is stable under a second pass;
 /// 2. strip `;parameters` from every segment;
 /// 3. merge repeated `/` (drop empty segments);
 /// 4. remove `.` and `..` segments again.
@@ -31,7 +32,7 @@ public struct MatchPath: Sendable, Equatable {
     /// This runs for every request, so it writes straight into one output buffer: `/`
     /// only ever appears there as a separator (an escaped `%2F` is not unreserved and stays
     /// escaped), so `..` can drop the previous segment by cutting at the last `/`.
-    init(pathname: String, isOpaque: Bool) {
+    package init(pathname: String, isOpaque: Bool) {
         let input = Array(pathname.utf8)
         if isOpaque {
             text = String(decoding: Self.decodeUnreserved(input), as: UTF8.self)
@@ -65,7 +66,14 @@ public struct MatchPath: Sendable, Equatable {
                 }
                 index += width
                 if byte == UInt8(ascii: ";") && width == 1 { inParameters = true }
-                if !inParameters { output.append(byte) }
+                if inParameters { continue }
+                if byte == UInt8(ascii: "%") && width == 1 {
+                    // A `%` that starts no escape is written as `%25`: left bare, `/%3%30` would
+                    // become `/%30` here and `/0` when normalized again (found by FuzzURL).
+                    output.append(contentsOf: [UInt8(ascii: "%"), UInt8(ascii: "2"), UInt8(ascii: "5")])
+                } else {
+                    output.append(byte)
+                }
             }
             switch output.count - segmentStart {
             case 1:  // empty segment: merged away
@@ -117,6 +125,10 @@ public struct MatchPath: Sendable, Equatable {
                     output.append(upperHex(low))
                 }
                 index += 3
+            } else if byte == UInt8(ascii: "%") {
+                // A `%` that starts no escape: `%25`, so that a second pass decodes nothing more.
+                output.append(contentsOf: [UInt8(ascii: "%"), UInt8(ascii: "2"), UInt8(ascii: "5")])
+                index += 1
             } else {
                 output.append(byte)
                 index += 1

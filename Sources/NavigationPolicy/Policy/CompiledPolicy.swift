@@ -46,7 +46,7 @@ public final class CompiledPolicy: Sendable {
 
     /// The reference semantics: every handler in order. A shadow handler that would decide
     /// is recorded and the chain goes on as if it passed.
-    func decideLinear(_ request: CanonicalRequest) -> Decision {
+    package func decideLinear(_ request: CanonicalRequest) -> Decision {
         // Empty arrays do not allocate: policies without shadow handlers pay one branch per match.
         var shadow: [ShadowResult] = []
         for link in links where link.matcher.matches(request) {
@@ -86,7 +86,7 @@ public final class CompiledPolicy: Sendable {
     }
 
     /// Like ``decideIndexed(_:index:)`` with an index built on demand, for equivalence tests.
-    func decideIndexed(_ request: CanonicalRequest) -> Decision {
+    package func decideIndexed(_ request: CanonicalRequest) -> Decision {
         decideIndexed(request, index: index ?? ChainIndex(links: links))
     }
 

@@ -24,7 +24,7 @@ public struct URLRecord: Sendable, Hashable {
     let ipv4Value: UInt32
     let storedPort: UInt16?
     let pathStart: Int
-    let hasOpaquePath: Bool
+    package let hasOpaquePath: Bool
     let queryStart: Int
     let fragmentStart: Int
 

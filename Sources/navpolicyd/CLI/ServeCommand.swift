@@ -129,7 +129,14 @@ enum ServeCommand {
                 "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
             ])
         let signalSources = installSignalHandlers(daemon: daemon, log: log)
-        withExtendedLifetime(signalSources) { dispatchMain() }
+        // The main thread parks here for good (the SIGTERM handler ends the process with exit)
+        // instead of in dispatchMain(): dispatchMain() pthread_exits the main thread, and
+        // AddressSanitizer then flags libdispatch's signal thread writing into the poisoned
+        // stack of this frame (sigfillset in _dispatch_sigmask) on every SIGHUP and SIGTERM,
+        // which made ASan unusable on the daemon. Nothing here uses the main queue.
+        let parked = DispatchSemaphore(value: 0)
+        withExtendedLifetime(signalSources) { parked.wait() }
+        return ExitCode.success
     }
 
     /// Where the intake database lives when `intake.database` is not set.

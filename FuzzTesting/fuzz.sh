@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Package.swift adds them when NAVPOLICYD_FUZZ is set) and runs
+# each for FUZZ_SECONDS seconds over its checked-in seed corpus plus a working corpus under
+# .build/fuzz/corpus. Fails on the first crash (the input is left in .build/fuzz/artifacts)
+# or when a target reports no coverage, which would mean it was built without instrumentation.
+#
+#   FuzzTesting/fuzz.sh [SECONDS] [TARGET...]     e.g. FuzzTesting/fuzz.sh 600 FuzzURL
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-${FUZZ_SECONDS:-30}}"
+shift || true
+all=(FuzzURL FuzzDecide FuzzJSON FuzzConfig FuzzIntake FuzzRequestHead FuzzProxyHeaders)
+targets=("${@:-${all[@]}}")
+[[ $# -gt 0 ]] || targets=("${all[@]}")
+scratch=.build/fuzz
+
+# The toolchain keeps only the last -sanitize= of a compile job: --sanitize=fuzzer turns on the
+# fuzzer link and main, -Xswiftc -sanitize=fuzzer,address instruments for both.
+for target in "${targets[@]}"; do
+    NAVPOLICYD_FUZZ=1 swift build -c debug --scratch-path "$scratch" --product "$target" \
+        --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 |
+        grep -v "warning: Cannot export local symbol" || true
+    [[ -x "$scratch/debug/$target" ]] || { echo "fuzz: $target did not build" >&2; exit 1; }
+done
+
+mkdir -p "$scratch/artifacts"
+for target in "${targets[@]}"; do
+    corpus="$scratch/corpus/$target"
+    seeds="FuzzTesting/Corpus/$target"
+    mkdir -p "$corpus"
+    log="$scratch/$target.log"
+    echo "fuzz: $target for ${seconds}s (log $log)"
+    status=0
+    ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" SWIFT_BACKTRACE=enable=no \
+        "$scratch/debug/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+        -print_final_stats=1 -artifact_prefix="$scratch/artifacts/$target-" "$corpus" "$seeds" >"$log" 2>&1 ||
+        status=$?
+    inited=$(grep -m1 "INITED" "$log" || true)
+    final=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$log" | tail -1 || true)
+    execs=$(grep -m1 "stat::number_of_executed_units" "$log" | awk '{print $2}' || true)
+    echo "  ${inited:-no INITED line}"
+    echo "  ${final:-no progress line}; execs ${execs:-?}; corpus $(find "$corpus" -type f | wc -l) files"
+    if [[ $status -ne 0 ]]; then
+        grep -m3 -E "Fatal error|ERROR: AddressSanitizer|ERROR: libFuzzer" "$log" >&2 || true
+        echo "fuzz: $target FAILED (exit $status); crashing input in $scratch/artifacts/" >&2
+        exit 1
+    fi
+    cov=$(sed -n 's/.*INITED cov: \([0-9]*\).*/\1/p' <<<"$inited")
+    if [[ -z "$cov" || "$cov" -eq 0 ]]; then
+        echo "fuzz: $target reports no coverage: not instrumented" >&2
+        exit 1
+    fi
+done
+echo "fuzz: ${#targets[@]} targets, ${seconds}s each, no crash"

@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A mutual-exclusion lock over `pthread_mutex_t` with the calling shape of
+/// `Synchronization.Mutex` (`init(_:)`, `withLock(_:)`), for sanitizer builds.
+///
+/// On Linux `Synchronization.Mutex` locks with raw futex system calls that ThreadSanitizer
+/// does not intercept, so TSan sees no happens-before edge between two critical sections and
+/// reports a race on every piece of state a `Mutex` guards, drowning any real report. TSan
+/// intercepts `pthread_mutex_lock`, so with this lock a clean report means something. Each
+/// module that uses `Mutex` has a `SanitizerLocks.swift` that, when compiled with
+/// `-DNAVPOLICYD_SANITIZER_LOCKS` (scripts/sanitized-test.sh does), makes `Mutex` in that
+/// module this type; normal builds keep `Synchronization.Mutex`.
+public final class PThreadMutex<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only touched between lock and unlock of `mutex`.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    /// Creates a lock guarding `initialValue`.
+    public init(_ initialValue: Value) {
+        value = initialValue
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the guarded value.
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
