@@ -65,8 +65,13 @@ public enum PolicyDiffRequest {
                 guard let request = element.objectValue else {
                     return .failure(.invalidRequest("expected a request object", field: "requests/\(index)"))
                 }
+                // A posted request must be one the policy can decide, as on POST /v1/decide: an
+                // invalid one is the caller's mistake (400), not a change to report. Replayed log
+                // lines are counted as `invalid` instead (old logs may hold anything).
                 do {
-                    diff.add(try NavigationRequest(json: request))
+                    let navigation = try NavigationRequest(json: request)
+                    _ = try CanonicalRequest(navigation)
+                    diff.add(navigation)
                 } catch {
                     return .failure(.invalidRequest(error.reason, field: "requests/\(index)/\(error.field)"))
                 }

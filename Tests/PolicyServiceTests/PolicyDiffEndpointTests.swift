@@ -57,6 +57,11 @@ struct PolicyDiffEndpointTests {
             (json, #"{"requests":[]}"#, 400, "invalid-request"),
             (json, #"{"config":{},"examples":1000}"#, 400, "invalid-request"),
             (json, #"{"config":{},"requests":[{"url":"https://a/","nope":1}]}"#, 400, "invalid-request"),
+            (
+                json, #"{"config":{},"requests":[{"url":"https://a/","sourceURL":"\#(String(repeating: "a", count: 40_000))"}]}"#,
+                400, "invalid-request"
+            ),
+            (json, #"{"config":{},"requests":[{"url":"http://[::1/"}]}"#, 400, "invalid-request"),
             (json, #"{"config":{"handlers":[{"type":"nope"}]}}"#, 422, "invalid-config"),
         ])
     func errors(headers: [(String, String)], body: String, status: Int, kind: String) async throws {
