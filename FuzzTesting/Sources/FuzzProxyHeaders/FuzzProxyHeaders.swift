@@ -21,8 +21,10 @@ public func fuzzProxyHeaders(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 
     var named: [String] = []
     for value in headers.values(for: "Connection") {
-        for token in value.split(separator: ",") {
-            let trimmed = token.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
+        // Split on the comma byte, not on Characters: a comma followed by a combining mark is
+        // one grapheme cluster, and HTTP lists are bytes (found by this target: `a,\u{7A7}`).
+        for token in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            let trimmed = token.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
             // An empty list member (`close,,`) names no field (RFC 9110 §5.6.1).
             if !trimmed.isEmpty { named.append(String(decoding: trimmed.reversed(), as: UTF8.self)) }
         }
