@@ -119,27 +119,11 @@ package struct RequestHeadValidation: Sendable {
 
     /// Whether `bytes` is a non-empty token (RFC 9110 §5.6.2): field names and methods.
     @inline(__always)
-    package static func isToken(_ bytes: some Sequence<UInt8>) -> Bool {
-        var empty = true
-        for byte in bytes {
-            // tchar as two 64-bit masks: one shift and test per byte, no table, no allocation.
-            let isTokenCharacter =
-                byte < 64
-                ? (tokenMaskLow >> UInt64(byte)) & 1 == 1
-                : byte < 128 ? (tokenMaskHigh >> UInt64(byte - 64)) & 1 == 1 : false
-            guard isTokenCharacter else { return false }
-            empty = false
-        }
-        return !empty
-    }
+    package static func isToken(_ bytes: some Sequence<UInt8>) -> Bool { FieldSyntax.isToken(bytes) }
 
-    /// Whether `bytes` may be a field value: no control characters except HTAB, no DEL
-    /// (RFC 9110 §5.5). CR and LF inside a value are how requests are smuggled.
+    /// Whether `bytes` may be a field value (RFC 9110 §5.5).
     @inline(__always)
-    package static func isFieldValue(_ bytes: some Sequence<UInt8>) -> Bool {
-        for byte in bytes where (byte < 0x20 && byte != 0x09) || byte == 0x7F { return false }
-        return true
-    }
+    package static func isFieldValue(_ bytes: some Sequence<UInt8>) -> Bool { FieldSyntax.isFieldValue(bytes) }
 
     /// Whether `bytes` may be a request target as libmicrohttpd split it off the request
     /// line: not empty, no whitespace (a space means a second space-separated part that
@@ -152,11 +136,6 @@ package struct RequestHeadValidation: Sendable {
         }
         return !empty
     }
-
-    /// tchar below 64: `!#$%&'*+-.` and digits.
-    private static let tokenMaskLow: UInt64 = 0x03FF_6CFA_0000_0000
-    /// tchar from 64 to 127: letters, `^_`|~`.
-    private static let tokenMaskHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
 }
 
 /// The first field line of a request that breaks RFC 9112's field syntax.
