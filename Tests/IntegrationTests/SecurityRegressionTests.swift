@@ -108,6 +108,33 @@ struct SecurityRegressionTests {
         }
     }
 
+    @Test("hosts are decided as current browsers map them (UTS #46 on Unicode 17), on /v1/decide and /v1/authz")
+    func browserIDNA() throws {
+        let daemon = try DaemonProcess(
+            config: """
+                {"defaultDecision": "allow", "handlers": [
+                  {"name": "sharp-s", "type": "cancel", "match": {"hosts": ["ß.com", "faß.de"]}},
+                  {"name": "payment", "type": "cancel", "match": {"hosts": ["pay.example.com"]}}
+                ]}
+                """)
+        let cases = [
+            ("https://ẞ.com/", "sharp-s", "https://xn--zca.com/"), ("https://FAẞ.de/x", "sharp-s", "https://xn--fa-hia.de/x"),
+            ("https://pa\u{3164}y.example.com/", "payment", "https://pay.example.com/"),
+            ("https://pay\u{180E}.example.com/", "payment", "https://pay.example.com/"),
+            ("https://pay.exa\u{1D173}mple.com/", "payment", "https://pay.example.com/"),
+        ]
+        for (url, handler, canonical) in cases {
+            let decided = try Curl.request(daemon.baseURL + "/v1/decide", ["-G", "--data-urlencode", "url=\(url)"])
+            #expect(decided.status == 200, "\(url): \(decided.body)")
+            #expect(decided.json?["handler"] as? String == handler, "\(url): \(decided.body)")
+            #expect(decided.json?["url"] as? String == canonical)
+        }
+        let authz = try Curl.request(
+            daemon.baseURL + "/v1/authz",
+            ["-H", "X-Original-URL: https://ẞ.com/"])
+        #expect(authz.status == 403)
+    }
+
     @Test("requireTokenForDecide guards /v1/authz like /v1/decide")
     func authzToken() throws {
         let token = "aZ7kQ2xV9mP4wL8rT3nB"
