@@ -21,11 +21,7 @@ struct AuthzEndpoints: Sendable {
     /// sent (docs/security.md); anything missing, repeated or contradictory is a 400, which
     /// nginx turns into a refusal.
     func authorize(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
-        let target: AuthzTarget
-        switch AuthzTarget.from(request.headers) {
-        case .success(let value): target = value
-        case .failure(let problem): throw ServiceProblem(problem)
-        }
+        let target = try AuthzTarget.from(request.headers)
         var navigation = NavigationRequest(url: target.url, method: target.method)
         FetchMetadata(request.headers).apply(to: &navigation)
         let enforced = try decisions.enforce(navigation)
@@ -58,9 +54,9 @@ struct AuthzTarget: Equatable {
     static let trustedFields = originFormFields + ["X-Original-URL", "X-Original-Method"]
 
     /// `X-Original-URL` alone, or `X-Forwarded-Proto` + `X-Forwarded-Host` + `X-Original-URI`.
-    static func from(_ headers: HTTPHeaders) -> Result<AuthzTarget, ProblemDetails> {
+    static func from(_ headers: HTTPHeaders) throws(ServiceProblem) -> AuthzTarget {
         for name in trustedFields where headers.count(of: name) > 1 {
-            return .failure(
+            throw ServiceProblem(
                 .invalidRequest(
                     "\(name) is sent more than once; the front proxy must set it exactly once (proxy_set_header)",
                     field: name))
@@ -70,44 +66,44 @@ struct AuthzTarget: Equatable {
         if let url = headers["X-Original-URL"] {
             // Two spellings of the target could disagree; which one a proxy overwrote is unknown.
             if let other = originFormFields.first(where: { headers[$0] != nil }) {
-                return .failure(
+                throw ServiceProblem(
                     .invalidRequest(
                         "send either X-Original-URL or X-Forwarded-Proto + X-Forwarded-Host + X-Original-URI, "
                             + "not both (\(other) is present too)", field: "X-Original-URL"))
             }
-            return .success(AuthzTarget(url: url, method: method))
+            return AuthzTarget(url: url, method: method)
         }
         guard let uri = headers["X-Original-URI"] else {
-            return .failure(
+            throw ServiceProblem(
                 .invalidRequest(
                     "send X-Original-URI, X-Forwarded-Host and X-Forwarded-Proto (nginx: proxy_set_header "
-                        + "X-Original-URI $request_uri; X-Forwarded-Host $host; X-Forwarded-Proto $scheme), "
+                        + "X-Original-URI $request_uri; X-Forwarded-Host $host:$server_port; X-Forwarded-Proto $scheme), "
                         + "or X-Original-URL", field: "X-Original-URI"))
         }
         guard uri.hasPrefix("/") else {
-            return .failure(.invalidRequest("X-Original-URI must start with \"/\"", field: "X-Original-URI"))
+            throw ServiceProblem(.invalidRequest("X-Original-URI must start with \"/\"", field: "X-Original-URI"))
         }
         guard let host = headers["X-Forwarded-Host"], !host.isEmpty else {
-            return .failure(
+            throw ServiceProblem(
                 .invalidRequest(
                     "X-Forwarded-Host is required and must not be empty: the decision is taken on the host the "
                         + "client asked for, never on this endpoint's own Host (nginx: proxy_set_header "
-                        + "X-Forwarded-Host $host, and refuse requests without a host)", field: "X-Forwarded-Host"))
+                        + "X-Forwarded-Host $host:$server_port, and refuse requests without a host)", field: "X-Forwarded-Host"))
         }
         guard !host.utf8.contains(where: { Self.forbiddenInHost.contains($0) }) else {
-            return .failure(.invalidRequest("X-Forwarded-Host must be a host[:port]", field: "X-Forwarded-Host"))
+            throw ServiceProblem(.invalidRequest("X-Forwarded-Host must be a host[:port]", field: "X-Forwarded-Host"))
         }
         guard let proto = headers["X-Forwarded-Proto"] else {
-            return .failure(
+            throw ServiceProblem(
                 .invalidRequest(
                     "X-Forwarded-Proto is required (nginx: proxy_set_header X-Forwarded-Proto $scheme)",
                     field: "X-Forwarded-Proto"))
         }
         let scheme = proto.lowercased()
         guard scheme == "http" || scheme == "https" else {
-            return .failure(.invalidRequest("X-Forwarded-Proto must be http or https", field: "X-Forwarded-Proto"))
+            throw ServiceProblem(.invalidRequest("X-Forwarded-Proto must be http or https", field: "X-Forwarded-Proto"))
         }
-        return .success(AuthzTarget(url: scheme + "://" + host + uri, method: method))
+        return AuthzTarget(url: scheme + "://" + host + uri, method: method)
     }
 
     /// Bytes that would end the authority or start userinfo, so the host field could not
