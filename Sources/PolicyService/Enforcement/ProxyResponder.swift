@@ -179,8 +179,11 @@ final class ProxyResponder: HTTPRoutingResponder {
         var response = relayed(outcome)
         // The origin's answer carries this proxy's word on the decision, never the origin's:
         // an origin could otherwise claim "X-Navigation-Decision: cancel" or a handler.
-        response.headers = HTTPHeaders(
-            response.headers.filter { !Self.isDecisionHeader($0.name) }.map { ($0.name, $0.value) })
+        // Rebuilt only when the origin sent one: this runs for every forwarded answer.
+        if response.headers.contains(where: { Self.isDecisionHeader($0.name) }) {
+            response.headers = HTTPHeaders(
+                response.headers.filter { !Self.isDecisionHeader($0.name) }.map { ($0.name, $0.value) })
+        }
         if let decided {
             EnforcementHeaders.add(decided.decision, id: decided.id, includeLocation: false, to: &response.headers)
         }
