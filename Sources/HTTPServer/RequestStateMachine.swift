@@ -29,6 +29,9 @@ struct RequestStateMachine: Sendable {
 
     /// What the access handler must do next.
     enum Action: Equatable, Sendable {
+        /// The first call: collect and check the head, then report it with
+        /// ``RequestStateMachine/headersReceived(problem:declaredContentLength:)``.
+        case readHead
         /// Return `MHD_YES` and wait for more data.
         case readMore
         /// Queue this problem and close the connection (MHD discards the rest of the request).
@@ -58,6 +61,22 @@ struct RequestStateMachine: Sendable {
     mutating func useBodyLimit(_ limit: Int) {
         guard state == .awaitingHeaders else { return }
         maxBodyBytes = limit
+    }
+
+    /// One access-handler call with the upload bytes MHD passed (empty on the first call,
+    /// on the final call and after a resume). The machine, not the server, works out what
+    /// the call means from its state, so the server only performs the returned action.
+    mutating func handlerCalled(withUpload chunk: some Collection<UInt8>) -> Action {
+        switch state {
+        case .awaitingHeaders:
+            return .readHead
+        case .readingBody, .discardingBody:
+            return chunk.isEmpty ? requestEnded() : bodyReceived(chunk)
+        case .resumed:
+            return handlerCalledAfterResume()
+        case .responding, .suspended, .finished:
+            return .ignore
+        }
     }
 
     /// First call: the headers were checked (`problem` is the first violation, if any).

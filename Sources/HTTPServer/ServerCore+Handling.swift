@@ -12,22 +12,11 @@ extension ServerCore {
         on connection: OpaquePointer, context: RequestContext,
         method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, chunk: UnsafeRawBufferPointer
     ) -> MHD_Result {
-        let action: RequestStateMachine.Action
-        switch context.machine.state {
-        case .awaitingHeaders:
+        var action = context.machine.handlerCalled(withUpload: chunk)
+        if case .readHead = action {
             action = receiveHead(on: connection, context: context, method: method, version: version)
-        case .readingBody, .discardingBody:
-            if chunk.isEmpty {
-                context.connection?.bodyEnded()
-                action = context.machine.requestEnded()
-            } else {
-                context.connection?.bodyReceived(chunk.count)
-                action = context.machine.bodyReceived(chunk)
-            }
-        case .resumed:
-            action = context.machine.handlerCalledAfterResume()
-        case .responding, .suspended, .finished:
-            action = .ignore
+        } else if !chunk.isEmpty {
+            context.connection?.bodyReceived(chunk.count)
         }
         return perform(action, on: connection, context: context)
     }
@@ -73,6 +62,9 @@ extension ServerCore {
         switch action {
         case .readMore, .ignore:
             return .YES
+        case .readHead:
+            // receiveHead always answers with the machine's next action; never performed.
+            return .YES
         case .abortConnection:
             log(
                 .warning, "http.request_aborted",
@@ -81,6 +73,7 @@ extension ServerCore {
                 ])
             return .NO
         case .reject(let problem):
+            context.connection?.bodyEnded()
             log(
                 .info, "http.request_rejected",
                 [
@@ -93,6 +86,7 @@ extension ServerCore {
         case .send(let response):
             return send(response, on: connection, forceClose: false)
         case .respond(let body):
+            context.connection?.bodyEnded()
             return respond(to: context.makeRequest(body: body), on: connection, context: context)
         }
     }

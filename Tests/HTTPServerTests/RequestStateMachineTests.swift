@@ -4,6 +4,31 @@ import Testing
 
 /// The per-request call sequence and body limits, without sockets.
 @Suite struct RequestStateMachineTests {
+    @Test func eachHandlerCallIsInterpretedByTheMachine() {
+        var machine = RequestStateMachine(maxBodyBytes: 10)
+        let none: [UInt8] = []
+        #expect(machine.handlerCalled(withUpload: none) == .readHead)
+        // Until the head is reported, another call still asks for it.
+        #expect(machine.handlerCalled(withUpload: none) == .readHead)
+        #expect(machine.headersReceived(problem: nil, declaredContentLength: 3) == .readMore)
+        #expect(machine.handlerCalled(withUpload: Array("abc".utf8)) == .readMore)
+        #expect(machine.handlerCalled(withUpload: none) == .respond(body: Array("abc".utf8)))
+        #expect(machine.handlerCalled(withUpload: none) == .ignore)
+        machine.suspended()
+        #expect(machine.handlerCalled(withUpload: none) == .ignore)
+        machine.resumed(with: HTTPResponse(status: 204))
+        #expect(machine.handlerCalled(withUpload: none) == .send(HTTPResponse(status: 204)))
+        #expect(machine.handlerCalled(withUpload: none) == .ignore)
+    }
+
+    @Test func anOversizedChunkedBodyIsAnsweredOnTheFinalCall() {
+        var machine = RequestStateMachine(maxBodyBytes: 2, discardLimitBytes: 10)
+        _ = machine.handlerCalled(withUpload: [UInt8]())
+        _ = machine.headersReceived(problem: nil, declaredContentLength: nil)
+        #expect(machine.handlerCalled(withUpload: [1, 2, 3]) == .readMore)
+        #expect(machine.handlerCalled(withUpload: [UInt8]()) == .reject(.payloadTooLarge(limit: 2)))
+    }
+
     @Test func bodylessRequestRespondsOnTheFinalCallNotTheFirst() {
         var machine = RequestStateMachine(maxBodyBytes: 10)
         #expect(machine.headersReceived(problem: nil, declaredContentLength: nil) == .readMore)
