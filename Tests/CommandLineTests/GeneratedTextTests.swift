@@ -118,6 +118,17 @@ struct GeneratedTextTests {
         #expect(rendered.out.contains("--log-level LEVEL"))
     }
 
+    @Test("the systemd steps and the container image install the generated man page and bash completion")
+    func installedByDeploySteps() throws {
+        for file in ["deploy/systemd/README.md", "deploy/container/Containerfile"] {
+            let text = try String(contentsOf: Self.packageRoot.appendingPathComponent(file), encoding: .utf8)
+            #expect(text.contains("navpolicyd help --man >") || text.contains("navpolicyd help --man |"), "\(file)")
+            #expect(text.contains("navpolicyd completions bash"), "\(file)")
+            #expect(text.contains("share/man/man1/navpolicyd.1"), "\(file)")
+            #expect(text.contains("share/bash-completion/completions/navpolicyd"), "\(file)")
+        }
+    }
+
     @Test("text output is coloured only when the output is a terminal")
     func colour() {
         let plain = run(["validate", "--config", Self.shippedConfig])
