@@ -6,6 +6,8 @@ import Foundation
 package struct Output: Sendable {
     var writeOut: @Sendable (String) -> Void
     var writeErr: @Sendable (String) -> Void
+    /// Writes progress text as is (no newline: it carries its own `\r`).
+    var writeProgress: @Sendable (String) -> Void
     /// Colour in text output: only for a person at a terminal, never in pipes or files.
     package var usesColour: Bool
     /// Progress lines on stderr: only when stderr is a terminal, so logs and pipes stay clean.
@@ -13,10 +15,12 @@ package struct Output: Sendable {
 
     package init(
         writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void,
+        writeProgress: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
         usesColour: Bool = false, showsProgress: Bool = false
     ) {
         self.writeOut = writeOut
         self.writeErr = writeErr
+        self.writeProgress = writeProgress
         self.usesColour = usesColour
         self.showsProgress = showsProgress
     }
@@ -37,13 +41,13 @@ package struct Output: Sendable {
     /// Rewrites the progress line in place (`\r`, no newline); nothing unless `showsProgress`.
     package func progress(_ text: String) {
         guard showsProgress else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+        writeProgress("\r\u{1B}[K\(text)")
     }
 
     /// Clears the progress line once the work is done.
     package func endProgress() {
         guard showsProgress else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        writeProgress("\r\u{1B}[K")
     }
 }
 

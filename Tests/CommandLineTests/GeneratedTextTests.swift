@@ -141,6 +141,27 @@ struct GeneratedTextTests {
         #expect(check.out.contains("\u{1B}[31mcancel\u{1B}[0m"))
     }
 
+    @Test("bench shows progress only where progress is shown (a terminal), and keeps stdout clean either way")
+    func progress() {
+        for shows in [false, true] {
+            let progress = Mutex("")
+            let out = Mutex("")
+            let output = Output(
+                writeOut: { line in out.withLock { $0 += line + "\n" } }, writeErr: { _ in },
+                writeProgress: { text in progress.withLock { $0 += text } }, showsProgress: shows)
+            let status = CommandLineTool.run(["bench", "--config", Self.shippedConfig, "--iterations", "70000"], output: output)
+            #expect(status == 0)
+            let written = progress.withLock { $0 }
+            if shows {
+                #expect(written.contains("65536 decisions…"))
+                #expect(written.hasSuffix("\r\u{1B}[K"), "the progress line is cleared at the end")
+            } else {
+                #expect(written.isEmpty)
+            }
+            #expect(!out.withLock { $0 }.contains("decisions…"))
+        }
+    }
+
     @Test("check, test and canonicalize --format: text for people, JSON for machines, defaults unchanged")
     func formats() throws {
         let config = Self.shippedConfig
