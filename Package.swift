@@ -75,7 +75,7 @@ let package = Package(
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
         .testTarget(
-            name: "CommandLineTests", dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService"],
+            name: "CommandLineTests", dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport", "CSQLite", "LockSupport"],
