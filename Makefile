@@ -30,11 +30,11 @@ check: release
 ## test: install, build with warnings as errors, run every test and the shipped policy tests.
 test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	# The in-process service tests open no socket and start no process: they run in parallel.
-	$(SWIFT) test --skip-build --filter PolicyServiceTests
+	# The in-process service and command-line tests open no socket and start no daemon: they run in parallel.
+	$(SWIFT) test --skip-build --filter 'PolicyServiceTests|CommandLineTests'
 	# The rest serially: many tests block a thread while they wait on a real daemon, and blocked
 	# threads in Swift Testing's parallel pool starve the async work the servers under test need.
-	$(SWIFT) test --skip-build --no-parallel --skip PolicyServiceTests
+	$(SWIFT) test --skip-build --no-parallel --skip 'PolicyServiceTests|CommandLineTests'
 	.build/debug/navpolicyd test --coverage --fail-under 100 --config $(CONFIG) config/navpolicy.tests.json
 	scripts/deploy-check.sh .build/debug/navpolicyd
 

@@ -50,10 +50,13 @@ let package = Package(
             name: "PolicyService",
             dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport"],
             swiftSettings: strictSettings),
-        // The command-line front end: subcommands, flags, signals.
-        .executableTarget(
-            name: "navpolicyd", dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake"],
+        // The command-line front end: every command declared once (options, help, man page,
+        // completions derived from the declarations), parsed and validated in-process.
+        .target(
+            name: "NavpolicydCommands", dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake"],
             swiftSettings: strictSettings),
+        // The executable: only hands its arguments to NavpolicydCommands.
+        .executableTarget(name: "navpolicyd", dependencies: ["NavpolicydCommands"], swiftSettings: strictSettings),
 
         // Resources: the WPT URL and IDNA conformance data (provenance in Resources/README-*.txt).
         .testTarget(
@@ -69,6 +72,10 @@ let package = Package(
         .testTarget(
             name: "PolicyServiceTests",
             dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake"],
+            swiftSettings: strictSettings),
+        // The command line parsed, validated and rendered in-process: no process is started.
+        .testTarget(
+            name: "CommandLineTests", dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport", "CSQLite", "LockSupport"],

@@ -6,8 +6,10 @@ set -euo pipefail
 build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
 # binutils: readelf for ShippedDependenciesTests; python3-yaml: scripts/check-deploy-manifests.py;
 # python3-venv, systemd, prometheus: make deploy-check (venv for the PyPI linters, systemd-analyze, promtool);
-# python3-venv also for make conformance (schemathesis and openapi-spec-validator from PyPI).
-test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus)
+# python3-venv also for make conformance (schemathesis and openapi-spec-validator from PyPI);
+# bash, zsh, fish, man-db, groff-base: CommandLineTests check the generated completions and man page.
+test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus
+  bash zsh fish man-db groff-base)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi

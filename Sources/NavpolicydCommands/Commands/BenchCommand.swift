@@ -6,24 +6,43 @@ import NavigationPolicy
 ///
 /// Each decision is timed on its own (monotonic clock, ~20 ns overhead) so percentiles are
 /// real; canonicalization (URL parsing) is included because every front end pays it.
-enum BenchCommand {
-    static let command = CommandLineTool.Command(
+package struct BenchCommand: ParsableCommand {
+    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
+    static let urls = Option.text(
+        "urls", "FILE", kind: .file,
+        help: "one URL per line to decide (default: a built-in mix of hits and misses for the default policy)")
+    static let duration = Option.decimal(
+        "duration", "S", in: DecimalRange(0, 3600, includesLowerBound: false), phrase: "seconds between 0 and 3600",
+        help: "decide round-robin for S seconds", default: "5")
+    static let iterations = Option.integer(
+        "iterations", "N", in: 0...Int.max, phrase: "a whole number",
+        help: "make exactly N decisions instead (for allocation counting under valgrind --tool=dhat)")
+    static let json = Flag("json", help: "print one JSON object instead of the table")
+
+    package static let declaration = CommandDeclaration(
         name: "bench",
         summary: "Measure in-process decision speed (ns/decision p50/p99, decisions/s)",
-        usage: """
-            Usage: navpolicyd bench [--config FILE] [--urls FILE] [--duration S] [--iterations N] [--json]
-
-            Loads and compiles the policy (timed), then decides the URLs of FILE (one per line;
-            default: a built-in mix of hits and misses for the default policy) round-robin for
-            S seconds (default 5), or exactly N decisions with --iterations (for allocation
-            counting under valgrind --tool=dhat). Prints compile time, resident memory, ns per
-            decision (p50, p90, p99, max) and decisions per second; --json prints one JSON object.
-
-            Exit status: 0; 2 for an invalid config, URL file or flag.
+        discussion: """
+            Loads and compiles the policy (timed), then decides the URLs of FILE round-robin.
+            Prints compile time, resident memory, ns per decision (p50, p90, p99, max) and
+            decisions per second. On a terminal, a progress line on stderr counts the decisions.
             """,
-        run: run)
+        notes: "Exit status: 0; 2 for an invalid config, URL file or flag.",
+        options: [config.declaration, urls.declaration, duration.declaration, iterations.declaration, json.declaration])
 
-    static let spec = ArgumentSpec(valueOptions: ["config", "urls", "duration", "iterations"], flagOptions: ["json"])
+    package var configPath: String?
+    package var urlsPath: String?
+    package var duration: Double
+    package var iterations: Int?
+    package var printsJSON: Bool
+
+    package init(_ arguments: ParsedArguments) {
+        configPath = arguments[Self.config]
+        urlsPath = arguments[Self.urls]
+        duration = arguments[Self.duration] ?? 5
+        iterations = arguments[Self.iterations]
+        printsJSON = arguments[Self.json]
+    }
 
     static let builtInURLs = [
         "https://app.example.com/home", "https://app.example.com/logout", "https://app.example.com/%6Cogout",
@@ -31,28 +50,8 @@ enum BenchCommand {
         "https://APP.example.com/account/../sign_out;x=1", "https://partner.example.org/landing?utm_source=app",
     ]
 
-    static func run(_ arguments: [String], _ output: Output) -> Int32 {
-        let parsed: ParsedArguments
-        let duration: Double
-        let iterations: Int?
-        do throws(UsageError) {
-            parsed = try spec.parse(arguments)
-            guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-            guard let seconds = Double(parsed.value("duration") ?? "5"), seconds > 0, seconds <= 3600 else {
-                throw UsageError("--duration takes seconds between 0 and 3600")
-            }
-            duration = seconds
-            if let text = parsed.value("iterations") {
-                guard let count = Int(text), count >= 0 else { throw UsageError("--iterations takes a whole number") }
-                iterations = count
-            } else {
-                iterations = nil
-            }
-        } catch {
-            return CommandLineTool.usageFailure("bench", error, output: output)
-        }
-
-        let path = ConfigLoader.resolvePath(flag: parsed.value("config"))
+    package func run(_ output: Output) -> Int32 {
+        let path = ConfigLoader.resolvePath(flag: configPath)
         let compileStart = ContinuousClock.now
         let policy: CompiledPolicy
         do {
@@ -63,8 +62,8 @@ enum BenchCommand {
         }
         let compileSeconds = (ContinuousClock.now - compileStart).seconds
 
-        var urls = builtInURLs
-        if let urlsPath = parsed.value("urls") {
+        var urls = Self.builtInURLs
+        if let urlsPath {
             guard let text = try? String(contentsOfFile: urlsPath, encoding: .utf8) else {
                 output.err("navpolicyd bench: --urls \(urlsPath): cannot be read")
                 return ExitCode.usage
@@ -94,16 +93,18 @@ enum BenchCommand {
             } else if decided & 1023 == 0, ContinuousClock.now >= deadline {
                 break
             }
+            if decided & 0xFFFF == 0, output.showsProgress { output.progress("\(decided) decisions…") }
             decided += 1
             let request = requests[index]
             index = index + 1 == requests.count ? 0 : index + 1
-            let before = monotonicNanoseconds()
+            let before = Self.monotonicNanoseconds()
             let decision = try? policy.decide(request)
-            let after = monotonicNanoseconds()
+            let after = Self.monotonicNanoseconds()
             if decision?.verdict == .cancel { cancels += 1 }
             if samples.count < 4_000_000 { samples.append(UInt32(clamping: after &- before)) }
         }
         let elapsed = (ContinuousClock.now - started).seconds
+        output.endProgress()
         samples.sort()
         func percentile(_ fraction: Double) -> Int {
             samples.isEmpty ? 0 : Int(samples[min(samples.count - 1, Int(Double(samples.count) * fraction))])
@@ -112,7 +113,7 @@ enum BenchCommand {
             "config": .string(path),
             "handlers": .number(Double(policy.links.count)),
             "compileSeconds": .number(compileSeconds),
-            "rssBytes": .number(Double(residentBytes())),
+            "rssBytes": .number(Double(Self.residentBytes())),
             "urls": .number(Double(urls.count)),
             "decisions": .number(Double(decided)),
             "cancelled": .number(Double(cancels)),
@@ -122,12 +123,12 @@ enum BenchCommand {
             "maxNanoseconds": .number(Double(samples.last ?? 0)),
             "decisionsPerSecond": .number(elapsed > 0 ? (Double(decided) / elapsed).rounded() : 0),
         ]
-        if parsed.has("json") {
+        if printsJSON {
             output.out(result.serializedJSON)
         } else {
             output.out("config        \(path) (\(policy.links.count) handlers)")
             output.out(String(format: "load+compile  %.3f s", compileSeconds))
-            output.out(String(format: "resident      %.1f MB", Double(residentBytes()) / 1_048_576))
+            output.out(String(format: "resident      %.1f MB", Double(Self.residentBytes()) / 1_048_576))
             output.out("decisions     \(decided) over \(urls.count) URLs (\(cancels) cancelled)")
             output.out(
                 "ns/decision   p50 \(percentile(0.5))  p90 \(percentile(0.9))  p99 \(percentile(0.99))  max \(samples.last ?? 0)")

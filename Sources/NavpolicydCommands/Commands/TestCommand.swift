@@ -3,13 +3,21 @@ import JSONSupport
 import NavigationPolicy
 
 /// `navpolicyd test CASES.json`: table-driven policy tests.
-enum TestCommand {
-    static let command = CommandLineTool.Command(
+package struct TestCommand: ParsableCommand {
+    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
+    static let explain = Flag("explain", help: "print the decision trace of each failing case")
+    static let coverage = Flag(
+        "coverage", help: "report, per handler and per hosts/paths/pathPrefixes/pathPatterns entry, whether any case exercised it"
+    )
+    static let failUnder = Option.decimal(
+        "fail-under", "PERCENT", in: DecimalRange(0, 100), phrase: "a percentage from 0 to 100",
+        help: "with --coverage: exit 1 when coverage is below PERCENT (0-100)")
+    static let format = OutputFormat.option(default: .text, text: "failures and a summary line, coloured on a terminal")
+
+    package static let declaration = CommandDeclaration(
         name: "test",
         summary: "Run table-driven policy tests (expected decisions) against a policy",
-        usage: """
-            Usage: navpolicyd test [--config FILE] [--explain] [--coverage [--fail-under PERCENT]] CASES.json
-
+        discussion: """
             CASES.json is an array of cases:
               [{"url": "https://app.example.com/logout", "navigationType": "linkActivated",
                 "targetFrame": "main", "method": "GET", "name": "optional label",
@@ -18,50 +26,47 @@ enum TestCommand {
             (null means the field must be null).
 
             A case whose expect.handler names no handler in the config, and an empty file, are errors.
-
-            Options:
-              --explain              print the decision trace of each failing case
-              --coverage             report, per handler and per hosts/paths/pathPrefixes/pathPatterns
-                                     entry, whether any case exercised it
-              --fail-under PERCENT   with --coverage: exit 1 when coverage is below PERCENT (0-100)
-
+            """,
+        notes: """
             Prints each failure with expected and actual values; the last line is "N passed, M failed".
             Exit status: 0 all passed; 1 some failed or coverage under --fail-under;
             2 unreadable or malformed files, invalid config.
             """,
-        run: run)
+        options: [config.declaration, explain.declaration, coverage.declaration, failUnder.declaration, format.declaration],
+        positional: PositionalDeclaration(
+            name: "CASES.json", help: "the table of cases", arity: .exactlyOne, kind: .file,
+            missingMessage: "expected one CASES.json file"))
 
-    static let spec = ArgumentSpec(valueOptions: ["config", "fail-under"], flagOptions: ["explain", "coverage"])
+    package var configPath: String?
+    package var casesPath: String
+    package var explains: Bool
+    package var reportsCoverage: Bool
+    package var failUnder: Double?
+    package var format: OutputFormat
 
-    static func run(_ arguments: [String], _ output: Output) -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try spec.parse(arguments)
-        } catch {
-            return CommandLineTool.usageFailure("test", error, output: output)
-        }
-        guard parsed.positionals.count == 1, let casesPath = parsed.positionals.first else {
-            return CommandLineTool.usageFailure("test", UsageError("expected one CASES.json file"), output: output)
-        }
-        var failUnder: Double?
-        if let text = parsed.value("fail-under") {
-            guard let value = Double(text), (0...100).contains(value), parsed.has("coverage") else {
-                let problem =
-                    parsed.has("coverage")
-                    ? "--fail-under takes a percentage from 0 to 100, not '\(text)'" : "--fail-under needs --coverage"
-                return CommandLineTool.usageFailure("test", UsageError(problem), output: output)
-            }
-            failUnder = value
-        }
+    package init(_ arguments: ParsedArguments) {
+        configPath = arguments[Self.config]
+        casesPath = arguments.positionals.first ?? ""
+        explains = arguments[Self.explain]
+        reportsCoverage = arguments[Self.coverage]
+        failUnder = arguments[Self.failUnder]
+        format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
+    }
+
+    package mutating func validate() throws(CommandError) {
+        if failUnder != nil, !reportsCoverage { throw .usage("--fail-under needs --coverage") }
+    }
+
+    package func run(_ output: Output) -> Int32 {
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: parsed.value("config")))
+            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath))
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage
         }
         let cases: [PolicyTestCase]
-        switch loadCases(casesPath) {
+        switch Self.loadCases(casesPath) {
         case .success(let loaded): cases = loaded
         case .failure(let error):
             output.err(error.message)
@@ -84,10 +89,11 @@ enum TestCommand {
         }
 
         var failed = 0
+        var failures: [JSONValue] = []
         var coverage = PolicyCoverage(policy: policy)
         for testCase in cases {
             let problems: [String]
-            let actual: String
+            let actual: Decision?
             var trace: [TraceStep] = []
             do {
                 // Explained decisions carry the matched entries coverage counts; same verdicts.
@@ -97,17 +103,27 @@ enum TestCommand {
                 var plain = decision
                 plain.trace = nil
                 problems = testCase.mismatches(plain)
-                actual = plain.jsonObject.serializedJSON
+                actual = plain
             } catch {
                 problems = ["the request is invalid: \(error)"]
-                actual = "(no decision)"
+                actual = nil
             }
             guard !problems.isEmpty else { continue }
             failed += 1
-            output.out("FAIL \(testCase.label): \(testCase.request.url)")
+            if format == .json {
+                var failure: JSONObject = [
+                    "name": .string(testCase.label), "url": .string(testCase.request.url),
+                    "problems": .array(problems.map(JSONValue.string)), "actual": actual.map { .object($0.jsonObject) } ?? .null,
+                ]
+                if explains { failure.append("trace", .array(trace.map { .object($0.jsonObject) })) }
+                failures.append(.object(failure))
+                continue
+            }
+            let style = TerminalStyle(enabled: output.usesColour)
+            output.out(style.red("FAIL") + " \(testCase.label): \(testCase.request.url)")
             for problem in problems { output.out("  \(problem)") }
-            output.out("  actual: \(actual)")
-            if parsed.has("explain") {
+            output.out("  actual: \(actual.map { $0.jsonObject.serializedJSON } ?? "(no decision)")")
+            if explains {
                 output.out("  trace:")
                 for step in trace {
                     output.out(
@@ -116,13 +132,33 @@ enum TestCommand {
                 }
             }
         }
-        output.out("\(cases.count - failed) passed, \(failed) failed")
         var status = failed == 0 ? ExitCode.success : ExitCode.failure
-        if parsed.has("coverage") {
-            report(coverage, to: output)
-            if let failUnder, coverage.percent < failUnder {
-                output.out("coverage \(format(coverage.percent))% is under --fail-under \(format(failUnder))%")
-                status = ExitCode.failure
+        let underThreshold = reportsCoverage && failUnder.map { coverage.percent < $0 } == true
+        if underThreshold { status = ExitCode.failure }
+        if format == .json {
+            var report: JSONObject = [
+                "passed": .number(Double(cases.count - failed)), "failed": .number(Double(failed)),
+                "failures": .array(failures),
+            ]
+            if reportsCoverage {
+                let items: [JSONValue] = coverage.items.map {
+                    .object([
+                        "handler": .string($0.handler), "entry": $0.entry.map(JSONValue.string) ?? .null,
+                        "covered": .bool($0.covered),
+                    ])
+                }
+                report.append("coverage", .object(["percent": .number(coverage.percent), "items": .array(items)]))
+                if let failUnder { report.append("failUnder", .number(failUnder)) }
+            }
+            output.out(report.serializedJSON)
+            return status
+        }
+        output.out("\(cases.count - failed) passed, \(failed) failed")
+        if reportsCoverage {
+            Self.report(coverage, to: output)
+            if let failUnder, underThreshold {
+                output.out(
+                    "coverage \(Self.percentText(coverage.percent))% is under --fail-under \(Self.percentText(failUnder))%")
             }
         }
         return status
@@ -135,10 +171,11 @@ enum TestCommand {
             output.out("  \(mark) \(item.handler)" + (item.entry.map { " \($0)" } ?? ""))
         }
         let covered = coverage.items.filter(\.covered).count
-        output.out("coverage: \(format(coverage.percent))% (\(covered) of \(coverage.items.count) handlers and entries)")
+        output.out(
+            "coverage: \(Self.percentText(coverage.percent))% (\(covered) of \(coverage.items.count) handlers and entries)")
     }
 
-    private static func format(_ percent: Double) -> String {
+    private static func percentText(_ percent: Double) -> String {
         percent == percent.rounded() ? String(Int(percent)) : String(format: "%.1f", percent)
     }
 

@@ -3,43 +3,39 @@ import JSONSupport
 import NavigationPolicy
 
 /// `navpolicyd validate`: the chain in order and lint warnings, or every config error with its JSON pointer.
-enum ValidateCommand {
-    static let command = CommandLineTool.Command(
+package struct ValidateCommand: ParsableCommand {
+    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
+    static let strict = Flag("strict", help: "warnings make the exit status 1")
+    static let format = OutputFormat.option(default: .text, text: "coloured on a terminal")
+
+    package static let declaration = CommandDeclaration(
         name: "validate",
         summary: "Check a policy file: errors, warnings, the handler chain and effective settings",
-        usage: """
-            Usage: navpolicyd validate [--config FILE] [--strict] [--format text|json]
-
+        discussion: """
             Prints the handler chain in order (name, type, match conditions in canonical form),
             warnings (unreachable handlers, duplicate entries, an empty chain, payment-redirect
             without hosts, a location the policy itself cancels) and the effective server,
             intake and proxy settings, defaults included.
             When the file is invalid, prints every error with its JSON pointer, e.g.
               /handlers/2/match/hosts/0: "*.": empty host pattern
-
-            Options:
-              --strict          warnings make the exit status 1
-              --format F        text (default; coloured on a terminal) or json
-
-            Exit status: 0 valid; 1 invalid config, or warnings with --strict; 2 unreadable file or bad usage.
             """,
-        run: run)
+        notes: "Exit status: 0 valid; 1 invalid config, or warnings with --strict; 2 unreadable file or bad usage.",
+        options: [config.declaration, strict.declaration, format.declaration],
+        unexpectedArgumentHint: "use --config FILE")
 
-    static let spec = ArgumentSpec(valueOptions: ["config", "format"], flagOptions: ["strict"])
+    package var configPath: String?
+    package var isStrict: Bool
+    package var format: OutputFormat
 
-    static func run(_ arguments: [String], _ output: Output) -> Int32 {
-        let parsed: ParsedArguments
-        let json: Bool
-        do throws(UsageError) {
-            parsed = try spec.parse(arguments)
-            guard parsed.positionals.isEmpty else {
-                throw UsageError("unexpected argument '\(parsed.positionals[0])' (use --config FILE)")
-            }
-            json = try OutputFormat.isJSON(parsed)
-        } catch {
-            return CommandLineTool.usageFailure("validate", error, output: output)
-        }
-        let path = ConfigLoader.resolvePath(flag: parsed.value("config"))
+    package init(_ arguments: ParsedArguments) {
+        configPath = arguments[Self.config]
+        isStrict = arguments[Self.strict]
+        format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
+    }
+
+    package func run(_ output: Output) -> Int32 {
+        let json = format == .json
+        let path = ConfigLoader.resolvePath(flag: configPath)
         let policy: CompiledPolicy
         do {
             policy = try ConfigLoader.load(path)
@@ -57,12 +53,12 @@ enum ValidateCommand {
             return ExitCode.usage
         }
         let warnings = PolicyLint.warnings(policy)
-        let status = warnings.isEmpty || !parsed.has("strict") ? ExitCode.success : ExitCode.failure
+        let status = warnings.isEmpty || !isStrict ? ExitCode.success : ExitCode.failure
         if json {
-            output.out(jsonReport(policy, warnings: warnings).serializedJSON)
+            output.out(Self.jsonReport(policy, warnings: warnings).serializedJSON)
             return status
         }
-        let style = TerminalStyle(enabled: OutputFormat.isTerminal)
+        let style = TerminalStyle(enabled: output.usesColour)
         output.out("\(path): " + style.green("valid"))
         output.out("defaultDecision: \(policy.defaultVerdict.rawValue)")
         output.out("handlers (\(policy.links.count), first match wins):")

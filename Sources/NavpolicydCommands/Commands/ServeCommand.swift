@@ -2,34 +2,40 @@ import Dispatch
 import Foundation
 import JSONSupport
 import NavigationPolicy
-import PolicyService
+package import PolicyService
 import ShareIntake
 
 /// `navpolicyd serve`: the HTTP daemon.
-enum ServeCommand {
-    static let command = CommandLineTool.Command(
+package struct ServeCommand: ParsableCommand {
+    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
+    static let listen = Option.text(
+        "listen", "HOST:PORT", kind: .address,
+        help: "address to listen on (IPv4, [IPv6] or localhost; port 0 = any free port)")
+    static let decisionLog = Option.text(
+        "decision-log", "FILE", kind: .file, help: "append one NDJSON line per decision (written off the request path)")
+    static let adminTokenFile = Option.text(
+        "admin-token-file", "FILE", kind: .file, help: "bearer token for /v1/policy/reload ($NAVPOLICY_ADMIN_TOKEN wins)")
+    static let proxyListen = Option.text(
+        "proxy-listen", "HOST:PORT", kind: .address,
+        help: "also run the enforcing forward/reverse proxy there (see docs/proxy.md)")
+    static let logLevel = Option.text(
+        "log-level", "LEVEL", kind: .choice(EventLog.Level.allCases.map(\.rawValue)),
+        help: "the least severe event written to stderr: debug, info, warning or error", default: EventLog.Level.info.rawValue)
+
+    package static let declaration = CommandDeclaration(
         name: "serve",
         summary: "Run the HTTP daemon (decisions, policy, health and metrics endpoints)",
-        usage: """
-            Usage: navpolicyd serve [--config FILE] [--listen HOST:PORT] [--decision-log FILE]
-                                    [--admin-token-file FILE] [--proxy-listen HOST:PORT]
-
+        discussion: """
             Serves GET/POST /v1/decide, GET /v1/policy, POST /v1/policy/reload, /healthz,
             /readyz, /metrics and the share intake (/v1/intake, /v1/intake/share-target,
             /v1/intake/{id}). Listens on 127.0.0.1:8080 unless --listen or the config's
             server.listen says otherwise.
-
-            Options:
-              --config FILE            policy file (default: $NAVPOLICY_CONFIG or config/navpolicy.json)
-              --listen HOST:PORT       address to listen on (IPv4, [IPv6] or localhost; port 0 = any free port)
-              --decision-log FILE      append one NDJSON line per decision (written off the request path)
-              --admin-token-file FILE  bearer token for /v1/policy/reload ($NAVPOLICY_ADMIN_TOKEN wins)
-              --proxy-listen HOST:PORT also run the enforcing forward/reverse proxy there (see docs/proxy.md)
-
+            """,
+        notes: """
             Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
             an invalid config is rejected and the running policy keeps serving.
             SIGTERM or SIGINT: stop accepting, finish requests in flight (server.drainTimeoutSeconds), exit 0.
-            Logs are JSON lines on stderr.
+            Logs are JSON lines on stderr, from --log-level up.
 
             Share intake stores items in intake.database, by default intake.sqlite3 in the data
             directory ($NAVPOLICY_DATA_DIR, else var/navpolicyd under the working directory).
@@ -38,21 +44,30 @@ enum ServeCommand {
 
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
             """,
-        run: run)
+        options: [
+            config.declaration, listen.declaration, decisionLog.declaration, adminTokenFile.declaration,
+            proxyListen.declaration, logLevel.declaration,
+        ])
 
-    static let spec = ArgumentSpec(
-        valueOptions: ["config", "listen", "decision-log", "admin-token-file", "proxy-listen"], flagOptions: [])
+    package var configPath: String?
+    package var listenText: String?
+    package var decisionLogPath: String?
+    package var adminTokenFilePath: String?
+    package var proxyListenText: String?
+    package var logLevel: EventLog.Level
 
-    static func run(_ arguments: [String], _ output: Output) -> Int32 {
-        let parsed: ParsedArguments
-        do throws(UsageError) {
-            parsed = try spec.parse(arguments)
-            guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        } catch {
-            return CommandLineTool.usageFailure("serve", error, output: output)
-        }
-        let log = EventLog.standardError
-        let configPath = ConfigLoader.resolvePath(flag: parsed.value("config"))
+    package init(_ arguments: ParsedArguments) {
+        configPath = arguments[Self.config]
+        listenText = arguments[Self.listen]
+        decisionLogPath = arguments[Self.decisionLog]
+        adminTokenFilePath = arguments[Self.adminTokenFile]
+        proxyListenText = arguments[Self.proxyListen]
+        logLevel = arguments[Self.logLevel].flatMap(EventLog.Level.init(rawValue:)) ?? .info
+    }
+
+    package func run(_ output: Output) -> Int32 {
+        let log = EventLog.standardError.filtered(from: logLevel)
+        let configPath = ConfigLoader.resolvePath(flag: configPath)
         let initial: PolicySnapshot
         do throws(ConfigLoader.LoadError) {
             switch PolicySnapshot.build(from: Array(try ConfigLoader.read(configPath))) {
@@ -63,7 +78,7 @@ enum ServeCommand {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage
         }
-        let listenText = parsed.value("listen") ?? initial.settings.listen
+        let listenText = listenText ?? initial.settings.listen
         let listen: ListenAddress
         switch ListenAddress.parse(listenText) {
         case .success(let address): listen = address
@@ -74,7 +89,7 @@ enum ServeCommand {
         let token: AdminToken?
         switch AdminToken.load(
             environmentVariable: "NAVPOLICY_ADMIN_TOKEN",
-            file: parsed.value("admin-token-file") ?? initial.settings.adminTokenFile)
+            file: adminTokenFilePath ?? initial.settings.adminTokenFile)
         {
         case .success(let loaded): token = loaded
         case .failure(let error):
@@ -86,7 +101,7 @@ enum ServeCommand {
         var intake: PolicyDaemon.IntakeOptions?
         let intakeSettings = IntakeSettings.from(initial.policy)
         if intakeSettings.enabled {
-            switch openIntake(intakeSettings) {
+            switch Self.openIntake(intakeSettings) {
             case .success(let options): intake = options
             case .failure(let error):
                 output.err("navpolicyd serve: \(error.description)")
@@ -96,9 +111,9 @@ enum ServeCommand {
 
         var options = PolicyDaemon.Options(
             configPath: configPath, initial: initial, listen: listen,
-            decisionLogPath: parsed.value("decision-log"), adminToken: token, version: CommandLineTool.version,
+            decisionLogPath: decisionLogPath, adminToken: token, version: CommandLineTool.version,
             intake: intake)
-        if let proxyText = parsed.value("proxy-listen") {
+        if let proxyText = proxyListenText {
             switch ListenAddress.parse(proxyText) {
             case .success(let address): options.proxyListen = address
             case .failure(let error):
@@ -128,7 +143,7 @@ enum ServeCommand {
                 "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
                 "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
             ])
-        let signalSources = installSignalHandlers(daemon: daemon, log: log)
+        let signalSources = Self.installSignalHandlers(daemon: daemon, log: log)
         // The main thread parks here for good (the SIGTERM handler ends the process with exit)
         // instead of in dispatchMain(): dispatchMain() pthread_exits the main thread, and
         // AddressSanitizer then flags libdispatch's signal thread writing into the poisoned

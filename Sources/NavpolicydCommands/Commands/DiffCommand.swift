@@ -1,0 +1,145 @@
+import Foundation
+import JSONSupport
+import NavigationPolicy
+import PolicyService
+
+/// `navpolicyd diff`: replays recorded navigations against two policies and reports what changes.
+package struct DiffCommand: ParsableCommand {
+    static let config = Option.text("config", "NEW.json", kind: .file, help: "the candidate policy", required: true)
+    static let against = Option.text(
+        "against", "OLD.json", kind: .file,
+        help: """
+            the current policy (default: $NAVPOLICY_CONFIG, else config/navpolicy.json, the file the running daemon \
+            reads); with --log, a note on stderr says when lines were decided under another revision than this file's
+            """)
+    static let log = Option.text(
+        "log", "FILE", kind: .file, help: "the daemon's decision log (one JSON object per line; its \"request\" is replayed)")
+    static let urls = Option.text(
+        "urls", "FILE", kind: .file, help: "one URL per line (blank lines and lines starting with # are skipped)")
+    static let cases = Option.text("cases", "FILE", kind: .file, help: "a navpolicyd test table")
+    static let format = OutputFormat.option(default: .text, text: "groups with examples")
+    static let examples = Option.integer(
+        "examples", "N", in: 0...100, phrase: "a whole number from 0 to 100", help: "examples per group", default: 3)
+    static let failOnChange = Flag("fail-on-change", help: "exit 1 when anything changes")
+
+    package static let declaration = CommandDeclaration(
+        name: "diff",
+        summary: "Replay navigations against a candidate policy and report every change",
+        discussion: """
+            Decides every recorded navigation under both policies and reports each request whose
+            decision, handler, action or location changes, grouped as "old handler → new handler"
+            with counts and a few examples each. Inputs are streamed: a log of any length is read
+            in bounded memory; on a terminal, a progress line counts the lines read.
+            """,
+        notes: """
+            Exit status: 0 done (or no change with --fail-on-change); 1 changes with --fail-on-change;
+            2 unreadable or malformed input, invalid config, bad usage.
+            """,
+        options: [
+            config.declaration, against.declaration, log.declaration, urls.declaration, cases.declaration,
+            format.declaration, examples.declaration, failOnChange.declaration,
+        ],
+        exclusiveGroups: [ExclusiveGroup(["log", "urls", "cases"], isRequired: true)])
+
+    package var candidatePath: String
+    package var againstPath: String?
+    package var input: ReplaySource
+    package var format: OutputFormat
+    package var examplesPerGroup: Int
+    package var failsOnChange: Bool
+
+    /// What `diff` replays; the parser has made sure exactly one was given.
+    package enum ReplaySource: Sendable, Equatable {
+        case log(String), urls(String), cases(String)
+    }
+
+    package init(_ arguments: ParsedArguments) {
+        candidatePath = arguments[Self.config] ?? ""
+        againstPath = arguments[Self.against]
+        if let path = arguments[Self.log] {
+            input = .log(path)
+        } else if let path = arguments[Self.urls] {
+            input = .urls(path)
+        } else {
+            input = .cases(arguments[Self.cases] ?? "")
+        }
+        format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
+        examplesPerGroup = arguments[Self.examples] ?? 3
+        failsOnChange = arguments[Self.failOnChange]
+    }
+
+    package func run(_ output: Output) -> Int32 {
+        let json = format == .json
+        let newPolicy: CompiledPolicy
+        let oldPolicy: CompiledPolicy
+        let againstPath = ConfigLoader.resolvePath(flag: againstPath)
+        let againstRevision: String
+        do {
+            newPolicy = try ConfigLoader.load(candidatePath)
+            oldPolicy = try ConfigLoader.load(againstPath)
+            againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath))
+        } catch {
+            ConfigLoader.report(error, to: output)
+            return ExitCode.usage
+        }
+        var diff = PolicyDiff(old: oldPolicy, new: newPolicy, examplesPerGroup: examplesPerGroup)
+        // Lines decided under another revision than --against: the "old" side is then not what users saw.
+        var otherRevision: (count: Int, first: String)?
+        do throws(ReplayError) {
+            switch input {
+            case .log(let path):
+                try ReplayInput.eachLine(path) { line, number throws(ReplayError) in
+                    let (request, revision) = try ReplayInput.logRequest(line, path: path, line: number)
+                    diff.add(request)
+                    if let revision, revision != againstRevision {
+                        otherRevision = ((otherRevision?.count ?? 0) + 1, otherRevision?.first ?? revision)
+                    }
+                    if number % 100_000 == 0 { output.progress("\(number) lines…") }
+                }
+            case .urls(let path):
+                try ReplayInput.eachLine(path) { line, number throws(ReplayError) in
+                    let url = line.trimmingCharacters(in: .whitespaces)
+                    if !url.isEmpty, !url.hasPrefix("#") { diff.add(NavigationRequest(url: url)) }
+                    if number % 100_000 == 0 { output.progress("\(number) lines…") }
+                }
+            case .cases(let path):
+                for request in try ReplayInput.caseRequests(path) { diff.add(request) }
+            }
+        } catch {
+            output.err("navpolicyd diff: \(error.message)")
+            return ExitCode.usage
+        }
+        output.endProgress()
+        if let otherRevision {
+            output.err(
+                "navpolicyd diff: note: \(otherRevision.count) log lines were decided under another policy revision "
+                    + "(first: \(otherRevision.first)) than --against \(againstPath) (\(againstRevision)); "
+                    + "pass the file that was live then as --against to compare with what users saw")
+        }
+        if json {
+            output.out(diff.jsonObject.serializedJSON)
+        } else {
+            Self.printText(diff, output: output)
+        }
+        return failsOnChange && diff.changed > 0 ? ExitCode.failure : ExitCode.success
+    }
+
+    private static func printText(_ diff: PolicyDiff, output: Output) {
+        for group in diff.sortedGroups {
+            output.out("\(group.from) → \(group.to): \(group.count)")
+            for example in group.examples {
+                output.out("  \(example.url)")
+                output.out("    old: \(summary(example.old))")
+                output.out("    new: \(summary(example.new))")
+            }
+        }
+        output.out("\(diff.total) replayed, \(diff.changed) changed, \(diff.invalid) invalid")
+    }
+
+    private static func summary(_ decision: Decision) -> String {
+        var text = decision.verdict.rawValue + " by " + (decision.handler ?? "(default)")
+        if let action = decision.action { text += " action=\(action)" }
+        if let location = decision.location { text += " location=\(location)" }
+        return text
+    }
+}
