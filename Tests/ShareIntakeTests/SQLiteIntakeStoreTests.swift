@@ -73,6 +73,36 @@ struct SQLiteIntakeStoreTests {
         #expect(try reopened.list(limit: 10, before: nil).count == 1)
     }
 
+    @Test("expired Idempotency-Keys are pruned while the store runs, not only when it opens")
+    func periodicPruning() async throws {
+        let path = Self.temporaryDatabase()
+        let store = try SQLiteIntakeStore(path: path, idempotencyRetention: 0.3, pruneInterval: 0.05)
+        _ = await store.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A"))
+        let reused = await store.submit(try Self.submission("https://b.example/", key: "k", fingerprint: "B"))
+        if case .failure(let failure) = reused { #expect(failure.kind == .idempotencyKeyReused) } else {
+            Issue.record("the fresh key was not held: \(reused)")
+        }
+        let counter = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
+        func records() throws -> Int64 {
+            let query = try counter.prepare("SELECT count(*) FROM intake_idempotency")
+            _ = try query.step()
+            return query.integer(0)
+        }
+        #expect(try records() == 1)
+        // Bounded wait: the record expires after 0.3 s and a prune runs every 0.05 s.
+        let deadline = Date().addingTimeInterval(10)
+        while try records() > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try records() == 0, "the expired record is still there")
+        // The key is free again: the other content is stored as a new item instead of refused.
+        let fresh = await store.submit(try Self.submission("https://b.example/", key: "k", fingerprint: "B"))
+        guard case .success(.stored(let response, let newItems)) = fresh else {
+            Issue.record("not stored afresh: \(fresh)")
+            return
+        }
+        #expect(response.status == 201)
+        #expect(newItems == 1)
+    }
+
     @Test("group commit: concurrent writers share commits and every one is answered with its own item")
     func groupCommit() async throws {
         let store = try SQLiteIntakeStore(path: Self.temporaryDatabase())
