@@ -84,7 +84,8 @@ public final class SQLiteIntakeStore: IntakeStore {
     ) -> PruneTimer {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "navpolicyd.intake-prune"))
         let nanoseconds = Int(interval * 1e9)
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(10))
+        timer.schedule(
+            deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(10))
         timer.setEventHandler { [weak writer] in
             writer?.enqueue(
                 GroupCommitWriter.Job(

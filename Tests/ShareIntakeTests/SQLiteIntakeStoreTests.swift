@@ -79,7 +79,9 @@ struct SQLiteIntakeStoreTests {
         let store = try SQLiteIntakeStore(path: path, idempotencyRetention: 0.3, pruneInterval: 0.05)
         _ = await store.submit(try Self.submission("https://a.example/", key: "k", fingerprint: "A"))
         let reused = await store.submit(try Self.submission("https://b.example/", key: "k", fingerprint: "B"))
-        if case .failure(let failure) = reused { #expect(failure.kind == .idempotencyKeyReused) } else {
+        if case .failure(let failure) = reused {
+            #expect(failure.kind == .idempotencyKeyReused)
+        } else {
             Issue.record("the fresh key was not held: \(reused)")
         }
         let counter = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)

@@ -99,7 +99,10 @@ public final class PolicyDaemon: Sendable {
                     if let failure {
                         log.log(
                             .error, "decision_log.reopen_failed",
-                            ["path": .string(path), "reason": .string(failure), "detail": .string("still writing to the old file")])
+                            [
+                                "path": .string(path), "reason": .string(failure),
+                                "detail": .string("still writing to the old file"),
+                            ])
                     } else {
                         log.log(.info, "decision_log.reopened", ["path": .string(path)])
                     }
