@@ -22,9 +22,12 @@ final class AuthFailureLog: Sendable {
 
     private let log: EventLog
     private let limiter = LogRateLimiter(limit: AuthFailureLog.linesPerSecond, windowMilliseconds: 1_000)
+    /// Milliseconds on any monotonic-enough scale (a test passes its own clock).
+    private let now: @Sendable () -> Int64
 
-    init(log: EventLog) {
+    init(log: EventLog, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
         self.log = log
+        self.now = now
     }
 
     /// The reason `authorization` (the presented field, which did not authorize) was refused.
@@ -46,8 +49,7 @@ final class AuthFailureLog: Sendable {
 
     /// Logs one refusal (unless over the rate limit).
     func record(route: String, realm: String, request: HTTPRequest) {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let (allowed, suppressed) = limiter.admit(now: now)
+        let (allowed, suppressed) = limiter.admit(now: now())
         guard allowed else { return }
         var fields: JSONObject = [
             "route": .string(route), "method": .string(request.method), "peer": .string(request.remoteAddress),
