@@ -6,8 +6,9 @@ set -euo pipefail
 build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev)
 # binutils: readelf for ShippedDependenciesTests; python3-yaml: scripts/check-deploy-manifests.py;
 # python3-venv, systemd, prometheus: make deploy-check (venv for the PyPI linters, systemd-analyze, promtool);
-# python3-venv also for make conformance (schemathesis and openapi-spec-validator from PyPI).
-test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus)
+# python3-venv also for make conformance (schemathesis and openapi-spec-validator from PyPI);
+# prometheus: promtool on the live /metrics in VisibilityTests; logrotate: the shipped deploy/logrotate file, run for real.
+test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus logrotate)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi

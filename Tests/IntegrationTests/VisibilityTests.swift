@@ -156,6 +156,45 @@ struct VisibilityTests {
         #expect(try decisionIds(logPath) == later, "the new file at the path gets the lines after it")
     }
 
+    @Test("the shipped deploy/logrotate file, run by logrotate, rotates the decision log without losing a line")
+    func shippedLogrotate() throws {
+        let directory = NSTemporaryDirectory() + "logrotate-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let logPath = directory + "/decisions.ndjson"
+        let daemon = try DaemonProcess(arguments: ["--decision-log", logPath])
+        let decide = daemon.baseURL + "/v1/decide?url=https://app.example.com/"
+        var before: [String] = []
+        for _ in 0..<3 { before.append(try #require(try Curl.request(decide).json?["decisionId"] as? String)) }
+        let deadline = Date().addingTimeInterval(10)
+        while ((try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 3,
+            Date() < deadline
+        {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        // The shipped file, pointed at this daemon: its path and its PID instead of systemd's unit.
+        let shipped = try String(
+            contentsOf: BinaryRunner.packageRoot.appendingPathComponent("deploy/logrotate/navpolicyd"), encoding: .utf8)
+        let signal = "systemctl kill --signal=SIGUSR1 --kill-whom=main navpolicyd.service"
+        #expect(shipped.contains("/var/log/navpolicyd/decisions.ndjson {") && shipped.contains(signal))
+        let config = shipped.replacing("/var/log/navpolicyd/decisions.ndjson", with: logPath)
+            .replacing(signal, with: "kill -USR1 \(daemon.process.processIdentifier)")
+        let configPath = directory + "/logrotate.conf"
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let run = try Curl.standardOutput(
+            of: "/bin/sh",
+            ["-c", "/usr/sbin/logrotate --force --state '\(directory)/state' '\(configPath)' 2>&1; echo \"exit=$?\""])
+        #expect(run.hasSuffix("exit=0\n"), "logrotate: \(run)")
+        #expect(daemon.waitForLog { $0.contains(#""event":"decision_log.reopened""#) } != nil, "\(daemon.logLines)")
+        var after: [String] = []
+        for _ in 0..<3 { after.append(try #require(try Curl.request(decide).json?["decisionId"] as? String)) }
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        let rotated = try String(contentsOfFile: logPath + ".1", encoding: .utf8)
+        let current = try String(contentsOfFile: logPath, encoding: .utf8)
+        #expect(before.allSatisfy { rotated.contains($0) } && after.allSatisfy { current.contains($0) })
+        #expect(rotated.split(separator: "\n").count == 3 && current.split(separator: "\n").count == 3)
+    }
+
     @Test("the listening line names the intake database and whether the tokens are set, never their values")
     func listeningLine() throws {
         let token = "L1sten-\(UUID().uuidString)"
