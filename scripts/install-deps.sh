@@ -8,7 +8,8 @@ build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev
 # python3-venv, systemd, prometheus: make deploy-check (venv for the PyPI linters, systemd-analyze, promtool);
 # python3-venv also for make conformance (schemathesis and openapi-spec-validator from PyPI);
 # bash, zsh, fish, man-db, groff-base: CommandLineTests check the generated completions and man page.
-test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus
+# prometheus: promtool on the live /metrics in VisibilityTests; logrotate: the shipped deploy/logrotate file, run for real.
+test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus logrotate
   bash zsh fish man-db groff-base)
 
 wanted=("${build_packages[@]}")

@@ -74,7 +74,7 @@ final class TransferLoop: @unchecked Sendable {
             return true
         }
         if !accepted, case .start(let exchange) = command {
-            exchange.onHead(.failed("the proxy is shutting down"))
+            exchange.onHead(.failed("the proxy is shutting down", .internal))
         }
     }
 
@@ -133,13 +133,13 @@ final class TransferLoop: @unchecked Sendable {
             guard exchange.easy != nil else { return }
             detach(exchange)
             exchange.finish(.failed)
-            deliver(exchange, failure: .failed("the client went away"))
+            deliver(exchange, failure: .failed("the client went away", .clientGone))
         }
     }
 
     private func attach(_ exchange: UpstreamExchange, freshConnection: Bool = false) {
         guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
-            deliver(exchange, failure: .failed("libcurl could not create a handle"))
+            deliver(exchange, failure: .failed("libcurl could not create a handle", .internal))
             return
         }
         exchange.headerList = EasyRequestOptions.apply(
@@ -152,13 +152,18 @@ final class TransferLoop: @unchecked Sendable {
         active[easy] = exchange
         if curl_multi_add_handle(multi, easy) != CURLM_OK {
             detach(exchange)
-            deliver(exchange, failure: .failed("libcurl could not start the transfer"))
+            deliver(exchange, failure: .failed("libcurl could not start the transfer", .internal))
         }
     }
 
     /// Takes the transfer off the multi handle and keeps its easy handle for reuse.
     private func detach(_ exchange: UpstreamExchange) {
         guard let easy = exchange.easy else { return }
+        if let observer = configuration.transferObserver {
+            var uploaded: curl_off_t = 0
+            if ccurl_get_off_t(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) != CURLE_OK { uploaded = 0 }
+            observer(Int(uploaded), exchange.received)
+        }
         _ = curl_multi_remove_handle(multi, easy)
         active[easy] = nil
         exchange.easy = nil
@@ -267,10 +272,25 @@ final class TransferLoop: @unchecked Sendable {
 
     private func failure(for code: CURLcode, exchange: UpstreamExchange) -> UpstreamOutcome {
         if exchange.overflowed { return .tooLarge(limit: configuration.maxResponseBytes) }
-        if exchange.connectionHadUnreadBytes { return .failed("the origin sent bytes before it was asked anything") }
-        if code == CURLE_OK { return .failed("the origin sent no valid HTTP response") }
+        if exchange.connectionHadUnreadBytes { return .failed("the origin sent bytes before it was asked anything", .protocol) }
+        if code == CURLE_OK { return .failed("the origin sent no valid HTTP response", .protocol) }
         let reason = String(cString: curl_easy_strerror(code))
-        return code == CURLE_OPERATION_TIMEDOUT ? .timedOut(reason) : .failed(reason)
+        return code == CURLE_OPERATION_TIMEDOUT ? .timedOut(reason) : .failed(reason, Self.kind(of: code))
+    }
+
+    /// The failure class of a libcurl result other than a timeout.
+    static func kind(of code: CURLcode) -> UpstreamFailureKind {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_SSL_CONNECT_ERROR,
+            CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            return .connect
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+            return .reset
+        case CURLE_OUT_OF_MEMORY, CURLE_FAILED_INIT:
+            return .internal
+        default:
+            return .protocol
+        }
     }
 
     /// Heads go out after the pass, so bytes and the end that arrived with them are already
@@ -291,7 +311,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         if exchange.hasFailed {
-            exchange.onHead(.failed("the origin broke off the response"))
+            exchange.onHead(.failed("the origin broke off the response", .reset))
             return
         }
         let head = exchange.head
@@ -340,11 +360,11 @@ final class TransferLoop: @unchecked Sendable {
             defer { inbox.commands = [] }
             return inbox.commands
         }
-        for case .start(let exchange) in waiting { deliver(exchange, failure: .failed("the proxy is shutting down")) }
+        for case .start(let exchange) in waiting { deliver(exchange, failure: .failed("the proxy is shutting down", .internal)) }
         for exchange in Array(active.values) {
             detach(exchange)
             exchange.finish(.failed)
-            deliver(exchange, failure: .failed("the proxy is shutting down"))
+            deliver(exchange, failure: .failed("the proxy is shutting down", .internal))
         }
         for easy in idleHandles { curl_easy_cleanup(easy) }
         idleHandles = []

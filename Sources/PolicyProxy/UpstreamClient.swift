@@ -21,12 +21,16 @@ public final class UpstreamClient: Sendable {
         public var maxResponseBytes: Int
         /// `HOST:PORT:ADDRESS` entries, as curl's `--resolve`.
         public var resolve: [String]
+        /// Called on the transfer thread when a transfer leaves libcurl (done, failed or
+        /// cancelled) with the body bytes sent to and received from the origin. Must not block.
+        public var transferObserver: (@Sendable (_ sentBytes: Int, _ receivedBytes: Int) -> Void)?
 
         /// Creates a configuration.
         public init(
             connectTimeoutMilliseconds: Int = 5_000, timeoutMilliseconds: Int = 30_000, maxResponseBytes: Int = 0,
-            resolve: [String] = []
+            resolve: [String] = [], transferObserver: (@Sendable (_ sentBytes: Int, _ receivedBytes: Int) -> Void)? = nil
         ) {
+            self.transferObserver = transferObserver
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.timeoutMilliseconds = timeoutMilliseconds
             self.maxResponseBytes = maxResponseBytes
@@ -55,7 +59,7 @@ public final class UpstreamClient: Sendable {
     /// thread, with the response head or the reason there is none. It must not block.
     public func start(_ request: UpstreamRequest, onHead: @escaping @Sendable (UpstreamOutcome) -> Void) {
         guard let loop else {
-            onHead(.failed("libcurl could not start its transfer loop"))
+            onHead(.failed("libcurl could not start its transfer loop", .internal))
             return
         }
         loop.submit(.start(UpstreamExchange(request: request, loop: loop, onHead: onHead)))

@@ -25,10 +25,25 @@ public enum UpstreamOutcome: Sendable {
     /// The origin answered; hop-by-hop fields are already removed from the headers. The
     /// body is complete, or a stream when the origin was still sending.
     case response(HTTPResponse)
-    /// The origin could not be reached or broke the exchange (libcurl's reason).
-    case failed(String)
+    /// The origin could not be reached or broke the exchange (libcurl's reason), or the
+    /// proxy could not run the transfer; `kind` says which, for metrics.
+    case failed(String, UpstreamFailureKind)
     /// The connect timeout passed, or the origin sent nothing for the timeout.
     case timedOut(String)
     /// The response body exceeds ``UpstreamClient/Configuration/maxResponseBytes``.
     case tooLarge(limit: Int)
+}
+
+/// Why a forward ended without a response head, in the few classes an operator alerts on.
+public enum UpstreamFailureKind: String, Sendable, CaseIterable {
+    /// Name resolution, the TCP connect or the TLS handshake failed.
+    case connect
+    /// The connection broke mid-exchange (reset, closed early, nothing sent back).
+    case reset
+    /// The origin's bytes are not a valid HTTP response.
+    case `protocol`
+    /// The proxy itself could not run the transfer (shutting down, libcurl refused a handle).
+    case `internal`
+    /// The client went away before the origin answered: nobody receives this outcome.
+    case clientGone = "client-gone"
 }

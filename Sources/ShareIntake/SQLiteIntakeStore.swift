@@ -5,10 +5,19 @@ import Synchronization
 /// The ``IntakeStore`` on one SQLite file: WAL, `synchronous=FULL`, writes through a
 /// ``GroupCommitWriter``, reads on a second connection (WAL readers never wait for the writer).
 public final class SQLiteIntakeStore: IntakeStore {
-    /// How long idempotency records are kept; older ones are pruned at start-up.
+    /// How long idempotency records are kept by default; older ones are pruned at start-up
+    /// and then every ``pruneInterval(for:)`` by the writer.
     public static let idempotencyRetention: TimeInterval = 24 * 3600
 
+    /// How often expired idempotency records are deleted: a 24th of the retention (an hour
+    /// for the default day), so a record outlives its retention by at most that much.
+    public static func pruneInterval(for retention: TimeInterval) -> TimeInterval {
+        min(3600, max(0.01, retention / 24))
+    }
+
     private let writer: GroupCommitWriter
+    /// Queues the periodic prune; cancelled when the store goes away.
+    private let pruneTimer: PruneTimer
     private let reader: Mutex<ReaderBox>
     /// Keys whose first request has not committed yet: a second request with one gets 409.
     private let keysInFlight = Mutex<Set<String>>([])
@@ -19,9 +28,22 @@ public final class SQLiteIntakeStore: IntakeStore {
         init(_ connection: SQLiteConnection) { self.connection = connection }
     }
 
+    /// A dispatch timer (thread-safe, not marked `Sendable`): created once, then only cancelled.
+    private final class PruneTimer: @unchecked Sendable {
+        let source: any DispatchSourceTimer
+        init(_ source: any DispatchSourceTimer) { self.source = source }
+        deinit { source.cancel() }
+    }
+
     /// Opens or creates the database, creating its parent directories.
-    /// - Parameter groupCommit: false commits every write alone (same durability; the benchmark baseline).
-    public init(path: String, busyTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true) throws(IntakeStoreError) {
+    /// - Parameters:
+    ///   - groupCommit: false commits every write alone (same durability; the benchmark baseline).
+    ///   - idempotencyRetention: how long an Idempotency-Key's stored answer is replayed.
+    ///   - pruneInterval: how often expired records are deleted; nil = ``pruneInterval(for:)``.
+    public init(
+        path: String, busyTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true,
+        idempotencyRetention: TimeInterval = SQLiteIntakeStore.idempotencyRetention, pruneInterval: TimeInterval? = nil
+    ) throws(IntakeStoreError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
@@ -34,16 +56,47 @@ public final class SQLiteIntakeStore: IntakeStore {
         do {
             let writing = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             try writing.execute(Self.schema)
-            let cutoff = StoreTimestamp.iso8601(Date().addingTimeInterval(-Self.idempotencyRetention))
-            let prune = try writing.prepare("DELETE FROM intake_idempotency WHERE created_at < ?")
-            try prune.bind([.text(cutoff)])
-            _ = try prune.step()
+            try Self.pruneIdempotency(olderThan: idempotencyRetention, on: writing)
             let reading = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             reader = Mutex(ReaderBox(reading))
             writer = GroupCommitWriter(connection: writing, groupCommit: groupCommit)
         } catch {
             throw IntakeStoreError("cannot open the intake database \(path): \(error)")
         }
+        pruneTimer = Self.schedulePruning(
+            writer: writer, retention: idempotencyRetention,
+            every: pruneInterval ?? Self.pruneInterval(for: idempotencyRetention))
+    }
+
+    /// Deletes the idempotency records older than `retention`.
+    private static func pruneIdempotency(olderThan retention: TimeInterval, on db: SQLiteConnection) throws(SQLiteError) {
+        let cutoff = StoreTimestamp.iso8601(Date().addingTimeInterval(-retention))
+        let prune = try db.prepare("DELETE FROM intake_idempotency WHERE created_at < ?")
+        try prune.bind([.text(cutoff)])
+        _ = try prune.step()
+    }
+
+    /// A long-running daemon would otherwise keep every key since its start. The timer only
+    /// queues the DELETE; the writer runs it in a transaction of its own turn, off the
+    /// request path, like any write. A failed prune is left to the next one.
+    private static func schedulePruning(
+        writer: GroupCommitWriter, retention: TimeInterval, every interval: TimeInterval
+    ) -> PruneTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "navpolicyd.intake-prune"))
+        let nanoseconds = Int(interval * 1e9)
+        timer.schedule(
+            deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(10))
+        timer.setEventHandler { [weak writer] in
+            writer?.enqueue(
+                GroupCommitWriter.Job(
+                    apply: { db throws(SQLiteError) in
+                        try Self.pruneIdempotency(olderThan: retention, on: db)
+                        return {}
+                    },
+                    fail: { _ in }))
+        }
+        timer.resume()
+        return PruneTimer(timer)
     }
 
     static let schema = """

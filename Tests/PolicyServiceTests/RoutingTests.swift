@@ -64,7 +64,7 @@ struct RoutingTests {
     @Test("a group check runs before the handler, once per request")
     func groupCheck() async throws {
         var table = RouteTable()
-        table.group(checking: { request throws(ServiceProblem) in
+        table.group(checking: { request, _ throws(ServiceProblem) in
             guard request.headers["X-Pass"] != nil else { throw ServiceProblem(.noPolicy) }
         }) { group in
             group.on("GET", path: "/guarded") { _ throws(ServiceProblem) in .now(.empty()) }

@@ -11,12 +11,14 @@ struct SQLiteIntakeStoreTests {
         NSTemporaryDirectory() + "intake-tests-\(UUID().uuidString)/nested/intake.sqlite3"
     }
 
-    static func submission(_ url: String, key: String? = nil, fingerprint: String = "f") throws -> IntakeSubmission {
+    static func submission(
+        _ url: String, key: String? = nil, fingerprint: String = "f", receivedAt: Date = Date()
+    ) throws -> IntakeSubmission {
         let item = NewIntakeItem(
             url: try WebURL(validating: url), title: "t", text: nil, tags: ["a"], source: "json",
             decision: ["decision": .string("allow")], userInfo: nil)
         return IntakeSubmission(
-            items: [item], receivedAt: StoreTimestamp.iso8601(Date()),
+            items: [item], receivedAt: StoreTimestamp.iso8601(receivedAt),
             idempotency: key.map { IdempotencyClaim(key: $0, fingerprint: fingerprint) },
             respond: { results in
                 let first = results.first
@@ -71,6 +73,48 @@ struct SQLiteIntakeStoreTests {
         #expect((try? reused.get()) == nil)
         if case .failure(let failure) = reused { #expect(failure.kind == .idempotencyKeyReused) }
         #expect(try reopened.list(limit: 10, before: nil).count == 1)
+    }
+
+    @Test("expired Idempotency-Keys are pruned while the store runs, not only when it opens")
+    func periodicPruning() async throws {
+        let path = Self.temporaryDatabase()
+        let store = try SQLiteIntakeStore(path: path, idempotencyRetention: 3600, pruneInterval: 0.05)
+        // Stored after the open (so the start-up prune cannot be what removes it), already two
+        // hours old: only a prune while the store runs deletes it. The fresh one must stay.
+        let expired = await store.submit(
+            try Self.submission("https://a.example/", key: "old", fingerprint: "A", receivedAt: Date() - 7200))
+        let fresh = await store.submit(try Self.submission("https://c.example/", key: "new", fingerprint: "C"))
+        for outcome in [expired, fresh] {
+            guard case .success(.stored) = outcome else {
+                Issue.record("not stored: \(outcome)")
+                return
+            }
+        }
+        let counter = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
+        func keys() throws -> [String] {
+            let query = try counter.prepare("SELECT key FROM intake_idempotency ORDER BY key")
+            var keys: [String] = []
+            while try query.step() { keys.append(query.text(0) ?? "") }
+            return keys
+        }
+        // Bounded wait: a prune runs every 0.05 s.
+        let deadline = Date().addingTimeInterval(10)
+        while try keys().contains("old"), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try keys() == ["new"], "the expired record is still there, or the fresh one went too")
+        // The expired key is free again: other content under it is stored, not refused...
+        let reused = await store.submit(try Self.submission("https://b.example/", key: "old", fingerprint: "B"))
+        guard case .success(.stored(let response, let newItems)) = reused else {
+            Issue.record("not stored afresh: \(reused)")
+            return
+        }
+        #expect(response.status == 201 && newItems == 1)
+        // ...while the fresh key still guards its content.
+        let refused = await store.submit(try Self.submission("https://d.example/", key: "new", fingerprint: "D"))
+        if case .failure(let failure) = refused {
+            #expect(failure.kind == .idempotencyKeyReused)
+        } else {
+            Issue.record("the fresh key was not held: \(refused)")
+        }
     }
 
     @Test("group commit: concurrent writers share commits and every one is answered with its own item")

@@ -142,6 +142,9 @@ package struct ServeCommand: ParsableCommand {
                 "address": .string(bound.description), "configPath": .string(configPath),
                 "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
                 "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
+                // Which database and whether the intake is guarded: booleans, never token values.
+                "intakeDatabase": intake != nil ? .string(intakeSettings.database ?? defaultIntakeDatabase) : .null,
+                "intakeToken": .bool(intake?.token != nil),
             ])
         let signalSources = Self.installSignalHandlers(daemon: daemon, log: log)
         // The main thread parks here for good (the SIGTERM handler ends the process with exit)

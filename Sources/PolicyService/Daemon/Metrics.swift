@@ -10,7 +10,10 @@ import Synchronization
 /// endpoints, status codes), never from request URLs, so series cannot grow without bound.
 public final class Metrics: Sendable {
     /// Upper bounds of the request-duration histogram, in seconds.
-    static let durationBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 1]
+    /// Sub-millisecond resolution for decisions, up to 5 s for intake commits and origins.
+    static let durationBuckets: [Double] = [
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+    ]
 
     struct DecisionKey: Hashable {
         var handler: String
@@ -34,6 +37,21 @@ public final class Metrics: Sendable {
             if let bucket = Metrics.durationBuckets.firstIndex(where: { seconds <= $0 }) { bucketCounts[bucket] += 1 }
         }
 
+        /// The `_bucket`, `_sum` and `_count` lines; `labels` is empty or ends with a comma.
+        func rendered(as name: String, labels: String) -> String {
+            var out = ""
+            var cumulative: UInt64 = 0
+            for (index, bound) in Metrics.durationBuckets.enumerated() where index < bucketCounts.count {
+                cumulative += bucketCounts[index]
+                out += "\(name)_bucket{\(labels)le=\"\(bound)\"} \(cumulative)\n"
+            }
+            out += "\(name)_bucket{\(labels)le=\"+Inf\"} \(count)\n"
+            let plain = labels.isEmpty ? "" : "{\(labels.dropLast())}"
+            out += "\(name)_sum\(plain) \(sum)\n"
+            out += "\(name)_count\(plain) \(count)\n"
+            return out
+        }
+
         /// Both histograms' observations (same buckets).
         func merged(with other: Histogram) -> Histogram {
             var sum = self
@@ -53,6 +71,11 @@ public final class Metrics: Sendable {
         var decisions: [DecisionKey: UInt64] = [:]
         var requests: [RequestKey: UInt64] = [:]
         var durations: [String: Histogram] = [:]
+        /// Proxy answers by `code` label (``ProxyMetrics/codeLabel(_:)``).
+        var proxyRequests: [String: UInt64] = [:]
+        var proxyUpstreamDuration = Histogram()
+        var proxyBytesUpstream: UInt64 = 0
+        var proxyBytesDownstream: UInt64 = 0
     }
 
     final class Stripe: Sendable {
@@ -66,6 +89,7 @@ public final class Metrics: Sendable {
         var intakeResults: [String: UInt64] = [:]
         var intakeCommits: UInt64 = 0
         var intakeCommittedWrites: UInt64 = 0
+        var proxyUpstreamErrors: [String: UInt64] = [:]
     }
 
     private let state = Mutex(State())
@@ -73,6 +97,8 @@ public final class Metrics: Sendable {
     public let version: String
     /// `navpolicyd_shadow_decisions_total`: counted only for decisions that carry shadow results.
     let shadow = ShadowMetrics()
+    /// Whether a proxy listener runs: only then are the `navpolicyd_proxy_*` families rendered.
+    private let proxyEnabled = Atomic<Bool>(false)
 
     /// A power of two, at least the worker count of a typical host.
     static let stripeCount = 16
@@ -119,6 +145,39 @@ public final class Metrics: Sendable {
         }
     }
 
+    /// Turns on the `navpolicyd_proxy_*` families (the proxy listener calls it once, at start),
+    /// with every upstream error kind present at 0 so that `rate()` sees the first error.
+    public func enableProxyMetrics() {
+        state.withLock { state in
+            for kind in ProxyMetrics.upstreamErrorKinds { state.proxyUpstreamErrors[kind, default: 0] += 0 }
+        }
+        proxyEnabled.store(true, ordering: .relaxed)
+    }
+
+    /// One answer of the proxy listener, whatever produced it (the origin, a cancel, a problem).
+    public func recordProxyRequest(status: Int) {
+        let code = ProxyMetrics.codeLabel(status)
+        stripe.counters.withLock { $0.proxyRequests[code, default: 0] += 1 }
+    }
+
+    /// Time from handing a request to libcurl until the origin's response head (or the failure).
+    public func recordProxyUpstream(seconds: Double) {
+        stripe.counters.withLock { $0.proxyUpstreamDuration.observe(seconds) }
+    }
+
+    /// A forward that got no usable response; `kind` is one of ``ProxyMetrics/upstreamErrorKinds``.
+    public func recordProxyUpstreamError(kind: String) {
+        state.withLock { $0.proxyUpstreamErrors[kind, default: 0] += 1 }
+    }
+
+    /// Body bytes of one finished transfer: sent to the origin, and received from it.
+    public func recordProxyBytes(sent: Int, received: Int) {
+        stripe.counters.withLock { counters in
+            counters.proxyBytesUpstream += UInt64(max(0, sent))
+            counters.proxyBytesDownstream += UInt64(max(0, received))
+        }
+    }
+
     public func recordDecisionLogDrop() {
         state.withLock { $0.decisionLogDropped += 1 }
     }
@@ -131,6 +190,10 @@ public final class Metrics: Sendable {
                 total.decisions.merge(counters.decisions, uniquingKeysWith: +)
                 total.requests.merge(counters.requests, uniquingKeysWith: +)
                 total.durations.merge(counters.durations) { $0.merged(with: $1) }
+                total.proxyRequests.merge(counters.proxyRequests, uniquingKeysWith: +)
+                total.proxyUpstreamDuration = total.proxyUpstreamDuration.merged(with: counters.proxyUpstreamDuration)
+                total.proxyBytesUpstream += counters.proxyBytesUpstream
+                total.proxyBytesDownstream += counters.proxyBytesDownstream
             }
         }
         var out = ""
@@ -151,14 +214,7 @@ public final class Metrics: Sendable {
         family(
             "navpolicyd_http_request_duration_seconds", "histogram", "Time from a complete request to its response, by endpoint.")
         for (endpoint, histogram) in hot.durations.sorted(by: { $0.key < $1.key }) {
-            var cumulative: UInt64 = 0
-            for (index, bound) in Self.durationBuckets.enumerated() {
-                cumulative += histogram.bucketCounts[index]
-                out += "navpolicyd_http_request_duration_seconds_bucket{endpoint=\"\(endpoint)\",le=\"\(bound)\"} \(cumulative)\n"
-            }
-            out += "navpolicyd_http_request_duration_seconds_bucket{endpoint=\"\(endpoint)\",le=\"+Inf\"} \(histogram.count)\n"
-            out += "navpolicyd_http_request_duration_seconds_sum{endpoint=\"\(endpoint)\"} \(histogram.sum)\n"
-            out += "navpolicyd_http_request_duration_seconds_count{endpoint=\"\(endpoint)\"} \(histogram.count)\n"
+            out += histogram.rendered(as: "navpolicyd_http_request_duration_seconds", labels: "endpoint=\"\(endpoint)\",")
         }
         family("navpolicyd_policy_reloads_total", "counter", "Policy reload attempts, by result.")
         for (result, value) in snapshot.reloads.sorted(by: { $0.key < $1.key }) {
@@ -191,6 +247,13 @@ public final class Metrics: Sendable {
         family("navpolicyd_build_info", "gauge", "Build information; always 1.")
         out += "navpolicyd_build_info{version=\"\(escape(version))\"} 1\n"
         out += shadow.render()
+        if proxyEnabled.load(ordering: .relaxed) {
+            out += ProxyMetrics.render(
+                requests: hot.proxyRequests, upstreamDuration: hot.proxyUpstreamDuration,
+                upstreamErrors: snapshot.proxyUpstreamErrors,
+                bytes: (upstream: hot.proxyBytesUpstream, downstream: hot.proxyBytesDownstream))
+        }
+        out += ProcessMetrics.render()
         return out
     }
 

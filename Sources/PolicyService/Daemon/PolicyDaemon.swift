@@ -75,6 +75,15 @@ public final class PolicyDaemon: Sendable {
     private let proxySettings: ProxySettings
     private let stopped = Atomic<Bool>(false)
     private let proxy: ProxyListener?
+    /// SIGUSR1 → reopen the decision log; kept alive while the daemon runs.
+    private let reopenSignal = Mutex<SignalSource?>(nil)
+
+    /// A dispatch source handed between threads: only created, stored and cancelled, under the
+    /// mutex (`DispatchSource` itself is thread-safe but not marked `Sendable`).
+    private final class SignalSource: @unchecked Sendable {
+        let source: any DispatchSourceSignal
+        init(_ source: any DispatchSourceSignal) { self.source = source }
+    }
 
     public init(options: Options, log: EventLog) throws(DecisionLogError) {
         let settings = options.initial.settings
@@ -84,11 +93,25 @@ public final class PolicyDaemon: Sendable {
         let metrics = Metrics(version: options.version)
         var decisionLog: DecisionLog?
         if let path = options.decisionLogPath {
-            decisionLog = try DecisionLog(path: path) { metrics.recordDecisionLogDrop() }
+            decisionLog = try DecisionLog(
+                path: path, onDrop: { metrics.recordDecisionLogDrop() },
+                onReopen: { failure in
+                    if let failure {
+                        log.log(
+                            .error, "decision_log.reopen_failed",
+                            [
+                                "path": .string(path), "reason": .string(failure),
+                                "detail": .string("still writing to the old file"),
+                            ])
+                    } else {
+                        log.log(.info, "decision_log.reopened", ["path": .string(path)])
+                    }
+                })
         }
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
+        let authFailures = AuthFailureLog(log: log)
         let api = PolicyAPI(
             store: store, metrics: metrics, recorder: recorder, adminToken: options.adminToken,
             requireTokenForDecide: settings.requireTokenForDecide,
@@ -99,8 +122,9 @@ public final class PolicyDaemon: Sendable {
             },
             openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
             intake: Self.intakeEndpoints(
-                options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log),
-            decisionLogPath: options.decisionLogPath)
+                options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log,
+                authFailures: authFailures),
+            decisionLogPath: options.decisionLogPath, authFailures: authFailures)
         let configuration = settings.httpConfiguration(
             address: options.listen, bodyLimitsByPath: Self.bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
@@ -131,28 +155,52 @@ public final class PolicyDaemon: Sendable {
     /// although intake is enabled, which only in-process embedders do.
     private static func intakeEndpoints(
         _ intake: IntakeOptions?, settings: IntakeSettings, policies: PolicyStore, recorder: DecisionRecorder,
-        log: EventLog
+        log: EventLog, authFailures: AuthFailureLog
     ) -> IntakeEndpoints {
         if let intake {
             return IntakeEndpoints(
                 availability: .open(intake.store), settings: intake.settings, token: intake.token, policies: policies,
-                recorder: recorder, log: log)
+                recorder: recorder, log: log, authFailures: authFailures)
         }
         return IntakeEndpoints(
             availability: settings.enabled ? .notConfigured : .disabled, settings: settings, token: nil,
             policies: policies, recorder: recorder, log: log)
     }
 
-    /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled.
+    /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled,
+    /// and handles SIGUSR1 (reopen the decision log, for logrotate's `create` rotation).
     public func start() throws(HTTPServerError) -> UInt16 {
         let port = try server.start()
         try proxy?.start()
+        startReopeningOnSignal()
         if settings.watchConfig {
             ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
                 [self] in _ = self.reload(trigger: "file-watch")
             }.start()
         }
         return port
+    }
+
+    /// Reopens the decision log at its configured path (what SIGUSR1 does); without a
+    /// decision log it only logs that there is nothing to reopen.
+    public func reopenDecisionLog() {
+        guard let decisionLog else {
+            log.log(.debug, "decision_log.reopen_skipped", ["detail": .string("no --decision-log is configured")])
+            return
+        }
+        decisionLog.reopen()
+    }
+
+    /// SIGUSR1's default action ends the process: the daemon takes it over for the reopen
+    /// (as the executable does SIGHUP for reloads), through a dispatch source, so nothing
+    /// runs in signal context.
+    private func startReopeningOnSignal() {
+        signal(SIGUSR1, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: DispatchQueue(label: "navpolicyd.sigusr1"))
+        source.setEventHandler { [weak self] in self?.reopenDecisionLog() }
+        source.resume()
+        let box = SignalSource(source)
+        reopenSignal.withLock { $0 = box }
     }
 
     /// Reloads the policy, logging and counting the outcome.
@@ -198,6 +246,7 @@ public final class PolicyDaemon: Sendable {
     /// Stops accepting, lets requests in flight finish (bounded), flushes the decision log.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        reopenSignal.withLock { $0?.source.cancel() }
         api.beginDraining()
         server.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))
         proxy?.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))

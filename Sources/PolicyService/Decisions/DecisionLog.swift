@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The optional NDJSON decision log, written off the request path.
 ///
 /// Requests append a finished line to a bounded in-memory buffer and return; one writer
@@ -10,28 +14,35 @@ public final class DecisionLog: Sendable {
     private struct Buffer {
         var lines: [[UInt8]] = []
         var closed = false
+        /// A reopen was asked for (SIGUSR1); the writer does it before its next write.
+        var reopenRequested = false
     }
 
     private let buffer = Mutex(Buffer())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let capacity: Int
-    private let handle: FileHandle
     private let onDrop: @Sendable () -> Void
+    /// The configured path, opened again on ``reopen()``.
+    public let path: String
+    /// Reports the outcome of each reopen (nil = success, else the reason), on the writer thread.
+    private let onReopen: @Sendable (_ failure: String?) -> Void
 
     /// Opens `path` for appending, creating it if needed.
     ///
     /// `O_APPEND` (rather than seeking to the end once) keeps writes at the end after a
     /// `copytruncate` rotation, and works for pipes and `/dev/stdout`, which cannot seek.
-    public init(path: String, capacity: Int = 8192, onDrop: @escaping @Sendable () -> Void) throws(DecisionLogError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
-        guard descriptor >= 0 else {
-            throw DecisionLogError(path: path, reason: String(cString: strerror(errno)))
-        }
-        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    public init(
+        path: String, capacity: Int = 8192, onDrop: @escaping @Sendable () -> Void,
+        onReopen: @escaping @Sendable (_ failure: String?) -> Void = { _ in }
+    ) throws(DecisionLogError) {
+        let descriptor = try Self.open(path)
+        self.path = path
         self.capacity = capacity
         self.onDrop = onDrop
-        let thread = Thread { [self] in self.drainLoop() }
+        self.onReopen = onReopen
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let thread = Thread { [self] in self.drainLoop(handle) }
         thread.name = "decision-log"
         thread.start()
     }
@@ -46,22 +57,52 @@ public final class DecisionLog: Sendable {
         if accepted { wakeUp.signal() } else { onDrop() }
     }
 
+    /// Asks the writer to open ``path`` anew (logrotate's `create`: the file was renamed away).
+    /// Lines still buffered go to the new file, so the renamed file is complete once the
+    /// reopen is reported; none is lost, and each batch goes out in one write to one file, so
+    /// no line is torn across the two. When the path cannot be opened the writer keeps the old
+    /// file (losing nothing) and reports the failure.
+    public func reopen() {
+        buffer.withLock { $0.reopenRequested = true }
+        wakeUp.signal()
+    }
+
     /// Writes what is buffered and stops the writer; lines appended afterwards are dropped.
     public func close() {
         buffer.withLock { $0.closed = true }
         wakeUp.signal()
         finished.wait()
-        try? handle.close()
     }
 
-    private func drainLoop() {
+    private static func open(_ path: String) throws(DecisionLogError) -> Int32 {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
+        guard descriptor >= 0 else {
+            throw DecisionLogError(path: path, reason: String(cString: strerror(errno)))
+        }
+        return descriptor
+    }
+
+    /// The writer thread: it alone owns the file handle, so a reopen swaps it between writes.
+    private func drainLoop(_ initial: FileHandle) {
+        var handle = initial
         // One batched write per wake-up: the writer never holds the buffer lock during I/O.
         while true {
             wakeUp.wait()
-            let (lines, closed) = buffer.withLock { buffer -> ([[UInt8]], Bool) in
+            let (lines, closed, reopen) = buffer.withLock { buffer -> ([[UInt8]], Bool, Bool) in
                 let taken = buffer.lines
                 buffer.lines.removeAll(keepingCapacity: true)
-                return (taken, buffer.closed)
+                defer { buffer.reopenRequested = false }
+                return (taken, buffer.closed, buffer.reopenRequested)
+            }
+            if reopen {
+                do throws(DecisionLogError) {
+                    let descriptor = try Self.open(path)
+                    try? handle.close()
+                    handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+                    onReopen(nil)
+                } catch {
+                    onReopen(error.reason)
+                }
             }
             if !lines.isEmpty {
                 var chunk: [UInt8] = []
@@ -73,6 +114,7 @@ public final class DecisionLog: Sendable {
                 try? handle.write(contentsOf: chunk)
             }
             if closed {
+                try? handle.close()
                 finished.signal()
                 return
             }

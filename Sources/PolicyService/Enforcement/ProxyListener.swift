@@ -26,8 +26,15 @@ final class ProxyListener: Sendable {
         let configuration = server.httpConfiguration(
             address: address, maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: ProblemRenderer.typePrefix)
         let responder = ProxyResponder(decisions: decisions, settings: proxySettings)
+        let metrics = decisions.recorder.metrics
+        metrics.enableProxyMetrics()
         let httpServer = HTTPServer(configuration: configuration, routingResponder: responder) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
+            // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the
+            // responder; they are proxy answers all the same.
+            if event.event == "http.request_rejected", let status = event.fields["status"]?.integerValue {
+                metrics.recordProxyRequest(status: status)
+            }
             var fields = event.fields
             fields.append("listener", .string("proxy"))
             log.log(level, event.event, fields)

@@ -16,6 +16,8 @@ final class ProxyResponder: HTTPRoutingResponder {
     let problems = ProblemRenderer()
     let settings: ProxySettings
     let client: UpstreamClient
+    /// The `navpolicyd_proxy_*` counters (the daemon's ``Metrics``).
+    let metrics: Metrics
     /// Reverse mode: `X-Forwarded-Proto` and `X-Forwarded-Host` of `publicOrigin`, derived once.
     private let forwardedOrigin: (proto: String, host: String)?
     /// Reverse mode: `publicOrigin` as the WHATWG origin serialization (lower-case host, no
@@ -25,6 +27,8 @@ final class ProxyResponder: HTTPRoutingResponder {
     init(decisions: DecisionPoint, settings: ProxySettings) {
         self.decisions = decisions
         self.settings = settings
+        let metrics = decisions.recorder.metrics
+        self.metrics = metrics
         forwardedOrigin = settings.publicOrigin.map { origin in
             (origin.lowercased().hasPrefix("https") ? "https" : "http", String(origin.drop { $0 != ":" }.dropFirst(3)))
         }
@@ -33,7 +37,8 @@ final class ProxyResponder: HTTPRoutingResponder {
             configuration: UpstreamClient.Configuration(
                 connectTimeoutMilliseconds: settings.connectTimeoutMilliseconds,
                 timeoutMilliseconds: settings.timeoutMilliseconds, maxResponseBytes: settings.maxResponseBytes,
-                resolve: settings.resolve.map { $0.hostAndPort + ":" + $0.address }))
+                resolve: settings.resolve.map { $0.hostAndPort + ":" + $0.address },
+                transferObserver: { sent, received in metrics.recordProxyBytes(sent: sent, received: received) }))
     }
 
     /// Cancels and errors are answered on the worker thread; a forward suspends the
@@ -41,13 +46,38 @@ final class ProxyResponder: HTTPRoutingResponder {
     func route(_ request: HTTPRequest) -> HTTPResponderResult {
         switch plan(request) {
         case .answer(let response):
+            metrics.recordProxyRequest(status: response.status)
             return .now(response)
         case .forward(let upstream, let enforced):
             let client = client
+            let metrics = metrics
             return .deferred { respond in
-                client.start(upstream) { outcome in respond(Self.relay(outcome, decided: enforced)) }
+                let started = ContinuousClock.now
+                client.start(upstream) { outcome in
+                    Self.count(outcome, since: started, in: metrics)
+                    let response = Self.relay(outcome, decided: enforced)
+                    metrics.recordProxyRequest(status: response.status)
+                    respond(response)
+                }
             }
         }
+    }
+
+    /// The upstream latency and, for a failure, its kind. A client that left first is not an
+    /// upstream error (and nobody waited for the origin's answer).
+    private static func count(_ outcome: UpstreamOutcome, since started: ContinuousClock.Instant, in metrics: Metrics) {
+        let kind: String?
+        switch outcome {
+        case .response: kind = nil
+        case .timedOut: kind = "timeout"
+        case .tooLarge: kind = "too-large"
+        case .failed(_, .clientGone): return
+        case .failed(_, let failure): kind = failure.rawValue
+        }
+        let elapsed = ContinuousClock.now - started
+        metrics.recordProxyUpstream(
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        if let kind { metrics.recordProxyUpstreamError(kind: kind) }
     }
 
     enum Plan {
@@ -202,7 +232,7 @@ final class ProxyResponder: HTTPRoutingResponder {
         switch outcome {
         case .response(let response):
             return response
-        case .failed(let reason):
+        case .failed(let reason, _):
             return problems.response(
                 ProblemDetails(
                     kind: "bad-gateway", title: "Bad gateway", status: 502,

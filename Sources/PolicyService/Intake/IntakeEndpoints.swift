@@ -31,11 +31,13 @@ struct IntakeEndpoints: Sendable {
 
     init(
         availability: Availability, settings: IntakeSettings, token: AdminToken?, policies: PolicyStore,
-        recorder: DecisionRecorder, log: EventLog
+        recorder: DecisionRecorder, log: EventLog, authFailures: AuthFailureLog? = nil
     ) {
         self.availability = availability
         self.settings = settings
-        self.bearer = token.map { BearerAuthorization(token: $0, realm: "navpolicyd-intake", tokenName: "intake token") }
+        self.bearer = token.map {
+            BearerAuthorization(token: $0, realm: "navpolicyd-intake", tokenName: "intake token", failures: authFailures)
+        }
         self.policies = policies
         self.recorder = recorder
         self.metrics = recorder.metrics
@@ -76,9 +78,9 @@ struct IntakeEndpoints: Sendable {
     /// store; both before authorization, because no intake token is loaded when intake is
     /// off), then the intake token.
     var check: RouteCheck {
-        { [self] request throws(ServiceProblem) in
+        { [self] request, route throws(ServiceProblem) in
             _ = try openStore()
-            try bearer?.check(request)
+            try bearer?.check(request, route: route)
         }
     }
 

@@ -9,11 +9,15 @@ struct BearerAuthorization: Sendable {
     let realm: String
     /// What to call the token in the problem detail ("admin token").
     let tokenName: String
+    /// Where refusals are logged (`auth.failed`); nil logs nothing.
+    var failures: AuthFailureLog? = nil
 
-    /// Throws 401 `unauthorized` with the challenge unless the request presents the token.
-    func check(_ request: HTTPRequest) throws(ServiceProblem) {
+    /// Throws 401 `unauthorized` with the challenge unless the request presents the token;
+    /// `route` (the matched template) goes into the `auth.failed` event.
+    func check(_ request: HTTPRequest, route: String) throws(ServiceProblem) {
         let presented = request.headers["Authorization"]
         guard !token.authorizes(presented) else { return }
+        failures?.record(route: route, realm: realm, request: request)
         let detail = presented != nil ? "The bearer token is not valid." : "Send Authorization: Bearer <\(tokenName)>."
         let challenge =
             presented != nil ? #"Bearer realm="\#(realm)", error="invalid_token""# : #"Bearer realm="\#(realm)""#

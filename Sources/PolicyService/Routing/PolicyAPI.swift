@@ -43,12 +43,15 @@ public final class PolicyAPI: HTTPRoutingResponder {
     init(
         store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
         requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
-        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String? = nil
+        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String? = nil,
+        authFailures: AuthFailureLog? = nil
     ) {
         let draining = DrainingFlag()
-        let admin = adminToken.map { BearerAuthorization(token: $0, realm: "navpolicyd", tokenName: "admin token") }
+        let admin = adminToken.map {
+            BearerAuthorization(token: $0, realm: "navpolicyd", tokenName: "admin token", failures: authFailures)
+        }
         var adminCheck: RouteCheck?
-        if let admin { adminCheck = { request throws(ServiceProblem) in try admin.check(request) } }
+        if let admin { adminCheck = { request, route throws(ServiceProblem) in try admin.check(request, route: route) } }
         // The decision endpoints are one oracle: a decision endpoint left open would let anyone
         // map the policy whatever requireTokenForDecide says, so /v1/authz shares the guard.
         let decisionCheck = requireTokenForDecide ? adminCheck : nil

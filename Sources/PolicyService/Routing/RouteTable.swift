@@ -14,8 +14,9 @@ struct RoutedRequest: Sendable {
 /// Answers one routed request, or throws the problem to answer with.
 typealias RouteHandler = @Sendable (RoutedRequest) throws(ServiceProblem) -> HTTPResponderResult
 
-/// A check run before every handler of a group (authorization, availability).
-typealias RouteCheck = @Sendable (HTTPRequest) throws(ServiceProblem) -> Void
+/// A check run before every handler of a group (authorization, availability), given the
+/// request and the template it matched.
+typealias RouteCheck = @Sendable (HTTPRequest, _ route: String) throws(ServiceProblem) -> Void
 
 /// Path template → method → handler, built once when the API is assembled.
 ///
@@ -64,7 +65,7 @@ struct RouteTable: Sendable {
             let guarded: RouteHandler
             if let check {
                 guarded = { request throws(ServiceProblem) in
-                    try check(request.http)
+                    try check(request.http, template)
                     return try handler(request)
                 }
             } else {

@@ -1,0 +1,59 @@
+/// The `navpolicyd_proxy_*` families: label sets and rendering. The counters themselves live
+/// in ``Metrics`` (requests, latency and bytes in its per-thread stripes, errors with the
+/// rarely written counters).
+enum ProxyMetrics {
+    /// Status codes the proxy answers with often enough to be worth their own series: its own
+    /// answers (302/403 cancels, 400, 421, 502, 504, 508 problems, the HTTP layer's 413–431)
+    /// and the origins' common ones. Any other code is counted under its class (`2xx` … `5xx`),
+    /// so an origin cannot grow the label set.
+    static let statusCodes: Set<Int> = [
+        200, 201, 204, 206, 301, 302, 303, 304, 307, 308,
+        400, 401, 403, 404, 405, 408, 409, 410, 413, 414, 421, 429, 431,
+        500, 501, 502, 503, 504, 508,
+    ]
+
+    /// Why a forward got no usable response: `connect` (name resolution, TCP or TLS set-up),
+    /// `timeout` (connect or silence timeout), `reset` (the connection broke mid-exchange),
+    /// `protocol` (not a valid HTTP response), `too-large` (over `proxy.maxResponseBytes`),
+    /// `internal` (the proxy itself: shutting down, libcurl could not start the transfer).
+    static let upstreamErrorKinds = ["connect", "timeout", "reset", "protocol", "too-large", "internal"]
+
+    /// The `code` label for `status`: the code itself when in ``statusCodes``, else its class.
+    static func codeLabel(_ status: Int) -> String {
+        if statusCodes.contains(status) { return String(status) }
+        guard (100...599).contains(status) else { return "other" }
+        return "\(status / 100)xx"
+    }
+
+    static func render(
+        requests: [String: UInt64], upstreamDuration: Metrics.Histogram, upstreamErrors: [String: UInt64],
+        bytes: (upstream: UInt64, downstream: UInt64)
+    ) -> String {
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        family(
+            "navpolicyd_proxy_requests_total", "counter",
+            "Requests answered on the proxy listener, by status code (uncommon codes by class).")
+        for (code, value) in requests.sorted(by: { $0.key < $1.key }) {
+            out += "navpolicyd_proxy_requests_total{code=\"\(code)\"} \(value)\n"
+        }
+        family(
+            "navpolicyd_proxy_upstream_errors_total", "counter",
+            "Forwards that got no usable response from the origin, by kind (502 or 504 to the client).")
+        for (kind, value) in upstreamErrors.sorted(by: { $0.key < $1.key }) {
+            out += "navpolicyd_proxy_upstream_errors_total{kind=\"\(kind)\"} \(value)\n"
+        }
+        family(
+            "navpolicyd_proxy_upstream_duration_seconds", "histogram",
+            "Time from forwarding a request until the origin's response head (or the failure).")
+        out += upstreamDuration.rendered(as: "navpolicyd_proxy_upstream_duration_seconds", labels: "")
+        family(
+            "navpolicyd_proxy_bytes_total", "counter",
+            "Body bytes exchanged with origins: upstream = request bodies sent, downstream = response bodies received.")
+        out += "navpolicyd_proxy_bytes_total{direction=\"upstream\"} \(bytes.upstream)\n"
+        out += "navpolicyd_proxy_bytes_total{direction=\"downstream\"} \(bytes.downstream)\n"
+        return out
+    }
+}

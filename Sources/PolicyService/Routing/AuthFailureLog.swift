@@ -1,0 +1,61 @@
+import Foundation
+import HTTPServer
+import JSONSupport
+
+/// Logs refused bearer tokens as `auth.failed` events: which route, from which peer and why
+/// (`missing`, `malformed`, `wrong`), never the token or any part of it.
+///
+/// Rate-limited (at most ``linesPerSecond`` lines a second; the next line written says how many
+/// were left out), so a client guessing tokens cannot flood the log.
+final class AuthFailureLog: Sendable {
+    /// Why a request was refused.
+    enum Reason: String {
+        /// No `Authorization` field.
+        case missing
+        /// An `Authorization` field that is not `Bearer <token>` with a token of visible ASCII.
+        case malformed
+        /// A well-formed bearer token that is not the configured one.
+        case wrong
+    }
+
+    static let linesPerSecond = 20
+
+    private let log: EventLog
+    private let limiter = LogRateLimiter(limit: AuthFailureLog.linesPerSecond, windowMilliseconds: 1_000)
+    /// Milliseconds on any monotonic-enough scale (a test passes its own clock).
+    private let now: @Sendable () -> Int64
+
+    init(log: EventLog, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
+        self.log = log
+        self.now = now
+    }
+
+    /// The reason `authorization` (the presented field, which did not authorize) was refused.
+    static func reason(for authorization: String?) -> Reason {
+        guard let authorization else { return .missing }
+        let bytes = Array(authorization.utf8)
+        let scheme = Array("bearer ".utf8)
+        guard bytes.count > scheme.count else { return .malformed }
+        for (offset, expected) in scheme.enumerated() {
+            let byte = bytes[offset]
+            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return .malformed }
+        }
+        let token = bytes.dropFirst(scheme.count)
+        guard token.count <= AdminToken.maximumLength, token.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            return .malformed
+        }
+        return .wrong
+    }
+
+    /// Logs one refusal (unless over the rate limit).
+    func record(route: String, realm: String, request: HTTPRequest) {
+        let (allowed, suppressed) = limiter.admit(now: now())
+        guard allowed else { return }
+        var fields: JSONObject = [
+            "route": .string(route), "method": .string(request.method), "peer": .string(request.remoteAddress),
+            "reason": .string(Self.reason(for: request.headers["Authorization"]).rawValue), "realm": .string(realm),
+        ]
+        if suppressed > 0 { fields.append("suppressedBefore", .number(Double(suppressed))) }
+        log.log(.warning, "auth.failed", fields)
+    }
+}
