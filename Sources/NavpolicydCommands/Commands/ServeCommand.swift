@@ -35,6 +35,7 @@ package struct ServeCommand: ParsableCommand {
             Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
             an invalid config is rejected and the running policy keeps serving.
             SIGTERM or SIGINT: stop accepting, finish requests in flight (server.drainTimeoutSeconds), exit 0.
+            SIGUSR1: reopen the decision log at its configured path (after logrotate renamed it).
             Logs are JSON lines on stderr, from --log-level up.
 
             Share intake stores items in intake.database, by default intake.sqlite3 in the data
