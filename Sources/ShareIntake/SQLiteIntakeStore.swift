@@ -1,5 +1,5 @@
 public import Foundation
-import JSONSupport
+public import JSONSupport
 import Synchronization
 
 /// The ``IntakeStore`` on one SQLite file: WAL, `synchronous=FULL`, writes through a
@@ -9,19 +9,18 @@ public final class SQLiteIntakeStore: IntakeStore {
     public static let idempotencyRetention: TimeInterval = 24 * 3600
 
     private let writer: GroupCommitWriter
-    private let reader: Mutex<ReaderBox>
+    private let database: IntakeDatabase
     /// Keys whose first request has not committed yet: a second request with one gets 409.
     private let keysInFlight = Mutex<Set<String>>([])
 
-    private final class ReaderBox: @unchecked Sendable {
-        // Used only under the `reader` mutex.
-        let connection: SQLiteConnection
-        init(_ connection: SQLiteConnection) { self.connection = connection }
-    }
-
     /// Opens or creates the database, creating its parent directories.
-    /// - Parameter groupCommit: false commits every write alone (same durability; the benchmark baseline).
-    public init(path: String, busyTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true) throws(IntakeStoreError) {
+    /// - Parameters:
+    ///   - groupCommit: false commits every write alone (same durability; the benchmark baseline).
+    ///   - maxDatabaseBytes: the most the database file may grow to (`intake.maxDatabaseBytes`);
+    ///     writes beyond it fail with 503 like a full disk. Nil: no limit of its own.
+    public init(
+        path: String, busyTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true, maxDatabaseBytes: Int? = nil
+    ) throws(IntakeStoreError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
@@ -32,15 +31,16 @@ public final class SQLiteIntakeStore: IntakeStore {
             }
         }
         do {
-            let writing = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            try writing.execute(Self.schema)
-            let cutoff = StoreTimestamp.iso8601(Date().addingTimeInterval(-Self.idempotencyRetention))
-            let prune = try writing.prepare("DELETE FROM intake_idempotency WHERE created_at < ?")
-            try prune.bind([.text(cutoff)])
-            _ = try prune.step()
-            let reading = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            reader = Mutex(ReaderBox(reading))
-            writer = GroupCommitWriter(connection: writing, groupCommit: groupCommit)
+            database = try IntakeDatabase(
+                path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, maxDatabaseBytes: maxDatabaseBytes
+            ) { (writing) throws(SQLiteError) in
+                try writing.execute(Self.schema)
+                let cutoff = StoreTimestamp.iso8601(Date().addingTimeInterval(-Self.idempotencyRetention))
+                let prune = try writing.prepare("DELETE FROM intake_idempotency WHERE created_at < ?")
+                try prune.bind([.text(cutoff)])
+                _ = try prune.step()
+            }
+            writer = GroupCommitWriter(database: database, groupCommit: groupCommit)
         } catch {
             throw IntakeStoreError("cannot open the intake database \(path): \(error)")
         }
@@ -70,6 +70,20 @@ public final class SQLiteIntakeStore: IntakeStore {
         );
         CREATE INDEX IF NOT EXISTS intake_idempotency_created ON intake_idempotency(created_at);
         """
+
+    /// Calls `observer` with each `intake.store_*` event (reopened, detached) and its fields.
+    public func observeEvents(_ observer: @escaping @Sendable (String, JSONObject) -> Void) {
+        database.observeEvents(observer)
+    }
+
+    /// A cheap check that never writes (see ``IntakeDatabase/health()``); when only the
+    /// writer can tell whether a fault cleared, it queues one empty write to find out, so the
+    /// store recovers without a client's write.
+    public func health() -> IntakeStoreHealth {
+        let (health, needsProbe) = database.health()
+        if needsProbe { writer.probe() }
+        return health
+    }
 
     /// Calls `observer` on the writer thread after each COMMIT with the writes it covered.
     public func observeCommits(_ observer: @escaping @Sendable (Int) -> Void) {
@@ -211,16 +225,12 @@ public final class SQLiteIntakeStore: IntakeStore {
     }
 
     private func read<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(IntakeFailure) -> T {
-        let result: Result<T, SQLiteError> = reader.withLock { box in
-            do throws(SQLiteError) {
-                return .success(try body(box.connection))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw GroupCommitWriter.unavailable(error)
+        do throws(SQLiteError) {
+            return try database.read(body)
+        } catch {
+            // The writer alone can switch files or reopen; let it look now rather than at the next write.
+            if error.fault.needsReopen { writer.probe() }
+            throw GroupCommitWriter.unavailable(error)
         }
     }
 

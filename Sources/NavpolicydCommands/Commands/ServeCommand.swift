@@ -174,7 +174,7 @@ package struct ServeCommand: ParsableCommand {
             try IntakeDataDirectory.prepare(databasePath: path)
             let store = try SQLiteIntakeStore(
                 path: path, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds,
-                groupCommit: settings.groupCommit)
+                groupCommit: settings.groupCommit, maxDatabaseBytes: settings.maxDatabaseBytes)
             return .success(PolicyDaemon.IntakeOptions(store: store, settings: settings, token: token))
         } catch {
             return .failure(error)

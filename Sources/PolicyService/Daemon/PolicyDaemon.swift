@@ -87,6 +87,8 @@ public final class PolicyDaemon: Sendable {
             decisionLog = try DecisionLog(path: path) { metrics.recordDecisionLogDrop() }
         }
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
+        // Switching files under the daemon is an operator's business: warn so it shows in alerts.
+        options.intake?.store.observeEvents { event, fields in log.log(.warning, event, fields) }
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
         let api = PolicyAPI(
