@@ -67,20 +67,22 @@ final class GroupCommitWriter: Sendable {
             // Several signals may cover jobs an earlier pass already took.
             guard !batch.isEmpty else { continue }
             if batch.contains(where: \.isProbe) { probeQueued.store(false, ordering: .relaxed) }
-            let fault = commit(batch)
+            let (fault, answers) = commit(batch)
+            // Health first: a caller that heard its answer must find /readyz agreeing with it.
             database.record(fault, probe: batch.allSatisfy(\.isProbe))
+            for answer in answers { answer() }
         }
     }
 
-    /// Runs the batch in one transaction; returns the storage fault that failed any of it.
-    private func commit(_ batch: [Job]) -> IntakeStorageFault? {
+    /// Runs the batch in one transaction; returns the storage fault that failed any of it
+    /// and the answers to send (every job's, after the COMMIT or the failure).
+    private func commit(_ batch: [Job]) -> (IntakeStorageFault?, [@Sendable () -> Void]) {
         let connection: SQLiteConnection
         do {
             connection = try database.writerConnection()
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
-            for job in batch { job.fail(Self.unavailable(error)) }
-            return error.fault
+            return (error.fault, batch.map { job in { job.fail(Self.unavailable(error)) } })
         }
         var committed: [@Sendable () -> Void] = []
         var failed: [(Job, SQLiteError)] = []
@@ -96,10 +98,8 @@ final class GroupCommitWriter: Sendable {
                 guard connection.isInTransaction else {
                     // SQLite rolled the whole transaction back (SQLITE_FULL, SQLITE_IOERR): the
                     // writes applied so far are gone too, and the rest would commit one by one.
-                    for earlier in applied { earlier.fail(Self.unavailable(error)) }
-                    for (earlier, _) in failed { earlier.fail(Self.unavailable(error)) }
-                    for rest in batch.dropFirst(index) { rest.fail(Self.unavailable(error)) }
-                    return error.fault
+                    let lost = applied + failed.map(\.0) + batch.dropFirst(index)
+                    return (error.fault, lost.map { job in { job.fail(Self.unavailable(error)) } })
                 }
                 // Undo this write only; the others in the batch still commit.
                 try? connection.execute("ROLLBACK TO job")
@@ -113,14 +113,12 @@ final class GroupCommitWriter: Sendable {
             try database.verifyAfterCommit()
         } catch {
             if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-            for job in applied { job.fail(Self.unavailable(error)) }
-            for (job, _) in failed { job.fail(Self.unavailable(error)) }
-            return error.fault
+            let lost = applied + failed.map(\.0)
+            return (error.fault, lost.map { job in { job.fail(Self.unavailable(error)) } })
         }
         commitObserver.withLock { $0 }?(applied.count)
-        for (job, error) in failed { job.fail(Self.unavailable(error)) }
-        for completion in committed { completion() }
-        return failed.lazy.map(\.1.fault).first
+        let refused: [@Sendable () -> Void] = failed.map { job, error in { job.fail(Self.unavailable(error)) } }
+        return (failed.first?.1.fault, refused + committed)
     }
 
     /// No detail from SQLite reaches the client (RFC 9457: not a debugging tool); it is logged by the store's owner.
