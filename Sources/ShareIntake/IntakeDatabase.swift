@@ -97,6 +97,10 @@ final class IntakeDatabase: Sendable {
             return connection
         }
         if let connection = writer.connection, expected != nil, current != expected {
+            // Only a file that is gone or another file counts: a failing stat says nothing.
+            guard current != nil || FileIdentity.isMissing(path) else {
+                throw SQLiteError(code: SQLITE_IOERR, message: "cannot inspect \(path): \(String(cString: strerror(errno)))")
+            }
             try detach(connection, found: current)
         }
         guard FileIdentity.of(path) != nil else {
@@ -218,7 +222,10 @@ final class IntakeDatabase: Sendable {
         let (expected, fault) = shared.withLock { ($0.identity, $0.fault) }
         let current = FileIdentity.of(path)
         if current == nil { return (IntakeStoreHealth(fault: .missing), true) }
-        if current != expected { return (IntakeStoreHealth(fault: expected == nil ? .missing : .replaced), true) }
+        if current != expected {
+            // After letting go of a deleted file, a file at the path that fails to open says why.
+            return (IntakeStoreHealth(fault: expected == nil ? fault ?? .missing : .replaced), true)
+        }
         if let fault { return (IntakeStoreHealth(fault: fault), true) }
         let directory = (path as NSString).deletingLastPathComponent
         let writable =

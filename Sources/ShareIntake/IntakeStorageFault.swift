@@ -93,4 +93,10 @@ struct FileIdentity: Equatable, Sendable {
         guard stat(path, &status) == 0 else { return nil }
         return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
     }
+
+    /// True only when nothing is at `path` (not when `stat` fails for another reason).
+    static func isMissing(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) != 0 && (errno == ENOENT || errno == ENOTDIR)
+    }
 }

@@ -273,4 +273,23 @@ struct IntakeStorageFaultTests {
         #expect(try fixture.status("/readyz") == 200)
         #expect(try Self.sqlite(fixture.database, "PRAGMA integrity_check") == "ok")
     }
+    @Test("the database replaced by a file that is not a database: 503 with fault corrupt, back once a database is there")
+    func replacedByGarbage() throws {
+        let fixture = try Fixture()
+        let first = try fixture.store("https://garbage.example/1")
+        let backup = fixture.directory + "/backup.sqlite3"
+        try Self.sqlite(fixture.database, ".backup '\(backup)'")
+        let garbage = fixture.directory + "/garbage"
+        try Data(String(repeating: "not a database\n", count: 400).utf8).write(to: URL(fileURLWithPath: garbage))
+        #expect(rename(garbage, fixture.database) == 0)
+
+        try fixture.expectUnavailable(try fixture.post("https://garbage.example/2"), "garbage at the path")
+        let ready = try Curl.request(fixture.base + "/readyz")
+        #expect((ready.json?["intake"] as? [String: Any])?["fault"] as? String == "corrupt", "\(ready.body)")
+
+        #expect(rename(backup, fixture.database) == 0)
+        try fixture.expectRecovered("after restoring the backup")
+        let second = try fixture.store("https://garbage.example/2")
+        try fixture.expectPresent([first, second])
+    }
 }
