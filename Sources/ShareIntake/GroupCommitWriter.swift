@@ -14,12 +14,7 @@ final class GroupCommitWriter: Sendable {
     struct Job: Sendable {
         let apply: @Sendable (SQLiteConnection) throws(SQLiteError) -> @Sendable () -> Void
         let fail: @Sendable (IntakeFailure) -> Void
-    }
-
-    /// The writer's connection, handed to the writer thread, which alone uses it afterwards.
-    private final class ConnectionBox: @unchecked Sendable {
-        let connection: SQLiteConnection
-        init(_ connection: SQLiteConnection) { self.connection = connection }
+        var isProbe = false
     }
 
     private let pending = Mutex<[Job]>([])
@@ -27,13 +22,17 @@ final class GroupCommitWriter: Sendable {
     private let maximumBatch: Int
     private let commitObserver = Mutex<(@Sendable (_ batchSize: Int) -> Void)?>(nil)
 
-    /// Starts the writer thread on `connection`.
+    private let database: IntakeDatabase
+    /// A health probe is queued: `/readyz` asks for at most one at a time.
+    private let probeQueued = Atomic<Bool>(false)
+
+    /// Starts the writer thread on `database`'s writer connection.
     /// - Parameters:
     ///   - groupCommit: false commits every write alone (the benchmark baseline).
-    init(connection: SQLiteConnection, groupCommit: Bool) {
+    init(database: IntakeDatabase, groupCommit: Bool) {
         maximumBatch = groupCommit ? 512 : 1
-        let box = ConnectionBox(connection)
-        let thread = Thread { [self] in self.run(box.connection) }
+        self.database = database
+        let thread = Thread { [self] in self.run() }
         thread.name = "navpolicyd.intake-writer"
         thread.start()
     }
@@ -49,7 +48,15 @@ final class GroupCommitWriter: Sendable {
         wakeUp.signal()
     }
 
-    private func run(_ connection: SQLiteConnection) {
+    /// Queues an empty write unless one is queued: it reopens, switches files or takes the
+    /// write lock like a real batch, so a fault clears (and `/readyz` turns 200) without
+    /// waiting for a client's write, and commits nothing.
+    func probe() {
+        guard probeQueued.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        enqueue(Job(apply: { _ in {} }, fail: { _ in }, isProbe: true))
+    }
+
+    private func run() {
         while true {
             wakeUp.wait()
             let batch = pending.withLock { queue -> [Job] in
@@ -59,21 +66,28 @@ final class GroupCommitWriter: Sendable {
             }
             // Several signals may cover jobs an earlier pass already took.
             guard !batch.isEmpty else { continue }
-            commit(batch, on: connection)
+            if batch.contains(where: \.isProbe) { probeQueued.store(false, ordering: .relaxed) }
+            let (fault, answers) = commit(batch)
+            // Health first: a caller that heard its answer must find /readyz agreeing with it.
+            database.record(fault, probe: batch.allSatisfy(\.isProbe))
+            for answer in answers { answer() }
         }
     }
 
-    private func commit(_ batch: [Job], on connection: SQLiteConnection) {
+    /// Runs the batch in one transaction; returns the storage fault that failed any of it
+    /// and the answers to send (every job's, after the COMMIT or the failure).
+    private func commit(_ batch: [Job]) -> (IntakeStorageFault?, [@Sendable () -> Void]) {
+        let connection: SQLiteConnection
         do {
+            connection = try database.writerConnection()
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
-            for job in batch { job.fail(Self.unavailable(error)) }
-            return
+            return (error.fault, batch.map { job in { job.fail(Self.unavailable(error)) } })
         }
         var committed: [@Sendable () -> Void] = []
         var failed: [(Job, SQLiteError)] = []
         var applied: [Job] = []
-        for job in batch {
+        for (index, job) in batch.enumerated() {
             do {
                 try connection.execute("SAVEPOINT job")
                 let completion = try job.apply(connection)
@@ -81,6 +95,12 @@ final class GroupCommitWriter: Sendable {
                 committed.append(completion)
                 applied.append(job)
             } catch {
+                guard connection.isInTransaction else {
+                    // SQLite rolled the whole transaction back (SQLITE_FULL, SQLITE_IOERR): the
+                    // writes applied so far are gone too, and the rest would commit one by one.
+                    let lost = applied + failed.map(\.0) + batch.dropFirst(index)
+                    return (error.fault, lost.map { job in { job.fail(Self.unavailable(error)) } })
+                }
                 // Undo this write only; the others in the batch still commit.
                 try? connection.execute("ROLLBACK TO job")
                 try? connection.execute("RELEASE job")
@@ -89,22 +109,23 @@ final class GroupCommitWriter: Sendable {
         }
         do {
             try connection.execute("COMMIT")
+            // A commit into a file no longer at the path is not durable where readers look.
+            try database.verifyAfterCommit()
         } catch {
-            try? connection.execute("ROLLBACK")
-            for job in applied { job.fail(Self.unavailable(error)) }
-            for (job, _) in failed { job.fail(Self.unavailable(error)) }
-            return
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            let lost = applied + failed.map(\.0)
+            return (error.fault, lost.map { job in { job.fail(Self.unavailable(error)) } })
         }
         commitObserver.withLock { $0 }?(applied.count)
-        for (job, error) in failed { job.fail(Self.unavailable(error)) }
-        for completion in committed { completion() }
+        let refused: [@Sendable () -> Void] = failed.map { job, error in { job.fail(Self.unavailable(error)) } }
+        return (failed.first?.1.fault, refused + committed)
     }
 
     /// No detail from SQLite reaches the client (RFC 9457: not a debugging tool); it is logged by the store's owner.
     static func unavailable(_ error: SQLiteError) -> IntakeFailure {
         var failure = IntakeFailure(
-            .storageUnavailable, "the intake database cannot store the item right now; retry later",
-            extensions: ["retryAfter": .number(1)])
+            .storageUnavailable, "the intake database cannot be used right now; retry later",
+            extensions: ["retryAfter": .number(Double(error.fault.retryAfterSeconds))])
         failure.cause = error.description
         return failure
     }

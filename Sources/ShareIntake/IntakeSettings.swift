@@ -31,11 +31,16 @@ public struct IntakeSettings: Sendable, Equatable {
     public var groupCommit = true
     /// How long a connection waits for another process's write lock before giving up (503).
     public var busyTimeoutMilliseconds = 5000
+    /// The most bytes the database file may grow to; past it writes answer 503
+    /// `storage-unavailable` as on a full disk, and `/readyz` turns 503 until items are
+    /// deleted. Nil: only the disk limits it. Bounds the disk a share flood can take.
+    public var maxDatabaseBytes: Int?
 
     public init() {}
 
     static let keys = [
         "enabled", "database", "maxWebURLs", "onCancel", "tokenFile", "groupCommit", "busyTimeoutMilliseconds",
+        "maxDatabaseBytes",
     ]
 
     /// Decodes the section, reporting every problem at its pointer.
@@ -53,6 +58,10 @@ public struct IntakeSettings: Sendable, Equatable {
         if let count = section.integer("maxWebURLs", in: 1...50, diagnostics: &diagnostics) { settings.maxWebURLs = count }
         if let timeout = section.integer("busyTimeoutMilliseconds", in: 0...60_000, diagnostics: &diagnostics) {
             settings.busyTimeoutMilliseconds = timeout
+        }
+        // 64 KiB holds the schema and a few items; 1 TiB is beyond what one SQLite file should serve here.
+        if let bytes = section.integer("maxDatabaseBytes", in: 65536...(1 << 40), diagnostics: &diagnostics) {
+            settings.maxDatabaseBytes = bytes
         }
         if let flag = section.bool("groupCommit", diagnostics: &diagnostics) { settings.groupCommit = flag }
         if let flag = section.bool("enabled", diagnostics: &diagnostics) { settings.enabled = flag }

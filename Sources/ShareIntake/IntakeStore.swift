@@ -17,6 +17,17 @@ public protocol IntakeStore: Sendable {
     func delete(id: Int64) async -> Result<Bool, IntakeFailure>
     /// Calls `observer` after each commit with the number of writes it covered (for metrics).
     func observeCommits(_ observer: @escaping @Sendable (Int) -> Void)
+    /// Whether the store can take writes now, checked cheaply and without writing (`/readyz`).
+    func health() -> IntakeStoreHealth
+    /// Calls `observer` with the store's own events (name and fields) for the daemon's log.
+    func observeEvents(_ observer: @escaping @Sendable (String, JSONObject) -> Void)
+}
+
+extension IntakeStore {
+    /// A store with no health of its own to report is always usable.
+    public func health() -> IntakeStoreHealth { .ok }
+    /// A store with no events of its own reports none.
+    public func observeEvents(_ observer: @escaping @Sendable (String, JSONObject) -> Void) {}
 }
 
 /// A web URL with its decision and descriptive fields, ready to store.

@@ -5,6 +5,8 @@ struct SQLiteError: Error, CustomStringConvertible {
     var code: Int32
     var message: String
     var description: String { "SQLite error \(code): \(message)" }
+    /// The storage fault this error means for the intake store.
+    var fault: IntakeStorageFault { IntakeStorageFault(sqliteCode: code) }
 }
 
 /// One SQLite connection with the durability settings of issue 4 applied on open.
@@ -17,9 +19,15 @@ final class SQLiteConnection {
     /// Opens (creating if needed) `path`: WAL, `synchronous=FULL` (per connection, so on
     /// every open: a committed transaction survives power loss, not just a process crash),
     /// `busy_timeout`, foreign keys.
-    init(path: String, busyTimeoutMilliseconds: Int) throws(SQLiteError) {
+    /// - Parameters:
+    ///   - create: false when reopening: a database that vanished must not come back empty.
+    ///   - maxDatabaseBytes: `intake.maxDatabaseBytes`, set as SQLite's `max_page_count`
+    ///     (per connection, so on every open) in whole pages of this file's page size.
+    init(path: String, busyTimeoutMilliseconds: Int, create: Bool = true, maxDatabaseBytes: Int? = nil)
+        throws(SQLiteError)
+    {
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &opened, flags, nil)
         guard result == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -27,7 +35,16 @@ final class SQLiteConnection {
             throw SQLiteError(code: result, message: message)
         }
         handle = opened
+        // SQLite quietly falls back to read-only when the file cannot be opened for writing
+        // (chattr +i, a read-only mount): a store that cannot write is a fault, not a mode.
+        guard sqlite3_db_readonly(handle, "main") != 1 else {
+            throw SQLiteError(code: SQLITE_READONLY, message: "\(path) can only be opened read-only")
+        }
         sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMilliseconds))
+        if let maxDatabaseBytes {
+            let pageSize = try pragma("page_size")
+            try execute("PRAGMA max_page_count=\(max(1, Int64(maxDatabaseBytes) / max(512, pageSize)))")
+        }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
         try execute("PRAGMA foreign_keys=ON")
@@ -59,6 +76,16 @@ final class SQLiteConnection {
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// False once SQLite rolled the whole transaction back by itself (after `SQLITE_FULL`,
+    /// `SQLITE_IOERR`, …): later statements would then each commit on their own.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// The value of an integer pragma such as `page_count`.
+    func pragma(_ name: String) throws(SQLiteError) -> Int64 {
+        let statement = try prepare("PRAGMA \(name)")
+        return try statement.step() ? statement.integer(0) : 0
+    }
 }
 
 /// A prepared statement; binds are 1-based like SQLite's.

@@ -1,5 +1,5 @@
 public import Foundation
-import JSONSupport
+public import JSONSupport
 import Synchronization
 
 /// The ``IntakeStore`` on one SQLite file: WAL, `synchronous=FULL`, writes through a
@@ -16,17 +16,11 @@ public final class SQLiteIntakeStore: IntakeStore {
     }
 
     private let writer: GroupCommitWriter
+    private let database: IntakeDatabase
     /// Queues the periodic prune; cancelled when the store goes away.
     private let pruneTimer: PruneTimer
-    private let reader: Mutex<ReaderBox>
     /// Keys whose first request has not committed yet: a second request with one gets 409.
     private let keysInFlight = Mutex<Set<String>>([])
-
-    private final class ReaderBox: @unchecked Sendable {
-        // Used only under the `reader` mutex.
-        let connection: SQLiteConnection
-        init(_ connection: SQLiteConnection) { self.connection = connection }
-    }
 
     /// A dispatch timer (thread-safe, not marked `Sendable`): created once, then only cancelled.
     private final class PruneTimer: @unchecked Sendable {
@@ -38,10 +32,12 @@ public final class SQLiteIntakeStore: IntakeStore {
     /// Opens or creates the database, creating its parent directories.
     /// - Parameters:
     ///   - groupCommit: false commits every write alone (same durability; the benchmark baseline).
+    ///   - maxDatabaseBytes: the most the database file may grow to (`intake.maxDatabaseBytes`);
+    ///     writes beyond it fail with 503 like a full disk. Nil: no limit of its own.
     ///   - idempotencyRetention: how long an Idempotency-Key's stored answer is replayed.
     ///   - pruneInterval: how often expired records are deleted; nil = ``pruneInterval(for:)``.
     public init(
-        path: String, busyTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true,
+        path: String, busyTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true, maxDatabaseBytes: Int? = nil,
         idempotencyRetention: TimeInterval = SQLiteIntakeStore.idempotencyRetention, pruneInterval: TimeInterval? = nil
     ) throws(IntakeStoreError) {
         let directory = (path as NSString).deletingLastPathComponent
@@ -54,12 +50,13 @@ public final class SQLiteIntakeStore: IntakeStore {
             }
         }
         do {
-            let writing = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            try writing.execute(Self.schema)
-            try Self.pruneIdempotency(olderThan: idempotencyRetention, on: writing)
-            let reading = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            reader = Mutex(ReaderBox(reading))
-            writer = GroupCommitWriter(connection: writing, groupCommit: groupCommit)
+            database = try IntakeDatabase(
+                path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, maxDatabaseBytes: maxDatabaseBytes
+            ) { (writing) throws(SQLiteError) in
+                try writing.execute(Self.schema)
+                try Self.pruneIdempotency(olderThan: idempotencyRetention, on: writing)
+            }
+            writer = GroupCommitWriter(database: database, groupCommit: groupCommit)
         } catch {
             throw IntakeStoreError("cannot open the intake database \(path): \(error)")
         }
@@ -123,6 +120,20 @@ public final class SQLiteIntakeStore: IntakeStore {
         );
         CREATE INDEX IF NOT EXISTS intake_idempotency_created ON intake_idempotency(created_at);
         """
+
+    /// Calls `observer` with each `intake.store_*` event (reopened, detached) and its fields.
+    public func observeEvents(_ observer: @escaping @Sendable (String, JSONObject) -> Void) {
+        database.observeEvents(observer)
+    }
+
+    /// A cheap check that never writes (see ``IntakeDatabase/health()``); when only the
+    /// writer can tell whether a fault cleared, it queues one empty write to find out, so the
+    /// store recovers without a client's write.
+    public func health() -> IntakeStoreHealth {
+        let (health, needsProbe) = database.health()
+        if needsProbe { writer.probe() }
+        return health
+    }
 
     /// Calls `observer` on the writer thread after each COMMIT with the writes it covered.
     public func observeCommits(_ observer: @escaping @Sendable (Int) -> Void) {
@@ -264,16 +275,12 @@ public final class SQLiteIntakeStore: IntakeStore {
     }
 
     private func read<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(IntakeFailure) -> T {
-        let result: Result<T, SQLiteError> = reader.withLock { box in
-            do throws(SQLiteError) {
-                return .success(try body(box.connection))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw GroupCommitWriter.unavailable(error)
+        do throws(SQLiteError) {
+            return try database.read(body)
+        } catch {
+            // The writer alone can switch files or reopen; let it look now rather than at the next write.
+            if error.fault.needsReopen { writer.probe() }
+            throw GroupCommitWriter.unavailable(error)
         }
     }
 

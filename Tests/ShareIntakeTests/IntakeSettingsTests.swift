@@ -36,4 +36,14 @@ struct IntakeSettingsTests {
         #expect(found.contains("/intake/database: expected a non-empty path"), "\(found)")
         #expect(found.contains("/intake/groupCommit: expected true or false, got a number"), "\(found)")
     }
+
+    @Test("maxDatabaseBytes: absent means no limit; a value below 64 KiB is refused at its pointer")
+    func maxDatabaseBytes() throws {
+        let compiler = PolicyCompiler(sectionValidators: ["intake": IntakeSettings.validator])
+        let limited = try compiler.compile(Array(#"{"handlers":[],"intake":{"maxDatabaseBytes":1048576}}"#.utf8))
+        #expect(IntakeSettings.from(limited).maxDatabaseBytes == 1_048_576)
+        #expect(IntakeSettings().maxDatabaseBytes == nil)
+        let found = issues(#"{"handlers":[],"intake":{"maxDatabaseBytes":1000}}"#)
+        #expect(found == ["/intake/maxDatabaseBytes: 1000 is out of range 65536...1099511627776"], "\(found)")
+    }
 }

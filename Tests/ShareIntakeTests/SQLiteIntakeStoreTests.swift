@@ -12,10 +12,10 @@ struct SQLiteIntakeStoreTests {
     }
 
     static func submission(
-        _ url: String, key: String? = nil, fingerprint: String = "f", receivedAt: Date = Date()
+        _ url: String, key: String? = nil, fingerprint: String = "f", text: String? = nil, receivedAt: Date = Date()
     ) throws -> IntakeSubmission {
         let item = NewIntakeItem(
-            url: try WebURL(validating: url), title: "t", text: nil, tags: ["a"], source: "json",
+            url: try WebURL(validating: url), title: "t", text: text, tags: ["a"], source: "json",
             decision: ["decision": .string("allow")], userInfo: nil)
         return IntakeSubmission(
             items: [item], receivedAt: StoreTimestamp.iso8601(receivedAt),
@@ -151,6 +151,55 @@ struct SQLiteIntakeStoreTests {
             }
         }
         #expect(sawConflict)
+    }
+
+    @Test("a full database (maxDatabaseBytes) in group commits: refused writes left nothing, acknowledged ones are all kept")
+    func fullDatabase() async throws {
+        let store = try SQLiteIntakeStore(path: Self.temporaryDatabase(), maxDatabaseBytes: 65536)
+        #expect(store.health() == .ok)
+        let text = String(repeating: "z", count: 2500)
+        // One by one until the limit, so that some items are stored whatever the batching.
+        var acknowledged: [String] = []
+        for index in 0..<40 {
+            let url = "https://full.example/\(index)"
+            guard case .success = await store.submit(try Self.submission(url, text: text)) else { break }
+            acknowledged.append(url)
+        }
+        #expect(!acknowledged.isEmpty && acknowledged.count < 40)
+        // Then a burst that shares transactions: a batch SQLite rolls back must fail every write in it.
+        let burst = try (0..<20).map { try Self.submission("https://burst.example/\($0)", text: text) }
+        let results = await withTaskGroup(of: (String, Result<IntakeStoreOutcome, IntakeFailure>).self) { group in
+            for (index, submission) in burst.enumerated() {
+                group.addTask { ("https://burst.example/\(index)", await store.submit(submission)) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let stored = Set(try store.list(limit: 100, before: nil).map(\.url))
+        #expect(Set(acknowledged).isSubset(of: stored))
+        var refused = 0
+        for (url, result) in results {
+            switch result {
+            case .success(.stored(let response, _)):
+                #expect(response.status == 201)
+                #expect(stored.contains(url), "\(url) acknowledged but not stored")
+            case .failure(let failure):
+                refused += 1
+                #expect(failure.kind == .storageUnavailable)
+                #expect(failure.extensions["retryAfter"] == .number(30))
+                #expect(!stored.contains(url), "\(url) refused but stored")
+            default:
+                Issue.record("unexpected \(result)")
+            }
+        }
+        #expect(refused > 0)
+        #expect(store.health() == IntakeStoreHealth(fault: .full))
+        // Deleting works at the limit and makes room; the next real write clears the fault.
+        for item in try store.list(limit: 100, before: nil).prefix(4) {
+            #expect(await store.delete(id: item.id) == .success(true))
+        }
+        #expect(store.health() == .ok)
+        let after = await store.submit(try Self.submission("https://full.example/after", text: text))
+        #expect((try? after.get()) != nil, "\(after)")
     }
 
     @Test("an unusable path is a start-up error")

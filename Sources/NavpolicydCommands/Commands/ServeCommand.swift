@@ -144,7 +144,7 @@ package struct ServeCommand: ParsableCommand {
                 "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
                 "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
                 // Which database and whether the intake is guarded: booleans, never token values.
-                "intakeDatabase": intake != nil ? .string(intakeSettings.database ?? defaultIntakeDatabase) : .null,
+                "intakeDatabase": intake != nil ? .string(intakeSettings.database ?? Self.defaultIntakeDatabase) : .null,
                 "intakeToken": .bool(intake?.token != nil),
             ])
         let signalSources = Self.installSignalHandlers(daemon: daemon, log: log)
@@ -178,7 +178,7 @@ package struct ServeCommand: ParsableCommand {
             try IntakeDataDirectory.prepare(databasePath: path)
             let store = try SQLiteIntakeStore(
                 path: path, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds,
-                groupCommit: settings.groupCommit)
+                groupCommit: settings.groupCommit, maxDatabaseBytes: settings.maxDatabaseBytes)
             return .success(PolicyDaemon.IntakeOptions(store: store, settings: settings, token: token))
         } catch {
             return .failure(error)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONSupport
 import NavigationPolicy
+import ShareIntake
 
 /// Policy administration and probes: `/v1/policy`, `/v1/policy/reload`, `/healthz`,
 /// `/readyz`, `/metrics`.
@@ -15,6 +16,8 @@ struct PolicyAdminEndpoints: Sendable {
     let draining: DrainingFlag
     /// The decision log `POST /v1/policy/diff` replays when no requests are posted.
     let decisionLogPath: String?
+    /// The intake store's health for `/readyz`; nil when this daemon has no intake store.
+    let intakeHealth: @Sendable () -> IntakeStoreHealth?
     let problems = ProblemRenderer()
 
     /// `/v1/policy`: readable without the admin token.
@@ -54,7 +57,22 @@ struct PolicyAdminEndpoints: Sendable {
     private func readiness() throws(ServiceProblem) -> HTTPResponse {
         guard !draining.isDraining else { throw ServiceProblem(.notReady) }
         guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
-        return .json(.object(["status": .string("ready"), "policyRevision": .string(snapshot.revision)]))
+        var body: JSONObject = ["status": .string("ready"), "policyRevision": .string(snapshot.revision)]
+        if let health = intakeHealth() {
+            // Not ready while shares cannot be stored: a load balancer then sends them to a
+            // replica that can. Decisions still work here; /healthz stays 200 (no restart).
+            if let fault = health.fault {
+                throw ServiceProblem(
+                    IntakeFailure(
+                        .storageUnavailable, "\(fault.summary); intake requests answer 503 until it clears",
+                        extensions: [
+                            "retryAfter": .number(Double(fault.retryAfterSeconds)),
+                            "intake": .object(["status": .string("unavailable"), "fault": .string(fault.rawValue)]),
+                        ]))
+            }
+            body.append("intake", .object(["status": .string("ok")]))
+        }
+        return .json(.object(body))
     }
 
     private func metricsResponse() -> HTTPResponse {

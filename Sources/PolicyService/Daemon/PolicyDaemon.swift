@@ -109,6 +109,8 @@ public final class PolicyDaemon: Sendable {
                 })
         }
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
+        // Switching files under the daemon is an operator's business: warn so it shows in alerts.
+        options.intake?.store.observeEvents { event, fields in log.log(.warning, event, fields) }
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
         let authFailures = AuthFailureLog(log: log)

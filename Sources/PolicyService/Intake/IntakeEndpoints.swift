@@ -74,6 +74,13 @@ struct IntakeEndpoints: Sendable {
         }
     }
 
+    /// The store's health for `/readyz`: nil when there is no store to ask (intake disabled,
+    /// or an embedder that opened none, whose endpoints already answer 503 on their own).
+    var health: IntakeStoreHealth? {
+        guard case .open(let store) = availability else { return nil }
+        return store.health()
+    }
+
     /// The group check: the store must be open (404 when intake is off, 503 when it has no
     /// store; both before authorization, because no intake token is loaded when intake is
     /// off), then the intake token.

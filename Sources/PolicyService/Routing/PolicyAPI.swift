@@ -58,7 +58,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
         let points = DecisionPoint(store: store, recorder: recorder)
         let policyAdmin = PolicyAdminEndpoints(
             store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining,
-            decisionLogPath: decisionLogPath)
+            decisionLogPath: decisionLogPath, intakeHealth: { intake.health })
 
         var table = RouteTable()
         table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
