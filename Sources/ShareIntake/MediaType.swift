@@ -5,8 +5,12 @@ struct MediaType: Equatable {
     var parameters: [String: String]
 
     /// Parses a header value; nil when it is not `type/subtype[; name=value]*`.
-    init?(_ header: String) {
-        let parts = Self.splitParameters(header)
+    /// - Parameter backslashEscapes: whether `\` quotes the next character inside a quoted
+    ///   value (RFC 9110 quoted-pair). A multipart part's Content-Disposition turns it off:
+    ///   browsers write field names as the HTML standard says, with `"` as `%22` and a
+    ///   backslash as itself, so `name="\"` names the field `\`.
+    init?(_ header: String, backslashEscapes: Bool = true) {
+        let parts = Self.splitParameters(header, backslashEscapes: backslashEscapes)
         guard let first = parts.first else { return nil }
         let essence = first.trimmingASCIIWhitespace.lowercased()
         let halves = essence.split(separator: "/", omittingEmptySubsequences: false)
@@ -18,7 +22,8 @@ struct MediaType: Equatable {
             let name = String(part[..<equals]).trimmingASCIIWhitespace.lowercased()
             var value = String(part[part.index(after: equals)...]).trimmingASCIIWhitespace
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                value = Self.unquote(value.dropFirst().dropLast())
+                let inner = value.dropFirst().dropLast()
+                value = backslashEscapes ? Self.unquote(inner) : String(inner)
             }
             if parameters[name] == nil { parameters[name] = value }
         }
@@ -26,7 +31,7 @@ struct MediaType: Equatable {
     }
 
     /// Splits on `;` outside quoted strings.
-    private static func splitParameters(_ header: String) -> [String] {
+    private static func splitParameters(_ header: String, backslashEscapes: Bool) -> [String] {
         var parts: [String] = []
         var current = ""
         var quoted = false
@@ -34,7 +39,7 @@ struct MediaType: Equatable {
         for character in header {
             if escaped {
                 escaped = false
-            } else if quoted, character == "\\" {
+            } else if quoted, backslashEscapes, character == "\\" {
                 escaped = true
             } else if character == "\"" {
                 quoted.toggle()

@@ -34,6 +34,20 @@ struct MultipartTests {
             ).urls == ["https://q/"])
     }
 
+    @Test("a field name is written as browsers write it: a backslash is itself, not an escape")
+    func backslashInFieldName() throws {
+        // What a browser or python-requests sends for a field named `\` (found by schemathesis):
+        // an unknown field, ignored like any other, not a part without a name.
+        let payload = try parse(
+            body([
+                (#"Content-Disposition: form-data; name="\""#, "ignored"),
+                (#"Content-Disposition: form-data; name="url""#, "https://e.com/b"),
+            ]))
+        #expect(payload.urls == ["https://e.com/b"])
+        #expect(MediaType(#"x/form-data; name="a\"; x=1"#, backslashEscapes: false)?.parameters["name"] == #"a\"#)
+        #expect(MediaType(#"text/plain; a="b\"c""#)?.parameters["a"] == #"b"c"#)
+    }
+
     @Test("file parts, missing names, broken framing and missing boundaries are refused")
     func strictness() {
         let cases: [[UInt8]] = [
