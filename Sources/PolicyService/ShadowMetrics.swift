@@ -11,6 +11,8 @@ public final class ShadowMetrics: Sendable {
     }
 
     private let counts = Mutex<[Key: UInt64]>([:])
+    /// The same counts over the last minute (handler and decision; the action is empty).
+    private let recent = Mutex(DecisionWindow())
 
     public init() {}
 
@@ -20,6 +22,26 @@ public final class ShadowMetrics: Sendable {
         counts.withLock { counts in
             for result in shadow { counts[Key(handler: result.handler, decision: result.verdict.rawValue), default: 0] += 1 }
         }
+        let second = DecisionWindow.currentSecond()
+        recent.withLock { window in
+            for result in shadow {
+                window.record(
+                    Metrics.DecisionKey(handler: result.handler, decision: result.verdict.rawValue, action: ""), second: second)
+            }
+        }
+    }
+
+    /// What shadow handlers would have decided, since start and over the last minute, keyed
+    /// like ``Metrics/decisionCounts()`` (the action is empty).
+    func decisionCounts() -> (sinceStart: [Metrics.DecisionKey: UInt64], lastMinute: [Metrics.DecisionKey: UInt64]) {
+        var sinceStart: [Metrics.DecisionKey: UInt64] = [:]
+        for (key, value) in counts.withLock({ $0 }) {
+            sinceStart[Metrics.DecisionKey(handler: key.handler, decision: key.decision, action: ""), default: 0] += value
+        }
+        var lastMinute: [Metrics.DecisionKey: UInt64] = [:]
+        let now = DecisionWindow.currentSecond()
+        recent.withLock { $0.addCounts(upTo: now, into: &lastMinute) }
+        return (sinceStart, lastMinute)
     }
 
     /// The metric family in Prometheus text format; HELP and TYPE even before the first sample.

@@ -8,6 +8,8 @@ public final class SQLiteIntakeStore: IntakeStore {
     /// How long idempotency records are kept; older ones are pruned at start-up.
     public static let idempotencyRetention: TimeInterval = 24 * 3600
 
+    /// The database file, as opened (the status page shows it).
+    public let path: String
     private let writer: GroupCommitWriter
     private let reader: Mutex<ReaderBox>
     /// Keys whose first request has not committed yet: a second request with one gets 409.
@@ -22,6 +24,7 @@ public final class SQLiteIntakeStore: IntakeStore {
     /// Opens or creates the database, creating its parent directories.
     /// - Parameter groupCommit: false commits every write alone (same durability; the benchmark baseline).
     public init(path: String, busyTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true) throws(IntakeStoreError) {
+        self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {

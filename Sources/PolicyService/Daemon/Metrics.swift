@@ -12,7 +12,8 @@ public final class Metrics: Sendable {
     /// Upper bounds of the request-duration histogram, in seconds.
     static let durationBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 1]
 
-    struct DecisionKey: Hashable {
+    /// One decision counter: the deciding handler ("" = the default decision), verdict and action.
+    struct DecisionKey: Hashable, Sendable {
         var handler: String
         var decision: String
         var action: String
@@ -53,6 +54,8 @@ public final class Metrics: Sendable {
         var decisions: [DecisionKey: UInt64] = [:]
         var requests: [RequestKey: UInt64] = [:]
         var durations: [String: Histogram] = [:]
+        /// The same decisions over the last minute, for the status page.
+        var recentDecisions = DecisionWindow()
     }
 
     final class Stripe: Sendable {
@@ -90,8 +93,29 @@ public final class Metrics: Sendable {
 
     public func recordDecision(handler: String?, decision: String, action: String?) {
         let key = DecisionKey(handler: handler ?? "", decision: decision, action: action ?? "")
-        stripe.counters.withLock { $0.decisions[key, default: 0] += 1 }
+        let second = DecisionWindow.currentSecond()
+        stripe.counters.withLock { counters in
+            counters.decisions[key, default: 0] += 1
+            counters.recentDecisions.record(key, second: second)
+        }
     }
+
+    /// Decision counts since start and over the last minute, summed over the stripes.
+    func decisionCounts() -> (sinceStart: [DecisionKey: UInt64], lastMinute: [DecisionKey: UInt64]) {
+        let now = DecisionWindow.currentSecond()
+        var sinceStart: [DecisionKey: UInt64] = [:]
+        var lastMinute: [DecisionKey: UInt64] = [:]
+        for stripe in stripes {
+            stripe.counters.withLock { counters in
+                sinceStart.merge(counters.decisions, uniquingKeysWith: +)
+                counters.recentDecisions.addCounts(upTo: now, into: &lastMinute)
+            }
+        }
+        return (sinceStart, lastMinute)
+    }
+
+    /// Reload attempts since start, by result.
+    var reloadCounts: [String: UInt64] { state.withLock { $0.reloads } }
 
     public func recordRequest(endpoint: String, status: Int, seconds: Double) {
         stripe.counters.withLock { state in

@@ -75,6 +75,9 @@ public final class PolicyDaemon: Sendable {
     private let proxySettings: ProxySettings
     private let stopped = Atomic<Bool>(false)
     private let proxy: ProxyListener?
+    /// The bound listeners, for the status page.
+    private let listeners: ListenerDirectory
+    private let listenAddress: ListenAddress
 
     public init(options: Options, log: EventLog) throws(DecisionLogError) {
         let settings = options.initial.settings
@@ -89,6 +92,7 @@ public final class PolicyDaemon: Sendable {
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
+        let listeners = ListenerDirectory()
         let api = PolicyAPI(
             store: store, metrics: metrics, recorder: recorder, adminToken: options.adminToken,
             requireTokenForDecide: settings.requireTokenForDecide,
@@ -100,7 +104,7 @@ public final class PolicyDaemon: Sendable {
             openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
             intake: Self.intakeEndpoints(
                 options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log),
-            decisionLogPath: options.decisionLogPath)
+            decisionLogPath: options.decisionLogPath, status: StatusSources(listeners: listeners))
         let configuration = settings.httpConfiguration(
             address: options.listen, bodyLimitsByPath: Self.bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
@@ -124,6 +128,8 @@ public final class PolicyDaemon: Sendable {
         self.settings = settings
         self.intakeSettings = intakeSettings
         self.proxySettings = proxySettings
+        self.listeners = listeners
+        self.listenAddress = options.listen
     }
 
     /// The intake endpoints: backed by the opened store; storeless (404 `intake-disabled`)
@@ -146,7 +152,11 @@ public final class PolicyDaemon: Sendable {
     /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled.
     public func start() throws(HTTPServerError) -> UInt16 {
         let port = try server.start()
+        listeners.add(role: "api", address: ListenAddress(host: listenAddress.host, port: port).description)
         try proxy?.start()
+        if let proxy, let proxyPort = proxy.server.boundPort {
+            listeners.add(role: "proxy", address: ListenAddress(host: proxy.address.host, port: proxyPort).description)
+        }
         if settings.watchConfig {
             ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
                 [self] in _ = self.reload(trigger: "file-watch")
