@@ -17,7 +17,9 @@ enum StatusPageAssets {
           const el = (tag, attributes, ...children) => {
             const node = document.createElement(tag);
             for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
-            for (const child of children) node.append(child === null || child === undefined ? "" : String(child));
+            for (const child of children) {
+              node.append(child instanceof Node ? child : child === null || child === undefined ? "" : String(child));
+            }
             return node;
           };
           const append = (parent, ...children) => { for (const child of children) parent.appendChild(child); return parent; };
@@ -102,9 +104,10 @@ enum StatusPageAssets {
         header p, footer { color: #57606a; }
         dl { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; margin: 0; }
         dt { font-weight: 600; } dd { margin: 0; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
-        ol.chain { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .4em; align-items: stretch; }
-        .link { border: 1px solid #8c959f; border-radius: 6px; padding: .5em .7em; background: #fff; min-width: 14em; }
-        .link + .link::before { content: "→"; position: relative; left: -1.1em; color: #8c959f; }
+        ol.chain { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .6em 1.6em; align-items: stretch; }
+        .link { position: relative; border: 1px solid #8c959f; border-radius: 6px; padding: .5em .7em; background: #fff;
+          min-width: 14em; }
+        .link + .link::before { content: "→"; position: absolute; left: -1.3em; top: 40%; color: #57606a; font-size: 1.2em; }
         .link.shadow { border-style: dashed; background: #f6f8fa; }
         .link.default { background: #eef2f6; }
         .head .name { font-weight: 600; } .type { color: #57606a; }
