@@ -27,9 +27,11 @@ enum JSONMembers {
         }
     }
 
-    /// Throws `malformed-body` at the first unknown member that looks like a misspelling of one in `known`.
+    /// Throws `malformed-body` at the first unknown member that looks like a misspelling of one
+    /// in `known` (within two edits). Keys under 4 characters are never taken for one: two
+    /// edits turn almost any short key into `items`.
     static func rejectMisspelled(_ object: JSONObject, known: [String], at base: String) throws(IntakeFailure) {
-        for member in object.members where !known.contains(member.key) {
+        for member in object.members where !known.contains(member.key) && member.key.count >= 4 {
             if let suggestion = Spelling.closest(to: member.key, in: known) {
                 throw .at(
                     pointer(base, member.key), .malformedBody,
