@@ -147,25 +147,21 @@ struct StatusEndpointTests {
 }
 
 @Suite("one-minute decision window")
-struct DecisionWindowTests {
-    @Test("counts a decision for 60 seconds, then drops it; a reused bucket starts from zero")
+struct RecentCountsTests {
+    @Test("counts an event for 60 seconds, then drops it; a reused slot starts from zero")
     func window() {
-        var window = DecisionWindow()
-        let key = Metrics.DecisionKey(handler: "h", decision: "allow", action: "")
-        window.record(key, second: 1000)
-        window.record(key, second: 1000)
-        window.record(key, second: 1030)
-        func count(at now: Int) -> UInt64 {
-            var total: [Metrics.DecisionKey: UInt64] = [:]
-            window.addCounts(upTo: now, into: &total)
-            return total[key] ?? 0
-        }
-        #expect(count(at: 1000) == 2)
-        #expect(count(at: 1059) == 3)
-        #expect(count(at: 1060) == 1)
-        #expect(count(at: 1090) == 0)
-        window.record(key, second: 1060)
-        #expect(count(at: 1060) == 2)
-        #expect(count(at: 1089) == 2)
+        var counter = DecisionCounter()
+        counter.record(second: 1000)
+        counter.record(second: 1000)
+        counter.record(second: 1030)
+        #expect(counter.total == 3)
+        #expect(counter.recent.sum(upTo: 1000) == 2)
+        #expect(counter.recent.sum(upTo: 1059) == 3)
+        #expect(counter.recent.sum(upTo: 1060) == 1)
+        #expect(counter.recent.sum(upTo: 1090) == 0)
+        counter.record(second: 1060)
+        #expect(counter.recent.sum(upTo: 1060) == 2)
+        #expect(counter.recent.sum(upTo: 1089) == 2)
+        #expect(counter.total == 4)
     }
 }

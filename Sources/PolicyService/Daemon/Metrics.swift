@@ -51,11 +51,11 @@ public final class Metrics: Sendable {
     /// own lock, picked by the calling thread: workers deciding at the same time take
     /// different locks, so the decision path has no process-wide lock. A scrape sums them.
     struct HotCounters {
-        var decisions: [DecisionKey: UInt64] = [:]
+        /// Each counter also keeps its last minute (for the status page) in the same value,
+        /// so a decision hashes its key once.
+        var decisions: [DecisionKey: DecisionCounter] = [:]
         var requests: [RequestKey: UInt64] = [:]
         var durations: [String: Histogram] = [:]
-        /// The same decisions over the last minute, for the status page.
-        var recentDecisions = DecisionWindow()
     }
 
     final class Stripe: Sendable {
@@ -93,22 +93,22 @@ public final class Metrics: Sendable {
 
     public func recordDecision(handler: String?, decision: String, action: String?) {
         let key = DecisionKey(handler: handler ?? "", decision: decision, action: action ?? "")
-        let second = DecisionWindow.currentSecond()
-        stripe.counters.withLock { counters in
-            counters.decisions[key, default: 0] += 1
-            counters.recentDecisions.record(key, second: second)
-        }
+        let second = RecentCounts.currentSecond()
+        stripe.counters.withLock { $0.decisions[key, default: DecisionCounter()].record(second: second) }
     }
 
     /// Decision counts since start and over the last minute, summed over the stripes.
     func decisionCounts() -> (sinceStart: [DecisionKey: UInt64], lastMinute: [DecisionKey: UInt64]) {
-        let now = DecisionWindow.currentSecond()
+        let now = RecentCounts.currentSecond()
         var sinceStart: [DecisionKey: UInt64] = [:]
         var lastMinute: [DecisionKey: UInt64] = [:]
         for stripe in stripes {
             stripe.counters.withLock { counters in
-                sinceStart.merge(counters.decisions, uniquingKeysWith: +)
-                counters.recentDecisions.addCounts(upTo: now, into: &lastMinute)
+                for (key, counter) in counters.decisions {
+                    sinceStart[key, default: 0] += counter.total
+                    let recent = counter.recent.sum(upTo: now)
+                    if recent > 0 { lastMinute[key, default: 0] += recent }
+                }
             }
         }
         return (sinceStart, lastMinute)
@@ -150,9 +150,10 @@ public final class Metrics: Sendable {
     /// The exposition text, with the gauges the caller reads at scrape time.
     public func render(openConnections: Int, policyHandlers: Int?, policyLoadedAt: Double?) -> String {
         let snapshot = state.withLock { $0 }
+        var decisions: [DecisionKey: UInt64] = [:]
         let hot = stripes.reduce(into: HotCounters()) { total, stripe in
             stripe.counters.withLock { counters in
-                total.decisions.merge(counters.decisions, uniquingKeysWith: +)
+                for (key, counter) in counters.decisions { decisions[key, default: 0] += counter.total }
                 total.requests.merge(counters.requests, uniquingKeysWith: +)
                 total.durations.merge(counters.durations) { $0.merged(with: $1) }
             }
@@ -164,7 +165,7 @@ public final class Metrics: Sendable {
         family(
             "navpolicyd_decisions_total", "counter", "Decisions made, by handler (empty = default decision), decision and action."
         )
-        for (key, value) in hot.decisions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+        for (key, value) in decisions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             out +=
                 "navpolicyd_decisions_total{handler=\"\(escape(key.handler))\",decision=\"\(key.decision)\",action=\"\(escape(key.action))\"} \(value)\n"
         }
