@@ -17,6 +17,10 @@ struct ExtensionItems {
     static let urlNameType = "public.url-name"
     /// The key Safari wraps the JavaScript preprocessing result in.
     static let javaScriptResultsKey = "NSExtensionJavaScriptPreprocessingResultsKey"
+    /// The NSExtensionItem keys intake reads; others are tolerated unless they look like a misspelling of one.
+    static let itemKeys = ["attributedTitle", "attributedContentText", "userInfo", "attachments"]
+    /// The NSItemProvider keys intake reads, tolerated likewise.
+    static let attachmentKeys = ["registeredTypeIdentifiers", "items"]
 
     let limits: IntakeLimits
 
@@ -62,42 +66,50 @@ struct ExtensionItems {
         guard case .object(let item) = value else {
             throw .at(pointer, .malformedBody, "expected an object, got \(value.kindName)")
         }
+        try JSONMembers.rejectMisspelled(item, known: Self.itemKeys, at: pointer)
         let attributedTitle = try JSONPayload.optionalString(item["attributedTitle"], at: pointer + "/attributedTitle")
         let contentText = try JSONPayload.optionalString(
             item["attributedContentText"], at: pointer + "/attributedContentText")
         let userInfo = try self.userInfo(item["userInfo"], at: pointer + "/userInfo")
         let attachments = try self.attachments(item["attachments"], at: pointer + "/attachments")
 
-        func firstValue(ofTypes types: [String]) -> (type: String, value: JSONValue)? {
+        /// The first loaded value of one of `types`, with the pointer to that exact value.
+        func firstValue(ofTypes types: [String]) -> (type: String, value: JSONValue, pointer: String)? {
             for attachment in attachments {
                 for type in attachment.registered where types.contains(type) {
-                    if let value = attachment.items[type] { return (type, value) }
+                    if let value = attachment.items[type] {
+                        return (type, value, JSONMembers.pointer(attachment.pointer + "/items", type))
+                    }
                 }
             }
             return nil
         }
         var url: String?
         var javaScriptTitle: String?
-        if let (type, found) = firstValue(ofTypes: [Self.urlType]) ?? firstValue(ofTypes: Self.urlConformingTypes) {
-            url = try Self.string(found, type: type, at: pointer)
-        } else if let (type, found) = firstValue(ofTypes: [Self.propertyListType]) {
+        if let (type, found, at) = firstValue(ofTypes: [Self.urlType]) ?? firstValue(ofTypes: Self.urlConformingTypes) {
+            url = try Self.string(found, type: type, at: at)
+        } else if let (type, found, at) = firstValue(ofTypes: [Self.propertyListType]) {
             guard case .object(var results) = found else {
-                throw .at(pointer, .typeIdentifierMismatch, "\(type) must be an object (the JavaScript result)")
+                throw .at(at, .typeIdentifierMismatch, "\(type) must be an object (the JavaScript result)")
             }
-            if case .object(let wrapped)? = results[Self.javaScriptResultsKey] { results = wrapped }
-            url = try JSONPayload.optionalString(results["url"], at: pointer + "/attachments/items/\(type)/url")
-            javaScriptTitle = try JSONPayload.optionalString(results["title"], at: pointer + "/attachments/items/\(type)/title")
+            var resultsPointer = at
+            if case .object(let wrapped)? = results[Self.javaScriptResultsKey] {
+                results = wrapped
+                resultsPointer = JSONMembers.pointer(at, Self.javaScriptResultsKey)
+            }
+            url = try JSONPayload.optionalString(results["url"], at: resultsPointer + "/url")
+            javaScriptTitle = try JSONPayload.optionalString(results["title"], at: resultsPointer + "/title")
         }
         var plainText: String?
-        if let (type, found) = firstValue(ofTypes: Self.textTypes) {
-            plainText = try Self.string(found, type: type, at: pointer)
+        if let (type, found, at) = firstValue(ofTypes: Self.textTypes) {
+            plainText = try Self.string(found, type: type, at: at)
         }
         if url == nil { url = plainText.flatMap(FreeTextURL.first(in:)) }
         if url == nil { url = contentText.flatMap(FreeTextURL.first(in:)) }
         if url == nil { url = attributedTitle.flatMap(FreeTextURL.first(in:)) }
         var urlName: String?
-        if let (type, found) = firstValue(ofTypes: [Self.urlNameType]) {
-            urlName = try Self.string(found, type: type, at: pointer)
+        if let (type, found, at) = firstValue(ofTypes: [Self.urlNameType]) {
+            urlName = try Self.string(found, type: type, at: at)
         }
         // Title: JavaScript result > attributedTitle > public.url-name > content text unless it is just the URL.
         let contentTitle = contentText.flatMap { $0.trimmingASCIIWhitespace == url?.trimmingASCIIWhitespace ? nil : $0 }
@@ -107,6 +119,8 @@ struct ExtensionItems {
     }
 
     private struct Attachment {
+        /// Where it is in the body (`/extensionItems/0/attachments/1`).
+        var pointer: String
         var registered: [String]
         var items: [String: JSONValue]
     }
@@ -127,6 +141,7 @@ struct ExtensionItems {
             guard case .object(let object) = element else {
                 throw .at(here, .malformedBody, "expected an object, got \(element.kindName)")
             }
+            try JSONMembers.rejectMisspelled(object, known: Self.attachmentKeys, at: here)
             guard case .array(let typeValues)? = object["registeredTypeIdentifiers"] else {
                 throw .at(here + "/registeredTypeIdentifiers", .malformedBody, "required: an array of type identifiers")
             }
@@ -145,7 +160,7 @@ struct ExtensionItems {
                     // NSItemProvider only loads registered types: anything else was made up.
                     guard registered.contains(member.key) else {
                         throw .at(
-                            "\(here)/items/\(member.key)", .typeIdentifierMismatch,
+                            JSONMembers.pointer(here + "/items", member.key), .typeIdentifierMismatch,
                             "\"\(member.key)\" is not in registeredTypeIdentifiers")
                     }
                     if items[member.key] == nil { items[member.key] = member.value }
@@ -153,7 +168,7 @@ struct ExtensionItems {
             case let other?:
                 throw .at(here + "/items", .malformedBody, "expected an object, got \(other.kindName)")
             }
-            attachments.append(Attachment(registered: registered, items: items))
+            attachments.append(Attachment(pointer: here, registered: registered, items: items))
         }
         return attachments
     }

@@ -5,6 +5,11 @@ import JSONSupport
 struct JSONPayload {
     let limits: IntakeLimits
 
+    /// The members of the plain form.
+    static let plainKeys = ["url", "title", "text", "tags"]
+    /// The members next to `extensionItems` (the items carry the URL, title and text).
+    static let extensionItemsKeys = ["extensionItems", "tags"]
+
     func parse(_ body: [UInt8]) throws(IntakeFailure) -> SharedPayload {
         let document: JSONValue
         do {
@@ -15,6 +20,11 @@ struct JSONPayload {
         try Self.rejectNUL(in: document, at: "")
         guard case .object(let object) = document else {
             throw IntakeFailure(.malformedBody, "the body must be a JSON object, not \(document.kindName)")
+        }
+        if object["extensionItems"] != nil {
+            try JSONMembers.rejectUnknown(object, allowed: Self.extensionItemsKeys, at: "")
+        } else {
+            try JSONMembers.rejectUnknown(object, allowed: Self.plainKeys, at: "")
         }
         let tags = try tags(object["tags"])
         if let items = object["extensionItems"] {
@@ -70,7 +80,7 @@ struct JSONPayload {
         case .object(let object):
             for member in object.members {
                 if member.key.utf8.contains(0) { throw .at(pointer, .malformedBody, "a key contains a NUL character") }
-                try rejectNUL(in: member.value, at: "\(pointer)/\(member.key)")
+                try rejectNUL(in: member.value, at: JSONMembers.pointer(pointer, member.key))
             }
         default:
             return

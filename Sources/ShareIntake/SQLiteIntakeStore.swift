@@ -15,6 +15,8 @@ public final class SQLiteIntakeStore: IntakeStore {
         min(3600, max(0.01, retention / 24))
     }
 
+    /// The database file, as opened (the status page shows it).
+    public let path: String
     private let writer: GroupCommitWriter
     private let database: IntakeDatabase
     /// Queues the periodic prune; cancelled when the store goes away.
@@ -40,6 +42,7 @@ public final class SQLiteIntakeStore: IntakeStore {
         path: String, busyTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true, maxDatabaseBytes: Int? = nil,
         idempotencyRetention: TimeInterval = SQLiteIntakeStore.idempotencyRetention, pruneInterval: TimeInterval? = nil
     ) throws(IntakeStoreError) {
+        self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {

@@ -207,14 +207,25 @@ struct OpenAPIContractTests {
         try checker.check("POST", "/v1/policy/reload", 200, unchanged)
         #expect(unchanged.json?["result"] as? String == "unchanged")
 
+        // The status report, and the status page for browsers only.
+        for method in ["GET", "HEAD"] {
+            let head = method == "HEAD" ? ["-I"] : []
+            try checker.check(method, "/v1/status", 200, Curl.request(base + "/v1/status", head))
+            for path in ["/", "/status"] {
+                try checker.check(method, path, 200, Curl.request(base + path, head + ["-H", "Accept: text/html"]))
+                try checker.check(method, path, 404, Curl.request(base + path, head + ["-H", "Accept: application/json"]))
+            }
+        }
+
         // Answers outside any operation: unknown paths and unsupported methods.
         for (target, arguments) in [
-            ("/v2/decide", [String]()), ("/v1/decide/", []), ("/", ["-X", "POST"]), ("/healthz/x", ["-I"]),
+            ("/v2/decide", [String]()), ("/v1/decide/", []), ("/status/", []), ("/healthz/x", ["-I"]),
         ] {
             try checker.checkComponent("NotFound", 404, Curl.request(base + target, arguments), head: arguments == ["-I"])
         }
         for (target, method) in [
             ("/v1/decide", "DELETE"), ("/v1/policy/reload", "GET"), ("/healthz", "OPTIONS"), ("/metrics", "POST"),
+            ("/", "POST"),
         ] {
             try checker.checkComponent("MethodNotAllowed", 405, Curl.request(base + target, ["-X", method]), head: false)
         }
@@ -284,6 +295,14 @@ struct OpenAPIContractTests {
             let authz = credentials + ["-H", "X-Original-URL: https://a.example/"]
             try checker.check("GET", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz))
             try checker.check("HEAD", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz + ["-I"]))
+            for path in ["/v1/status", "/", "/status"] {
+                let html = credentials + ["-H", "Accept: text/html"]
+                try checker.check("GET", path, 401, Curl.request(base + path, html))
+                try checker.check("HEAD", path, 401, Curl.request(base + path, html + ["-I"]))
+            }
+        }
+        for path in ["/v1/status", "/", "/status"] {
+            try checker.check("GET", path, 200, Curl.request(base + path, good + ["-H", "Accept: text/html"]))
         }
         try checker.check("GET", "/v1/decide", 200, Curl.request(base + decide, good))
         try checker.check("POST", "/v1/policy/reload", 200, Curl.request(base + "/v1/policy/reload", good + ["-X", "POST"]))

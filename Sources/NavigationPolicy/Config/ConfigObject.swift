@@ -116,10 +116,10 @@ public struct ConfigObject: Sendable {
     }
 }
 
-/// Suggestions for misspelled field names.
-enum Spelling {
+/// Suggestions for misspelled field names (config keys, intake JSON members).
+public enum Spelling {
     /// The candidate within edit distance 2 (case-insensitive), if exactly one is closest.
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let target = Array(word.lowercased().utf8)
         var best: (String, Int)?
         for candidate in candidates {

@@ -41,6 +41,16 @@ public struct LocationTemplate: Sendable, Equatable {
         return .success(LocationTemplate(parts: parts))
     }
 
+    /// The template with its placeholder spelled `{url}`, for status displays.
+    public var summary: String {
+        parts.map { part in
+            switch part {
+            case .literal(let text): text
+            case .encodedURL: "{url}"
+            }
+        }.joined()
+    }
+
     /// The location for a request.
     public func render(href: String) -> String {
         var output = ""

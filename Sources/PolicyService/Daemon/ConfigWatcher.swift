@@ -38,9 +38,14 @@ public final class ConfigWatcher: Sendable {
         var last = identity()
         while true {
             Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
-            let current = identity()
-            // A missing file (mid-swap) is not a change: wait until something is there again.
-            guard let current, current != last else { continue }
+            // A missing file (mid-swap, moved away) is not a change: wait until something is
+            // there again, and then reload even when it is the same file moved back, so the
+            // reload failure recorded meanwhile (SIGHUP, HTTP) is cleared by an `unchanged`.
+            guard let current = identity() else {
+                last = nil
+                continue
+            }
+            guard current != last else { continue }
             last = current
             onChange()
         }

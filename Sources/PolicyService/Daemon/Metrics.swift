@@ -15,7 +15,8 @@ public final class Metrics: Sendable {
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
     ]
 
-    struct DecisionKey: Hashable {
+    /// One decision counter: the deciding handler ("" = the default decision), verdict and action.
+    struct DecisionKey: Hashable, Sendable {
         var handler: String
         var decision: String
         var action: String
@@ -68,7 +69,9 @@ public final class Metrics: Sendable {
     /// own lock, picked by the calling thread: workers deciding at the same time take
     /// different locks, so the decision path has no process-wide lock. A scrape sums them.
     struct HotCounters {
-        var decisions: [DecisionKey: UInt64] = [:]
+        /// Each counter also keeps its last minute (for the status page) in the same value,
+        /// so a decision hashes its key once.
+        var decisions: [DecisionKey: DecisionCounter] = [:]
         var requests: [RequestKey: UInt64] = [:]
         var durations: [String: Histogram] = [:]
         /// Proxy answers by `code` label (``ProxyMetrics/codeLabel(_:)``).
@@ -116,8 +119,29 @@ public final class Metrics: Sendable {
 
     public func recordDecision(handler: String?, decision: String, action: String?) {
         let key = DecisionKey(handler: handler ?? "", decision: decision, action: action ?? "")
-        stripe.counters.withLock { $0.decisions[key, default: 0] += 1 }
+        let second = RecentCounts.currentSecond()
+        stripe.counters.withLock { $0.decisions[key, default: DecisionCounter()].record(second: second) }
     }
+
+    /// Decision counts since start and over the last minute, summed over the stripes.
+    func decisionCounts() -> (sinceStart: [DecisionKey: UInt64], lastMinute: [DecisionKey: UInt64]) {
+        let now = RecentCounts.currentSecond()
+        var sinceStart: [DecisionKey: UInt64] = [:]
+        var lastMinute: [DecisionKey: UInt64] = [:]
+        for stripe in stripes {
+            stripe.counters.withLock { counters in
+                for (key, counter) in counters.decisions {
+                    sinceStart[key, default: 0] += counter.total
+                    let recent = counter.recent.sum(upTo: now)
+                    if recent > 0 { lastMinute[key, default: 0] += recent }
+                }
+            }
+        }
+        return (sinceStart, lastMinute)
+    }
+
+    /// Reload attempts since start, by result.
+    var reloadCounts: [String: UInt64] { state.withLock { $0.reloads } }
 
     public func recordRequest(endpoint: String, status: Int, seconds: Double) {
         stripe.counters.withLock { state in
@@ -185,9 +209,10 @@ public final class Metrics: Sendable {
     /// The exposition text, with the gauges the caller reads at scrape time.
     public func render(openConnections: Int, policyHandlers: Int?, policyLoadedAt: Double?) -> String {
         let snapshot = state.withLock { $0 }
+        var decisions: [DecisionKey: UInt64] = [:]
         let hot = stripes.reduce(into: HotCounters()) { total, stripe in
             stripe.counters.withLock { counters in
-                total.decisions.merge(counters.decisions, uniquingKeysWith: +)
+                for (key, counter) in counters.decisions { decisions[key, default: 0] += counter.total }
                 total.requests.merge(counters.requests, uniquingKeysWith: +)
                 total.durations.merge(counters.durations) { $0.merged(with: $1) }
                 total.proxyRequests.merge(counters.proxyRequests, uniquingKeysWith: +)
@@ -203,7 +228,7 @@ public final class Metrics: Sendable {
         family(
             "navpolicyd_decisions_total", "counter", "Decisions made, by handler (empty = default decision), decision and action."
         )
-        for (key, value) in hot.decisions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+        for (key, value) in decisions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             out +=
                 "navpolicyd_decisions_total{handler=\"\(escape(key.handler))\",decision=\"\(key.decision)\",action=\"\(escape(key.action))\"} \(value)\n"
         }

@@ -84,6 +84,9 @@ public final class PolicyDaemon: Sendable {
         let source: any DispatchSourceSignal
         init(_ source: any DispatchSourceSignal) { self.source = source }
     }
+    /// The bound listeners, for the status page.
+    private let listeners: ListenerDirectory
+    private let listenAddress: ListenAddress
 
     public init(options: Options, log: EventLog) throws(DecisionLogError) {
         let settings = options.initial.settings
@@ -114,6 +117,7 @@ public final class PolicyDaemon: Sendable {
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
         let authFailures = AuthFailureLog(log: log)
+        let listeners = ListenerDirectory()
         let api = PolicyAPI(
             store: store, metrics: metrics, recorder: recorder, adminToken: options.adminToken,
             requireTokenForDecide: settings.requireTokenForDecide,
@@ -126,7 +130,7 @@ public final class PolicyDaemon: Sendable {
             intake: Self.intakeEndpoints(
                 options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log,
                 authFailures: authFailures),
-            decisionLogPath: options.decisionLogPath, authFailures: authFailures)
+            decisionLogPath: options.decisionLogPath, authFailures: authFailures, status: StatusSources(listeners: listeners))
         let configuration = settings.httpConfiguration(
             address: options.listen, bodyLimitsByPath: Self.bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
@@ -150,6 +154,8 @@ public final class PolicyDaemon: Sendable {
         self.settings = settings
         self.intakeSettings = intakeSettings
         self.proxySettings = proxySettings
+        self.listeners = listeners
+        self.listenAddress = options.listen
     }
 
     /// The intake endpoints: backed by the opened store; storeless (404 `intake-disabled`)
@@ -173,8 +179,12 @@ public final class PolicyDaemon: Sendable {
     /// and handles SIGUSR1 (reopen the decision log, for logrotate's `create` rotation).
     public func start() throws(HTTPServerError) -> UInt16 {
         let port = try server.start()
+        listeners.add(role: "api", address: ListenAddress(host: listenAddress.host, port: port).description)
         try proxy?.start()
         startReopeningOnSignal()
+        if let proxy, let proxyPort = proxy.server.boundPort {
+            listeners.add(role: "proxy", address: ListenAddress(host: proxy.address.host, port: proxyPort).description)
+        }
         if settings.watchConfig {
             ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
                 [self] in _ = self.reload(trigger: "file-watch")

@@ -37,15 +37,33 @@ public final class PolicyStore: Sendable {
         }
     }
 
-    /// The most recent failed reload, cleared by the next successful one.
+    /// The most recent failed reload, cleared by the next successful one or once the file on
+    /// disk holds the running revision again.
     public struct ReloadFailure: Sendable {
         public var at: Date
         public var errors: [String]
+        /// Tells this failure from a later one with the same time and errors.
+        var generation: UInt64 = 0
     }
+
+    /// One reload attempt and when it ended, for the status page.
+    public struct ReloadRecord: Sendable {
+        public var at: Date
+        public var outcome: ReloadOutcome
+    }
+
+    /// How many reload attempts ``recentReloads`` keeps.
+    public static let reloadHistoryLength = 5
+    /// The fewest seconds between two re-reads of the file on behalf of a stale failure.
+    static let failureRecheckInterval: TimeInterval = 1
 
     public let configPath: String
     private let current: Mutex<PolicySnapshot?>
     private let lastFailure = Mutex<ReloadFailure?>(nil)
+    private let failureCount = Mutex<UInt64>(0)
+    private let history = Mutex<[ReloadRecord]>([])
+    /// When the file was last re-read to see whether a failure is stale.
+    private let lastRecheck = Mutex<Date?>(nil)
     /// Serializes reloads (signal, file watch and HTTP may ask at once) without blocking readers.
     private let reloadLock = Mutex<Void>(())
 
@@ -57,10 +75,46 @@ public final class PolicyStore: Sendable {
     /// The active snapshot, or nil before any valid policy was loaded.
     public var snapshot: PolicySnapshot? { current.withLock { $0 } }
 
-    public var lastReloadFailure: ReloadFailure? { lastFailure.withLock { $0 } }
+    /// The failure to report, if it still applies.
+    ///
+    /// A failure goes stale when the file on disk holds the running revision again (moved
+    /// away and back, restored from a backup) without a reload to notice: the watcher sees
+    /// the same file identity as before and does not fire, and without a watcher nothing
+    /// reloads at all. So while a failure is recorded, reading it re-hashes the file (at
+    /// most once a second) and clears the failure when the bytes are the running revision.
+    public var lastReloadFailure: ReloadFailure? {
+        guard let failure = lastFailure.withLock({ $0 }) else { return nil }
+        let now = Date()
+        let due = lastRecheck.withLock { last -> Bool in
+            if let last, now.timeIntervalSince(last) < Self.failureRecheckInterval { return false }
+            last = now
+            return true
+        }
+        guard due, let running = snapshot?.revision,
+            let bytes = try? Data(contentsOf: URL(fileURLWithPath: configPath)),
+            "sha256:" + SHA256.hexDigest(Array(bytes)) == running
+        else { return failure }
+        // Only the failure that was checked: one recorded meanwhile is about newer bytes.
+        return lastFailure.withLock { current in
+            if current?.generation == failure.generation { current = nil }
+            return current
+        }
+    }
+
+    /// The last few reload attempts, newest first.
+    public var recentReloads: [ReloadRecord] { history.withLock { $0.reversed() } }
 
     /// Reads and compiles the config file and swaps it in if it is valid and new.
     public func reload(trigger: String) -> ReloadOutcome {
+        let outcome = compileAndSwap(trigger: trigger)
+        history.withLock { history in
+            history.append(ReloadRecord(at: Date(), outcome: outcome))
+            if history.count > Self.reloadHistoryLength { history.removeFirst(history.count - Self.reloadHistoryLength) }
+        }
+        return outcome
+    }
+
+    private func compileAndSwap(trigger: String) -> ReloadOutcome {
         reloadLock.withLock { _ in
             let previous = snapshot
             let bytes: [UInt8]
@@ -89,7 +143,11 @@ public final class PolicyStore: Sendable {
     }
 
     private func fail(_ errors: [String], _ previous: PolicySnapshot?, _ trigger: String) -> ReloadOutcome {
-        lastFailure.withLock { $0 = ReloadFailure(at: Date(), errors: errors) }
+        let generation = failureCount.withLock { count in
+            count += 1
+            return count
+        }
+        lastFailure.withLock { $0 = ReloadFailure(at: Date(), errors: errors, generation: generation) }
         return ReloadOutcome(
             result: .failed, revision: previous?.revision, previousRevision: previous?.revision, errors: errors,
             trigger: trigger)

@@ -12,6 +12,12 @@ struct DecideEndpoints: Sendable {
     let store: PolicyStore
     let recorder: DecisionRecorder
 
+    /// Appended to an unknown-parameter detail when the query also has a `url`.
+    static let encodingHint =
+        ". If it is part of the url (an unencoded \"&\" in the URL's own query cuts it there), "
+        + "percent-encode the url value (& as %26, ? as %3F, # as %23), "
+        + "e.g. curl -G --data-urlencode 'url=https://a.example/?x=1&y=2' http://HOST:PORT/v1/decide"
+
     func register(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.decide.rawValue) { request throws(ServiceProblem) in
             .now(try decideGET(request.http))
@@ -23,12 +29,16 @@ struct DecideEndpoints: Sendable {
 
     private func decideGET(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
         var fields: [String: String] = [:]
-        for item in request.queryItems {
+        let items = request.queryItems
+        for item in items {
             guard Self.queryKeys.contains(item.name) else {
-                throw ServiceProblem(
-                    .invalidRequest(
-                        "unknown query parameter \"\(item.name)\"; expected "
-                            + Self.queryKeys.map { "\"\($0)\"" }.joined(separator: ", "), field: item.name))
+                var detail =
+                    "unknown query parameter \"\(item.name)\"; expected "
+                    + Self.queryKeys.map { "\"\($0)\"" }.joined(separator: ", ")
+                // Most often the rest of a URL whose own query was not encoded: `url=https://a/?x=1&y=2`
+                // reaches us as url=https://a/?x=1 and a parameter y.
+                if items.contains(where: { $0.name == "url" }) { detail += Self.encodingHint }
+                throw ServiceProblem(.invalidRequest(detail, field: item.name))
             }
             guard fields[item.name] == nil else {
                 throw ServiceProblem(

@@ -149,8 +149,10 @@ struct IntakeEndpoints: Sendable {
         let payload = try parser.parse(contentType: request.headers["Content-Type"], body: request.body, accepted: accepted)
         guard payload.urls.count <= settings.maxWebURLs else {
             throw IntakeFailure(
-                .tooManyURLs, "the request holds \(payload.urls.count) URLs; at most \(settings.maxWebURLs) per request",
-                extensions: ["max": .number(Double(settings.maxWebURLs))])
+                .tooManyURLs,
+                "the request holds \(payload.urls.count) URLs; intake.maxWebURLs is \(settings.maxWebURLs) "
+                    + "(raise it in the config to accept more per request)",
+                extensions: ["max": .number(Double(settings.maxWebURLs)), "setting": .string("intake.maxWebURLs")])
         }
         var urls: [WebURL] = []
         for candidate in payload.urls { urls.append(try WebURL(validating: candidate, limits: parser.limits)) }
@@ -245,17 +247,20 @@ struct IntakeEndpoints: Sendable {
             case "limit":
                 guard let value = Int(item.value), (1...Self.maximumPageSize).contains(value) else {
                     throw ServiceProblem(
-                        .invalidRequest("limit must be a whole number 1-\(Self.maximumPageSize)", field: "limit"))
+                        .invalidIntakeQuery(
+                            "limit must be a whole number 1-\(Self.maximumPageSize), not \"\(item.value)\"", field: "limit"))
                 }
                 limit = value
             case "after":
                 guard let value = Int64(item.value), value > 0 else {
-                    throw ServiceProblem(.invalidRequest("after must be an item id from a previous page", field: "after"))
+                    throw ServiceProblem(
+                        .invalidIntakeQuery(
+                            "after must be an item id from a previous page's next, not \"\(item.value)\"", field: "after"))
                 }
                 after = value
             default:
                 throw ServiceProblem(
-                    .invalidRequest("unknown query parameter \"\(item.name)\"; expected limit, after", field: item.name))
+                    .invalidIntakeQuery("unknown query parameter \"\(item.name)\"; expected limit, after", field: item.name))
             }
         }
         do throws(IntakeFailure) {

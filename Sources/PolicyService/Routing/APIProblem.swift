@@ -9,6 +9,14 @@ extension ProblemDetails {
             extensions: field.map { ["field": .string($0)] } ?? [:])
     }
 
+    /// `invalid-request` for the intake listing's query (`limit`, `after`): the same kind
+    /// clients branch on, titled for what was asked.
+    static func invalidIntakeQuery(_ detail: String, field: String) -> ProblemDetails {
+        ProblemDetails(
+            kind: "invalid-request", title: "Invalid intake request", status: 400, detail: detail,
+            extensions: ["field": .string(field)])
+    }
+
     static func malformedJSON(_ detail: String) -> ProblemDetails {
         ProblemDetails(kind: "malformed-json", title: "Malformed JSON body", status: 400, detail: detail)
     }

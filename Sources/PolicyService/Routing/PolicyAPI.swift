@@ -28,6 +28,12 @@ public final class PolicyAPI: HTTPRoutingResponder {
         /// `/v1/intake/{id}`: the id is the last segment.
         case intakeItem = "/v1/intake/{id}"
         case authz = "/v1/authz"
+        /// The status report as JSON (what the status page polls).
+        case status = "/v1/status"
+        /// The HTML status page, for browsers (`Accept: text/html`).
+        case statusPage = "/"
+        /// The status page under a name that says what it is.
+        case statusPageAlias = "/status"
     }
 
     /// Largest `{"requests": […]}` batch.
@@ -44,7 +50,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
         store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
         requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
         openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String? = nil,
-        authFailures: AuthFailureLog? = nil
+        authFailures: AuthFailureLog? = nil, status: StatusSources = StatusSources()
     ) {
         let draining = DrainingFlag()
         let admin = adminToken.map {
@@ -70,6 +76,11 @@ public final class PolicyAPI: HTTPRoutingResponder {
         table.group { policyAdmin.registerProbes(in: &$0) }
         table.group(checking: intake.check) { intake.register(in: &$0) }
         table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
+        // The status page shows the whole chain and the intake database path: admin data.
+        let statusEndpoints = StatusEndpoints(
+            store: store, metrics: metrics, sources: status, intake: intake,
+            endpoints: { Route.allCases.map(\.rawValue) })
+        table.group(checking: adminCheck) { statusEndpoints.register(in: &$0) }
 
         self.routes = table
         self.metrics = metrics
