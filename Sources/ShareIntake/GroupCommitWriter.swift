@@ -22,7 +22,13 @@ final class GroupCommitWriter: Sendable {
         init(_ connection: SQLiteConnection) { self.connection = connection }
     }
 
-    private let pending = Mutex<[Job]>([])
+    /// Jobs waiting for the writer; `isClosed` ends the writer thread once they are done.
+    private struct Queue {
+        var jobs: [Job] = []
+        var isClosed = false
+    }
+
+    private let pending = Mutex(Queue())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let maximumBatch: Int
     private let commitObserver = Mutex<(@Sendable (_ batchSize: Int) -> Void)?>(nil)
@@ -43,24 +49,48 @@ final class GroupCommitWriter: Sendable {
         commitObserver.withLock { $0 = observer }
     }
 
-    /// Queues a job; it is answered (through its closures) from the writer thread.
+    /// Queues a job; it is answered (through its closures) from the writer thread, or at once
+    /// with `storageUnavailable` after ``close()``.
     func enqueue(_ job: Job) {
-        pending.withLock { $0.append(job) }
+        let accepted = pending.withLock { queue -> Bool in
+            guard !queue.isClosed else { return false }
+            queue.jobs.append(job)
+            return true
+        }
+        guard accepted else {
+            job.fail(Self.unavailable(SQLiteError(code: 21, message: "the intake writer is closed")))  // SQLITE_MISUSE
+            return
+        }
         wakeUp.signal()
     }
 
+    /// Lets the writer thread finish the queued jobs and end; later jobs fail at once.
+    func close() {
+        pending.withLock { $0.isClosed = true }
+        wakeUp.signal()
+    }
+
+    // The loop must be able to end (``close()``), and each batch lives in its own call: an
+    // optimized build treats a loop without an exit as a dead end, where it may drop the
+    // releases of values created in it. That is what issue 12's soak measured: every job
+    // (its closures, the submission, the caller's continuation) stayed alive, 0.4-2.6 KB per
+    // intake write, in release builds only.
     private func run(_ connection: SQLiteConnection) {
-        while true {
-            wakeUp.wait()
-            let batch = pending.withLock { queue -> [Job] in
-                let taken = Array(queue.prefix(maximumBatch))
-                queue.removeFirst(taken.count)
-                return taken
-            }
-            // Several signals may cover jobs an earlier pass already took.
-            guard !batch.isEmpty else { continue }
-            commit(batch, on: connection)
+        while commitNextBatch(on: connection) {}
+    }
+
+    /// Waits for work and commits one batch; false once the writer is closed and drained.
+    @inline(never)
+    private func commitNextBatch(on connection: SQLiteConnection) -> Bool {
+        wakeUp.wait()
+        let (batch, isClosed) = pending.withLock { queue -> ([Job], Bool) in
+            let taken = Array(queue.jobs.prefix(maximumBatch))
+            queue.jobs.removeFirst(taken.count)
+            return (taken, queue.isClosed && queue.jobs.isEmpty)
         }
+        // Several signals may cover jobs an earlier pass already took.
+        if !batch.isEmpty { commit(batch, on: connection) }
+        return !isClosed
     }
 
     private func commit(_ batch: [Job], on connection: SQLiteConnection) {
