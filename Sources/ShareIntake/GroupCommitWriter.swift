@@ -31,7 +31,15 @@ final class GroupCommitWriter: Sendable {
     private let pending = Mutex(Queue())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let maximumBatch: Int
-    private let commitObserver = Mutex<(@Sendable (_ batchSize: Int) -> Void)?>(nil)
+    /// A class, not the bare closure: a closure copied out of the generic `Mutex` on every
+    /// commit went through two reabstraction thunks whose 32-byte boxes optimized builds never
+    /// freed (measured with heaptrack: 64 B per commit, the rest of issue 12's intake leak).
+    private final class CommitObserver: Sendable {
+        let notify: @Sendable (_ batchSize: Int) -> Void
+        init(_ notify: @escaping @Sendable (Int) -> Void) { self.notify = notify }
+    }
+
+    private let commitObserver = Mutex<CommitObserver?>(nil)
 
     /// Starts the writer thread on `connection`.
     /// - Parameters:
@@ -46,7 +54,8 @@ final class GroupCommitWriter: Sendable {
 
     /// Calls `observer` after each successful COMMIT with the number of writes it held.
     func observeCommits(_ observer: @escaping @Sendable (Int) -> Void) {
-        commitObserver.withLock { $0 = observer }
+        let boxed = CommitObserver(observer)
+        commitObserver.withLock { $0 = boxed }
     }
 
     /// Queues a job; it is answered (through its closures) from the writer thread, or at once
@@ -125,7 +134,7 @@ final class GroupCommitWriter: Sendable {
             for (job, _) in failed { job.fail(Self.unavailable(error)) }
             return
         }
-        commitObserver.withLock { $0 }?(applied.count)
+        commitObserver.withLock { $0 }?.notify(applied.count)
         for (job, error) in failed { job.fail(Self.unavailable(error)) }
         for completion in committed { completion() }
     }
