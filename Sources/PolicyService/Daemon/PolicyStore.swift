@@ -44,13 +44,16 @@ public final class PolicyStore: Sendable {
     }
 
     public let configPath: String
+    /// Files larger than this are refused unread (``ConfigFile``).
+    public let maxConfigBytes: Int
     private let current: Mutex<PolicySnapshot?>
     private let lastFailure = Mutex<ReloadFailure?>(nil)
     /// Serializes reloads (signal, file watch and HTTP may ask at once) without blocking readers.
     private let reloadLock = Mutex<Void>(())
 
-    public init(configPath: String, initial: PolicySnapshot? = nil) {
+    public init(configPath: String, initial: PolicySnapshot? = nil, maxConfigBytes: Int = ConfigFile.defaultMaxBytes) {
         self.configPath = configPath
+        self.maxConfigBytes = maxConfigBytes
         self.current = Mutex(initial)
     }
 
@@ -61,30 +64,36 @@ public final class PolicyStore: Sendable {
 
     /// Reads and compiles the config file and swaps it in if it is valid and new.
     public func reload(trigger: String) -> ReloadOutcome {
-        reloadLock.withLock { _ in
-            let previous = snapshot
-            let bytes: [UInt8]
-            do {
-                bytes = Array(try Data(contentsOf: URL(fileURLWithPath: configPath)))
-            } catch {
-                return fail(["\(configPath): cannot be read (\(error.localizedDescription))"], previous, trigger)
-            }
-            let revision = "sha256:" + SHA256.hexDigest(bytes)
-            if let previous, previous.revision == revision {
-                lastFailure.withLock { $0 = nil }
-                return ReloadOutcome(
-                    result: .unchanged, revision: revision, previousRevision: revision, errors: [], trigger: trigger)
-            }
-            switch PolicySnapshot.build(from: bytes) {
-            case .failure(let error):
-                return fail(error.issues.map(\.description), previous, trigger)
-            case .success(let next):
-                current.withLock { $0 = next }
-                lastFailure.withLock { $0 = nil }
-                return ReloadOutcome(
-                    result: .reloaded, revision: next.revision, previousRevision: previous?.revision, errors: [],
-                    trigger: trigger)
-            }
+        let outcome = reloadLock.withLock { _ in attemptReload(trigger: trigger) }
+        // Here the replaced snapshot (unless a request still holds it) and everything parsing
+        // built are freed: hand that memory back, or RSS keeps the high-water mark (HeapTrim).
+        if outcome.result != .unchanged { HeapTrim.releaseFreeMemory() }
+        return outcome
+    }
+
+    private func attemptReload(trigger: String) -> ReloadOutcome {
+        let previous = snapshot
+        let bytes: [UInt8]
+        do throws(ConfigFile.ReadError) {
+            bytes = try ConfigFile.read(configPath, maxBytes: maxConfigBytes)
+        } catch {
+            return fail(["\(configPath): \(error.reason)"], previous, trigger)
+        }
+        let revision = "sha256:" + SHA256.hexDigest(bytes)
+        if let previous, previous.revision == revision {
+            lastFailure.withLock { $0 = nil }
+            return ReloadOutcome(
+                result: .unchanged, revision: revision, previousRevision: revision, errors: [], trigger: trigger)
+        }
+        switch PolicySnapshot.build(from: bytes) {
+        case .failure(let error):
+            return fail(error.issues.map(\.description), previous, trigger)
+        case .success(let next):
+            current.withLock { $0 = next }
+            lastFailure.withLock { $0 = nil }
+            return ReloadOutcome(
+                result: .reloaded, revision: next.revision, previousRevision: previous?.revision, errors: [],
+                trigger: trigger)
         }
     }
 

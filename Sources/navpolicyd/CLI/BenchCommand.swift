@@ -23,7 +23,8 @@ enum BenchCommand {
             """,
         run: run)
 
-    static let spec = ArgumentSpec(valueOptions: ["config", "urls", "duration", "iterations"], flagOptions: ["json"])
+    static let spec = ArgumentSpec(
+        valueOptions: ["config", "urls", "duration", "iterations", ConfigLoader.maxBytesOption], flagOptions: ["json"])
 
     static let builtInURLs = [
         "https://app.example.com/home", "https://app.example.com/logout", "https://app.example.com/%6Cogout",
@@ -53,10 +54,11 @@ enum BenchCommand {
         }
 
         let path = ConfigLoader.resolvePath(flag: parsed.value("config"))
+        guard let maxConfigBytes = ConfigLoader.maxBytes(parsed, command: "bench", output: output) else { return ExitCode.usage }
         let compileStart = ContinuousClock.now
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(path)
+            policy = try ConfigLoader.load(path, maxBytes: maxConfigBytes)
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage

@@ -27,7 +27,7 @@ enum CheckCommand {
         run: run)
 
     static let spec = ArgumentSpec(
-        valueOptions: ["config", "method", "navigation-type", "target-frame", "source-url"],
+        valueOptions: ["config", "method", "navigation-type", "target-frame", "source-url", ConfigLoader.maxBytesOption],
         flagOptions: ["explain"])
 
     static func run(_ arguments: [String], _ output: Output) -> Int32 {
@@ -56,9 +56,10 @@ enum CheckCommand {
             output.err("navpolicyd check: \(flagName(for: error.field)): \(error.reason)")
             return ExitCode.usage
         }
+        guard let maxConfigBytes = ConfigLoader.maxBytes(parsed, command: "check", output: output) else { return ExitCode.usage }
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: parsed.value("config")))
+            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: parsed.value("config")), maxBytes: maxConfigBytes)
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage

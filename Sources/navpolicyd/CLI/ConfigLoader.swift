@@ -17,23 +17,45 @@ struct ConfigLoader {
     }
 
     enum LoadError: Error {
-        case unreadable(path: String, reason: String)
+        case unreadable(path: String, ConfigFile.ReadError)
         case invalid(path: String, ConfigError)
     }
 
-    /// Reads the file's bytes.
-    static func read(_ path: String) throws(LoadError) -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+    /// The `--max-config-bytes` option every command that reads a config accepts.
+    static let maxBytesOption = "max-config-bytes"
+
+    /// The size cap: `--max-config-bytes`, else `NAVPOLICY_MAX_CONFIG_BYTES`, else 64 MiB.
+    static func maxBytes(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(UsageError) -> Int
+    {
+        switch ConfigFile.maxBytes(flag: flag, environment: environment) {
+        case .success(let limit): return limit
+        case .failure(let error): throw UsageError(error.message)
+        }
+    }
+
+    /// The cap for a command's arguments; a bad value is reported as a usage error (nil: exit 2).
+    static func maxBytes(_ parsed: ParsedArguments, command: String, output: Output) -> Int? {
+        do throws(UsageError) {
+            return try maxBytes(flag: parsed.value(maxBytesOption))
         } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
-            throw .unreadable(path: path, reason: reason)
+            _ = CommandLineTool.usageFailure(command, error, output: output)
+            return nil
+        }
+    }
+
+    /// Reads the file's bytes, refusing files larger than `maxBytes` without reading them whole.
+    static func read(_ path: String, maxBytes: Int) throws(LoadError) -> [UInt8] {
+        do throws(ConfigFile.ReadError) {
+            return try ConfigFile.read(path, maxBytes: maxBytes)
+        } catch {
+            throw .unreadable(path: path, error)
         }
     }
 
     /// Reads and compiles a policy.
-    static func load(_ path: String) throws(LoadError) -> CompiledPolicy {
-        let bytes = try read(path)
+    static func load(_ path: String, maxBytes: Int) throws(LoadError) -> CompiledPolicy {
+        let bytes = try read(path, maxBytes: maxBytes)
         do {
             return try ServerSettings.compiler.compile(bytes)
         } catch {
@@ -44,8 +66,10 @@ struct ConfigLoader {
     /// Prints a load error the way every command reports it.
     static func report(_ error: LoadError, to output: Output) {
         switch error {
-        case .unreadable(let path, let reason):
-            output.err("navpolicyd: config \(path): \(reason) (set --config or NAVPOLICY_CONFIG)")
+        case .unreadable(let path, .tooLarge(let limit)):
+            output.err("navpolicyd: config \(path): \(ConfigFile.ReadError.tooLarge(limit: limit).reason)")
+        case .unreadable(let path, let error):
+            output.err("navpolicyd: config \(path): \(error.reason) (set --config or NAVPOLICY_CONFIG)")
         case .invalid(let path, let configError):
             output.err(
                 "navpolicyd: config \(path) is invalid (\(configError.issues.count) error\(configError.issues.count == 1 ? "" : "s")):"

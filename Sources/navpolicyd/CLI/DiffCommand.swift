@@ -33,7 +33,8 @@ enum DiffCommand {
         run: run)
 
     static let spec = ArgumentSpec(
-        valueOptions: ["config", "against", "log", "urls", "cases", "format", "examples"], flagOptions: ["fail-on-change"])
+        valueOptions: ["config", "against", "log", "urls", "cases", "format", "examples", ConfigLoader.maxBytesOption],
+        flagOptions: ["fail-on-change"])
 
     static func run(_ arguments: [String], _ output: Output) -> Int32 {
         let parsed: ParsedArguments
@@ -59,10 +60,11 @@ enum DiffCommand {
         let oldPolicy: CompiledPolicy
         let againstPath = ConfigLoader.resolvePath(flag: parsed.value("against"))
         let againstRevision: String
+        guard let maxConfigBytes = ConfigLoader.maxBytes(parsed, command: "diff", output: output) else { return ExitCode.usage }
         do {
-            newPolicy = try ConfigLoader.load(parsed.value("config") ?? "")
-            oldPolicy = try ConfigLoader.load(againstPath)
-            againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath))
+            newPolicy = try ConfigLoader.load(parsed.value("config") ?? "", maxBytes: maxConfigBytes)
+            oldPolicy = try ConfigLoader.load(againstPath, maxBytes: maxConfigBytes)
+            againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath, maxBytes: maxConfigBytes))
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage

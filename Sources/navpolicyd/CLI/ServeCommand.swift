@@ -13,6 +13,7 @@ enum ServeCommand {
         usage: """
             Usage: navpolicyd serve [--config FILE] [--listen HOST:PORT] [--decision-log FILE]
                                     [--admin-token-file FILE] [--proxy-listen HOST:PORT]
+                                    [--max-config-bytes N]
 
             Serves GET/POST /v1/decide, GET /v1/policy, POST /v1/policy/reload, /healthz,
             /readyz, /metrics and the share intake (/v1/intake, /v1/intake/share-target,
@@ -25,6 +26,8 @@ enum ServeCommand {
               --decision-log FILE      append one NDJSON line per decision (written off the request path)
               --admin-token-file FILE  bearer token for /v1/policy/reload ($NAVPOLICY_ADMIN_TOKEN wins)
               --proxy-listen HOST:PORT also run the enforcing forward/reverse proxy there (see docs/proxy.md)
+              --max-config-bytes N     refuse config files larger than N bytes, at start and on every reload
+                                       (default: $NAVPOLICY_MAX_CONFIG_BYTES or 67108864 = 64 MiB)
 
             Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
             an invalid config is rejected and the running policy keeps serving.
@@ -41,7 +44,8 @@ enum ServeCommand {
         run: run)
 
     static let spec = ArgumentSpec(
-        valueOptions: ["config", "listen", "decision-log", "admin-token-file", "proxy-listen"], flagOptions: [])
+        valueOptions: ["config", "listen", "decision-log", "admin-token-file", "proxy-listen", ConfigLoader.maxBytesOption],
+        flagOptions: [])
 
     static func run(_ arguments: [String], _ output: Output) -> Int32 {
         let parsed: ParsedArguments
@@ -53,9 +57,10 @@ enum ServeCommand {
         }
         let log = EventLog.standardError
         let configPath = ConfigLoader.resolvePath(flag: parsed.value("config"))
+        guard let maxConfigBytes = ConfigLoader.maxBytes(parsed, command: "serve", output: output) else { return ExitCode.usage }
         let initial: PolicySnapshot
         do throws(ConfigLoader.LoadError) {
-            switch PolicySnapshot.build(from: Array(try ConfigLoader.read(configPath))) {
+            switch PolicySnapshot.build(from: try ConfigLoader.read(configPath, maxBytes: maxConfigBytes)) {
             case .success(let snapshot): initial = snapshot
             case .failure(let error): throw ConfigLoader.LoadError.invalid(path: configPath, error)
             }
@@ -98,6 +103,7 @@ enum ServeCommand {
             configPath: configPath, initial: initial, listen: listen,
             decisionLogPath: parsed.value("decision-log"), adminToken: token, version: CommandLineTool.version,
             intake: intake)
+        options.maxConfigBytes = maxConfigBytes
         if let proxyText = parsed.value("proxy-listen") {
             switch ListenAddress.parse(proxyText) {
             case .success(let address): options.proxyListen = address

@@ -31,7 +31,8 @@ enum TestCommand {
             """,
         run: run)
 
-    static let spec = ArgumentSpec(valueOptions: ["config", "fail-under"], flagOptions: ["explain", "coverage"])
+    static let spec = ArgumentSpec(
+        valueOptions: ["config", "fail-under", ConfigLoader.maxBytesOption], flagOptions: ["explain", "coverage"])
 
     static func run(_ arguments: [String], _ output: Output) -> Int32 {
         let parsed: ParsedArguments
@@ -53,9 +54,10 @@ enum TestCommand {
             }
             failUnder = value
         }
+        guard let maxConfigBytes = ConfigLoader.maxBytes(parsed, command: "test", output: output) else { return ExitCode.usage }
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: parsed.value("config")))
+            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: parsed.value("config")), maxBytes: maxConfigBytes)
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage

@@ -25,7 +25,7 @@ enum ValidateCommand {
             """,
         run: run)
 
-    static let spec = ArgumentSpec(valueOptions: ["config", "format"], flagOptions: ["strict"])
+    static let spec = ArgumentSpec(valueOptions: ["config", "format", ConfigLoader.maxBytesOption], flagOptions: ["strict"])
 
     static func run(_ arguments: [String], _ output: Output) -> Int32 {
         let parsed: ParsedArguments
@@ -40,9 +40,12 @@ enum ValidateCommand {
             return CommandLineTool.usageFailure("validate", error, output: output)
         }
         let path = ConfigLoader.resolvePath(flag: parsed.value("config"))
+        guard let maxConfigBytes = ConfigLoader.maxBytes(parsed, command: "validate", output: output) else {
+            return ExitCode.usage
+        }
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(path)
+            policy = try ConfigLoader.load(path, maxBytes: maxConfigBytes)
         } catch {
             if json, case .invalid(_, let configError) = error {
                 let issues: [JSONValue] = configError.issues.map {
