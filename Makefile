@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test test-tsan test-asan deploy-check conformance lint format fuzz fuzz-url bench-http soak clean
+.PHONY: deps test-deps build release run check test test-tsan test-asan test-release-lifetimes deploy-check conformance lint format fuzz fuzz-url bench-http soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -55,6 +55,12 @@ lint:
 
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests FuzzTesting/Sources
+
+## test-release-lifetimes: the object-lifetime tests in an optimized build, the only place where
+## the leak of issue 12 (releases dropped in a loop without exit) shows; own scratch path.
+test-release-lifetimes: test-deps
+	$(SWIFT) build -c release --build-tests --scratch-path .build/release-testing -Xswiftc -enable-testing
+	$(SWIFT) test -c release --skip-build --scratch-path .build/release-testing --filter LifetimeTests
 
 ## test-asan / test-tsan: the whole suite with AddressSanitizer / ThreadSanitizer (own scratch paths);
 ## the live tests start the sanitized navpolicyd, whose reports land in .build/{asan,tsan}/reports.

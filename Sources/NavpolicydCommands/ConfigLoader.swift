@@ -17,23 +17,38 @@ struct ConfigLoader {
     }
 
     enum LoadError: Error {
-        case unreadable(path: String, reason: String)
+        case unreadable(path: String, ConfigFile.ReadError)
         case invalid(path: String, ConfigError)
     }
 
-    /// Reads the file's bytes.
-    static func read(_ path: String) throws(LoadError) -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+    /// The `--max-config-bytes` option every command that reads a config declares. Text, not
+    /// an integer: the same rules apply to `NAVPOLICY_MAX_CONFIG_BYTES`, checked in one place.
+    static let maxBytesOption = Option.text(
+        "max-config-bytes", "N",
+        help: "refuse config files larger than N bytes (default: $NAVPOLICY_MAX_CONFIG_BYTES or 67108864 = 64 MiB)")
+
+    /// The size cap: `--max-config-bytes`, else `NAVPOLICY_MAX_CONFIG_BYTES`, else 64 MiB.
+    static func maxBytes(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(CommandError) -> Int
+    {
+        switch ConfigFile.maxBytes(flag: flag, environment: environment) {
+        case .success(let limit): return limit
+        case .failure(let error): throw .invalidValue(error.message)
+        }
+    }
+
+    /// Reads the file's bytes, refusing files larger than `maxBytes` without reading them whole.
+    static func read(_ path: String, maxBytes: Int) throws(LoadError) -> [UInt8] {
+        do throws(ConfigFile.ReadError) {
+            return try ConfigFile.read(path, maxBytes: maxBytes)
         } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
-            throw .unreadable(path: path, reason: reason)
+            throw .unreadable(path: path, error)
         }
     }
 
     /// Reads and compiles a policy.
-    static func load(_ path: String) throws(LoadError) -> CompiledPolicy {
-        let bytes = try read(path)
+    static func load(_ path: String, maxBytes: Int) throws(LoadError) -> CompiledPolicy {
+        let bytes = try read(path, maxBytes: maxBytes)
         do {
             return try ServerSettings.compiler.compile(bytes)
         } catch {
@@ -44,8 +59,10 @@ struct ConfigLoader {
     /// Prints a load error the way every command reports it.
     static func report(_ error: LoadError, to output: Output) {
         switch error {
-        case .unreadable(let path, let reason):
-            output.err("navpolicyd: config \(path): \(reason) (set --config or NAVPOLICY_CONFIG)")
+        case .unreadable(let path, .tooLarge(let limit)):
+            output.err("navpolicyd: config \(path): \(ConfigFile.ReadError.tooLarge(limit: limit).reason)")
+        case .unreadable(let path, let error):
+            output.err("navpolicyd: config \(path): \(error.reason) (set --config or NAVPOLICY_CONFIG)")
         case .invalid(let path, let configError):
             output.err(
                 "navpolicyd: config \(path) is invalid (\(configError.issues.count) error\(configError.issues.count == 1 ? "" : "s")):"

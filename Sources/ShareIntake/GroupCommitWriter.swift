@@ -17,10 +17,24 @@ final class GroupCommitWriter: Sendable {
         var isProbe = false
     }
 
-    private let pending = Mutex<[Job]>([])
+    /// Jobs waiting for the writer; `isClosed` ends the writer thread once they are done.
+    private struct Queue {
+        var jobs: [Job] = []
+        var isClosed = false
+    }
+
+    private let pending = Mutex(Queue())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let maximumBatch: Int
-    private let commitObserver = Mutex<(@Sendable (_ batchSize: Int) -> Void)?>(nil)
+    /// A class, not the bare closure: a closure copied out of the generic `Mutex` on every
+    /// commit went through two reabstraction thunks whose 32-byte boxes optimized builds never
+    /// freed (measured with heaptrack: 64 B per commit, the rest of issue 12's intake leak).
+    private final class CommitObserver: Sendable {
+        let notify: @Sendable (_ batchSize: Int) -> Void
+        init(_ notify: @escaping @Sendable (Int) -> Void) { self.notify = notify }
+    }
+
+    private let commitObserver = Mutex<CommitObserver?>(nil)
 
     private let database: IntakeDatabase
     /// A health probe is queued: `/readyz` asks for at most one at a time.
@@ -39,12 +53,22 @@ final class GroupCommitWriter: Sendable {
 
     /// Calls `observer` after each successful COMMIT with the number of writes it held.
     func observeCommits(_ observer: @escaping @Sendable (Int) -> Void) {
-        commitObserver.withLock { $0 = observer }
+        let boxed = CommitObserver(observer)
+        commitObserver.withLock { $0 = boxed }
     }
 
-    /// Queues a job; it is answered (through its closures) from the writer thread.
+    /// Queues a job; it is answered (through its closures) from the writer thread, or at once
+    /// with `storageUnavailable` after ``close()``.
     func enqueue(_ job: Job) {
-        pending.withLock { $0.append(job) }
+        let accepted = pending.withLock { queue -> Bool in
+            guard !queue.isClosed else { return false }
+            queue.jobs.append(job)
+            return true
+        }
+        guard accepted else {
+            job.fail(Self.unavailable(SQLiteError(code: 21, message: "the intake writer is closed")))  // SQLITE_MISUSE
+            return
+        }
         wakeUp.signal()
     }
 
@@ -56,22 +80,39 @@ final class GroupCommitWriter: Sendable {
         enqueue(Job(apply: { _ in {} }, fail: { _ in }, isProbe: true))
     }
 
+    /// Lets the writer thread finish the queued jobs and end; later jobs fail at once.
+    func close() {
+        pending.withLock { $0.isClosed = true }
+        wakeUp.signal()
+    }
+
+    // The loop must be able to end (``close()``), and each batch lives in its own call: an
+    // optimized build treats a loop without an exit as a dead end, where it may drop the
+    // releases of values created in it. That is what the soak measured: every job (its
+    // closures, the submission, the caller's continuation) stayed alive, 0.4-2.6 KB per
+    // intake write, in release builds only.
     private func run() {
-        while true {
-            wakeUp.wait()
-            let batch = pending.withLock { queue -> [Job] in
-                let taken = Array(queue.prefix(maximumBatch))
-                queue.removeFirst(taken.count)
-                return taken
-            }
-            // Several signals may cover jobs an earlier pass already took.
-            guard !batch.isEmpty else { continue }
+        while commitNextBatch() {}
+    }
+
+    /// Waits for work and commits one batch; false once the writer is closed and drained.
+    @inline(never)
+    private func commitNextBatch() -> Bool {
+        wakeUp.wait()
+        let (batch, isClosed) = pending.withLock { queue -> ([Job], Bool) in
+            let taken = Array(queue.jobs.prefix(maximumBatch))
+            queue.jobs.removeFirst(taken.count)
+            return (taken, queue.isClosed && queue.jobs.isEmpty)
+        }
+        // Several signals may cover jobs an earlier pass already took.
+        if !batch.isEmpty {
             if batch.contains(where: \.isProbe) { probeQueued.store(false, ordering: .relaxed) }
             let (fault, answers) = commit(batch)
             // Health first: a caller that heard its answer must find /readyz agreeing with it.
             database.record(fault, probe: batch.allSatisfy(\.isProbe))
             for answer in answers { answer() }
         }
+        return !isClosed
     }
 
     /// Runs the batch in one transaction; returns the storage fault that failed any of it
@@ -116,7 +157,7 @@ final class GroupCommitWriter: Sendable {
             let lost = applied + failed.map(\.0)
             return (error.fault, lost.map { job in { job.fail(Self.unavailable(error)) } })
         }
-        commitObserver.withLock { $0 }?(applied.count)
+        commitObserver.withLock { $0 }?.notify(applied.count)
         let refused: [@Sendable () -> Void] = failed.map { job, error in { job.fail(Self.unavailable(error)) } }
         return (failed.first?.1.fault, refused + committed)
     }

@@ -64,6 +64,34 @@ struct CLITests {
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
+    @Test("configs over --max-config-bytes (or NAVPOLICY_MAX_CONFIG_BYTES) are refused with exit 2 by every command")
+    func configSizeCap() throws {
+        let config = try BinaryRunner.temporaryFile(
+            #"{"handlers":[{"name":"a","type":"cancel","match":{"hosts":["a.example"]}}]}"#)
+        let size = try #require(FileManager.default.attributesOfItem(atPath: config)[.size] as? Int)
+        let tooLarge = "is larger than the limit of \(size - 1) bytes"
+        let commands: [[String]] = [
+            ["check", "--config", config, "https://a.example/"], ["validate", "--config", config],
+            ["diff", "--config", config, "--against", config, "--urls", config],
+            ["serve", "--config", config, "--listen", "127.0.0.1:0"],
+        ]
+        for command in commands {
+            let refused = try BinaryRunner.run(command + ["--max-config-bytes", "\(size - 1)"])
+            #expect(refused.status == 2, "\(command)")
+            #expect(refused.stderr.contains(tooLarge), "\(command): \(refused.stderr)")
+        }
+        let fromEnvironment = try BinaryRunner.run(
+            ["check", "--config", config, "https://a.example/"], environment: ["NAVPOLICY_MAX_CONFIG_BYTES": "\(size - 1)"])
+        #expect(fromEnvironment.status == 2)
+        #expect(fromEnvironment.stderr.contains(tooLarge))
+        let atLimit = try BinaryRunner.run(["check", "--config", config, "--max-config-bytes", "\(size)", "https://a.example/"])
+        #expect(atLimit.status == 0)
+        #expect(atLimit.stdout.contains(#""decision":"cancel""#))
+        let bad = try BinaryRunner.run(["validate", "--config", config, "--max-config-bytes", "0"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--max-config-bytes 0: expected a positive number of bytes"))
+    }
+
     @Test("an invalid config makes check exit 2 and lists every error")
     func checkInvalidConfig() throws {
         let config = try BinaryRunner.temporaryFile(

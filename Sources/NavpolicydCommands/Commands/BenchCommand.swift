@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import PolicyService
 
 /// `navpolicyd bench`: in-process decision speed over a URL corpus, no HTTP involved.
 ///
@@ -28,9 +29,12 @@ package struct BenchCommand: ParsableCommand {
             decisions per second. On a terminal, a progress line on stderr counts the decisions.
             """,
         notes: "Exit status: 0; 2 for an invalid config, URL file or flag.",
-        options: [config.declaration, urls.declaration, duration.declaration, iterations.declaration, json.declaration])
+        options: [config.declaration, ConfigLoader.maxBytesOption.declaration, urls.declaration, duration.declaration, iterations.declaration, json.declaration])
 
     package var configPath: String?
+    /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
+    package var maxConfigBytes = ConfigFile.defaultMaxBytes
+    private var maxConfigBytesText: String?
     package var urlsPath: String?
     package var duration: Double
     package var iterations: Int?
@@ -38,6 +42,7 @@ package struct BenchCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
+        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         urlsPath = arguments[Self.urls]
         duration = arguments[Self.duration] ?? 5
         iterations = arguments[Self.iterations]
@@ -50,12 +55,17 @@ package struct BenchCommand: ParsableCommand {
         "https://APP.example.com/account/../sign_out;x=1", "https://partner.example.org/landing?utm_source=app",
     ]
 
+    /// The size cap's value (flag or environment) is checked before anything runs.
+    package mutating func validate() throws(CommandError) {
+        maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
+    }
+
     package func run(_ output: Output) -> Int32 {
         let path = ConfigLoader.resolvePath(flag: configPath)
         let compileStart = ContinuousClock.now
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(path)
+            policy = try ConfigLoader.load(path, maxBytes: maxConfigBytes)
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage

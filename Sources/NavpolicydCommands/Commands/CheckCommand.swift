@@ -1,4 +1,5 @@
 package import NavigationPolicy
+import PolicyService
 
 /// `navpolicyd check URL`: the decision for one navigation, as JSON on stdout.
 package struct CheckCommand: ParsableCommand {
@@ -23,7 +24,7 @@ package struct CheckCommand: ParsableCommand {
             """,
         notes: "Exit status: 0 with a decision; 2 for an invalid URL, flag value or config.",
         options: [
-            config.declaration, method.declaration, navigationType.declaration, targetFrame.declaration,
+            config.declaration, ConfigLoader.maxBytesOption.declaration, method.declaration, navigationType.declaration, targetFrame.declaration,
             sourceURL.declaration, explain.declaration, format.declaration,
         ],
         positional: PositionalDeclaration(
@@ -31,6 +32,9 @@ package struct CheckCommand: ParsableCommand {
             missingMessage: "missing the URL to check"))
 
     package var configPath: String?
+    /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
+    package var maxConfigBytes = ConfigFile.defaultMaxBytes
+    private var maxConfigBytesText: String?
     package var request: NavigationRequest
     package var explains: Bool
     package var format: OutputFormat
@@ -39,6 +43,7 @@ package struct CheckCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
+        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         request = NavigationRequest(url: arguments.positionals.first ?? "")
         request.method = arguments[Self.method] ?? "GET"
         request.sourceURL = arguments[Self.sourceURL]
@@ -50,6 +55,7 @@ package struct CheckCommand: ParsableCommand {
 
     /// The navigation type and frame are checked by the core, with its message and list of values.
     package mutating func validate() throws(CommandError) {
+        maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
         do throws(NavigationRequestError) {
             if let navigationTypeText { request.navigationType = try NavigationRequest.navigationType(from: navigationTypeText) }
             if let targetFrameText { request.targetFrame = try NavigationRequest.targetFrame(from: targetFrameText) }
@@ -61,7 +67,7 @@ package struct CheckCommand: ParsableCommand {
     package func run(_ output: Output) -> Int32 {
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath))
+            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes)
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage

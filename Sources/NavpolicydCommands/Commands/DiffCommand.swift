@@ -36,12 +36,15 @@ package struct DiffCommand: ParsableCommand {
             2 unreadable or malformed input, invalid config, bad usage.
             """,
         options: [
-            config.declaration, against.declaration, log.declaration, urls.declaration, cases.declaration,
+            config.declaration, ConfigLoader.maxBytesOption.declaration, against.declaration, log.declaration, urls.declaration, cases.declaration,
             format.declaration, examples.declaration, failOnChange.declaration,
         ],
         exclusiveGroups: [ExclusiveGroup(["log", "urls", "cases"], isRequired: true)])
 
     package var candidatePath: String
+    /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
+    package var maxConfigBytes = ConfigFile.defaultMaxBytes
+    private var maxConfigBytesText: String?
     package var againstPath: String?
     package var input: ReplaySource
     package var format: OutputFormat
@@ -55,6 +58,7 @@ package struct DiffCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         candidatePath = arguments[Self.config] ?? ""
+        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         againstPath = arguments[Self.against]
         if let path = arguments[Self.log] {
             input = .log(path)
@@ -68,6 +72,11 @@ package struct DiffCommand: ParsableCommand {
         failsOnChange = arguments[Self.failOnChange]
     }
 
+    /// The size cap's value (flag or environment) is checked before anything runs.
+    package mutating func validate() throws(CommandError) {
+        maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
+    }
+
     package func run(_ output: Output) -> Int32 {
         let json = format == .json
         let newPolicy: CompiledPolicy
@@ -75,9 +84,9 @@ package struct DiffCommand: ParsableCommand {
         let againstPath = ConfigLoader.resolvePath(flag: againstPath)
         let againstRevision: String
         do {
-            newPolicy = try ConfigLoader.load(candidatePath)
-            oldPolicy = try ConfigLoader.load(againstPath)
-            againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath))
+            newPolicy = try ConfigLoader.load(candidatePath, maxBytes: maxConfigBytes)
+            oldPolicy = try ConfigLoader.load(againstPath, maxBytes: maxConfigBytes)
+            againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath, maxBytes: maxConfigBytes))
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage

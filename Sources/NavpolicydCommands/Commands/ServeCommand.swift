@@ -46,11 +46,14 @@ package struct ServeCommand: ParsableCommand {
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
             """,
         options: [
-            config.declaration, listen.declaration, decisionLog.declaration, adminTokenFile.declaration,
+            config.declaration, ConfigLoader.maxBytesOption.declaration, listen.declaration, decisionLog.declaration, adminTokenFile.declaration,
             proxyListen.declaration, logLevel.declaration,
         ])
 
     package var configPath: String?
+    /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
+    package var maxConfigBytes = ConfigFile.defaultMaxBytes
+    private var maxConfigBytesText: String?
     package var listenText: String?
     package var decisionLogPath: String?
     package var adminTokenFilePath: String?
@@ -59,6 +62,7 @@ package struct ServeCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
+        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         listenText = arguments[Self.listen]
         decisionLogPath = arguments[Self.decisionLog]
         adminTokenFilePath = arguments[Self.adminTokenFile]
@@ -66,12 +70,17 @@ package struct ServeCommand: ParsableCommand {
         logLevel = arguments[Self.logLevel].flatMap(EventLog.Level.init(rawValue:)) ?? .info
     }
 
+    /// The size cap's value (flag or environment) is checked before anything runs.
+    package mutating func validate() throws(CommandError) {
+        maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
+    }
+
     package func run(_ output: Output) -> Int32 {
         let log = EventLog.standardError.filtered(from: logLevel)
         let configPath = ConfigLoader.resolvePath(flag: configPath)
         let initial: PolicySnapshot
         do throws(ConfigLoader.LoadError) {
-            switch PolicySnapshot.build(from: Array(try ConfigLoader.read(configPath))) {
+            switch PolicySnapshot.build(from: try ConfigLoader.read(configPath, maxBytes: maxConfigBytes)) {
             case .success(let snapshot): initial = snapshot
             case .failure(let error): throw ConfigLoader.LoadError.invalid(path: configPath, error)
             }
@@ -114,6 +123,7 @@ package struct ServeCommand: ParsableCommand {
             configPath: configPath, initial: initial, listen: listen,
             decisionLogPath: decisionLogPath, adminToken: token, version: CommandLineTool.version,
             intake: intake)
+        options.maxConfigBytes = maxConfigBytes
         if let proxyText = proxyListenText {
             switch ListenAddress.parse(proxyText) {
             case .success(let address): options.proxyListen = address

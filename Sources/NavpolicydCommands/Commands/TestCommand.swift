@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import PolicyService
 
 /// `navpolicyd test CASES.json`: table-driven policy tests.
 package struct TestCommand: ParsableCommand {
@@ -32,12 +33,15 @@ package struct TestCommand: ParsableCommand {
             Exit status: 0 all passed; 1 some failed or coverage under --fail-under;
             2 unreadable or malformed files, invalid config.
             """,
-        options: [config.declaration, explain.declaration, coverage.declaration, failUnder.declaration, format.declaration],
+        options: [config.declaration, ConfigLoader.maxBytesOption.declaration, explain.declaration, coverage.declaration, failUnder.declaration, format.declaration],
         positional: PositionalDeclaration(
             name: "CASES.json", help: "the table of cases", arity: .exactlyOne, kind: .file,
             missingMessage: "expected one CASES.json file"))
 
     package var configPath: String?
+    /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
+    package var maxConfigBytes = ConfigFile.defaultMaxBytes
+    private var maxConfigBytesText: String?
     package var casesPath: String
     package var explains: Bool
     package var reportsCoverage: Bool
@@ -46,6 +50,7 @@ package struct TestCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
+        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         casesPath = arguments.positionals.first ?? ""
         explains = arguments[Self.explain]
         reportsCoverage = arguments[Self.coverage]
@@ -54,13 +59,14 @@ package struct TestCommand: ParsableCommand {
     }
 
     package mutating func validate() throws(CommandError) {
+        maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
         if failUnder != nil, !reportsCoverage { throw .usage("--fail-under needs --coverage") }
     }
 
     package func run(_ output: Output) -> Int32 {
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath))
+            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes)
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage

@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import PolicyService
 
 /// `navpolicyd validate`: the chain in order and lint warnings, or every config error with its JSON pointer.
 package struct ValidateCommand: ParsableCommand {
@@ -20,17 +21,26 @@ package struct ValidateCommand: ParsableCommand {
               /handlers/2/match/hosts/0: "*.": empty host pattern
             """,
         notes: "Exit status: 0 valid; 1 invalid config, or warnings with --strict; 2 unreadable file or bad usage.",
-        options: [config.declaration, strict.declaration, format.declaration],
+        options: [config.declaration, ConfigLoader.maxBytesOption.declaration, strict.declaration, format.declaration],
         unexpectedArgumentHint: "use --config FILE")
 
     package var configPath: String?
+    /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
+    package var maxConfigBytes = ConfigFile.defaultMaxBytes
+    private var maxConfigBytesText: String?
     package var isStrict: Bool
     package var format: OutputFormat
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
+        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         isStrict = arguments[Self.strict]
         format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
+    }
+
+    /// The size cap's value (flag or environment) is checked before anything runs.
+    package mutating func validate() throws(CommandError) {
+        maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
     }
 
     package func run(_ output: Output) -> Int32 {
@@ -38,7 +48,7 @@ package struct ValidateCommand: ParsableCommand {
         let path = ConfigLoader.resolvePath(flag: configPath)
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(path)
+            policy = try ConfigLoader.load(path, maxBytes: maxConfigBytes)
         } catch {
             if json, case .invalid(_, let configError) = error {
                 let issues: [JSONValue] = configError.issues.map {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Notices when the config file changes on disk and asks for a reload.
 ///
@@ -18,6 +19,7 @@ public final class ConfigWatcher: Sendable {
     }
 
     private let path: String
+    private let stopped = Atomic<Bool>(false)
     private let interval: Duration
     private let onChange: @Sendable () -> Void
 
@@ -27,28 +29,39 @@ public final class ConfigWatcher: Sendable {
         self.onChange = onChange
     }
 
-    /// Starts the polling thread; it runs for the life of the process.
+    /// Starts the polling thread; it runs until ``stop()``.
     public func start() {
         let thread = Thread { [self] in self.run() }
         thread.name = "config-watch"
         thread.start()
     }
 
+    /// Ends the polling thread after its current interval.
+    public func stop() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    // A loop with a reachable exit, one poll per call: an optimized build may drop the
+    // releases of values made in a loop that never exits (the intake writer's leak, docs/performance.md),
+    // which here would keep one resolved path per poll.
     private func run() {
         var last = identity()
-        while true {
-            Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
-            // A missing file (mid-swap, moved away) is not a change: wait until something is
-            // there again, and then reload even when it is the same file moved back, so the
-            // reload failure recorded meanwhile (SIGHUP, HTTP) is cleared by an `unchanged`.
-            guard let current = identity() else {
-                last = nil
-                continue
-            }
-            guard current != last else { continue }
-            last = current
-            onChange()
+        while !stopped.load(ordering: .relaxed) {
+            last = poll(after: last)
         }
+    }
+
+    /// Sleeps one interval, then reloads if the file's identity changed; returns the identity to compare next.
+    @inline(never)
+    private func poll(after last: FileIdentity?) -> FileIdentity? {
+        Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+        // A missing file (mid-swap, moved away) is not a change: wait until something is
+        // there again, and then reload even when it is the same file moved back, so the
+        // reload failure recorded meanwhile (SIGHUP, HTTP) is cleared by an `unchanged`.
+        guard let current = identity() else { return nil }
+        guard current != last else { return last }
+        onChange()
+        return current
     }
 
     private func identity() -> FileIdentity? {

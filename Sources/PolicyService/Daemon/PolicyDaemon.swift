@@ -23,6 +23,8 @@ public final class PolicyDaemon: Sendable {
         public var intake: IntakeOptions?
         /// The proxy listener (`--proxy-listen`); nil = the config's `proxy.listen`, if any.
         public var proxyListen: ListenAddress?
+        /// Reloads refuse config files larger than this (`--max-config-bytes`).
+        public var maxConfigBytes = ConfigFile.defaultMaxBytes
 
         public init(
             configPath: String, initial: PolicySnapshot, listen: ListenAddress, decisionLogPath: String?,
@@ -92,7 +94,8 @@ public final class PolicyDaemon: Sendable {
         let settings = options.initial.settings
         let intakeSettings = options.intake?.settings ?? IntakeSettings.from(options.initial.policy)
         let proxySettings = ProxySettings.from(options.initial.policy)
-        let store = PolicyStore(configPath: options.configPath, initial: options.initial)
+        let store = PolicyStore(
+            configPath: options.configPath, initial: options.initial, maxConfigBytes: options.maxConfigBytes)
         let metrics = Metrics(version: options.version)
         var decisionLog: DecisionLog?
         if let path = options.decisionLogPath {

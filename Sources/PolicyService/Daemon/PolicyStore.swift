@@ -58,6 +58,8 @@ public final class PolicyStore: Sendable {
     static let failureRecheckInterval: TimeInterval = 1
 
     public let configPath: String
+    /// Files larger than this are refused unread (``ConfigFile``).
+    public let maxConfigBytes: Int
     private let current: Mutex<PolicySnapshot?>
     private let lastFailure = Mutex<ReloadFailure?>(nil)
     private let failureCount = Mutex<UInt64>(0)
@@ -67,8 +69,9 @@ public final class PolicyStore: Sendable {
     /// Serializes reloads (signal, file watch and HTTP may ask at once) without blocking readers.
     private let reloadLock = Mutex<Void>(())
 
-    public init(configPath: String, initial: PolicySnapshot? = nil) {
+    public init(configPath: String, initial: PolicySnapshot? = nil, maxConfigBytes: Int = ConfigFile.defaultMaxBytes) {
         self.configPath = configPath
+        self.maxConfigBytes = maxConfigBytes
         self.current = Mutex(initial)
     }
 
@@ -91,8 +94,8 @@ public final class PolicyStore: Sendable {
             return true
         }
         guard due, let running = snapshot?.revision,
-            let bytes = try? Data(contentsOf: URL(fileURLWithPath: configPath)),
-            "sha256:" + SHA256.hexDigest(Array(bytes)) == running
+            let bytes = try? ConfigFile.read(configPath, maxBytes: maxConfigBytes),
+            "sha256:" + SHA256.hexDigest(bytes) == running
         else { return failure }
         // Only the failure that was checked: one recorded meanwhile is about newer bytes.
         return lastFailure.withLock { current in
@@ -106,7 +109,10 @@ public final class PolicyStore: Sendable {
 
     /// Reads and compiles the config file and swaps it in if it is valid and new.
     public func reload(trigger: String) -> ReloadOutcome {
-        let outcome = compileAndSwap(trigger: trigger)
+        let outcome = reloadLock.withLock { _ in attemptReload(trigger: trigger) }
+        // Here the replaced snapshot (unless a request still holds it) and everything parsing
+        // built are freed: hand that memory back, or RSS keeps the high-water mark (HeapTrim).
+        if outcome.result != .unchanged { HeapTrim.releaseFreeMemory() }
         history.withLock { history in
             history.append(ReloadRecord(at: Date(), outcome: outcome))
             if history.count > Self.reloadHistoryLength { history.removeFirst(history.count - Self.reloadHistoryLength) }
@@ -114,31 +120,29 @@ public final class PolicyStore: Sendable {
         return outcome
     }
 
-    private func compileAndSwap(trigger: String) -> ReloadOutcome {
-        reloadLock.withLock { _ in
-            let previous = snapshot
-            let bytes: [UInt8]
-            do {
-                bytes = Array(try Data(contentsOf: URL(fileURLWithPath: configPath)))
-            } catch {
-                return fail(["\(configPath): cannot be read (\(error.localizedDescription))"], previous, trigger)
-            }
-            let revision = "sha256:" + SHA256.hexDigest(bytes)
-            if let previous, previous.revision == revision {
-                lastFailure.withLock { $0 = nil }
-                return ReloadOutcome(
-                    result: .unchanged, revision: revision, previousRevision: revision, errors: [], trigger: trigger)
-            }
-            switch PolicySnapshot.build(from: bytes) {
-            case .failure(let error):
-                return fail(error.issues.map(\.description), previous, trigger)
-            case .success(let next):
-                current.withLock { $0 = next }
-                lastFailure.withLock { $0 = nil }
-                return ReloadOutcome(
-                    result: .reloaded, revision: next.revision, previousRevision: previous?.revision, errors: [],
-                    trigger: trigger)
-            }
+    private func attemptReload(trigger: String) -> ReloadOutcome {
+        let previous = snapshot
+        let bytes: [UInt8]
+        do throws(ConfigFile.ReadError) {
+            bytes = try ConfigFile.read(configPath, maxBytes: maxConfigBytes)
+        } catch {
+            return fail(["\(configPath): \(error.reason)"], previous, trigger)
+        }
+        let revision = "sha256:" + SHA256.hexDigest(bytes)
+        if let previous, previous.revision == revision {
+            lastFailure.withLock { $0 = nil }
+            return ReloadOutcome(
+                result: .unchanged, revision: revision, previousRevision: revision, errors: [], trigger: trigger)
+        }
+        switch PolicySnapshot.build(from: bytes) {
+        case .failure(let error):
+            return fail(error.issues.map(\.description), previous, trigger)
+        case .success(let next):
+            current.withLock { $0 = next }
+            lastFailure.withLock { $0 = nil }
+            return ReloadOutcome(
+                result: .reloaded, revision: next.revision, previousRevision: previous?.revision, errors: [],
+                trigger: trigger)
         }
     }
 
