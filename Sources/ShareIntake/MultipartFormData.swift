@@ -62,7 +62,8 @@ enum MultipartFormData {
             let value = String(line[line.index(after: colon)...]).trimmingASCIIWhitespace
             switch header {
             case "content-disposition":
-                guard let disposition = MediaType("x/" + value, backslashEscapes: false), disposition.essence == "x/form-data" else {
+                guard let disposition = MediaType("x/" + value, backslashEscapes: false), disposition.essence == "x/form-data"
+                else {
                     throw IntakeFailure(.malformedBody, "a multipart part is not Content-Disposition: form-data")
                 }
                 if disposition.parameters["filename"] != nil || disposition.parameters["filename*"] != nil {

@@ -26,9 +26,10 @@ struct GroupCommitWriterLifetimeTests {
         let path = SQLiteIntakeStoreTests.temporaryDatabase()
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 5000)
-        try connection.execute("CREATE TABLE t (x INTEGER)")
-        return GroupCommitWriter(connection: connection, groupCommit: groupCommit)
+        let database = try IntakeDatabase(path: path, busyTimeoutMilliseconds: 5000, maxDatabaseBytes: nil) {
+            (connection) throws(SQLiteError) in try connection.execute("CREATE TABLE t (x INTEGER)")
+        }
+        return GroupCommitWriter(database: database, groupCommit: groupCommit)
     }
 
     /// Queues `count` jobs (committed or failing, alternately), each capturing its own object,

@@ -29,7 +29,10 @@ package struct BenchCommand: ParsableCommand {
             decisions per second. On a terminal, a progress line on stderr counts the decisions.
             """,
         notes: "Exit status: 0; 2 for an invalid config, URL file or flag.",
-        options: [config.declaration, ConfigLoader.maxBytesOption.declaration, urls.declaration, duration.declaration, iterations.declaration, json.declaration])
+        options: [
+            config.declaration, ConfigLoader.maxBytesOption.declaration, urls.declaration, duration.declaration,
+            iterations.declaration, json.declaration,
+        ])
 
     package var configPath: String?
     /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.

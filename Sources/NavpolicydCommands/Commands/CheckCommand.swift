@@ -24,7 +24,8 @@ package struct CheckCommand: ParsableCommand {
             """,
         notes: "Exit status: 0 with a decision; 2 for an invalid URL, flag value or config.",
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, method.declaration, navigationType.declaration, targetFrame.declaration,
+            config.declaration, ConfigLoader.maxBytesOption.declaration, method.declaration, navigationType.declaration,
+            targetFrame.declaration,
             sourceURL.declaration, explain.declaration, format.declaration,
         ],
         positional: PositionalDeclaration(

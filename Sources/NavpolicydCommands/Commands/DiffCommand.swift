@@ -36,7 +36,8 @@ package struct DiffCommand: ParsableCommand {
             2 unreadable or malformed input, invalid config, bad usage.
             """,
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, against.declaration, log.declaration, urls.declaration, cases.declaration,
+            config.declaration, ConfigLoader.maxBytesOption.declaration, against.declaration, log.declaration, urls.declaration,
+            cases.declaration,
             format.declaration, examples.declaration, failOnChange.declaration,
         ],
         exclusiveGroups: [ExclusiveGroup(["log", "urls", "cases"], isRequired: true)])

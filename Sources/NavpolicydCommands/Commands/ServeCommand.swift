@@ -46,7 +46,8 @@ package struct ServeCommand: ParsableCommand {
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
             """,
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, listen.declaration, decisionLog.declaration, adminTokenFile.declaration,
+            config.declaration, ConfigLoader.maxBytesOption.declaration, listen.declaration, decisionLog.declaration,
+            adminTokenFile.declaration,
             proxyListen.declaration, logLevel.declaration,
         ])
 

@@ -33,7 +33,10 @@ package struct TestCommand: ParsableCommand {
             Exit status: 0 all passed; 1 some failed or coverage under --fail-under;
             2 unreadable or malformed files, invalid config.
             """,
-        options: [config.declaration, ConfigLoader.maxBytesOption.declaration, explain.declaration, coverage.declaration, failUnder.declaration, format.declaration],
+        options: [
+            config.declaration, ConfigLoader.maxBytesOption.declaration, explain.declaration, coverage.declaration,
+            failUnder.declaration, format.declaration,
+        ],
         positional: PositionalDeclaration(
             name: "CASES.json", help: "the table of cases", arity: .exactlyOne, kind: .file,
             missingMessage: "expected one CASES.json file"))
