@@ -121,13 +121,14 @@ enum ServeCommand {
             return ExitCode.usage
         }
         let bound = ListenAddress(host: listen.host, port: port)
-        log.log(
-            .info, "listening",
-            [
-                "address": .string(bound.description), "configPath": .string(configPath),
-                "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
-                "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
-            ])
+        var listening: JSONObject = [
+            "address": .string(bound.description), "configPath": .string(configPath),
+            "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
+            "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
+        ]
+        // The store's location with any password masked, so operators see which database a replica uses.
+        if intake != nil { listening.append("intakeDatabase", .string(intakeLocation(intakeSettings).description)) }
+        log.log(.info, "listening", listening)
         let signalSources = installSignalHandlers(daemon: daemon, log: log)
         // The main thread parks here for good (the SIGTERM handler ends the process with exit)
         // instead of in dispatchMain(): dispatchMain() pthread_exits the main thread, and
@@ -154,16 +155,18 @@ enum ServeCommand {
         case .success(let loaded): token = loaded
         case .failure(let error): return .failure(IntakeStoreError(error.reason))
         }
-        let path = settings.database ?? defaultIntakeDatabase
         do {
-            try IntakeDataDirectory.prepare(databasePath: path)
-            let store = try SQLiteIntakeStore(
-                path: path, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds,
-                groupCommit: settings.groupCommit)
+            let store = try intakeLocation(settings).openStore(settings)
             return .success(PolicyDaemon.IntakeOptions(store: store, settings: settings, token: token))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The intake store's location: `NAVPOLICY_INTAKE_DATABASE_URL`, `intake.database`, or the default file.
+    private static func intakeLocation(_ settings: IntakeSettings) -> DatabaseLocation {
+        DatabaseLocation.resolve(
+            settings, environment: ProcessInfo.processInfo.environment, defaultPath: defaultIntakeDatabase)
     }
 
     /// Signals are turned into dispatch events: SIGHUP reloads, SIGTERM/SIGINT drain and exit.
