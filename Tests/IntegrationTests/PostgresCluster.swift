@@ -102,8 +102,14 @@ final class PostgresCluster: Sendable {
     }
 
     /// Runs a tool to completion with posix_spawn and waitpid, its output in a temporary
-    /// file: Foundation's `Process.waitUntilExit` was seen never returning for
-    /// `runuser … pg_ctl start` (the exited child left unreaped), which hung the suite.
+    /// file, and no descriptor of the test process but 0-2 inherited (see below).
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }()
+
     @discardableResult
     private static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let outputPath = NSTemporaryDirectory() + "navpolicyd-pg-tool-\(UUID().uuidString).log"
@@ -118,6 +124,12 @@ final class PostgresCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Close every other descriptor in the child: concurrent tests' pipes (curl's stdout)
+        // are open without CLOEXEC, and a postgres server inheriting one keeps that curl's
+        // reader waiting for EOF forever.
+        // (glibc 2.34's addclosefrom_np, looked up at run time: Glibc's Swift module hides it.)
+        guard let closeFrom = Self.addCloseFrom else { throw DaemonError("posix_spawn_file_actions_addclosefrom_np is missing") }
+        _ = closeFrom(&actions, 3)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0

@@ -18,6 +18,7 @@ enum CommandLineTool {
         DiffCommand.command,
         CanonicalizeCommand.command,
         BenchCommand.command,
+        IntakeCommand.command,
     ]
 
     static var overview: String {
