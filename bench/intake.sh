@@ -18,7 +18,7 @@ PORT=${PORT:-18480}
 STORES=${STORES:-sqlite postgres}
 command -v wrk >/dev/null || { echo "bench/intake.sh needs wrk (apt-get install wrk)" >&2; exit 1; }
 
-swift build -c release >/dev/null
+swift build -c release --product navpolicyd >/dev/null
 binary=.build/release/navpolicyd
 results=bench/results/intake-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$results"

@@ -14,6 +14,11 @@ final class PostgresCommitWriter: Sendable {
     /// One queued write: `apply` runs inside the transaction and returns what to do once the
     /// batch committed; `fail` answers when the write or its batch did not commit.
     struct Job: Sendable {
+        /// What the batch is sorted by before it runs: the Idempotency-Key and the first
+        /// URL's dedupe key. Two replicas whose batches hold the same keys then take their
+        /// row locks in the same order instead of waiting on each other in a cycle (a
+        /// deadlock PostgreSQL breaks only after deadlock_timeout, failing one write).
+        let order: String
         let apply: @Sendable (PostgresConnection) throws(PostgresError) -> @Sendable () -> Void
         let fail: @Sendable (IntakeFailure) -> Void
     }
@@ -113,13 +118,34 @@ final class PostgresCommitWriter: Sendable {
         }
     }
 
-    private func commit(_ batch: [Job], slot: ConnectionSlot) {
+    /// BEGIN on a usable connection. An idle connection the server closed (a restart, an idle
+    /// timeout) only shows as broken on its next statement: that BEGIN is retried once on a
+    /// fresh connection, so the first batch after a restart does not fail for nothing.
+    private func begin(_ slot: ConnectionSlot) throws(PostgresError) -> PostgresConnection {
+        let connection = try usableConnection(slot)
+        do {
+            try connection.execute("BEGIN")
+            return connection
+        } catch {
+            slot.connection = nil
+            guard error.connectionLost else { throw error }
+        }
+        let fresh = try usableConnection(slot)
+        do {
+            try fresh.execute("BEGIN")
+            return fresh
+        } catch {
+            slot.connection = nil
+            throw error
+        }
+    }
+
+    private func commit(_ queued: [Job], slot: ConnectionSlot) {
+        let batch = queued.sorted { $0.order < $1.order }
         let connection: PostgresConnection
         do {
-            connection = try usableConnection(slot)
-            try connection.execute("BEGIN")
+            connection = try begin(slot)
         } catch {
-            if error.connectionLost { slot.connection = nil }
             for job in batch { job.fail(Self.unavailable(error)) }
             return
         }

@@ -103,6 +103,7 @@ public final class PostgresIntakeStore: IntakeStore {
             (continuation: CheckedContinuation<Result<IntakeStoreOutcome, IntakeFailure>, Never>) in
             writer.enqueue(
                 PostgresCommitWriter.Job(
+                    order: (key ?? "") + "\u{0}" + (submission.items.first?.url.deduplicationKey ?? ""),
                     apply: { connection throws(PostgresError) in
                         let outcome = try Self.apply(submission, on: connection)
                         return { continuation.resume(returning: outcome) }
@@ -219,6 +220,7 @@ public final class PostgresIntakeStore: IntakeStore {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Bool, IntakeFailure>, Never>) in
             writer.enqueue(
                 PostgresCommitWriter.Job(
+                    order: "",
                     apply: { db throws(PostgresError) in
                         let deleted = try db.execute("DELETE FROM intake_items WHERE id = $1", [.integer(id)]).affected > 0
                         // Forget the keys whose stored answer points at the deleted item, as the

@@ -8,6 +8,8 @@ final class PostgresReaderPool: Sendable {
     private final class ConnectionBox: @unchecked Sendable {
         // Used by one borrower at a time: it is either in `idle` or held by one `withConnection` call.
         let connection: PostgresConnection
+        /// True when it came from the idle list (it may have been closed by the server since).
+        var wasIdle = false
         init(_ connection: PostgresConnection) { self.connection = connection }
     }
 
@@ -41,6 +43,17 @@ final class PostgresReaderPool: Sendable {
             return value
         } catch {
             if !error.connectionLost { giveBack(box) }
+            // An idle connection the server closed (a restart) fails its first statement:
+            // reads change nothing, so one retry on a fresh connection is safe.
+            guard error.connectionLost, box.wasIdle else { throw error }
+        }
+        let fresh = try borrow(reuse: false)
+        do {
+            let value = try body(fresh.connection)
+            giveBack(fresh)
+            return value
+        } catch {
+            if !error.connectionLost { giveBack(fresh) }
             throw error
         }
     }
@@ -53,12 +66,15 @@ final class PostgresReaderPool: Sendable {
         }
     }
 
-    private func borrow() throws(PostgresError) -> ConnectionBox {
+    private func borrow(reuse: Bool = true) throws(PostgresError) -> ConnectionBox {
         let taken = idle.withLock { state -> (box: ConnectionBox?, closed: Bool) in
-            (state.connections.popLast(), state.closed)
+            (reuse ? state.connections.popLast() : nil, state.closed)
         }
         if taken.closed { throw PostgresError(sqlState: nil, message: "the store is closed", connectionLost: true) }
-        if let box = taken.box, box.connection.isUsable { return box }
+        if let box = taken.box, box.connection.isUsable {
+            box.wasIdle = true
+            return box
+        }
         let now = ContinuousClock.now
         guard backoff.withLock({ $0.mayAttempt(at: now) }) else {
             throw PostgresError(sqlState: nil, message: "reconnecting to PostgreSQL (backing off)", connectionLost: true)
@@ -66,7 +82,9 @@ final class PostgresReaderPool: Sendable {
         do {
             let connection = try connect()
             backoff.withLock { $0.succeeded() }
-            return ConnectionBox(connection)
+            let box = ConnectionBox(connection)
+            box.wasIdle = false
+            return box
         } catch {
             backoff.withLock { $0.failed(at: now) }
             throw error
