@@ -36,9 +36,11 @@ let package = Package(
 
         // SQLite for the durable share-intake store.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Share intake: payload formats, web-URL rules, the IntakeStore protocol and its SQLite store.
+        // libpq for the PostgreSQL intake store that several replicas share.
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Share intake: payload formats, web-URL rules, the IntakeStore protocol, its SQLite and PostgreSQL stores.
         .target(
-            name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport"],
+            name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite", "CPostgres", "LockSupport"],
             swiftSettings: strictSettings),
 
         // libcurl (typed setopt wrappers in the module's header) and the proxy's origin client on top.
@@ -78,7 +80,8 @@ let package = Package(
             name: "CommandLineTests", dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "IntegrationTests", dependencies: ["navpolicyd", "PolicyService", "JSONSupport", "CSQLite", "LockSupport"],
+            name: "IntegrationTests",
+            dependencies: ["navpolicyd", "PolicyService", "ShareIntake", "JSONSupport", "CSQLite", "LockSupport"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,9 @@
 -- wrk script for bench/intake.sh: every request shares a URL no other request used,
 -- so every answer is a new item (201) and every one costs a durable write.
 local counter = 0
-local thread_id = 0
+-- thread_id is a global on purpose: setup() sets it per thread with thread:set, which a
+-- `local` here would shadow (every thread would then post the same URLs, half of them duplicates).
+thread_id = 0
 local threads = {}
 
 function setup(thread)

@@ -5,8 +5,9 @@ Usage: check-deploy-manifests.py [--navpolicyd BINARY] DIR
 Reads every *.yaml under DIR (recursively) and reports, one line each, exit 1 if any:
 - a Secret that carries a value (data/stringData): tokens are created by hand, never shipped;
 - NAVPOLICY_ADMIN_TOKEN taken from an optional Secret (the pod would start without auth);
-- a Deployment whose pods run share intake (the ConfigMap's intake.enabled is not false)
-  with more than one replica, a strategy other than Recreate, or a data volume that is not a
+- a Deployment whose pods run share intake on SQLite (the ConfigMap's intake.enabled is not
+  false and neither NAVPOLICY_INTAKE_DATABASE_URL nor a postgresql:// intake.database selects
+  PostgreSQL) with more than one replica, a strategy other than Recreate, or a data volume that is not a
   PersistentVolumeClaim: each replica would have its own SQLite file behind one Service;
 - a Service whose selector reaches pods with intake on and pods with intake off;
 - a ConfigMap navpolicy.json that `navpolicyd validate` rejects (with --navpolicyd).
@@ -77,19 +78,27 @@ def main():
         volumes = {volume.get("name"): volume for volume in pod.get("volumes", [])}
         policy_maps = [v["configMap"]["name"] for v in volumes.values() if "configMap" in v]
         intake_on = True
+        shared_store = False  # PostgreSQL: replicas share one store, the SQLite rules do not apply
         for map_name in policy_maps:
             policy = policies.get(map_name)
             if policy is None:
                 findings.append(f"{path}: Deployment {name} mounts ConfigMap {map_name}, which is not in {arguments.directory}")
             elif policy.get("intake", {}).get("enabled", True) is False:
                 intake_on = False
+            elif str(policy.get("intake", {}).get("database", "")).lower().startswith(("postgresql://", "postgres://")):
+                shared_store = True
         pod_sets.append((spec.get("template", {}).get("metadata", {}).get("labels", {}), intake_on, name))
         for container in pod.get("containers", []):
             for variable in container.get("env", []):
                 reference = variable.get("valueFrom", {}).get("secretKeyRef")
                 if variable.get("name") == "NAVPOLICY_ADMIN_TOKEN" and reference and reference.get("optional"):
                     findings.append(f"{path}: Deployment {name} starts without NAVPOLICY_ADMIN_TOKEN (optional: true)")
-        if intake_on:
+                if variable.get("name") == "NAVPOLICY_INTAKE_DATABASE_URL":
+                    if variable.get("value"):
+                        findings.append(f"{path}: Deployment {name} puts the database URL (and password) in the manifest; use a Secret")
+                    elif reference and not reference.get("optional"):
+                        shared_store = True
+        if intake_on and not shared_store:
             if spec.get("replicas", 1) != 1:
                 findings.append(
                     f"{path}: Deployment {name} runs share intake with {spec.get('replicas')} replicas, each with its "

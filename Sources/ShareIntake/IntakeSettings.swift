@@ -18,8 +18,12 @@ public struct IntakeSettings: Sendable, Equatable {
     /// no data directory, so a decision-only daemon can run replicated on a read-only
     /// filesystem; the intake endpoints then answer 404 `intake-disabled`.
     public var enabled = true
-    /// The SQLite file; nil means `intake.sqlite3` in the data directory.
+    /// The SQLite file, or a `postgresql://`/`postgres://` URI for a store several replicas
+    /// share; nil means `intake.sqlite3` in the data directory. `NAVPOLICY_INTAKE_DATABASE_URL`
+    /// wins over it (see ``DatabaseLocation``).
     public var database: String?
+    /// PostgreSQL only: connections kept for reads (writes use one more).
+    public var pool = 4
     /// Most web URLs one request may carry (Apple's `NSExtensionActivationSupportsWebURLWithMaxCount`).
     public var maxWebURLs = 1
     /// What happens to a URL the policy chain cancels.
@@ -29,7 +33,9 @@ public struct IntakeSettings: Sendable, Equatable {
     /// Let concurrent requests share one transaction (one fsync). `false` commits each
     /// request alone: the same durability, kept as the benchmark's baseline.
     public var groupCommit = true
-    /// How long a connection waits for another process's write lock before giving up (503).
+    /// How long a connection waits for another process's write lock before giving up (503);
+    /// on PostgreSQL, the `statement_timeout` of every statement, so a stuck database answers
+    /// 503 instead of holding workers.
     public var busyTimeoutMilliseconds = 5000
     /// The most bytes the database file may grow to; past it writes answer 503
     /// `storage-unavailable` as on a full disk, and `/readyz` turns 503 until items are
@@ -39,7 +45,7 @@ public struct IntakeSettings: Sendable, Equatable {
     public init() {}
 
     static let keys = [
-        "enabled", "database", "maxWebURLs", "onCancel", "tokenFile", "groupCommit", "busyTimeoutMilliseconds",
+        "enabled", "database", "pool", "maxWebURLs", "onCancel", "tokenFile", "groupCommit", "busyTimeoutMilliseconds",
         "maxDatabaseBytes",
     ]
 
@@ -55,6 +61,7 @@ public struct IntakeSettings: Sendable, Equatable {
             }
             if key == "database" { settings.database = path } else { settings.tokenFile = path }
         }
+        if let size = section.integer("pool", in: 1...64, diagnostics: &diagnostics) { settings.pool = size }
         if let count = section.integer("maxWebURLs", in: 1...50, diagnostics: &diagnostics) { settings.maxWebURLs = count }
         if let timeout = section.integer("busyTimeoutMilliseconds", in: 0...60_000, diagnostics: &diagnostics) {
             settings.busyTimeoutMilliseconds = timeout

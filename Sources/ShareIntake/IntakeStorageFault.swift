@@ -19,6 +19,8 @@ public enum IntakeStorageFault: String, Sendable, CaseIterable {
     case replaced
     /// The file is not a database or is damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
     case corrupt
+    /// The PostgreSQL server does not answer (down, restarting, network).
+    case unreachable
     /// Any other SQLite failure.
     case other
 
@@ -40,7 +42,7 @@ public enum IntakeStorageFault: String, Sendable, CaseIterable {
     var needsReopen: Bool {
         switch self {
         case .readOnly, .ioError, .missing, .corrupt: true
-        case .full, .busy, .replaced, .other: false
+        case .full, .busy, .replaced, .unreachable, .other: false
         }
     }
 
@@ -48,7 +50,7 @@ public enum IntakeStorageFault: String, Sendable, CaseIterable {
     public var retryAfterSeconds: Int {
         switch self {
         case .busy, .other: 1
-        case .ioError, .missing, .replaced, .corrupt: 5
+        case .ioError, .missing, .replaced, .corrupt, .unreachable: 5
         case .full, .readOnly: 30
         }
     }
@@ -63,6 +65,7 @@ public enum IntakeStorageFault: String, Sendable, CaseIterable {
         case .missing: "no intake database is at the configured path"
         case .replaced: "the intake database file was replaced"
         case .corrupt: "the intake database file is damaged or not a database"
+        case .unreachable: "the intake database server does not answer"
         case .other: "the intake database failed"
         }
     }

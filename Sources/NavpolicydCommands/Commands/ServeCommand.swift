@@ -148,16 +148,17 @@ package struct ServeCommand: ParsableCommand {
             return ExitCode.usage
         }
         let bound = ListenAddress(host: listen.host, port: port)
-        log.log(
-            .info, "listening",
-            [
-                "address": .string(bound.description), "configPath": .string(configPath),
-                "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
-                "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
-                // Which database and whether the intake is guarded: booleans, never token values.
-                "intakeDatabase": intake != nil ? .string(intakeSettings.database ?? Self.defaultIntakeDatabase) : .null,
-                "intakeToken": .bool(intake?.token != nil),
-            ])
+        var listening: JSONObject = [
+            "address": .string(bound.description), "configPath": .string(configPath),
+            "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
+            "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
+        ]
+        // Which store (a PostgreSQL URI with its password masked) and whether intake is
+        // guarded: booleans, never token values.
+        listening.append(
+            "intakeDatabase", intake != nil ? .string(Self.intakeLocation(intakeSettings).description) : .null)
+        listening.append("intakeToken", .bool(intake?.token != nil))
+        log.log(.info, "listening", listening)
         let signalSources = Self.installSignalHandlers(daemon: daemon, log: log)
         // The main thread parks here for good (the SIGTERM handler ends the process with exit)
         // instead of in dispatchMain(): dispatchMain() pthread_exits the main thread, and
@@ -184,16 +185,18 @@ package struct ServeCommand: ParsableCommand {
         case .success(let loaded): token = loaded
         case .failure(let error): return .failure(IntakeStoreError(error.reason))
         }
-        let path = settings.database ?? defaultIntakeDatabase
         do {
-            try IntakeDataDirectory.prepare(databasePath: path)
-            let store = try SQLiteIntakeStore(
-                path: path, busyTimeoutMilliseconds: settings.busyTimeoutMilliseconds,
-                groupCommit: settings.groupCommit, maxDatabaseBytes: settings.maxDatabaseBytes)
+            let store = try Self.intakeLocation(settings).openStore(settings)
             return .success(PolicyDaemon.IntakeOptions(store: store, settings: settings, token: token))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// The intake store's location: `NAVPOLICY_INTAKE_DATABASE_URL`, `intake.database`, or the default file.
+    private static func intakeLocation(_ settings: IntakeSettings) -> DatabaseLocation {
+        DatabaseLocation.resolve(
+            settings, environment: ProcessInfo.processInfo.environment, defaultPath: defaultIntakeDatabase)
     }
 
     /// Signals are turned into dispatch events: SIGHUP reloads, SIGTERM/SIGINT drain and exit.
