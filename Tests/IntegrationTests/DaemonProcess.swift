@@ -73,6 +73,15 @@ final class DaemonProcess: Sendable {
         return Int(line[range.upperBound...].prefix(while: \.isNumber))
     }
 
+    /// The port in the `address` of the first `event` log line (`admin.listening`,
+    /// `proxy.listening`), waiting for it; nil when it never appears.
+    func loggedPort(_ event: String, timeout: TimeInterval = 10) -> Int? {
+        guard let line = waitForLog(timeout: timeout, { $0.contains(#""event":"\#(event)""#) }),
+            let range = line.range(of: #""address":"127.0.0.1:"#)
+        else { return nil }
+        return Int(line[range.upperBound...].prefix(while: \.isNumber))
+    }
+
     /// Sends a signal and, for TERM/INT, waits for the exit status.
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)

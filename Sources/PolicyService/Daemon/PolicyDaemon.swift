@@ -23,6 +23,8 @@ public final class PolicyDaemon: Sendable {
         public var intake: IntakeOptions?
         /// The proxy listener (`--proxy-listen`); nil = the config's `proxy.listen`, if any.
         public var proxyListen: ListenAddress?
+        /// The admin listener (`--admin-listen`); nil = the config's `server.adminListen`, if any.
+        public var adminListen: ListenAddress?
 
         public init(
             configPath: String, initial: PolicySnapshot, listen: ListenAddress, decisionLogPath: String?,
@@ -67,6 +69,8 @@ public final class PolicyDaemon: Sendable {
     public let log: EventLog
     private let api: PolicyAPI
     private let server: HTTPServer
+    /// The admin listener and its responder, when `server.adminListen` (or the flag) asks for one.
+    private let admin: (server: HTTPServer, address: ListenAddress)?
     private let decisionLog: DecisionLog?
     private let settings: ServerSettings
     /// The intake settings in force (the store was opened with them); a reload cannot change them.
@@ -89,28 +93,36 @@ public final class PolicyDaemon: Sendable {
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
-        let api = PolicyAPI(
-            store: store, metrics: metrics, recorder: recorder, adminToken: options.adminToken,
-            requireTokenForDecide: settings.requireTokenForDecide,
-            reload: { trigger in
-                Self.reload(
-                    store: store, metrics: metrics, log: log,
-                    restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger)
-            },
-            openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
-            intake: Self.intakeEndpoints(
-                options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log),
-            decisionLogPath: options.decisionLogPath)
+        let adminAddress = options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
+        let draining = DrainingFlag()
+        let intakeEndpoints = Self.intakeEndpoints(
+            options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log)
+        func makeAPI(_ surface: PolicyAPI.Surface) -> PolicyAPI {
+            PolicyAPI(
+                store: store, metrics: metrics, recorder: recorder, adminToken: options.adminToken,
+                requireTokenForDecide: settings.requireTokenForDecide,
+                reload: { trigger in
+                    Self.reload(
+                        store: store, metrics: metrics, log: log,
+                        restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger)
+                },
+                openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
+                intake: intakeEndpoints, decisionLogPath: options.decisionLogPath, surface: surface, draining: draining)
+        }
+        let api = makeAPI(adminAddress == nil ? .all : .api)
         let configuration = settings.httpConfiguration(
             address: options.listen, bodyLimitsByPath: Self.bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
-            let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
-            log.log(level, event.event, event.fields)
-            // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the API;
-            // count them too, so /metrics shows the abuse a client log would not.
-            if event.event == "http.request_rejected", let status = event.fields["status"]?.integerValue {
-                metrics.recordRequest(endpoint: "rejected", status: status, seconds: 0)
-            }
+            Self.logServerEvent(event, listener: nil, log: log, metrics: metrics)
+        }
+        if let adminAddress {
+            let adminServer = HTTPServer(
+                configuration: Self.adminConfiguration(settings: settings, address: adminAddress),
+                routingResponder: makeAPI(.admin)
+            ) { event in Self.logServerEvent(event, listener: "admin", log: log, metrics: metrics) }
+            admin = (adminServer, adminAddress)
+        } else {
+            admin = nil
         }
         serverBox.withLock { $0 = server }
         proxy = ProxyListener.make(
@@ -124,6 +136,31 @@ public final class PolicyDaemon: Sendable {
         self.settings = settings
         self.intakeSettings = intakeSettings
         self.proxySettings = proxySettings
+    }
+
+    /// Admin traffic is a few probes and scrapes: one worker thread and a small connection
+    /// limit of its own, so neither a flood on the API port nor one here starves the other.
+    static let adminConnectionLimit = 64
+
+    private static func adminConfiguration(settings: ServerSettings, address: ListenAddress) -> HTTPServerConfiguration {
+        var configuration = settings.httpConfiguration(
+            address: address, bodyLimitsByPath: bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
+        configuration.threadPoolSize = 1
+        configuration.connectionLimit = adminConnectionLimit
+        configuration.perIPConnectionLimit = min(settings.perIPConnectionLimit, adminConnectionLimit)
+        return configuration
+    }
+
+    private static func logServerEvent(_ event: HTTPServerLogEvent, listener: String?, log: EventLog, metrics: Metrics) {
+        let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
+        var fields = event.fields
+        if let listener { fields.append("listener", .string(listener)) }
+        log.log(level, event.event, fields)
+        // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the API;
+        // count them too, so /metrics shows the abuse a client log would not.
+        if event.event == "http.request_rejected", let status = event.fields["status"]?.integerValue {
+            metrics.recordRequest(endpoint: "rejected", status: status, seconds: 0)
+        }
     }
 
     /// The intake endpoints: backed by the opened store; storeless (404 `intake-disabled`)
@@ -146,6 +183,12 @@ public final class PolicyDaemon: Sendable {
     /// Binds and starts serving; returns the bound port. Starts the config watcher if enabled.
     public func start() throws(HTTPServerError) -> UInt16 {
         let port = try server.start()
+        if let admin {
+            let adminPort = try admin.server.start()
+            log.log(
+                .info, "admin.listening",
+                ["address": .string(ListenAddress(host: admin.address.host, port: adminPort).description)])
+        }
         try proxy?.start()
         if settings.watchConfig {
             ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
@@ -195,12 +238,22 @@ public final class PolicyDaemon: Sendable {
         return outcome
     }
 
-    /// Stops accepting, lets requests in flight finish (bounded), flushes the decision log.
+    /// Stops accepting on every listener, lets requests in flight finish (bounded), flushes
+    /// the decision log.
+    ///
+    /// The API, admin and proxy listeners drain together: all stop accepting first (new
+    /// connections are refused at once, so clients fail over), then each gets the same
+    /// deadline, so the whole shutdown takes at most one `drainTimeoutSeconds` (plus a
+    /// moment to close), not one per listener, and stays within systemd's `TimeoutStopSec`
+    /// and Kubernetes' grace period.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         api.beginDraining()
-        server.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))
-        proxy?.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))
+        let servers = [server, admin?.server, proxy?.server].compactMap { $0 }
+        for listener in servers { listener.stopAccepting() }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(settings.drainTimeoutSeconds))
+        for listener in servers { listener.shutdown(until: deadline) }
+        proxy?.endTransfers()
         decisionLog?.close()
     }
 }

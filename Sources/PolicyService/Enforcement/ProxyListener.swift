@@ -42,10 +42,9 @@ final class ProxyListener: Sendable {
         log.log(.info, "proxy.listening", ["address": .string(bound.description)])
     }
 
-    /// Drains the listener, then ends the transfers still running (their bodies were cut
-    /// when the server closed the connections).
-    func shutdown(drainTimeout: Duration) {
-        server.shutdown(drainTimeout: drainTimeout)
+    /// Ends the transfers still running; call after the server has shut down (their bodies
+    /// were cut when it closed the connections).
+    func endTransfers() {
         responder.client.shutdown()
     }
 }

@@ -30,6 +30,17 @@ public final class PolicyAPI: HTTPRoutingResponder {
         case authz = "/v1/authz"
     }
 
+    /// Which endpoints one listener serves.
+    public enum Surface: Sendable {
+        /// Everything: the only listener when `server.adminListen` is not set.
+        case all
+        /// The API listener beside an admin listener: decisions, authz, intake, and the
+        /// probes (kept so load balancers and nginx checks aimed at the API port still work).
+        case api
+        /// The admin listener: probes, metrics, policy view, reload and diff.
+        case admin
+    }
+
     /// Largest `{"requests": […]}` batch.
     public static let maximumBatch = DecideEndpoints.maximumBatch
     static let problemTypePrefix = ProblemRenderer.typePrefix
@@ -43,9 +54,9 @@ public final class PolicyAPI: HTTPRoutingResponder {
     init(
         store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
         requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
-        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String? = nil
+        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String? = nil,
+        surface: Surface = .all, draining: DrainingFlag = DrainingFlag()
     ) {
-        let draining = DrainingFlag()
         let admin = adminToken.map { BearerAuthorization(token: $0, realm: "navpolicyd", tokenName: "admin token") }
         var adminCheck: RouteCheck?
         if let admin { adminCheck = { request throws(ServiceProblem) in try admin.check(request) } }
@@ -57,16 +68,26 @@ public final class PolicyAPI: HTTPRoutingResponder {
             store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining,
             decisionLogPath: decisionLogPath)
 
+        let servesAPI = surface != .admin
+        let servesAdmin = surface != .api
         var table = RouteTable()
-        table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
-        table.group { policyAdmin.registerPolicy(in: &$0) }
-        table.group(checking: adminCheck) {
-            policyAdmin.registerReload(in: &$0)
-            policyAdmin.registerDiff(in: &$0)
+        if servesAPI {
+            table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
         }
-        table.group { policyAdmin.registerProbes(in: &$0) }
-        table.group(checking: intake.check) { intake.register(in: &$0) }
-        table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
+        if servesAdmin {
+            table.group { policyAdmin.registerPolicy(in: &$0) }
+            table.group(checking: adminCheck) {
+                policyAdmin.registerReload(in: &$0)
+                policyAdmin.registerDiff(in: &$0)
+            }
+            table.group { policyAdmin.registerProbes(in: &$0) }
+        } else {
+            table.group { policyAdmin.registerHealthProbes(in: &$0) }
+        }
+        if servesAPI {
+            table.group(checking: intake.check) { intake.register(in: &$0) }
+            table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
+        }
 
         self.routes = table
         self.metrics = metrics
@@ -118,7 +139,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
     }
 }
 
-/// Whether the daemon is shutting down (read by `/readyz`).
+/// Whether the daemon is shutting down (read by `/readyz`); one flag shared by the API and
+/// admin listeners, so both report the drain.
 final class DrainingFlag: Sendable {
     private let value = Atomic<Bool>(false)
 

@@ -13,6 +13,7 @@ enum ServeCommand {
         usage: """
             Usage: navpolicyd serve [--config FILE] [--listen HOST:PORT] [--decision-log FILE]
                                     [--admin-token-file FILE] [--proxy-listen HOST:PORT]
+                                    [--admin-listen HOST:PORT]
 
             Serves GET/POST /v1/decide, GET /v1/policy, POST /v1/policy/reload, /healthz,
             /readyz, /metrics and the share intake (/v1/intake, /v1/intake/share-target,
@@ -25,10 +26,13 @@ enum ServeCommand {
               --decision-log FILE      append one NDJSON line per decision (written off the request path)
               --admin-token-file FILE  bearer token for /v1/policy/reload ($NAVPOLICY_ADMIN_TOKEN wins)
               --proxy-listen HOST:PORT also run the enforcing forward/reverse proxy there (see docs/proxy.md)
+              --admin-listen HOST:PORT serve /healthz, /readyz, /metrics, /v1/policy, reload and diff on a
+                                       listener of their own (server.adminListen; see docs/operations.md)
 
             Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
             an invalid config is rejected and the running policy keeps serving.
-            SIGTERM or SIGINT: stop accepting, finish requests in flight (server.drainTimeoutSeconds), exit 0.
+            SIGTERM or SIGINT: refuse new connections, finish requests in flight on every listener
+            together (server.drainTimeoutSeconds), exit 0.
             Logs are JSON lines on stderr.
 
             Share intake stores items in intake.database, by default intake.sqlite3 in the data
@@ -41,7 +45,7 @@ enum ServeCommand {
         run: run)
 
     static let spec = ArgumentSpec(
-        valueOptions: ["config", "listen", "decision-log", "admin-token-file", "proxy-listen"], flagOptions: [])
+        valueOptions: ["config", "listen", "decision-log", "admin-token-file", "proxy-listen", "admin-listen"], flagOptions: [])
 
     static func run(_ arguments: [String], _ output: Output) -> Int32 {
         let parsed: ParsedArguments
@@ -106,6 +110,18 @@ enum ServeCommand {
                 return ExitCode.usage
             }
         }
+        if let adminText = parsed.value("admin-listen") {
+            switch ListenAddress.parse(adminText) {
+            case .success(let address): options.adminListen = address
+            case .failure(let error):
+                output.err("navpolicyd serve: --admin-listen \(adminText): \(error.reason)")
+                return ExitCode.usage
+            }
+        }
+        if let clash = listenerClash(options) {
+            output.err("navpolicyd serve: \(clash)")
+            return ExitCode.usage
+        }
         let daemon: PolicyDaemon
         do {
             daemon = try PolicyDaemon(options: options, log: log)
@@ -137,6 +153,23 @@ enum ServeCommand {
         let parked = DispatchSemaphore(value: 0)
         withExtendedLifetime(signalSources) { parked.wait() }
         return ExitCode.success
+    }
+
+    /// Two listeners on one port, after flags override the config: a clear error before
+    /// anything binds, rather than "address in use" from the second listener.
+    static func listenerClash(_ options: PolicyDaemon.Options) -> String? {
+        let settings = options.initial.settings
+        let admin = options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
+        let proxyConfigured = ProxySettings.from(options.initial.policy).listen.flatMap { try? ListenAddress.parse($0).get() }
+        let proxy = options.proxyListen ?? proxyConfigured
+        let listeners = [("listen", Optional(options.listen)), ("admin listen", admin), ("proxy listen", proxy)]
+        for (index, first) in listeners.enumerated() {
+            for second in listeners.dropFirst(index + 1) {
+                guard let a = first.1, let b = second.1, let clash = ListenAddress.clash(a, b) else { continue }
+                return "the \(second.0) address \(b) \(clash) the \(first.0) address \(a)"
+            }
+        }
+        return nil
     }
 
     /// Where the intake database lives when `intake.database` is not set.
