@@ -25,6 +25,11 @@ public final class PolicyDaemon: Sendable {
         public var proxyListen: ListenAddress?
         /// The admin listener (`--admin-listen`); nil = the config's `server.adminListen`, if any.
         public var adminListen: ListenAddress?
+        /// Listening sockets systemd passed (`LISTEN_FDS`): served instead of binding. A passed
+        /// `admin` or `proxy` socket turns that listener on even without its address.
+        public var socketActivation: SocketActivation?
+        /// Where `READY=1`, `RELOADING=1`, `STOPPING=1` and watchdog pings go (`$NOTIFY_SOCKET`).
+        public var notifier: SystemdNotifier?
 
         public init(
             configPath: String, initial: PolicySnapshot, listen: ListenAddress, decisionLogPath: String?,
@@ -78,6 +83,8 @@ public final class PolicyDaemon: Sendable {
     /// The proxy settings the proxy listener was built with; a reload cannot change them.
     private let proxySettings: ProxySettings
     private let stopped = Atomic<Bool>(false)
+    private let notifier: SystemdNotifier?
+    private let watchdog = Mutex<WatchdogTimer?>(nil)
     private let proxy: ProxyListener?
 
     public init(options: Options, log: EventLog) throws(DecisionLogError) {
@@ -93,7 +100,12 @@ public final class PolicyDaemon: Sendable {
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
-        let adminAddress = options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
+        let notifier = options.notifier
+        let inherited = options.socketActivation
+        // A passed admin socket needs no address; the API listener's host labels it in logs.
+        let adminAddress =
+            options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
+            ?? inherited?.admin.map { _ in ListenAddress(host: options.listen.host, port: 0) }
         let draining = DrainingFlag()
         let intakeEndpoints = Self.intakeEndpoints(
             options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log)
@@ -104,20 +116,23 @@ public final class PolicyDaemon: Sendable {
                 reload: { trigger in
                     Self.reload(
                         store: store, metrics: metrics, log: log,
-                        restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger)
+                        restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger, notifier: notifier)
                 },
                 openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
                 intake: intakeEndpoints, decisionLogPath: options.decisionLogPath, surface: surface, draining: draining)
         }
         let api = makeAPI(adminAddress == nil ? .all : .api)
-        let configuration = settings.httpConfiguration(
+        var configuration = settings.httpConfiguration(
             address: options.listen, bodyLimitsByPath: Self.bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
+        configuration.inheritedListenSocket = inherited?.api
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
             Self.logServerEvent(event, listener: nil, log: log, metrics: metrics)
         }
         if let adminAddress {
+            var adminConfiguration = Self.adminConfiguration(settings: settings, address: adminAddress)
+            adminConfiguration.inheritedListenSocket = inherited?.admin
             let adminServer = HTTPServer(
-                configuration: Self.adminConfiguration(settings: settings, address: adminAddress),
+                configuration: adminConfiguration,
                 routingResponder: makeAPI(.admin)
             ) { event in Self.logServerEvent(event, listener: "admin", log: log, metrics: metrics) }
             admin = (adminServer, adminAddress)
@@ -136,6 +151,7 @@ public final class PolicyDaemon: Sendable {
         self.settings = settings
         self.intakeSettings = intakeSettings
         self.proxySettings = proxySettings
+        self.notifier = notifier
     }
 
     /// Admin traffic is a few probes and scrapes: one worker thread and a small connection
@@ -190,6 +206,8 @@ public final class PolicyDaemon: Sendable {
                 ["address": .string(ListenAddress(host: admin.address.host, port: adminPort).description)])
         }
         try proxy?.start()
+        notifier?.notify("READY=1") { [log] in log.log(.warning, "systemd.notify_failed", ["reason": .string($0)]) }
+        startWatchdog()
         if settings.watchConfig {
             ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
                 [self] in _ = self.reload(trigger: "file-watch")
@@ -198,17 +216,38 @@ public final class PolicyDaemon: Sendable {
         return port
     }
 
+    /// Pings the systemd watchdog at half its timeout while the API listener is serving: a
+    /// daemon whose server has stopped (or whose process hangs) stops pinging and is
+    /// restarted by systemd.
+    private func startWatchdog() {
+        guard let notifier, let interval = notifier.watchdogInterval else { return }
+        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "navpolicyd.systemd-watchdog"))
+        let milliseconds = max(
+            1, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
+        source.schedule(deadline: .now(), repeating: .milliseconds(milliseconds), leeway: .milliseconds(milliseconds / 10))
+        source.setEventHandler { [weak self] in
+            guard let self, !self.stopped.load(ordering: .relaxed), self.server.boundPort != nil else { return }
+            notifier.notify("WATCHDOG=1") { [log] in log.log(.warning, "systemd.notify_failed", ["reason": .string($0)]) }
+        }
+        watchdog.withLock { $0 = WatchdogTimer(source: source) }
+        source.resume()
+    }
+
     /// Reloads the policy, logging and counting the outcome.
     public func reload(trigger: String) -> PolicyStore.ReloadOutcome {
         Self.reload(
             store: store, metrics: metrics, log: log, restartOnly: (settings, intakeSettings, proxySettings),
-            trigger: trigger)
+            trigger: trigger, notifier: notifier)
     }
 
     private static func reload(
         store: PolicyStore, metrics: Metrics, log: EventLog,
-        restartOnly: (server: ServerSettings, intake: IntakeSettings, proxy: ProxySettings), trigger: String
+        restartOnly: (server: ServerSettings, intake: IntakeSettings, proxy: ProxySettings), trigger: String,
+        notifier: SystemdNotifier?
     ) -> PolicyStore.ReloadOutcome {
+        // systemd holds `systemctl reload` from RELOADING=1 until the next READY=1.
+        notifier?.notify(SystemdNotifier.reloadingMessage())
+        defer { notifier?.notify("READY=1") }
         let outcome = store.reload(trigger: trigger)
         metrics.recordReload(result: outcome.result.rawValue)
         switch outcome.result {
@@ -248,6 +287,8 @@ public final class PolicyDaemon: Sendable {
     /// and Kubernetes' grace period.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        notifier?.notify("STOPPING=1")
+        watchdog.withLock { $0?.source.cancel() }
         api.beginDraining()
         let servers = [server, admin?.server, proxy?.server].compactMap { $0 }
         for listener in servers { listener.stopAccepting() }
@@ -256,4 +297,10 @@ public final class PolicyDaemon: Sendable {
         proxy?.endTransfers()
         decisionLog?.close()
     }
+}
+
+/// The watchdog's timer source; `@unchecked Sendable` because Dispatch sources are
+/// thread-safe but not annotated.
+private struct WatchdogTimer: @unchecked Sendable {
+    let source: any DispatchSourceTimer
 }

@@ -20,11 +20,17 @@ final class ProxyListener: Sendable {
     static func make(options: PolicyDaemon.Options, decisions: DecisionPoint, log: EventLog) -> ProxyListener? {
         let proxySettings = ProxySettings.from(options.initial.policy)
         let configured = proxySettings.listen.flatMap { try? ListenAddress.parse($0).get() }
-        guard let address = options.proxyListen ?? configured else { return nil }
+        let inherited = options.socketActivation?.proxy
+        // A passed proxy socket needs no address; the API listener's host labels it in logs.
+        guard
+            let address = options.proxyListen ?? configured
+                ?? inherited.map({ _ in ListenAddress(host: options.listen.host, port: 0) })
+        else { return nil }
         let server = options.initial.settings
         // The same limits and deadlines as the API listener: one `server` section for both.
-        let configuration = server.httpConfiguration(
+        var configuration = server.httpConfiguration(
             address: address, maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: ProblemRenderer.typePrefix)
+        configuration.inheritedListenSocket = inherited
         let responder = ProxyResponder(decisions: decisions, settings: proxySettings)
         let httpServer = HTTPServer(configuration: configuration, routingResponder: responder) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info

@@ -40,6 +40,10 @@ enum ServeCommand {
             With intake.enabled false no database is opened and the intake endpoints answer 404.
             $NAVPOLICY_INTAKE_TOKEN (or intake.tokenFile) requires a bearer token on every intake endpoint.
 
+            Under systemd: READY=1, RELOADING=1 and STOPPING=1 go to $NOTIFY_SOCKET (Type=notify),
+            WATCHDOG=1 every WATCHDOG_USEC/2, and sockets passed as LISTEN_FDS (FileDescriptorName=
+            api, admin, proxy) are served instead of binding (deploy/systemd/navpolicyd.socket).
+
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
             """,
         run: run)
@@ -118,6 +122,20 @@ enum ServeCommand {
                 return ExitCode.usage
             }
         }
+        let environment = ProcessInfo.processInfo.environment
+        switch SocketActivation.fromEnvironment(environment) {
+        case .success(let activation): options.socketActivation = activation
+        case .failure(let error):
+            output.err("navpolicyd serve: socket activation: \(error)")
+            return ExitCode.usage
+        }
+        SocketActivation.clearEnvironment()
+        switch SystemdNotifier.fromEnvironment(environment) {
+        case .success(let notifier): options.notifier = notifier
+        case .failure(let error):
+            output.err("navpolicyd serve: \(error)")
+            return ExitCode.usage
+        }
         if let clash = listenerClash(options) {
             output.err("navpolicyd serve: \(clash)")
             return ExitCode.usage
@@ -143,6 +161,7 @@ enum ServeCommand {
                 "address": .string(bound.description), "configPath": .string(configPath),
                 "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
                 "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
+                "socketActivated": .bool(options.socketActivation != nil), "systemdNotify": .bool(options.notifier != nil),
             ])
         let signalSources = installSignalHandlers(daemon: daemon, log: log)
         // The main thread parks here for good (the SIGTERM handler ends the process with exit)
@@ -162,7 +181,12 @@ enum ServeCommand {
         let admin = options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
         let proxyConfigured = ProxySettings.from(options.initial.policy).listen.flatMap { try? ListenAddress.parse($0).get() }
         let proxy = options.proxyListen ?? proxyConfigured
-        let listeners = [("listen", Optional(options.listen)), ("admin listen", admin), ("proxy listen", proxy)]
+        // Sockets systemd passed were bound by systemd: their configured addresses do not bind.
+        let activation = options.socketActivation
+        let listeners = [
+            ("listen", activation?.api == nil ? Optional(options.listen) : nil),
+            ("admin listen", activation?.admin == nil ? admin : nil), ("proxy listen", activation?.proxy == nil ? proxy : nil),
+        ]
         for (index, first) in listeners.enumerated() {
             for second in listeners.dropFirst(index + 1) {
                 guard let a = first.1, let b = second.1, let clash = ListenAddress.clash(a, b) else { continue }
