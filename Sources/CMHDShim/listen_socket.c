@@ -54,3 +54,44 @@ int cmhd_open_listen_socket(const char *host, uint16_t port, int backlog,
                                                : ntohs(((struct sockaddr_in *)&actual)->sin_port);
     return fd;
 }
+
+int cmhd_inspect_listen_socket(int fd, uint16_t *bound_port, int *error_number) {
+    *error_number = 0;
+    int type = 0, listening = 0;
+    socklen_t length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0) {
+        *error_number = errno;
+        return -1;
+    }
+    length = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0) {
+        *error_number = errno;
+        return -1;
+    }
+    struct sockaddr_storage actual;
+    socklen_t actual_length = sizeof actual;
+    if (getsockname(fd, (struct sockaddr *)&actual, &actual_length) != 0) {
+        *error_number = errno;
+        return -1;
+    }
+    if (type != SOCK_STREAM || !listening ||
+        (actual.ss_family != AF_INET && actual.ss_family != AF_INET6))
+        return -1;
+    *bound_port = actual.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&actual)->sin6_port)
+                                               : ntohs(((struct sockaddr_in *)&actual)->sin_port);
+    /* MHD's epoll loops expect a non-blocking listen socket, as cmhd_open_listen_socket makes. */
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
+        fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+        *error_number = errno;
+        return -1;
+    }
+    return 0;
+}
+
+int cmhd_refuse_new_connections(int fd) {
+    /* On Linux, shutdown(SHUT_RD) on a listening TCP socket stops it listening (the kernel
+     * disconnects it: queued, unaccepted connections are reset and new SYNs get RST), while
+     * the descriptor stays valid, so no worker thread can race on a reused fd number. */
+    return shutdown(fd, SHUT_RD);
+}

@@ -16,7 +16,12 @@ enum DaemonStarter {
         signal(SIGPIPE, SIG_IGN)
         FileDescriptorLimit.raise(toHold: configuration.connectionLimit, log: core.log)
 
-        let listen = try openListenSocket(configuration)
+        let listen: (socket: Int32, port: UInt16)
+        if let inherited = configuration.inheritedListenSocket {
+            listen = try inheritedSocket(inherited)
+        } else {
+            listen = try openListenSocket(configuration)
+        }
         let retainedCore = Unmanaged.passRetained(core)
         let logTarget = UnsafeMutablePointer<cmhd_log_target>.allocate(capacity: 1)
         logTarget.initialize(to: cmhd_log_target(sink: mhdLibraryMessage, context: retainedCore.toOpaque()))
@@ -33,7 +38,7 @@ enum DaemonStarter {
             cmhd_start_daemon(flags, mhdAccessHandler, corePointer, items.baseAddress)
         }
         guard let daemon = started else {
-            close(listen.socket)
+            if configuration.inheritedListenSocket == nil { close(listen.socket) }
             logTarget.deinitialize(count: 1)
             logTarget.deallocate()
             retainedCore.release()
@@ -44,7 +49,8 @@ enum DaemonStarter {
             log: { fields in core.log(.warning, "http.connections_cut", fields) },
             tick: { core.flushSuppressedLibraryMessages() })
         return RunningDaemon(
-            daemon: daemon, listenSocket: listen.socket, port: listen.port, logTarget: logTarget, core: retainedCore)
+            daemon: daemon, listenSocket: listen.socket, ownsListenSocket: configuration.inheritedListenSocket == nil,
+            port: listen.port, logTarget: logTarget, core: retainedCore)
     }
 
     private static func validate(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) {
@@ -65,6 +71,18 @@ enum DaemonStarter {
             throw HTTPServerError.invalidConfiguration.with(
                 detail: "maxBodyBytes, perIPConnectionLimit and minBodyBytesPerSecond must not be negative")
         }
+    }
+
+    /// Checks that an inherited descriptor is a listening TCP socket and learns its port:
+    /// serving a wrong descriptor (a file, a UDP socket) must fail at start, not later.
+    private static func inheritedSocket(_ socket: Int32) throws(HTTPServerError) -> (socket: Int32, port: UInt16) {
+        var boundPort: UInt16 = 0
+        var errorNumber: Int32 = 0
+        guard cmhd_inspect_listen_socket(socket, &boundPort, &errorNumber) == 0 else {
+            let reason = errorNumber == 0 ? "not a listening TCP socket" : String(cString: strerror(errorNumber))
+            throw HTTPServerError.socketFailure.with(detail: "inherited descriptor \(socket): \(reason)")
+        }
+        return (socket, boundPort)
     }
 
     private static func openListenSocket(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) -> (

@@ -18,12 +18,18 @@ public final class HTTPServer: Sendable {
         case idle
         case starting
         case running(RunningDaemon)
+        /// Not accepting; requests in flight carry on until ``shutdown(until:)`` claims it.
         case draining(RunningDaemon)
+        /// ``shutdown(until:)`` is waiting for requests in flight and stopping the daemon.
+        case stopping(RunningDaemon)
         case stopped
     }
 
     private let core: ServerCore
     private let lifecycle = Mutex<Lifecycle>(.idle)
+    /// The listen socket `MHD_quiesce_daemon` handed back (ours to close), or -1 when MHD
+    /// still owns it and closes it itself in `MHD_stop_daemon`.
+    private let quiescedListenSocket = Atomic<Int32>(-1)
 
     /// Creates a server whose responses come synchronously from `responder`.
     /// - Parameters:
@@ -107,7 +113,7 @@ public final class HTTPServer: Sendable {
     public var boundPort: UInt16? {
         lifecycle.withLock { state in
             switch state {
-            case .running(let daemon), .draining(let daemon): daemon.port
+            case .running(let daemon), .draining(let daemon), .stopping(let daemon): daemon.port
             case .idle, .starting, .stopped: nil
             }
         }
@@ -117,21 +123,22 @@ public final class HTTPServer: Sendable {
     public var openConnections: Int {
         lifecycle.withLock { state in
             switch state {
-            case .running(let daemon), .draining(let daemon): Int(cmhd_current_connections(daemon.daemon))
+            case .running(let daemon), .draining(let daemon), .stopping(let daemon):
+                Int(cmhd_current_connections(daemon.daemon))
             case .idle, .starting, .stopped: 0
             }
         }
     }
 
-    /// Stops the server gracefully.
+    /// Stops accepting new connections at once; requests in flight carry on.
     ///
-    /// Stops accepting (`MHD_quiesce_daemon`), lets requests in flight finish until
-    /// `drainTimeout` passes (their responses carry `Connection: close`, so clients
-    /// reconnect elsewhere), answers still-suspended asynchronous requests with 503, cuts
-    /// streamed bodies still being sent, then closes every connection and joins the workers. Idempotent: later or concurrent calls
-    /// return at once. Blocks the caller, so call it from a signal-handling DispatchSource
-    /// or the main thread, never from a responder (it would wait for itself).
-    public func shutdown(drainTimeout: Duration) {
+    /// Quiesces libmicrohttpd and, for a socket the server bound itself, shuts the listen
+    /// socket down so that the kernel refuses new connections immediately (a client or a
+    /// load balancer fails over at once instead of waiting in the backlog for the whole
+    /// drain). An inherited socket (``HTTPServerConfiguration/inheritedListenSocket``) keeps
+    /// listening: new connections queue there for the next process. Every response from now
+    /// on carries `Connection: close`. Idempotent; call ``shutdown(until:)`` afterwards.
+    public func stopAccepting() {
         let claimed = lifecycle.withLock { state -> RunningDaemon? in
             guard case .running(let daemon) = state else { return nil }
             state = .draining(daemon)
@@ -139,8 +146,39 @@ public final class HTTPServer: Sendable {
         }
         guard let daemon = claimed else { return }
         core.isDraining.store(true, ordering: .relaxed)
+        // MHD removes the socket from every worker's epoll set before returning it to us.
         let listenSocket = MHD_quiesce_daemon(daemon.daemon)
-        let drained = waitForRequestsInFlight(until: ContinuousClock.now.advanced(by: drainTimeout))
+        quiescedListenSocket.store(listenSocket, ordering: .relaxed)
+        let refused = daemon.ownsListenSocket && listenSocket >= 0 && cmhd_refuse_new_connections(listenSocket) == 0
+        core.log(.info, "http.accepting_stopped", ["newConnectionsRefused": .bool(refused)])
+    }
+
+    /// Stops the server gracefully, letting requests in flight finish for at most `drainTimeout`.
+    ///
+    /// The same as ``shutdown(until:)`` with a deadline `drainTimeout` from now.
+    public func shutdown(drainTimeout: Duration) {
+        shutdown(until: ContinuousClock.now.advanced(by: drainTimeout))
+    }
+
+    /// Stops the server gracefully.
+    ///
+    /// Stops accepting (``stopAccepting()``), lets requests in flight finish until
+    /// `deadline` (their responses carry `Connection: close`, so clients reconnect
+    /// elsewhere), answers still-suspended asynchronous requests with 503, cuts streamed
+    /// bodies still being sent, then closes every connection and joins the workers. Several
+    /// servers drain together by calling ``stopAccepting()`` on each, then this with one
+    /// shared deadline. Idempotent: later or concurrent calls return at once. Blocks the
+    /// caller, so call it from a signal-handling DispatchSource or the main thread, never
+    /// from a responder (it would wait for itself).
+    public func shutdown(until deadline: ContinuousClock.Instant) {
+        stopAccepting()
+        let claimed = lifecycle.withLock { state -> RunningDaemon? in
+            guard case .draining(let daemon) = state else { return nil }
+            state = .stopping(daemon)
+            return daemon
+        }
+        guard let daemon = claimed else { return }
+        let drained = waitForRequestsInFlight(until: deadline)
         let shuttingDown = ProblemDetails.shuttingDown.response(typePrefix: core.configuration.problemTypePrefix)
         let abandoned =
             core.suspendedConnections.closeAndResumeAll(with: shuttingDown) + core.streamedBodies.closeAll()
@@ -154,7 +192,9 @@ public final class HTTPServer: Sendable {
         MHD_stop_daemon(daemon.daemon)
         let core = core
         core.connections.stop { fields in core.log(.warning, "http.connections_cut", fields) }
-        // After quiesce the listen socket belongs to us again (MHD no longer closes it).
+        // After quiesce the listen socket belongs to us again (MHD no longer closes it); an
+        // inherited one stays open in the process that passed it.
+        let listenSocket = quiescedListenSocket.load(ordering: .relaxed)
         if listenSocket >= 0 { close(listenSocket) }
         daemon.releaseResources()
         core.log(

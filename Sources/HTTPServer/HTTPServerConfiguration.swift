@@ -65,6 +65,14 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxHeaderBytes: Int
     /// Prefix of every problem `type` URI; the problem kind is appended.
     public var problemTypePrefix: String
+    /// An already bound, listening TCP socket to serve instead of binding ``host``:``port``
+    /// (socket activation: systemd passes it as `LISTEN_FDS`). ``host`` and ``port`` then
+    /// only label the listener in logs.
+    ///
+    /// The server does not own such a socket's listening state: whoever passed it keeps a
+    /// copy, so on shutdown the server stops accepting from it but does not shut it down,
+    /// and connections arriving meanwhile wait in its queue for the next process.
+    public var inheritedListenSocket: Int32?
 
     /// Creates a configuration; every parameter has a production-safe default.
     public init(
@@ -99,6 +107,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxTargetBytes = maxTargetBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.problemTypePrefix = problemTypePrefix
+        self.inheritedListenSocket = nil
     }
 
     /// Number of processors currently online (at least 1).

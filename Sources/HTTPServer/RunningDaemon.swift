@@ -9,6 +9,9 @@ import CMicroHTTPD
 struct RunningDaemon: @unchecked Sendable {
     let daemon: OpaquePointer
     let listenSocket: Int32
+    /// False for a socket passed in by socket activation: its listening state is shared
+    /// with the process that passed it, so shutdown must leave it listening.
+    let ownsListenSocket: Bool
     let port: UInt16
     /// Where cmhd_format_log sends lines; must outlive the daemon.
     let logTarget: UnsafeMutablePointer<cmhd_log_target>

@@ -19,14 +19,23 @@ final class DaemonProcess: Sendable {
     /// Starts a daemon on `config` (JSON text written to a temp file unless `configPath` is given).
     /// Each daemon gets its own data directory (so its intake database), unless `environment`
     /// names one: tests never share or leave state in the package's `var/`.
-    init(config: String? = nil, configPath: String? = nil, arguments: [String] = [], environment: [String: String] = [:])
-        throws
-    {
+    /// `launcher` runs the binary through another program (its executable and the arguments
+    /// before the binary's path), as systemd would with sockets it passes.
+    init(
+        config: String? = nil, configPath: String? = nil, arguments: [String] = [], environment: [String: String] = [:],
+        launcher: (executable: URL, arguments: [String])? = nil
+    ) throws {
         let path = try configPath ?? BinaryRunner.temporaryFile(config ?? defaultConfig)
         self.configPath = path
         let process = Process()
-        process.executableURL = BinaryRunner.binary
-        process.arguments = ["serve", "--config", path, "--listen", "127.0.0.1:0"] + arguments
+        let serveArguments = ["serve", "--config", path, "--listen", "127.0.0.1:0"] + arguments
+        if let launcher {
+            process.executableURL = launcher.executable
+            process.arguments = launcher.arguments + [BinaryRunner.binary.path] + serveArguments
+        } else {
+            process.executableURL = BinaryRunner.binary
+            process.arguments = serveArguments
+        }
         process.currentDirectoryURL = BinaryRunner.packageRoot
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NAVPOLICY_ADMIN_TOKEN")
@@ -70,6 +79,15 @@ final class DaemonProcess: Sendable {
         guard line.contains(#""event":"listening""#), let range = line.range(of: #""address":"127.0.0.1:"#) else {
             return nil
         }
+        return Int(line[range.upperBound...].prefix(while: \.isNumber))
+    }
+
+    /// The port in the `address` of the first `event` log line (`admin.listening`,
+    /// `proxy.listening`), waiting for it; nil when it never appears.
+    func loggedPort(_ event: String, timeout: TimeInterval = 10) -> Int? {
+        guard let line = waitForLog(timeout: timeout, { $0.contains(#""event":"\#(event)""#) }),
+            let range = line.range(of: #""address":"127.0.0.1:"#)
+        else { return nil }
         return Int(line[range.upperBound...].prefix(while: \.isNumber))
     }
 

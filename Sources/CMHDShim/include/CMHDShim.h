@@ -66,4 +66,13 @@ enum {
 int cmhd_open_listen_socket(const char *host, uint16_t port, int backlog,
                             uint16_t *bound_port, int *error_number);
 
+/// Checks that fd is a listening IPv4/IPv6 TCP socket (one passed by socket activation),
+/// writes its port, and makes it non-blocking and close-on-exec. Returns 0, or -1 with
+/// *error_number set (0 when the descriptor is valid but not a listening TCP socket).
+int cmhd_inspect_listen_socket(int fd, uint16_t *bound_port, int *error_number);
+
+/// Makes the kernel refuse new connections on a listening socket at once, keeping the
+/// descriptor open (see listen_socket.c). Returns shutdown(2)'s result.
+int cmhd_refuse_new_connections(int fd);
+
 #endif

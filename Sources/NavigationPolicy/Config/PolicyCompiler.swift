@@ -11,6 +11,10 @@ public struct PolicyCompiler: Sendable {
     /// Validators by section name; a section without one is only checked to be an object.
     public var sectionValidators: [String: SectionValidator] = [:]
 
+    /// Checks that span sections (a listener in `server` clashing with one in `proxy`), run
+    /// with the whole document after the section validators.
+    public var documentValidators: [SectionValidator] = []
+
     /// Top-level keys of a config. `server`, `intake` and `proxy` belong to the front ends.
     public static let topLevelKeys = ["defaultDecision", "handlers", "server", "intake", "proxy"]
     static let reservedSections = ["server", "intake", "proxy"]
@@ -62,6 +66,7 @@ public struct PolicyCompiler: Sendable {
             }
         }
 
+        for validator in documentValidators { validator(root, &diagnostics) }
         let links = compileHandlers(root, diagnostics: &diagnostics)
         guard diagnostics.isEmpty else { throw ConfigError(issues: diagnostics.issues) }
         return CompiledPolicy(defaultVerdict: defaultVerdict, links: links, sections: sections)

@@ -18,6 +18,9 @@ package struct ServeCommand: ParsableCommand {
     static let proxyListen = Option.text(
         "proxy-listen", "HOST:PORT", kind: .address,
         help: "also run the enforcing forward/reverse proxy there (see docs/proxy.md)")
+    static let adminListen = Option.text(
+        "admin-listen", "HOST:PORT", kind: .address,
+        help: "serve /healthz, /readyz, /metrics, /v1/policy, reload and diff on a listener of their own (server.adminListen)")
     static let logLevel = Option.text(
         "log-level", "LEVEL", kind: .choice(EventLog.Level.allCases.map(\.rawValue)),
         help: "the least severe event written to stderr: debug, info, warning or error", default: EventLog.Level.info.rawValue)
@@ -34,7 +37,8 @@ package struct ServeCommand: ParsableCommand {
         notes: """
             Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
             an invalid config is rejected and the running policy keeps serving.
-            SIGTERM or SIGINT: stop accepting, finish requests in flight (server.drainTimeoutSeconds), exit 0.
+            SIGTERM or SIGINT: refuse new connections, finish requests in flight on every listener
+            together (server.drainTimeoutSeconds), exit 0.
             SIGUSR1: reopen the decision log at its configured path (after logrotate renamed it).
             Logs are JSON lines on stderr, from --log-level up.
 
@@ -43,12 +47,16 @@ package struct ServeCommand: ParsableCommand {
             With intake.enabled false no database is opened and the intake endpoints answer 404.
             $NAVPOLICY_INTAKE_TOKEN (or intake.tokenFile) requires a bearer token on every intake endpoint.
 
+            Under systemd: READY=1, RELOADING=1 and STOPPING=1 go to $NOTIFY_SOCKET (Type=notify),
+            WATCHDOG=1 every WATCHDOG_USEC/2, and sockets passed as LISTEN_FDS (FileDescriptorName=
+            api, admin, proxy) are served instead of binding (deploy/systemd/navpolicyd.socket).
+
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
             """,
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, listen.declaration, decisionLog.declaration,
             adminTokenFile.declaration,
-            proxyListen.declaration, logLevel.declaration,
+            proxyListen.declaration, adminListen.declaration, logLevel.declaration,
         ])
 
     package var configPath: String?
@@ -59,6 +67,7 @@ package struct ServeCommand: ParsableCommand {
     package var decisionLogPath: String?
     package var adminTokenFilePath: String?
     package var proxyListenText: String?
+    package var adminListenText: String?
     package var logLevel: EventLog.Level
 
     package init(_ arguments: ParsedArguments) {
@@ -68,6 +77,7 @@ package struct ServeCommand: ParsableCommand {
         decisionLogPath = arguments[Self.decisionLog]
         adminTokenFilePath = arguments[Self.adminTokenFile]
         proxyListenText = arguments[Self.proxyListen]
+        adminListenText = arguments[Self.adminListen]
         logLevel = arguments[Self.logLevel].flatMap(EventLog.Level.init(rawValue:)) ?? .info
     }
 
@@ -133,6 +143,32 @@ package struct ServeCommand: ParsableCommand {
                 return ExitCode.usage
             }
         }
+        if let adminText = adminListenText {
+            switch ListenAddress.parse(adminText) {
+            case .success(let address): options.adminListen = address
+            case .failure(let error):
+                output.err("navpolicyd serve: --admin-listen \(adminText): \(error.reason)")
+                return ExitCode.usage
+            }
+        }
+        let environment = ProcessInfo.processInfo.environment
+        switch SocketActivation.fromEnvironment(environment) {
+        case .success(let activation): options.socketActivation = activation
+        case .failure(let error):
+            output.err("navpolicyd serve: socket activation: \(error)")
+            return ExitCode.usage
+        }
+        SocketActivation.clearEnvironment()
+        switch SystemdNotifier.fromEnvironment(environment) {
+        case .success(let notifier): options.notifier = notifier
+        case .failure(let error):
+            output.err("navpolicyd serve: \(error)")
+            return ExitCode.usage
+        }
+        if let clash = Self.listenerClash(options) {
+            output.err("navpolicyd serve: \(clash)")
+            return ExitCode.usage
+        }
         let daemon: PolicyDaemon
         do {
             daemon = try PolicyDaemon(options: options, log: log)
@@ -152,6 +188,7 @@ package struct ServeCommand: ParsableCommand {
             "address": .string(bound.description), "configPath": .string(configPath),
             "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
             "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
+            "socketActivated": .bool(options.socketActivation != nil), "systemdNotify": .bool(options.notifier != nil),
         ]
         // Which store (a PostgreSQL URI with its password masked) and whether intake is
         // guarded: booleans, never token values.
@@ -168,6 +205,28 @@ package struct ServeCommand: ParsableCommand {
         let parked = DispatchSemaphore(value: 0)
         withExtendedLifetime(signalSources) { parked.wait() }
         return ExitCode.success
+    }
+
+    /// Two listeners on one port, after flags override the config: a clear error before
+    /// anything binds, rather than "address in use" from the second listener.
+    static func listenerClash(_ options: PolicyDaemon.Options) -> String? {
+        let settings = options.initial.settings
+        let admin = options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
+        let proxyConfigured = ProxySettings.from(options.initial.policy).listen.flatMap { try? ListenAddress.parse($0).get() }
+        let proxy = options.proxyListen ?? proxyConfigured
+        // Sockets systemd passed were bound by systemd: their configured addresses do not bind.
+        let activation = options.socketActivation
+        let listeners = [
+            ("listen", activation?.api == nil ? Optional(options.listen) : nil),
+            ("admin listen", activation?.admin == nil ? admin : nil), ("proxy listen", activation?.proxy == nil ? proxy : nil),
+        ]
+        for (index, first) in listeners.enumerated() {
+            for second in listeners.dropFirst(index + 1) {
+                guard let a = first.1, let b = second.1, let clash = ListenAddress.clash(a, b) else { continue }
+                return "the \(second.0) address \(b) \(clash) the \(first.0) address \(a)"
+            }
+        }
+        return nil
     }
 
     /// Where the intake database lives when `intake.database` is not set.

@@ -43,14 +43,19 @@ struct PolicyAdminEndpoints: Sendable {
 
     /// The probes and the scrape endpoint.
     func registerProbes(in group: inout RouteGroup) {
+        registerHealthProbes(in: &group)
+        group.on("GET", "HEAD", path: PolicyAPI.Route.metrics.rawValue) { _ throws(ServiceProblem) in
+            .now(metricsResponse())
+        }
+    }
+
+    /// `/healthz` and `/readyz` alone: what the API listener keeps beside an admin listener.
+    func registerHealthProbes(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.healthz.rawValue) { _ throws(ServiceProblem) in
             .now(.json(.object(["status": .string("ok")])))
         }
         group.on("GET", "HEAD", path: PolicyAPI.Route.readyz.rawValue) { _ throws(ServiceProblem) in
             .now(try readiness())
-        }
-        group.on("GET", "HEAD", path: PolicyAPI.Route.metrics.rawValue) { _ throws(ServiceProblem) in
-            .now(metricsResponse())
         }
     }
 

@@ -25,6 +25,13 @@ public final class PolicyDaemon: Sendable {
         public var proxyListen: ListenAddress?
         /// Reloads refuse config files larger than this (`--max-config-bytes`).
         public var maxConfigBytes = ConfigFile.defaultMaxBytes
+        /// The admin listener (`--admin-listen`); nil = the config's `server.adminListen`, if any.
+        public var adminListen: ListenAddress?
+        /// Listening sockets systemd passed (`LISTEN_FDS`): served instead of binding. A passed
+        /// `admin` or `proxy` socket turns that listener on even without its address.
+        public var socketActivation: SocketActivation?
+        /// Where `READY=1`, `RELOADING=1`, `STOPPING=1` and watchdog pings go (`$NOTIFY_SOCKET`).
+        public var notifier: SystemdNotifier?
 
         public init(
             configPath: String, initial: PolicySnapshot, listen: ListenAddress, decisionLogPath: String?,
@@ -69,6 +76,8 @@ public final class PolicyDaemon: Sendable {
     public let log: EventLog
     private let api: PolicyAPI
     private let server: HTTPServer
+    /// The admin listener and its responder, when `server.adminListen` (or the flag) asks for one.
+    private let admin: (server: HTTPServer, address: ListenAddress)?
     private let decisionLog: DecisionLog?
     private let settings: ServerSettings
     /// The intake settings in force (the store was opened with them); a reload cannot change them.
@@ -76,6 +85,8 @@ public final class PolicyDaemon: Sendable {
     /// The proxy settings the proxy listener was built with; a reload cannot change them.
     private let proxySettings: ProxySettings
     private let stopped = Atomic<Bool>(false)
+    private let notifier: SystemdNotifier?
+    private let watchdog = Mutex<WatchdogTimer?>(nil)
     private let proxy: ProxyListener?
     /// SIGUSR1 → reopen the decision log; kept alive while the daemon runs.
     private let reopenSignal = Mutex<SignalSource?>(nil)
@@ -119,31 +130,48 @@ public final class PolicyDaemon: Sendable {
         options.intake?.store.observeEvents { event, fields in log.log(.warning, event, fields) }
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
+        let notifier = options.notifier
+        let inherited = options.socketActivation
+        // A passed admin socket needs no address; the API listener's host labels it in logs.
+        let adminAddress =
+            options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
+            ?? inherited?.admin.map { _ in ListenAddress(host: options.listen.host, port: 0) }
+        let draining = DrainingFlag()
         let authFailures = AuthFailureLog(log: log)
         let listeners = ListenerDirectory()
-        let api = PolicyAPI(
-            store: store, metrics: metrics, recorder: recorder, adminToken: options.adminToken,
-            requireTokenForDecide: settings.requireTokenForDecide,
-            reload: { trigger in
-                Self.reload(
-                    store: store, metrics: metrics, log: log,
-                    restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger)
-            },
-            openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
-            intake: Self.intakeEndpoints(
-                options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log,
-                authFailures: authFailures),
-            decisionLogPath: options.decisionLogPath, authFailures: authFailures, status: StatusSources(listeners: listeners))
-        let configuration = settings.httpConfiguration(
+        let intakeEndpoints = Self.intakeEndpoints(
+            options.intake, settings: intakeSettings, policies: store, recorder: recorder, log: log,
+            authFailures: authFailures)
+        func makeAPI(_ surface: PolicyAPI.Surface) -> PolicyAPI {
+            PolicyAPI(
+                store: store, metrics: metrics, recorder: recorder, adminToken: options.adminToken,
+                requireTokenForDecide: settings.requireTokenForDecide,
+                reload: { trigger in
+                    Self.reload(
+                        store: store, metrics: metrics, log: log,
+                        restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger, notifier: notifier)
+                },
+                openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
+                intake: intakeEndpoints, decisionLogPath: options.decisionLogPath, authFailures: authFailures,
+                status: StatusSources(listeners: listeners), surface: surface, draining: draining)
+        }
+        let api = makeAPI(adminAddress == nil ? .all : .api)
+        var configuration = settings.httpConfiguration(
             address: options.listen, bodyLimitsByPath: Self.bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
+        configuration.inheritedListenSocket = inherited?.api
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
-            let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
-            log.log(level, event.event, event.fields)
-            // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the API;
-            // count them too, so /metrics shows the abuse a client log would not.
-            if event.event == "http.request_rejected", let status = event.fields["status"]?.integerValue {
-                metrics.recordRequest(endpoint: "rejected", status: status, seconds: 0)
-            }
+            Self.logServerEvent(event, listener: nil, log: log, metrics: metrics)
+        }
+        if let adminAddress {
+            var adminConfiguration = Self.adminConfiguration(settings: settings, address: adminAddress)
+            adminConfiguration.inheritedListenSocket = inherited?.admin
+            let adminServer = HTTPServer(
+                configuration: adminConfiguration,
+                routingResponder: makeAPI(.admin)
+            ) { event in Self.logServerEvent(event, listener: "admin", log: log, metrics: metrics) }
+            admin = (adminServer, adminAddress)
+        } else {
+            admin = nil
         }
         serverBox.withLock { $0 = server }
         proxy = ProxyListener.make(
@@ -159,6 +187,32 @@ public final class PolicyDaemon: Sendable {
         self.proxySettings = proxySettings
         self.listeners = listeners
         self.listenAddress = options.listen
+        self.notifier = notifier
+    }
+
+    /// Admin traffic is a few probes and scrapes: one worker thread and a small connection
+    /// limit of its own, so neither a flood on the API port nor one here starves the other.
+    static let adminConnectionLimit = 64
+
+    private static func adminConfiguration(settings: ServerSettings, address: ListenAddress) -> HTTPServerConfiguration {
+        var configuration = settings.httpConfiguration(
+            address: address, bodyLimitsByPath: bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
+        configuration.threadPoolSize = 1
+        configuration.connectionLimit = adminConnectionLimit
+        configuration.perIPConnectionLimit = min(settings.perIPConnectionLimit, adminConnectionLimit)
+        return configuration
+    }
+
+    private static func logServerEvent(_ event: HTTPServerLogEvent, listener: String?, log: EventLog, metrics: Metrics) {
+        let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
+        var fields = event.fields
+        if let listener { fields.append("listener", .string(listener)) }
+        log.log(level, event.event, fields)
+        // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the API;
+        // count them too, so /metrics shows the abuse a client log would not.
+        if event.event == "http.request_rejected", let status = event.fields["status"]?.integerValue {
+            metrics.recordRequest(endpoint: "rejected", status: status, seconds: 0)
+        }
     }
 
     /// The intake endpoints: backed by the opened store; storeless (404 `intake-disabled`)
@@ -183,11 +237,19 @@ public final class PolicyDaemon: Sendable {
     public func start() throws(HTTPServerError) -> UInt16 {
         let port = try server.start()
         listeners.add(role: "api", address: ListenAddress(host: listenAddress.host, port: port).description)
+        if let admin {
+            let adminPort = try admin.server.start()
+            let address = ListenAddress(host: admin.address.host, port: adminPort).description
+            log.log(.info, "admin.listening", ["address": .string(address)])
+            listeners.add(role: "admin", address: address)
+        }
         try proxy?.start()
         startReopeningOnSignal()
         if let proxy, let proxyPort = proxy.server.boundPort {
             listeners.add(role: "proxy", address: ListenAddress(host: proxy.address.host, port: proxyPort).description)
         }
+        notifier?.notify("READY=1") { [log] in log.log(.warning, "systemd.notify_failed", ["reason": .string($0)]) }
+        startWatchdog()
         if settings.watchConfig {
             ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
                 [self] in _ = self.reload(trigger: "file-watch")
@@ -218,17 +280,38 @@ public final class PolicyDaemon: Sendable {
         reopenSignal.withLock { $0 = box }
     }
 
+    /// Pings the systemd watchdog at half its timeout while the API listener is serving: a
+    /// daemon whose server has stopped (or whose process hangs) stops pinging and is
+    /// restarted by systemd.
+    private func startWatchdog() {
+        guard let notifier, let interval = notifier.watchdogInterval else { return }
+        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "navpolicyd.systemd-watchdog"))
+        let milliseconds = max(
+            1, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
+        source.schedule(deadline: .now(), repeating: .milliseconds(milliseconds), leeway: .milliseconds(milliseconds / 10))
+        source.setEventHandler { [weak self] in
+            guard let self, !self.stopped.load(ordering: .relaxed), self.server.boundPort != nil else { return }
+            notifier.notify("WATCHDOG=1") { [log] in log.log(.warning, "systemd.notify_failed", ["reason": .string($0)]) }
+        }
+        watchdog.withLock { $0 = WatchdogTimer(source: source) }
+        source.resume()
+    }
+
     /// Reloads the policy, logging and counting the outcome.
     public func reload(trigger: String) -> PolicyStore.ReloadOutcome {
         Self.reload(
             store: store, metrics: metrics, log: log, restartOnly: (settings, intakeSettings, proxySettings),
-            trigger: trigger)
+            trigger: trigger, notifier: notifier)
     }
 
     private static func reload(
         store: PolicyStore, metrics: Metrics, log: EventLog,
-        restartOnly: (server: ServerSettings, intake: IntakeSettings, proxy: ProxySettings), trigger: String
+        restartOnly: (server: ServerSettings, intake: IntakeSettings, proxy: ProxySettings), trigger: String,
+        notifier: SystemdNotifier?
     ) -> PolicyStore.ReloadOutcome {
+        // systemd holds `systemctl reload` from RELOADING=1 until the next READY=1.
+        notifier?.notify(SystemdNotifier.reloadingMessage())
+        defer { notifier?.notify("READY=1") }
         let outcome = store.reload(trigger: trigger)
         metrics.recordReload(result: outcome.result.rawValue)
         switch outcome.result {
@@ -258,13 +341,31 @@ public final class PolicyDaemon: Sendable {
         return outcome
     }
 
-    /// Stops accepting, lets requests in flight finish (bounded), flushes the decision log.
+    /// Stops accepting on every listener, lets requests in flight finish (bounded), flushes
+    /// the decision log.
+    ///
+    /// The API, admin and proxy listeners drain together: all stop accepting first (new
+    /// connections are refused at once, so clients fail over), then each gets the same
+    /// deadline, so the whole shutdown takes at most one `drainTimeoutSeconds` (plus a
+    /// moment to close), not one per listener, and stays within systemd's `TimeoutStopSec`
+    /// and Kubernetes' grace period.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         reopenSignal.withLock { $0?.source.cancel() }
+        notifier?.notify("STOPPING=1")
+        watchdog.withLock { $0?.source.cancel() }
         api.beginDraining()
-        server.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))
-        proxy?.shutdown(drainTimeout: .seconds(settings.drainTimeoutSeconds))
+        let servers = [server, admin?.server, proxy?.server].compactMap { $0 }
+        for listener in servers { listener.stopAccepting() }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(settings.drainTimeoutSeconds))
+        for listener in servers { listener.shutdown(until: deadline) }
+        proxy?.endTransfers()
         decisionLog?.close()
     }
+}
+
+/// The watchdog's timer source; `@unchecked Sendable` because Dispatch sources are
+/// thread-safe but not annotated.
+private struct WatchdogTimer: @unchecked Sendable {
+    let source: any DispatchSourceTimer
 }

@@ -9,6 +9,11 @@ import ShareIntake
 public struct ServerSettings: Sendable, Equatable {
     /// `HOST:PORT` to listen on; loopback unless told otherwise. `--listen` overrides it.
     public var listen = "127.0.0.1:8080"
+    /// `HOST:PORT` of the admin listener (`/healthz`, `/readyz`, `/metrics`, `/v1/policy`,
+    /// reload, diff), with its own connections, so probes and scrapes still get in when the
+    /// API listener is saturated; nil = those endpoints are served on `listen`.
+    /// `--admin-listen` overrides it.
+    public var adminListen: String?
     /// MHD worker threads; 0 = one per core.
     public var threads = 0
     /// Connections open at once, per listener. High enough that one address at
@@ -63,7 +68,7 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     static let keys = [
-        "listen", "threads", "connectionLimit", "perIPConnectionLimit", "idleTimeoutSeconds", "headTimeoutSeconds",
+        "listen", "adminListen", "threads", "connectionLimit", "perIPConnectionLimit", "idleTimeoutSeconds", "headTimeoutSeconds",
         "minBodyBytesPerSecond", "bodyRateGraceSeconds", "connectionMemoryLimitBytes", "drainTimeoutSeconds",
         "requireTokenForDecide", "adminTokenFile", "watchConfig", "watchIntervalMilliseconds",
     ]
@@ -76,6 +81,18 @@ public struct ServerSettings: Sendable, Equatable {
             switch ListenAddress.parse(listen) {
             case .success: settings.listen = listen
             case .failure(let error): diagnostics.report(section.pointer.appending("listen"), "\"\(listen)\": \(error.reason)")
+            }
+        }
+        if let adminListen = section.string("adminListen", diagnostics: &diagnostics) {
+            switch ListenAddress.parse(adminListen) {
+            case .success(let admin):
+                settings.adminListen = adminListen
+                if let api = try? ListenAddress.parse(settings.listen).get(), let clash = ListenAddress.clash(admin, api) {
+                    let message = "\"\(adminListen)\" \(clash) server.listen \"\(settings.listen)\""
+                    diagnostics.report(section.pointer.appending("adminListen"), message)
+                }
+            case .failure(let error):
+                diagnostics.report(section.pointer.appending("adminListen"), "\"\(adminListen)\": \(error.reason)")
             }
         }
         func integer(_ key: String, _ range: ClosedRange<Int>, _ apply: (Int) -> Void) {
@@ -112,11 +129,35 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     /// A compiler that validates the `server` section with the chain.
-    public static let compiler = PolicyCompiler(sectionValidators: [
-        "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) },
-        "intake": IntakeSettings.validator,
-        "proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) },
-    ])
+    public static let compiler: PolicyCompiler = {
+        var compiler = PolicyCompiler(sectionValidators: [
+            "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) },
+            "intake": IntakeSettings.validator,
+            "proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) },
+        ])
+        compiler.documentValidators = [checkProxyListenerClash]
+        return compiler
+    }()
+
+    /// `proxy.listen` must not take the port of `server.listen` or `server.adminListen`:
+    /// the second bind would fail at start, after the config was accepted.
+    private static func checkProxyListenerClash(_ root: ConfigObject, diagnostics: inout ConfigDiagnostics) {
+        guard let proxyText = root.object["proxy"]?.objectValue?["listen"]?.stringValue,
+            let proxy = try? ListenAddress.parse(proxyText).get()
+        else { return }
+        let server = root.object["server"]?.objectValue
+        let listeners = [
+            ("server.listen", server?["listen"]?.stringValue ?? ServerSettings().listen),
+            ("server.adminListen", server?["adminListen"]?.stringValue),
+        ]
+        for case (let name, let text?) in listeners {
+            guard let address = try? ListenAddress.parse(text).get(), let clash = ListenAddress.clash(proxy, address) else {
+                continue
+            }
+            diagnostics.report(
+                root.pointer.appending("proxy").appending("listen"), "\"\(proxyText)\" \(clash) \(name) \"\(text)\"")
+        }
+    }
 }
 
 /// A `HOST:PORT` listen address: IPv4, `[IPv6]`, or `localhost`.
@@ -151,6 +192,19 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         guard isIPv4(hostText) || (hostText.contains(":") && hostText.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." })
         else { return .failure(ListenAddressError("the host must be an IP address or localhost")) }
         return .success(ListenAddress(host: hostText, port: port))
+    }
+
+    /// How two listeners would collide, or nil when both can bind: the same port (not 0,
+    /// which picks a free one) on the same host, or on a wildcard host ("0.0.0.0", "::")
+    /// that covers the other. The text completes "A … B" ("uses the same port as").
+    public static func clash(_ first: ListenAddress, _ second: ListenAddress) -> String? {
+        guard first.port != 0, first.port == second.port else { return nil }
+        if first.host == second.host { return "is the same address as" }
+        let wildcards: Set<String> = ["0.0.0.0", "::", "::0"]
+        if wildcards.contains(first.host) || wildcards.contains(second.host) {
+            return "overlaps (a wildcard host on the same port)"
+        }
+        return nil
     }
 
     private static func isIPv4(_ text: String) -> Bool {

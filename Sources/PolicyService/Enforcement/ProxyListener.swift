@@ -20,11 +20,17 @@ final class ProxyListener: Sendable {
     static func make(options: PolicyDaemon.Options, decisions: DecisionPoint, log: EventLog) -> ProxyListener? {
         let proxySettings = ProxySettings.from(options.initial.policy)
         let configured = proxySettings.listen.flatMap { try? ListenAddress.parse($0).get() }
-        guard let address = options.proxyListen ?? configured else { return nil }
+        let inherited = options.socketActivation?.proxy
+        // A passed proxy socket needs no address; the API listener's host labels it in logs.
+        guard
+            let address = options.proxyListen ?? configured
+                ?? inherited.map({ _ in ListenAddress(host: options.listen.host, port: 0) })
+        else { return nil }
         let server = options.initial.settings
         // The same limits and deadlines as the API listener: one `server` section for both.
-        let configuration = server.httpConfiguration(
+        var configuration = server.httpConfiguration(
             address: address, maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: ProblemRenderer.typePrefix)
+        configuration.inheritedListenSocket = inherited
         let responder = ProxyResponder(decisions: decisions, settings: proxySettings)
         let metrics = decisions.recorder.metrics
         metrics.enableProxyMetrics()
@@ -49,10 +55,9 @@ final class ProxyListener: Sendable {
         log.log(.info, "proxy.listening", ["address": .string(bound.description)])
     }
 
-    /// Drains the listener, then ends the transfers still running (their bodies were cut
-    /// when the server closed the connections).
-    func shutdown(drainTimeout: Duration) {
-        server.shutdown(drainTimeout: drainTimeout)
+    /// Ends the transfers still running; call after the server has shut down (their bodies
+    /// were cut when it closed the connections).
+    func endTransfers() {
         responder.client.shutdown()
     }
 }

@@ -36,6 +36,17 @@ public final class PolicyAPI: HTTPRoutingResponder {
         case statusPageAlias = "/status"
     }
 
+    /// Which endpoints one listener serves.
+    public enum Surface: Sendable {
+        /// Everything: the only listener when `server.adminListen` is not set.
+        case all
+        /// The API listener beside an admin listener: decisions, authz, intake, and the
+        /// probes (kept so load balancers and nginx checks aimed at the API port still work).
+        case api
+        /// The admin listener: probes, metrics, policy view, reload and diff.
+        case admin
+    }
+
     /// Largest `{"requests": […]}` batch.
     public static let maximumBatch = DecideEndpoints.maximumBatch
     static let problemTypePrefix = ProblemRenderer.typePrefix
@@ -50,9 +61,9 @@ public final class PolicyAPI: HTTPRoutingResponder {
         store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
         requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
         openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String? = nil,
-        authFailures: AuthFailureLog? = nil, status: StatusSources = StatusSources()
+        authFailures: AuthFailureLog? = nil, status: StatusSources = StatusSources(), surface: Surface = .all,
+        draining: DrainingFlag = DrainingFlag()
     ) {
-        let draining = DrainingFlag()
         let admin = adminToken.map {
             BearerAuthorization(token: $0, realm: "navpolicyd", tokenName: "admin token", failures: authFailures)
         }
@@ -66,21 +77,33 @@ public final class PolicyAPI: HTTPRoutingResponder {
             store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining,
             decisionLogPath: decisionLogPath, intakeHealth: { intake.health })
 
+        let servesAPI = surface != .admin
+        let servesAdmin = surface != .api
         var table = RouteTable()
-        table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
-        table.group { policyAdmin.registerPolicy(in: &$0) }
-        table.group(checking: adminCheck) {
-            policyAdmin.registerReload(in: &$0)
-            policyAdmin.registerDiff(in: &$0)
+        if servesAPI {
+            table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
         }
-        table.group { policyAdmin.registerProbes(in: &$0) }
-        table.group(checking: intake.check) { intake.register(in: &$0) }
-        table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
-        // The status page shows the whole chain and the intake database path: admin data.
-        let statusEndpoints = StatusEndpoints(
-            store: store, metrics: metrics, sources: status, intake: intake,
-            endpoints: { Route.allCases.map(\.rawValue) })
-        table.group(checking: adminCheck) { statusEndpoints.register(in: &$0) }
+        if servesAdmin {
+            table.group { policyAdmin.registerPolicy(in: &$0) }
+            table.group(checking: adminCheck) {
+                policyAdmin.registerReload(in: &$0)
+                policyAdmin.registerDiff(in: &$0)
+            }
+            table.group { policyAdmin.registerProbes(in: &$0) }
+        } else {
+            table.group { policyAdmin.registerHealthProbes(in: &$0) }
+        }
+        if servesAPI {
+            table.group(checking: intake.check) { intake.register(in: &$0) }
+            table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
+        }
+        if servesAdmin {
+            // The status page shows the whole chain and the intake database path: admin data.
+            let statusEndpoints = StatusEndpoints(
+                store: store, metrics: metrics, sources: status, intake: intake,
+                endpoints: { Route.allCases.map(\.rawValue) })
+            table.group(checking: adminCheck) { statusEndpoints.register(in: &$0) }
+        }
 
         self.routes = table
         self.metrics = metrics
@@ -132,7 +155,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
     }
 }
 
-/// Whether the daemon is shutting down (read by `/readyz`).
+/// Whether the daemon is shutting down (read by `/readyz`); one flag shared by the API and
+/// admin listeners, so both report the drain.
 final class DrainingFlag: Sendable {
     private let value = Atomic<Bool>(false)
 
