@@ -99,7 +99,7 @@ struct ParsingTests {
             (
                 ["help", "chek"],
                 .invalidValue(
-                    "unknown command 'chek'; did you mean 'check'? (commands: serve, check, validate, test, diff, canonicalize, bench, completions, help, version)"
+                    "unknown command 'chek'; did you mean 'check'? (commands: serve, check, validate, test, diff, canonicalize, bench, intake, completions, help, version)"
                 )
             ),
             (

@@ -59,6 +59,6 @@ struct ReloadErrorLiveTests {
         #expect(Self.lastReloadError(status) == nil, "\(status)")
         // No reload happened: the newest attempt is still the failure, listed with its error.
         #expect(Self.newestReload(status)?["result"] as? String == "failed")
-        #expect((Self.newestReload(status)?["errors"] as? [String])?.first?.contains("cannot be read") == true)
+        #expect((Self.newestReload(status)?["errors"] as? [String])?.first?.contains("no such file") == true)
     }
 }
