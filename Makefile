@@ -81,7 +81,7 @@ fuzz-url: build
 	python3 -m pip install --quiet ada-url
 	python3 scripts/url-differential-fuzz.py --binary .build/debug/navpolicyd --count 20000
 
-## bench-http: wrk against navpolicyd and nginx in the same run (see bench/README.md).
+## bench-http: wrk against navpolicyd, nginx and a C libmicrohttpd server in the same run (see bench/README.md).
 bench-http:
 	bench/http.sh
 
