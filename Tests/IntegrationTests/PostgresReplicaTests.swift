@@ -190,15 +190,31 @@ struct PostgresReplicaTests {
         let database = try cluster.createDatabase().split(separator: "/").last.map(String.init) ?? ""
         let uri = "postgresql://\(role):wrong-h0nk@127.0.0.1:\(cluster.port)/\(database)"
         let config = try BinaryRunner.temporaryFile(defaultConfig)
-        let result = try BinaryRunner.run(
-            ["serve", "--config", config, "--listen", "127.0.0.1:0"],
-            environment: [
-                "NAVPOLICY_INTAKE_DATABASE_URL": uri,
-                "NAVPOLICY_DATA_DIR": NSTemporaryDirectory() + "navpolicyd-data-\(UUID().uuidString)",
-            ])
-        #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains("password authentication failed"), "\(result.stderr)")
-        #expect(result.stderr.contains("\(role):***@") && !result.stderr.contains("wrong-h0nk"), "\(result.stderr)")
+        let errorPath = NSTemporaryDirectory() + "navpolicyd-wrong-password-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let process = Process()
+        process.executableURL = BinaryRunner.binary
+        process.arguments = ["serve", "--config", config, "--listen", "127.0.0.1:0"]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "NAVPOLICY_INTAKE_DATABASE_URL": uri,
+            "NAVPOLICY_DATA_DIR": NSTemporaryDirectory() + "navpolicyd-data-\(UUID().uuidString)",
+        ]) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+        // A bounded wait: a daemon that took the refusal for an outage would keep running.
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let exited = !process.isRunning
+        if !exited {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let stderr = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        #expect(exited && process.terminationStatus == 2, "\(stderr)")
+        #expect(stderr.contains("password authentication failed"), "\(stderr)")
+        #expect(stderr.contains("\(role):***@") && !stderr.contains("wrong-h0nk"), "\(stderr)")
     }
 
     @Test("kill -9 of one replica under load: every acknowledged item is present and its retry replays it")
