@@ -14,6 +14,10 @@ final class PostgresStoreState: Sendable {
         var schemaReady = false
         /// nil until the first connection attempt finished.
         var reachable: Bool?
+        /// The cause last logged, so a refusal that appears during an outage (the server came
+        /// back with a newer schema, the password was rotated) is logged although the store
+        /// was already unreachable.
+        var loggedCause: String?
         var observer: (@Sendable (String, JSONObject) -> Void)?
         /// Events from before the daemon attached its log (the store opens first).
         var buffered: [(String, JSONObject)] = []
@@ -30,16 +34,19 @@ final class PostgresStoreState: Sendable {
 
     func markSchemaReady() { fields.withLock { $0.schemaReady = true } }
 
+    /// True when the last connection or statement anyone tried reached the server.
+    var isReachable: Bool { fields.withLock { $0.reachable == true } }
+
     /// The server answered: logs `intake.store_connected` when it did not before.
     func reportReachable() {
-        report(reachable: true, "intake.store_connected", ["database": .string(database)])
+        report(reachable: true, cause: nil, "intake.store_connected", ["database": .string(database)])
     }
 
     /// The server did not answer (or refused): logs `intake.store_unreachable` with the cause
     /// when it answered before, or at the first attempt.
     func reportUnreachable(_ error: PostgresError) {
         report(
-            reachable: false, "intake.store_unreachable",
+            reachable: false, cause: error.permanent ? error.description : nil, "intake.store_unreachable",
             ["database": .string(database), "cause": .string(error.description)])
     }
 
@@ -53,12 +60,17 @@ final class PostgresStoreState: Sendable {
         for (event, details) in earlier { observer(event, details) }
     }
 
-    private func report(reachable: Bool, _ event: String, _ details: JSONObject) {
+    /// - Parameter cause: set for a refusal waiting will not heal: logged when it differs
+    ///   from the last one even without a change of reachability.
+    private func report(reachable: Bool, cause: String?, _ event: String, _ details: JSONObject) {
         let observer = fields.withLock { fields -> (@Sendable (String, JSONObject) -> Void)? in
             let before = fields.reachable
             fields.reachable = reachable
             // Only changes are news; a start with the server up is not (the listening line names the store).
-            guard before != reachable, before != nil || !reachable else { return nil }
+            let changed = before != reachable && (before != nil || !reachable)
+            let newRefusal = cause != nil && cause != fields.loggedCause
+            guard changed || newRefusal else { return nil }
+            fields.loggedCause = cause
             if fields.observer == nil { fields.buffered.append((event, details)) }
             return fields.observer
         }
