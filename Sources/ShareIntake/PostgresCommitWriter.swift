@@ -36,14 +36,18 @@ final class PostgresCommitWriter: Sendable {
     private let connect: @Sendable () throws(PostgresError) -> PostgresConnection
     private let commitObserver = Mutex<(@Sendable (_ batchSize: Int) -> Void)?>(nil)
     private let finished = DispatchSemaphore(value: 0)
+    private let state: PostgresStoreState
 
-    /// Starts the writer thread on `connection`; `connect` opens a replacement when it breaks.
+    /// Starts the writer thread on `connection` (nil when the server could not be reached at
+    /// start); `connect` opens a replacement when it breaks (and migrates the schema first
+    /// when `state` says this process has not seen it yet).
     init(
-        connection: PostgresConnection, groupCommit: Bool,
+        connection: PostgresConnection?, groupCommit: Bool, state: PostgresStoreState,
         connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection
     ) {
         maximumBatch = groupCommit ? 512 : 1
         self.connect = connect
+        self.state = state
         let slot = ConnectionSlot(connection)
         let thread = Thread { [self] in
             self.run(slot)
@@ -87,7 +91,14 @@ final class PostgresCommitWriter: Sendable {
 
     private func run(_ slot: ConnectionSlot) {
         while true {
-            wakeUp.wait()
+            if state.schemaReady {
+                wakeUp.wait()
+            } else if wakeUp.wait(timeout: .now() + .milliseconds(250)) == .timedOut {
+                // Started without its server: keep trying (within the backoff) so the store
+                // becomes ready and says so in the log without waiting for a client's write.
+                _ = try? usableConnection(slot)
+                continue
+            }
             let (batch, stopped) = pending.withLock { state -> ([Job], Bool) in
                 let taken = Array(state.jobs.prefix(maximumBatch))
                 state.jobs.removeFirst(taken.count)
@@ -104,7 +115,9 @@ final class PostgresCommitWriter: Sendable {
         if let connection = slot.connection, connection.isUsable { return connection }
         slot.connection = nil
         let now = ContinuousClock.now
-        guard slot.backoff.mayAttempt(at: now) else {
+        // A reader or `/readyz` that just reached the server ends the backoff: once the
+        // store reports ready, the next write must not get 503 for the writer's old failure.
+        guard slot.backoff.mayAttempt(at: now) || state.isReachable else {
             throw PostgresError(sqlState: nil, message: "reconnecting to PostgreSQL (backing off)", connectionLost: true)
         }
         do {
@@ -129,6 +142,7 @@ final class PostgresCommitWriter: Sendable {
         } catch {
             slot.connection = nil
             guard error.connectionLost else { throw error }
+            state.reportUnreachable(error)
         }
         let fresh = try usableConnection(slot)
         do {
@@ -163,6 +177,7 @@ final class PostgresCommitWriter: Sendable {
                 if error.connectionLost {
                     // Nothing of this transaction can commit any more: everyone gets 503.
                     slot.connection = nil
+                    state.reportUnreachable(error)
                     for job in applied { job.fail(Self.unavailable(error)) }
                     for (job, _) in failed { job.fail(Self.unavailable(error)) }
                     for job in batch[index...] { job.fail(Self.unavailable(error)) }

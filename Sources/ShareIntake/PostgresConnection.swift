@@ -7,6 +7,9 @@ struct PostgresError: Error, CustomStringConvertible {
     var sqlState: String?
     var message: String
     var connectionLost: Bool
+    /// True for a failure waiting will not heal (a malformed URI, a rejected password, a
+    /// database a newer build migrated): start-up stops on it instead of retrying.
+    var permanent = false
 
     var description: String {
         let code = sqlState.map { "PostgreSQL error \($0)" } ?? "PostgreSQL error"
@@ -100,8 +103,11 @@ final class PostgresConnection {
         }
         guard PQstatus(opened) == CONNECTION_OK else {
             let message = Self.trimmed(String(cString: PQerrorMessage(opened)))
+            let needsPassword = PQconnectionNeedsPassword(opened) != 0
             PQfinish(opened)
-            throw PostgresError(sqlState: nil, message: message, connectionLost: true)
+            throw PostgresError(
+                sqlState: nil, message: message, connectionLost: true,
+                permanent: needsPassword || Self.isRefusal(message))
         }
         handle = opened
         // libpq prints NOTICEs ("relation … already exists, skipping") on stderr by default,
@@ -115,6 +121,35 @@ final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// Checks the URI's syntax without connecting (libpq's own parser), so a typo stops
+    /// start-up at once instead of looking like a server that is down.
+    static func validate(uri: String) throws(PostgresError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(uri, &errorMessage) else {
+            let message = errorMessage.map { Self.trimmed(String(cString: $0)) } ?? "out of memory parsing the URI"
+            if let errorMessage { PQfreemem(errorMessage) }
+            throw PostgresError(
+                sqlState: nil, message: "malformed connection URI: \(message)", connectionLost: true, permanent: true)
+        }
+        PQconninfoFree(options)
+    }
+
+    /// True when libpq rejected an option value it checks only when connecting (a port that
+    /// is not a number, an unknown sslmode), or the server was reached and refused this
+    /// client for a reason that waiting does not change: authentication, a missing role or
+    /// database, no pg_hba.conf entry.
+    /// libpq has no SQLSTATE for a failed connection, so this reads its message (English
+    /// unless the daemon runs with a translated LC_MESSAGES; then such errors are retried
+    /// like an outage and show in the log and on `/readyz` instead of stopping start-up).
+    private static func isRefusal(_ message: String) -> Bool {
+        let refusals = [
+            "authentication failed", "no password supplied", "does not exist", "no pg_hba.conf entry",
+            "is not permitted to log in", "invalid integer value", "invalid port number", "invalid sslmode value",
+            "invalid target_session_attrs value",
+        ]
+        return refusals.contains { message.contains($0) }
+    }
 
     /// False once libpq saw the connection break; the owner then opens a new one.
     var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }

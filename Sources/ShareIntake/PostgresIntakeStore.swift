@@ -1,5 +1,5 @@
 import Foundation
-import JSONSupport
+public import JSONSupport
 import Synchronization
 
 /// The ``IntakeStore`` on PostgreSQL, shared by any number of daemon replicas.
@@ -15,12 +15,20 @@ import Synchronization
 public final class PostgresIntakeStore: IntakeStore {
     private let writer: PostgresCommitWriter
     private let readers: PostgresReaderPool
+    private let state: PostgresStoreState
     /// Keys whose first request on this replica has not committed yet: a second request with
     /// one gets 409 here, as on SQLite (other replicas wait and replay instead).
     private let keysInFlight = Mutex<Set<String>>([])
 
-    /// Connects, creates or migrates the schema (under an advisory lock), prunes expired
-    /// idempotency records, and starts the writer.
+    /// Checks the URI, connects, creates or migrates the schema (under an advisory lock),
+    /// prunes expired idempotency records, and starts the writer.
+    ///
+    /// A server that cannot be reached yet (down, restarting, not resolvable) does not stop
+    /// the store: it opens unconnected, answers 503 `storage-unavailable` and reports
+    /// `unreachable` to `/readyz`, and connects and migrates on first use or when the writer
+    /// retries (every 0.1–2 s), so a pod starting while the database restarts serves
+    /// decisions meanwhile and intake joins by itself. What waiting will not heal throws:
+    /// a malformed URI, a rejected login, a database a newer build migrated.
     /// - Parameters:
     ///   - uri: a `postgresql://` or `postgres://` URI; libpq reads a missing password from
     ///     `PGPASSWORD` or the passfile.
@@ -32,22 +40,50 @@ public final class PostgresIntakeStore: IntakeStore {
         throws(IntakeStoreError)
     {
         let redacted = DatabaseLocation.redacted(uri)
+        let state = PostgresStoreState(database: redacted)
         let connect: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
-            try PostgresConnection(uri: uri, statementTimeoutMilliseconds: statementTimeoutMilliseconds)
+            do throws(PostgresError) {
+                let connection = try PostgresConnection(uri: uri, statementTimeoutMilliseconds: statementTimeoutMilliseconds)
+                if !state.schemaReady {
+                    try Self.prepare(connection)
+                    state.markSchemaReady()
+                }
+                state.reportReachable()
+                return connection
+            } catch {
+                state.reportUnreachable(error)
+                throw error
+            }
         }
+        var first: PostgresConnection?
         do {
-            let writing = try connect()
-            _ = try PostgresSchema.migrate(on: writing)
-            let cutoff = StoreTimestamp.iso8601(Date().addingTimeInterval(-SQLiteIntakeStore.idempotencyRetention))
-            try writing.execute("DELETE FROM intake_idempotency WHERE created_at < $1", [.text(cutoff)])
-            writer = PostgresCommitWriter(connection: writing, groupCommit: groupCommit, connect: connect)
-        } catch let error as PostgresError {
+            try PostgresConnection.validate(uri: uri)
+            first = try connect()
+        } catch  where error.permanent {
             throw IntakeStoreError("cannot open the intake database \(redacted): \(error)")
         } catch {
-            throw IntakeStoreError("cannot open the intake database \(redacted): \(error)")
+            // Unreachable for now: the writer and the readers connect when it answers.
         }
+        self.state = state
+        writer = PostgresCommitWriter(connection: first, groupCommit: groupCommit, state: state, connect: connect)
         readers = PostgresReaderPool(
             size: poolSize, waitLimit: .milliseconds(max(statementTimeoutMilliseconds, 100)), connect: connect)
+    }
+
+    /// The first thing a connection does while this process has not seen the schema yet:
+    /// migrate it (or refuse a newer one) and prune expired idempotency records.
+    private static func prepare(_ connection: PostgresConnection) throws(PostgresError) {
+        do {
+            _ = try PostgresSchema.migrate(on: connection)
+        } catch {
+            switch error {
+            case .lost(let message): throw PostgresError(sqlState: nil, message: message, connectionLost: true)
+            case .newerSchema, .database:
+                throw PostgresError(sqlState: nil, message: error.description, connectionLost: true, permanent: true)
+            }
+        }
+        let cutoff = StoreTimestamp.iso8601(Date().addingTimeInterval(-SQLiteIntakeStore.idempotencyRetention))
+        try connection.execute("DELETE FROM intake_idempotency WHERE created_at < $1", [.text(cutoff)])
     }
 
     /// Creates or migrates the schema and returns the versions before and after (for
@@ -76,15 +112,24 @@ public final class PostgresIntakeStore: IntakeStore {
         writer.observeCommits(observer)
     }
 
-    /// A cheap round trip (`SELECT 1`) on a read connection: nil when the database answers,
+    /// A cheap round trip (`SELECT 1`) on a read connection (which first connects and
+    /// migrates when the store started without its server): nil when the database answers,
     /// else the failure `/readyz` reports.
     public func healthCheck() -> IntakeFailure? {
         do {
             _ = try readers.withConnection { connection throws(PostgresError) in try connection.execute("SELECT 1") }
+            state.reportReachable()
             return nil
         } catch {
+            if error.connectionLost { state.reportUnreachable(error) }
             return PostgresCommitWriter.unavailable(error)
         }
+    }
+
+    /// Calls `observer` with `intake.store_connected` and `intake.store_unreachable` (with the
+    /// cause, the URI's password masked) each time the server starts or stops answering.
+    public func observeEvents(_ observer: @escaping @Sendable (String, JSONObject) -> Void) {
+        state.observe(observer)
     }
 
     /// What `/readyz` reports: one `SELECT 1` round trip, bounded by the statement timeout.

@@ -74,7 +74,7 @@ enum PostgresSchema {
             throw error
         } catch let error as PostgresError {
             _ = try? connection.execute("ROLLBACK")
-            throw .database(error.description)
+            throw error.connectionLost ? .lost(error.description) : .database(error.description)
         } catch {
             throw .database("\(error)")
         }
@@ -84,14 +84,17 @@ enum PostgresSchema {
 /// Why the PostgreSQL store could not open or migrate.
 enum PostgresIntakeStoreError: Error, CustomStringConvertible {
     case newerSchema(found: Int, supported: Int)
+    /// The server refused a statement (permissions, a timeout on the lock).
     case database(String)
+    /// The connection broke during the migration (the server went away): worth retrying.
+    case lost(String)
 
     var description: String {
         switch self {
         case .newerSchema(let found, let supported):
             "the database has intake schema version \(found), newer than this build's \(supported); "
                 + "run a navpolicyd at least as new as the one that migrated it"
-        case .database(let message): message
+        case .database(let message), .lost(let message): message
         }
     }
 }

@@ -245,15 +245,56 @@ struct IntakeStoreContractTests {
         }
     }
 
-    @Test("an unreachable server is a start-up error naming the URI without its password")
-    func unreachableServer() throws {
+    @Test("a server that does not answer yet: the store opens, answers 503 and reports it unreachable")
+    func unreachableServer() async throws {
         let port = try freeLoopbackPort()
+        let store = try PostgresIntakeStore(uri: "postgresql://user:s3cret@127.0.0.1:\(port)/db")
+        defer { store.close() }
+        let events = Mutex<[String]>([])
+        store.observeEvents { event, details in events.withLock { $0.append(event + " " + "\(details)") } }
+        #expect(store.health() == IntakeStoreHealth(fault: .unreachable))
+        let outcome = await store.submit(try Self.submission("https://down.example/"))
+        guard case .failure(let failure) = outcome else {
+            Issue.record("a write without a server must fail, got \(outcome)")
+            return
+        }
+        #expect(failure.kind == .storageUnavailable)
+        #expect(throws: IntakeFailure.self) { try store.list(limit: 10, before: nil) }
+        // Logged once, with the URI's password masked.
+        let logged = events.withLock { $0 }
+        #expect(logged.count == 1 && logged[0].hasPrefix("intake.store_unreachable"), "\(logged)")
+        #expect(logged.allSatisfy { $0.contains("user:***@") && !$0.contains("s3cret") }, "\(logged)")
+    }
+
+    @Test("what waiting will not heal stops start-up: a malformed URI, a rejected password, the password masked")
+    func permanentFailures() throws {
         #expect {
-            try PostgresIntakeStore(uri: "postgresql://user:s3cret@127.0.0.1:\(port)/db")
+            try PostgresIntakeStore(uri: "postgresql://user:s3cret@127.0.0.1/db?nonsense=1")
+        } throws: { error in
+            "\(error)".contains("malformed connection URI") && !"\(error)".contains("s3cret")
+        }
+        // A port libpq checks only when it connects: still not something waiting heals.
+        #expect {
+            try PostgresIntakeStore(uri: "postgresql://user:s3cret@127.0.0.1:notaport/db")
+        } throws: { error in
+            "\(error)".contains("notaport") && !"\(error)".contains("s3cret")
+        }
+        let cluster = try PostgresCluster.shared.get()
+        let role = "navpolicyd_pw_\(getpid())"
+        try cluster.addPasswordRole(role, password: "right")
+        let uri = try cluster.createDatabase()
+        let database = uri.split(separator: "/").last.map(String.init) ?? ""
+        _ = try cluster.query(uri, "ALTER DATABASE \(database) OWNER TO \(role)")
+        let wrong = "postgresql://\(role):wrong-s3cret@127.0.0.1:\(cluster.port)/\(database)"
+        #expect {
+            try PostgresIntakeStore(uri: wrong)
         } throws: { error in
             let text = "\(error)"
-            return text.contains("postgresql://user:***@127.0.0.1:\(port)/db") && !text.contains("s3cret")
+            return text.contains("password authentication failed") && text.contains("\(role):***@")
+                && !text.contains("wrong-s3cret")
         }
+        // The right password opens it: the refusal above was the password, not the rule.
+        try PostgresIntakeStore(uri: "postgresql://\(role):right@127.0.0.1:\(cluster.port)/\(database)").close()
     }
 }
 

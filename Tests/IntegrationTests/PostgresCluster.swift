@@ -78,6 +78,16 @@ final class PostgresCluster: Sendable {
         return "\(uriBase)/\(name)"
     }
 
+    /// A login role that must give `password` over TCP (the cluster trusts everyone else):
+    /// its rule goes first in pg_hba.conf, and the server rereads the file.
+    func addPasswordRole(_ role: String, password: String) throws {
+        _ = try query("\(uriBase)/postgres", "CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
+        let hba = directory + "/data/pg_hba.conf"
+        let rules = try String(contentsOfFile: hba, encoding: .utf8)
+        try Data(("host all \(role) 127.0.0.1/32 scram-sha-256\n" + rules).utf8).write(to: URL(fileURLWithPath: hba))
+        _ = try query("\(uriBase)/postgres", "SELECT pg_reload_conf()")
+    }
+
     /// Runs SQL through psql and returns its unaligned output.
     func query(_ uri: String, _ sql: String) throws -> String {
         guard let binaries = Self.binaries else { throw DaemonError("PostgreSQL is not installed") }

@@ -82,6 +82,7 @@ struct PostgresReplicaTests {
         let unavailable = Atomic<Int>(0)
         let running = Atomic<Bool>(true)
         let decisionsDuringOutage = Mutex<[Int]>([])
+        let readinessDuringOutage = Mutex<(ready: Curl.Response?, healthz: [Int])>((nil, []))
         let outage = Thread {
             Thread.sleep(forTimeInterval: 0.5)
             do {
@@ -90,7 +91,9 @@ struct PostgresReplicaTests {
                     let status = (try? Curl.request(daemon.baseURL + "/v1/decide?url=https%3A%2F%2Fa.example%2F").status) ?? 0
                     decisionsDuringOutage.withLock { $0.append(status) }
                 }
-                Thread.sleep(forTimeInterval: 1)
+                let notReady = Self.waitFor(daemon.baseURL + "/readyz", status: 503, seconds: 10)
+                let live = (try? Curl.request(daemon.baseURL + "/healthz").status) ?? 0
+                readinessDuringOutage.withLock { $0 = (notReady, [live]) }
                 try cluster.start()
                 Thread.sleep(forTimeInterval: 1.5)
             } catch {
@@ -122,6 +125,12 @@ struct PostgresReplicaTests {
         #expect(unexpected.withLock { $0 }.isEmpty, "\(unexpected.withLock { $0 })")
         #expect(unavailable.load(ordering: .relaxed) > 0, "the outage should have produced 503s")
         #expect(decisionsDuringOutage.withLock { $0 } == [200, 200, 200])
+        let (notReady, liveness) = readinessDuringOutage.withLock { $0 }
+        #expect(notReady?.body.contains(#""fault":"unreachable""#) == true, "\(String(describing: notReady))")
+        #expect(liveness == [200], "/healthz reports the process, not its database")
+        // Ready again by itself once PostgreSQL is back (the probe reconnects the pool).
+        #expect(Self.waitFor(daemon.baseURL + "/readyz", status: 200, seconds: 15) != nil)
+        #expect(try Curl.request(daemon.baseURL + "/healthz").status == 200)
         // Back: writes work again without a restart of the daemon, once the reconnect backoff
         // (at most 2 s) has passed: a bounded wait, not a timing assertion.
         var after = 0
@@ -135,6 +144,77 @@ struct PostgresReplicaTests {
             let item = try Curl.request(daemon.baseURL + "/v1/intake/\(id)")
             #expect(item.status == 200 && item.json?["url"] as? String == url, "acknowledged item \(id) lost")
         }
+    }
+
+    /// Polls `url` until it answers `status` (a bounded wait); nil when it never did.
+    static func waitFor(_ url: String, status: Int, seconds: TimeInterval) -> Curl.Response? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let response = try? Curl.request(url), response.status == status { return response }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return nil
+    }
+
+    @Test("started while PostgreSQL is down: decisions work, intake 503 until the server is up, then ready by itself")
+    func startWhileDatabaseDown() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.stop() }
+        let uri = try cluster.createDatabase()
+        try cluster.stopServer()
+        let daemon = try DaemonProcess(environment: ["NAVPOLICY_INTAKE_DATABASE_URL": uri])
+        #expect(try Curl.request(daemon.baseURL + "/v1/decide?url=https%3A%2F%2Fa.example%2F").status == 200)
+        let refused = Self.post(daemon.baseURL, url: "https://early.example/", key: "early")
+        #expect(refused.status == 503 && refused.headers["retry-after"] != nil, "\(refused.headers) \(refused.body)")
+        #expect((refused.json?["type"] as? String)?.hasSuffix("storage-unavailable") == true, "\(refused.body)")
+        #expect(try Curl.request(daemon.baseURL + "/v1/intake").status == 503)
+        let notReady = try Curl.request(daemon.baseURL + "/readyz")
+        #expect(notReady.status == 503 && notReady.body.contains(#""fault":"unreachable""#), "\(notReady.body)")
+        #expect(try Curl.request(daemon.baseURL + "/healthz").status == 200)
+        #expect(daemon.logLines.contains { $0.contains("intake.store_unreachable") })
+
+        try cluster.start()
+        // The same process, not restarted: ready within a bounded wait, then writes commit.
+        #expect(Self.waitFor(daemon.baseURL + "/readyz", status: 200, seconds: 15) != nil)
+        let stored = Self.post(daemon.baseURL, url: "https://early.example/", key: "early")
+        #expect(stored.status == 201, "\(stored.body)")
+        #expect(daemon.waitForLog { $0.contains("intake.store_connected") } != nil)
+        #expect(try cluster.query(uri, "SELECT max(version) FROM navpolicyd_schema") == "1\n")
+    }
+
+    @Test("a wrong password stops serve with exit 2 and the password masked")
+    func wrongPasswordExits() throws {
+        let cluster = try PostgresCluster.shared.get()
+        let role = "navpolicyd_serve_\(getpid())"
+        try cluster.addPasswordRole(role, password: "right")
+        let database = try cluster.createDatabase().split(separator: "/").last.map(String.init) ?? ""
+        let uri = "postgresql://\(role):wrong-h0nk@127.0.0.1:\(cluster.port)/\(database)"
+        let config = try BinaryRunner.temporaryFile(defaultConfig)
+        let errorPath = NSTemporaryDirectory() + "navpolicyd-wrong-password-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let process = Process()
+        process.executableURL = BinaryRunner.binary
+        process.arguments = ["serve", "--config", config, "--listen", "127.0.0.1:0"]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "NAVPOLICY_INTAKE_DATABASE_URL": uri,
+            "NAVPOLICY_DATA_DIR": NSTemporaryDirectory() + "navpolicyd-data-\(UUID().uuidString)",
+        ]) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+        // A bounded wait: a daemon that took the refusal for an outage would keep running.
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let exited = !process.isRunning
+        if !exited {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let stderr = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        #expect(exited && process.terminationStatus == 2, "\(stderr)")
+        #expect(stderr.contains("password authentication failed"), "\(stderr)")
+        #expect(stderr.contains("\(role):***@") && !stderr.contains("wrong-h0nk"), "\(stderr)")
     }
 
     @Test("kill -9 of one replica under load: every acknowledged item is present and its retry replays it")

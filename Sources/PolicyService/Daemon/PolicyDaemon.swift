@@ -126,8 +126,11 @@ public final class PolicyDaemon: Sendable {
                 })
         }
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }
-        // Switching files under the daemon is an operator's business: warn so it shows in alerts.
-        options.intake?.store.observeEvents { event, fields in log.log(.warning, event, fields) }
+        // Switching files under the daemon, or losing the database server, is an operator's
+        // business: warn so it shows in alerts. The server answering again is the all-clear.
+        options.intake?.store.observeEvents { event, fields in
+            log.log(event == "intake.store_connected" ? .info : .warning, event, fields)
+        }
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
         let notifier = options.notifier
