@@ -157,7 +157,9 @@ struct ListenerLifecycleTests {
         #expect(daemon.waitForExit() == 0)
         let elapsed = ContinuousClock.now - signalled
         #expect(elapsed >= .milliseconds(1_800), "the drain waited for the requests in flight: \(elapsed)")
-        #expect(elapsed < .milliseconds(3_000), "one drain timeout (2 s) for all listeners, not 2 s each: \(elapsed)")
+        // Listeners drained one after the other take at least 2 × 2 s; together, one drain plus
+        // the exit (about 2.1 s, 3.3 s under ThreadSanitizer). The bound sits just under 2×.
+        #expect(elapsed < .milliseconds(3_900), "one drain timeout (2 s) for all listeners, not 2 s each: \(elapsed)")
         print("drain: shutdown with \(ports.count) listeners took \(elapsed) for a 2 s drain timeout")
         withExtendedLifetime(stuck) {}
     }
