@@ -66,8 +66,10 @@ public final class PolicyStore: Sendable {
     private let history = Mutex<[ReloadRecord]>([])
     /// When the file was last re-read to see whether a failure is stale.
     private let lastRecheck = Mutex<Date?>(nil)
-    /// Serializes reloads (signal, file watch and HTTP may ask at once) without blocking readers.
-    private let reloadLock = Mutex<Void>(())
+    /// Serializes reloads (signal, file watch and HTTP may ask at once) without blocking readers;
+    /// it counts the attempts. Not `Mutex<Void>`: ThreadSanitizer reports a Swift access race on
+    /// the zero-sized value of the sanitizer builds' pthread lock even under the lock.
+    private let reloadLock = Mutex<UInt64>(0)
 
     public init(configPath: String, initial: PolicySnapshot? = nil, maxConfigBytes: Int = ConfigFile.defaultMaxBytes) {
         self.configPath = configPath
@@ -109,7 +111,10 @@ public final class PolicyStore: Sendable {
 
     /// Reads and compiles the config file and swaps it in if it is valid and new.
     public func reload(trigger: String) -> ReloadOutcome {
-        let outcome = reloadLock.withLock { _ in attemptReload(trigger: trigger) }
+        let outcome = reloadLock.withLock { attempts in
+            attempts &+= 1
+            return attemptReload(trigger: trigger)
+        }
         // Here the replaced snapshot (unless a request still holds it) and everything parsing
         // built are freed: hand that memory back, or RSS keeps the high-water mark (HeapTrim).
         if outcome.result != .unchanged { HeapTrim.releaseFreeMemory() }
