@@ -21,6 +21,8 @@ public protocol IntakeStore: Sendable {
     func health() -> IntakeStoreHealth
     /// Calls `observer` with the store's own events (name and fields) for the daemon's log.
     func observeEvents(_ observer: @escaping @Sendable (String, JSONObject) -> Void)
+    /// Where the items are, safe to show (a file path, or a URI with its password masked).
+    var displayLocation: String { get }
 }
 
 extension IntakeStore {

@@ -16,9 +16,11 @@ public final class PostgresIntakeStore: IntakeStore {
     private let writer: PostgresCommitWriter
     private let readers: PostgresReaderPool
     private let state: PostgresStoreState
-    /// Keys whose first request on this replica has not committed yet: a second request with
-    /// one gets 409 here, as on SQLite (other replicas wait and replay instead).
-    private let keysInFlight = Mutex<Set<String>>([])
+    /// The connection URI with its password masked (``IntakeStore/displayLocation``).
+    public let displayLocation: String
+    /// On this replica a second request with a key in flight gets 409, as on SQLite (other
+    /// replicas wait on the key's row and replay instead).
+    private let keysInFlight = KeysInFlight()
 
     /// Checks the URI, connects, creates or migrates the schema (under an advisory lock),
     /// prunes expired idempotency records, and starts the writer.
@@ -65,6 +67,7 @@ public final class PostgresIntakeStore: IntakeStore {
             // Unreachable for now: the writer and the readers connect when it answers.
         }
         self.state = state
+        displayLocation = redacted
         writer = PostgresCommitWriter(connection: first, groupCommit: groupCommit, state: state, connect: connect)
         readers = PostgresReaderPool(
             size: poolSize, waitLimit: .milliseconds(max(statementTimeoutMilliseconds, 100)), connect: connect)
@@ -140,28 +143,19 @@ public final class PostgresIntakeStore: IntakeStore {
     /// Queues the write for the writer thread and returns after its batch committed (or failed).
     public func submit(_ submission: IntakeSubmission) async -> Result<IntakeStoreOutcome, IntakeFailure> {
         let key = submission.idempotency?.key
-        if let key {
-            let claimed = keysInFlight.withLock { $0.insert(key).inserted }
-            guard claimed else {
-                return .failure(
-                    IntakeFailure(
-                        .idempotencyInFlight, "a request with this Idempotency-Key is still being stored; retry shortly",
-                        extensions: ["retryAfter": .number(1)]))
+        return await keysInFlight.whileClaimed(key) {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<IntakeStoreOutcome, IntakeFailure>, Never>) in
+                writer.enqueue(
+                    PostgresCommitWriter.Job(
+                        order: (key ?? "") + "\u{0}" + (submission.items.first?.url.deduplicationKey ?? ""),
+                        apply: { connection throws(PostgresError) in
+                            let outcome = try Self.apply(submission, on: connection)
+                            return { continuation.resume(returning: outcome) }
+                        },
+                        fail: { failure in continuation.resume(returning: .failure(failure)) }))
             }
         }
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<IntakeStoreOutcome, IntakeFailure>, Never>) in
-            writer.enqueue(
-                PostgresCommitWriter.Job(
-                    order: (key ?? "") + "\u{0}" + (submission.items.first?.url.deduplicationKey ?? ""),
-                    apply: { connection throws(PostgresError) in
-                        let outcome = try Self.apply(submission, on: connection)
-                        return { continuation.resume(returning: outcome) }
-                    },
-                    fail: { failure in continuation.resume(returning: .failure(failure)) }))
-        }
-        if let key { _ = keysInFlight.withLock { $0.remove(key) } }
-        return result
     }
 
     /// The write itself, inside the writer's transaction (and the job's savepoint): claim the

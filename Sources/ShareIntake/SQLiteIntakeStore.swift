@@ -17,12 +17,13 @@ public final class SQLiteIntakeStore: IntakeStore {
 
     /// The database file, as opened (the status page shows it).
     public let path: String
+    /// The file path (``IntakeStore/displayLocation``).
+    public var displayLocation: String { path }
     private let writer: GroupCommitWriter
     private let database: IntakeDatabase
     /// Queues the periodic prune; cancelled when the store goes away.
     private let pruneTimer: PruneTimer
-    /// Keys whose first request has not committed yet: a second request with one gets 409.
-    private let keysInFlight = Mutex<Set<String>>([])
+    private let keysInFlight = KeysInFlight()
 
     /// A dispatch timer (thread-safe, not marked `Sendable`): created once, then only cancelled.
     private final class PruneTimer: @unchecked Sendable {
@@ -146,27 +147,18 @@ public final class SQLiteIntakeStore: IntakeStore {
     /// Queues the write for the writer thread and returns after its batch committed (or failed).
     public func submit(_ submission: IntakeSubmission) async -> Result<IntakeStoreOutcome, IntakeFailure> {
         let key = submission.idempotency?.key
-        if let key {
-            let claimed = keysInFlight.withLock { $0.insert(key).inserted }
-            guard claimed else {
-                return .failure(
-                    IntakeFailure(
-                        .idempotencyInFlight, "a request with this Idempotency-Key is still being stored; retry shortly",
-                        extensions: ["retryAfter": .number(1)]))
+        return await keysInFlight.whileClaimed(key) {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<IntakeStoreOutcome, IntakeFailure>, Never>) in
+                writer.enqueue(
+                    GroupCommitWriter.Job(
+                        apply: { connection throws(SQLiteError) in
+                            let outcome = try Self.apply(submission, on: connection)
+                            return { continuation.resume(returning: outcome) }
+                        },
+                        fail: { failure in continuation.resume(returning: .failure(failure)) }))
             }
         }
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<IntakeStoreOutcome, IntakeFailure>, Never>) in
-            writer.enqueue(
-                GroupCommitWriter.Job(
-                    apply: { connection throws(SQLiteError) in
-                        let outcome = try Self.apply(submission, on: connection)
-                        return { continuation.resume(returning: outcome) }
-                    },
-                    fail: { failure in continuation.resume(returning: .failure(failure)) }))
-        }
-        if let key { _ = keysInFlight.withLock { $0.remove(key) } }
-        return result
     }
 
     /// The write itself, inside the writer's transaction: replay or reject by key, then

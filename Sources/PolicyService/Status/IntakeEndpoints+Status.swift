@@ -11,7 +11,7 @@ extension IntakeEndpoints {
         switch availability {
         case .open(let store):
             object.append("state", .string("open"))
-            object.append("database", (store as? SQLiteIntakeStore).map { .string($0.path) } ?? .null)
+            object.append("database", .string(store.displayLocation))
         case .disabled:
             object.append("state", .string("disabled"))
             object.append("database", .null)
