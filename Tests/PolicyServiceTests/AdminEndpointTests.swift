@@ -62,6 +62,19 @@ struct AdminEndpointTests {
         // The policy and probes stay readable without the token.
         #expect(await harness.send("GET", "/v1/policy").status == 200)
     }
+
+    @Test("two Authorization fields never authorize, in either order, even when one holds the token")
+    func repeatedAuthorization() async throws {
+        let harness = try ServiceHarness(adminToken: serviceTestToken)
+        let good = ("Authorization", "Bearer " + serviceTestToken)
+        let bad = ("Authorization", "Bearer not-the-token")
+        for headers in [[good, bad], [bad, good], [good, good]] {
+            let response = await harness.send("POST", "/v1/policy/reload", headers: headers)
+            #expect(response.status == 401)
+            #expect(response.object["detail"]?.stringValue == "Send one Authorization field.")
+        }
+        #expect(AuthFailureLog.reason(for: [good.1, bad.1]) == .malformed)
+    }
 }
 
 @Suite("/v1/authz in-process")

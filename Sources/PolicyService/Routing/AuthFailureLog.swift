@@ -30,6 +30,13 @@ final class AuthFailureLog: Sendable {
         self.now = now
     }
 
+    /// The reason the presented `Authorization` fields (which did not authorize) were refused;
+    /// more than one is `malformed`.
+    static func reason(for fields: [String]) -> Reason {
+        guard fields.count <= 1 else { return .malformed }
+        return reason(for: fields.first)
+    }
+
     /// The reason `authorization` (the presented field, which did not authorize) was refused.
     static func reason(for authorization: String?) -> Reason {
         guard let authorization else { return .missing }
@@ -53,7 +60,8 @@ final class AuthFailureLog: Sendable {
         guard allowed else { return }
         var fields: JSONObject = [
             "route": .string(route), "method": .string(request.method), "peer": .string(request.remoteAddress),
-            "reason": .string(Self.reason(for: request.headers["Authorization"]).rawValue), "realm": .string(realm),
+            "reason": .string(Self.reason(for: request.headers.values(for: "Authorization")).rawValue),
+            "realm": .string(realm),
         ]
         if suppressed > 0 { fields.append("suppressedBefore", .number(Double(suppressed))) }
         log.log(.warning, "auth.failed", fields)

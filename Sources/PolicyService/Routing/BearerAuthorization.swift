@@ -15,10 +15,17 @@ struct BearerAuthorization: Sendable {
     /// Throws 401 `unauthorized` with the challenge unless the request presents the token;
     /// `route` (the matched template) goes into the `auth.failed` event.
     func check(_ request: HTTPRequest, route: String) throws(ServiceProblem) {
-        let presented = request.headers["Authorization"]
-        guard !token.authorizes(presented) else { return }
+        let fields = request.headers.values(for: "Authorization")
+        let presented = fields.first
+        // Two Authorization fields are ambiguous (which one did a front proxy set?): neither
+        // counts, whatever their order, so a client's extra field can never ride on a good one.
+        guard fields.count > 1 || !token.authorizes(presented) else { return }
         failures?.record(route: route, realm: realm, request: request)
-        let detail = presented != nil ? "The bearer token is not valid." : "Send Authorization: Bearer <\(tokenName)>."
+        let detail =
+            fields.count > 1
+            ? "Send one Authorization field."
+            : presented != nil
+                ? "The bearer token is not valid." : "Send Authorization: Bearer <\(tokenName)>."
         let challenge =
             presented != nil ? #"Bearer realm="\#(realm)", error="invalid_token""# : #"Bearer realm="\#(realm)""#
         throw ServiceProblem(.unauthorized(detail), headers: HTTPHeaders([("WWW-Authenticate", challenge)]))
