@@ -6,11 +6,9 @@ public struct HTTPRequest: Sendable {
     /// The method token exactly as sent ("GET", "POST", …).
     public var method: String
     /// The request target exactly as on the request line, still percent-encoded, query included.
-    public var rawTarget: String
-    /// The target without its query, still percent-encoded (`%2F` stays distinguishable from `/`).
-    public var path: String
-    /// The raw query after the first "?", without the "?"; nil when the target has none.
-    public var query: String?
+    public var rawTarget: String {
+        didSet { questionMark = Self.firstQuestionMark(in: rawTarget) }
+    }
     /// Header fields in the order received.
     public var headers: HTTPHeaders
     /// The request body (already de-chunked).
@@ -19,6 +17,9 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String
     /// The protocol version from the request line ("HTTP/1.1").
     public var httpVersion: String
+    /// Where the query starts in ``rawTarget``: path and query are slices of the target,
+    /// made into Strings only when asked for (most responders never ask for the query).
+    private var questionMark: String.Index?
 
     /// Creates a request; `path` and `query` are derived from `rawTarget`.
     public init(
@@ -31,28 +32,46 @@ public struct HTTPRequest: Sendable {
     ) {
         self.method = method
         self.rawTarget = rawTarget
-        // Searched as bytes: a Character search walks grapheme clusters, on every request.
-        if let questionMark = rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            self.path = String(rawTarget[..<questionMark])
-            self.query = String(rawTarget[rawTarget.index(after: questionMark)...])
-        } else {
-            self.path = rawTarget
-            self.query = nil
-        }
+        self.questionMark = Self.firstQuestionMark(in: rawTarget)
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
         self.httpVersion = httpVersion
     }
 
-    /// The query decoded as `application/x-www-form-urlencoded` pairs ('+' is a space), in order.
-    public var queryItems: [(name: String, value: String)] {
-        guard let query else { return [] }
-        return FormURLDecoding.pairs(query)
+    /// The target without its query, still percent-encoded (`%2F` stays distinguishable from `/`).
+    /// Setting it keeps the query.
+    public var path: String {
+        get { questionMark.map { String(rawTarget[..<$0]) } ?? rawTarget }
+        set { rawTarget = newValue + (rawQuery.map { "?" + $0 } ?? "") }
     }
 
-    /// The decoded value of the first query item named `name`, or nil.
+    /// The raw query after the first "?", without the "?"; nil when the target has none.
+    /// Setting it keeps the path (nil removes the "?").
+    public var query: String? {
+        get { rawQuery.map(String.init) }
+        set { rawTarget = path + (newValue.map { "?" + $0 } ?? "") }
+    }
+
+    /// The raw query as a slice of ``rawTarget`` (no copy); nil when the target has none.
+    public var rawQuery: Substring? {
+        questionMark.map { rawTarget[rawTarget.utf8.index(after: $0)...] }
+    }
+
+    /// The query decoded as `application/x-www-form-urlencoded` pairs ('+' is a space), in order.
+    public var queryItems: [(name: String, value: String)] {
+        guard let rawQuery else { return [] }
+        return FormURLDecoding.pairs(rawQuery)
+    }
+
+    /// The decoded value of the first query item named `name`, or nil; decodes only that value.
     public func queryValue(_ name: String) -> String? {
-        queryItems.first { $0.name == name }?.value
+        guard let rawQuery else { return nil }
+        return FormURLDecoding.firstValue(named: name, in: rawQuery)
+    }
+
+    /// Searched as bytes: a Character search walks grapheme clusters, on every request.
+    private static func firstQuestionMark(in target: String) -> String.Index? {
+        target.utf8.firstIndex(of: UInt8(ascii: "?"))
     }
 }

@@ -118,7 +118,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// The per-path body limit for a raw request target, if its path has one.
     func bodyLimit(forTarget rawTarget: String) -> Int? {
         guard !bodyLimitsByPath.isEmpty else { return nil }
-        let path = rawTarget.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        // A slice up to the first "?", not a split: no array per request.
+        let path = rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")).map { rawTarget[..<$0] } ?? rawTarget[...]
         return bodyLimitsByPath[String(path)]
     }
 

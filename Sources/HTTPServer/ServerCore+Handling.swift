@@ -26,9 +26,10 @@ extension ServerCore {
         on connection: OpaquePointer, context: RequestContext,
         method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?
     ) -> RequestStateMachine.Action {
-        context.method = method.map { String(cString: $0) } ?? ""
-        context.httpVersion = version.map { String(cString: $0) } ?? ""
-        context.remoteAddress = Self.clientAddress(of: connection)
+        context.method = method.map { InternedTokens.method($0) } ?? ""
+        context.httpVersion = version.map { InternedTokens.version($0) } ?? ""
+        // Formatted once per connection when it was accepted, not once per request.
+        context.remoteAddress = context.connection?.remoteAddress ?? Self.clientAddress(of: connection)
         context.connection?.headReceived()
         let headSize = cmhd_request_header_size(connection)
         // MHD reports the size from the first handler call on; 0 would mean a libmicrohttpd

@@ -24,6 +24,41 @@ import Testing
         #expect(HTTPRequest(method: "GET", rawTarget: "/p?").queryItems.isEmpty)
     }
 
+    @Test func queryValueMatchesDecodedNamesAndDecodesOnlyItsValue() {
+        let request = HTTPRequest(method: "GET", rawTarget: "/d?a=1&%75rl=https%3A%2F%2Fx.test%2F&url=second&u+v=w")
+        // The first pair whose *decoded* name matches, as a search over queryItems would find.
+        #expect(request.queryValue("url") == "https://x.test/")
+        #expect(request.queryValue("u v") == "w")
+        #expect(request.queryValue("missing") == nil)
+        #expect(HTTPRequest(method: "GET", rawTarget: "/d").queryValue("a") == nil)
+        #expect(request.rawQuery == "a=1&%75rl=https%3A%2F%2Fx.test%2F&url=second&u+v=w")
+    }
+
+    @Test func pathAndQuerySettersRewriteTheTarget() {
+        var request = HTTPRequest(method: "GET", rawTarget: "/old?q=1")
+        request.path = "/new"
+        #expect(request.rawTarget == "/new?q=1")
+        request.query = nil
+        #expect(request.rawTarget == "/new")
+        request.rawTarget = "/x?y"
+        #expect(request.path == "/x" && request.query == "y")
+    }
+
+    @Test func bodyLimitLooksUpThePathWithoutItsQuery() {
+        let configuration = HTTPServerConfiguration(bodyLimitsByPath: ["/v1/intake": 7])
+        #expect(configuration.bodyLimit(forTarget: "/v1/intake?x=1") == 7)
+        #expect(configuration.bodyLimit(forTarget: "/v1/intake") == 7)
+        #expect(configuration.bodyLimit(forTarget: "/v1/intake/?x") == nil)
+    }
+
+    @Test func knownRequestLineTokensAreInternedAndOthersCopied() {
+        #expect(InternedTokens.method("GET") == "GET")
+        #expect(InternedTokens.method("GETX") == "GETX")
+        #expect(InternedTokens.method("get") == "get")
+        #expect(InternedTokens.version("HTTP/1.0") == "HTTP/1.0")
+        #expect(InternedTokens.version("HTTP/2") == "HTTP/2")
+    }
+
     @Test func formDecodingNeverFailsOnInvalidInput() {
         #expect(FormURLDecoding.decode(Array("%".utf8)) == "%")
         #expect(FormURLDecoding.decode(Array("%4".utf8)) == "%4")
