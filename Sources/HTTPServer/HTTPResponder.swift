@@ -42,6 +42,16 @@ public enum HTTPResponderResult: Sendable {
 public protocol HTTPRoutingResponder: Sendable {
     /// Returns the response, or the work that will produce it.
     func route(_ request: HTTPRequest) -> HTTPResponderResult
+
+    /// Responses the server builds once, when it is created, in libmicrohttpd's own form;
+    /// whenever ``route(_:)`` answers with one of them unchanged (``PreparedResponse/response``)
+    /// the prebuilt copy is sent, with no per-request allocation. Read once; empty by default.
+    var preparedResponses: [PreparedResponse] { get }
+}
+
+extension HTTPRoutingResponder {
+    /// No prepared responses: every response is built when it is sent.
+    public var preparedResponses: [PreparedResponse] { [] }
 }
 
 /// A responder that always answers synchronously; the server adapts it to

@@ -34,24 +34,11 @@ package struct RequestHeadValidation: Sendable {
         method: String, rawTarget: String, httpVersion: String, headers: HTTPHeaders, headerBytes: Int,
         fieldSyntax: FieldSyntaxViolation? = nil
     ) throws(ProblemDetails) -> Int? {
-        guard Self.isToken(method.utf8) else {
-            throw .badRequest(kind: "invalid-method", detail: "The request method must be a token (RFC 9110 §9.1).")
-        }
-        guard Self.isRequestTarget(rawTarget.utf8) else {
-            throw .badRequest(
-                kind: "invalid-request-target",
-                detail: "The request target must not be empty or contain whitespace or control characters.")
-        }
+        guard Self.isToken(method.utf8) else { throw Self.invalidMethod }
+        guard Self.isRequestTarget(rawTarget.utf8) else { throw Self.invalidRequestTarget }
         if let fieldSyntax { throw fieldSyntax.problem }
-        if method == "CONNECT" {
-            // MHD 0.9.75 cannot tunnel: it would send a 200 without framing and keep the socket.
-            throw ProblemDetails(
-                kind: "connect-not-supported", title: "Not implemented", status: 501,
-                detail:
-                    "HTTPS tunnelling (CONNECT) is not supported by this mode: libmicrohttpd 0.9.75 cannot tunnel. "
-                    + "For HTTPS sites use navpolicyd as a reverse proxy (proxy.upstream + proxy.publicOrigin, TLS "
-                    + "ending in front of it) or nginx auth_request with GET /v1/authz.")
-        }
+        // MHD 0.9.75 cannot tunnel: it would send a 200 without framing and keep the socket.
+        if method == "CONNECT" { throw Self.connectNotSupported }
         if rawTarget.utf8.count > maxTargetBytes { throw .uriTooLong(limit: maxTargetBytes) }
         if headerBytes > maxHeaderBytes { throw .headerFieldsTooLarge(limit: maxHeaderBytes) }
 
@@ -60,27 +47,48 @@ package struct RequestHeadValidation: Sendable {
             throw .badRequest(
                 kind: "duplicate-host", detail: "The request has \(hosts) Host header fields; exactly one is allowed.")
         }
-        if hosts == 0 && httpVersion == "HTTP/1.1" {
-            throw .badRequest(kind: "missing-host", detail: "An HTTP/1.1 request must have a Host header field.")
-        }
+        if hosts == 0 && httpVersion == "HTTP/1.1" { throw Self.missingHost }
 
         let contentLengths = headers.values(for: "Content-Length")
         let transferEncodings = headers.values(for: "Transfer-Encoding")
-        if !contentLengths.isEmpty && !transferEncodings.isEmpty {
-            throw .badRequest(
-                kind: "conflicting-framing",
-                detail: "The request has both Content-Length and Transfer-Encoding; send only one.")
-        }
+        if !contentLengths.isEmpty && !transferEncodings.isEmpty { throw Self.conflictingFraming }
         if !transferEncodings.isEmpty {
             let codings = transferEncodings.joined(separator: ",").split(separator: ",").map { trimmed($0).lowercased() }
-            guard codings == ["chunked"] else {
-                throw ProblemDetails(
-                    kind: "unsupported-transfer-encoding", title: "Not implemented", status: 501,
-                    detail: "Only Transfer-Encoding: chunked is supported.")
-            }
+            guard codings == ["chunked"] else { throw Self.unsupportedTransferEncoding }
             return nil
         }
         return try declaredLength(contentLengths)
+    }
+
+    static let invalidMethod = ProblemDetails.badRequest(
+        kind: "invalid-method", detail: "The request method must be a token (RFC 9110 §9.1).")
+    static let invalidRequestTarget = ProblemDetails.badRequest(
+        kind: "invalid-request-target",
+        detail: "The request target must not be empty or contain whitespace or control characters.")
+    static let connectNotSupported = ProblemDetails(
+        kind: "connect-not-supported", title: "Not implemented", status: 501,
+        detail:
+            "HTTPS tunnelling (CONNECT) is not supported by this mode: libmicrohttpd 0.9.75 cannot tunnel. "
+            + "For HTTPS sites use navpolicyd as a reverse proxy (proxy.upstream + proxy.publicOrigin, TLS "
+            + "ending in front of it) or nginx auth_request with GET /v1/authz.")
+    static let missingHost = ProblemDetails.badRequest(
+        kind: "missing-host", detail: "An HTTP/1.1 request must have a Host header field.")
+    static let conflictingFraming = ProblemDetails.badRequest(
+        kind: "conflicting-framing", detail: "The request has both Content-Length and Transfer-Encoding; send only one.")
+    static let unsupportedTransferEncoding = ProblemDetails(
+        kind: "unsupported-transfer-encoding", title: "Not implemented", status: 501,
+        detail: "Only Transfer-Encoding: chunked is supported.")
+
+    /// Every rejection of these checks whose bytes are the same for every request (the
+    /// server builds them once): all but the duplicate-Host count.
+    var fixedProblems: [ProblemDetails] {
+        [
+            Self.invalidMethod, Self.invalidRequestTarget, Self.connectNotSupported, Self.missingHost,
+            Self.conflictingFraming, Self.unsupportedTransferEncoding, .invalidContentLength,
+            .uriTooLong(limit: maxTargetBytes), .headerFieldsTooLarge(limit: maxHeaderBytes),
+            FieldSyntaxViolation.invalidName.problem, FieldSyntaxViolation.invalidValue.problem,
+            FieldSyntaxViolation.unaccountedBytes.problem,
+        ]
     }
 
     /// Parses Content-Length; repeated fields or list members must all agree (RFC 9110 §8.6).

@@ -18,14 +18,40 @@ enum ResponseQueueing {
         if let stream = response.bodyStream {
             created = streamedResponse(stream, on: connection, streams: streams)
         } else {
-            // MUST_COPY: MHD keeps its own copy, so the Swift array may be freed right away.
-            created = response.body.withUnsafeBytes { bytes in
-                MHD_create_response_from_buffer(
-                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-            }
+            created = bufferResponse(response.body)
         }
         guard let mhdResponse = created else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }  // MHD holds a reference while sending
+        guard addHeaders(of: response, to: mhdResponse, closeConnection: closeConnection) else { return nil }
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+
+    /// A complete MHD response for `response` (buffer body only), owned by the caller, for
+    /// responses built once and queued many times; nil when it is invalid or has a stream.
+    static func persistentResponse(for response: HTTPResponse, closeConnection: Bool) -> OpaquePointer? {
+        guard (100...599).contains(response.status), response.bodyStream == nil,
+            let created = bufferResponse(response.body)
+        else { return nil }
+        guard addHeaders(of: response, to: created, closeConnection: closeConnection) else {
+            MHD_destroy_response(created)
+            return nil
+        }
+        return created
+    }
+
+    /// MUST_COPY: MHD keeps its own copy, so the Swift array may be freed right away.
+    private static func bufferResponse(_ body: [UInt8]) -> OpaquePointer? {
+        body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+    }
+
+    /// Adds the response's fields, and `Connection: close` when the connection must close;
+    /// false when MHD refuses a field (a name or value it considers invalid).
+    private static func addHeaders(of response: HTTPResponse, to mhdResponse: OpaquePointer, closeConnection: Bool)
+        -> Bool
+    {
         for field in response.headers {
             if headersManagedByMHD.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) { continue }
             if closeConnection && HTTPHeaders.namesMatch(field.name, "Connection") { continue }
@@ -33,13 +59,13 @@ enum ResponseQueueing {
             let added = field.name.withCString { name in
                 field.value.withCString { value in MHD_add_response_header(mhdResponse, name, value) }
             }
-            guard added == .YES else { return nil }
+            guard added == .YES else { return false }
         }
         if closeConnection {
             // MHD closes the connection after sending a response that carries this header.
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
-        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        return true
     }
 
     /// A callback response pulling from `stream`; the stream is closed if MHD cannot take it.

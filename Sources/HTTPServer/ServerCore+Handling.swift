@@ -83,7 +83,7 @@ extension ServerCore {
                     "targetBytes": .number(Double(context.rawTarget.utf8.count)),
                 ])
             // Closing is deliberate: the rest of a rejected request is never read.
-            return send(problem.response(typePrefix: configuration.problemTypePrefix), on: connection, forceClose: true)
+            return reject(problem, on: connection)
         case .send(let response):
             return send(response, on: connection, forceClose: false)
         case .respond(let body):
@@ -121,24 +121,38 @@ extension ServerCore {
     ) -> MHD_Result {
         guard suspendedConnections.suspend(connection, context: context) else {
             context.machine.responseSent()
-            return send(
-                ProblemDetails.shuttingDown.response(typePrefix: configuration.problemTypePrefix), on: connection,
-                forceClose: true)
+            return reject(.shuttingDown, on: connection)
         }
         let registry = suspendedConnections
         start { response in registry.resume(context, with: response) }
         return .YES
     }
 
+    /// Queues `problem` and closes the connection; the prebuilt response when it is a fixed one.
+    private func reject(_ problem: ProblemDetails, on connection: OpaquePointer) -> MHD_Result {
+        if let native = prebuilt.rejection(for: problem) {
+            return MHD_queue_response(connection, UInt32(problem.status), native)
+        }
+        return send(problem.response(typePrefix: configuration.problemTypePrefix), on: connection, forceClose: true)
+    }
+
     /// Queues `response` on the connection (only valid on its worker thread or after resume).
     private func send(_ response: HTTPResponse, on connection: OpaquePointer, forceClose: Bool) -> MHD_Result {
         let closing = forceClose || isDraining.load(ordering: .relaxed)
+        // A prepared response still as prepared goes out prebuilt, unless `Connection: close`
+        // must be added to it (the shared prebuilt copy cannot change).
+        if !closing, let prepared = response.prepared, let native = prebuilt.native(for: prepared) {
+            return MHD_queue_response(connection, UInt32(response.status), native)
+        }
         if let queued = ResponseQueueing.queue(
             response, on: connection, closeConnection: closing, streams: streamedBodies)
         {
             return queued
         }
         log(.error, "http.invalid_response", ["status": .number(Double(response.status))])
+        if let native = prebuilt.rejection(for: .internalError) {
+            return MHD_queue_response(connection, UInt32(ProblemDetails.internalError.status), native)
+        }
         let fallback = ProblemDetails.internalError.response(typePrefix: configuration.problemTypePrefix)
         return ResponseQueueing.queue(fallback, on: connection, closeConnection: true, streams: streamedBodies) ?? .NO
     }

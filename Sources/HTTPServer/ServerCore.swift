@@ -23,6 +23,8 @@ final class ServerCore: Sendable {
     /// `mhd.message` lines: MHD logs one per refused or broken connection, so a flood of
     /// connections would otherwise be a flood of log lines.
     let libraryMessages = LogRateLimiter(limit: 20, windowMilliseconds: 1_000)
+    /// The responder's prepared responses and the server's fixed rejections, built once.
+    let prebuilt: PrebuiltResponses
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPRoutingResponder, logger: @escaping HTTPServerLogger) {
         self.configuration = configuration
@@ -36,6 +38,14 @@ final class ServerCore: Sendable {
                 idleTimeoutMilliseconds: Int64(max(1, configuration.connectionTimeoutSeconds)) * 1000,
                 minBodyBytesPerSecond: configuration.minBodyBytesPerSecond,
                 bodyGraceMilliseconds: Int64(configuration.bodyRateGraceSeconds) * 1000))
+        // Every body limit a request can be rejected with: the default and the per-path ones.
+        let bodyLimits = Set([configuration.maxBodyBytes] + configuration.bodyLimitsByPath.values)
+        self.prebuilt = PrebuiltResponses(
+            prepared: responder.preparedResponses,
+            problems: headValidation.fixedProblems + bodyLimits.sorted().map { .payloadTooLarge(limit: $0) } + [
+                .shuttingDown, .internalError,
+            ],
+            typePrefix: configuration.problemTypePrefix)
     }
 
     /// Logs how many `mhd.message` lines were dropped in a finished window (called by the

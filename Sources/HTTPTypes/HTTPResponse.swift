@@ -4,14 +4,19 @@ public import JSONSupport
 ///
 /// `Content-Length` and `Date` are written by libmicrohttpd; do not set them.
 public struct HTTPResponse: Sendable, Equatable {
+    // Every change to the parts unlinks ``prepared`` (the server would otherwise send the
+    // prebuilt bytes, not the changed ones). `didSet` without `oldValue` still mutates in place.
+
     /// The status code (100–599).
-    public var status: Int
+    public var status: Int { didSet { prepared = nil } }
     /// Header fields to send, in order.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders { didSet { prepared = nil } }
     /// The body bytes (not sent for HEAD requests); ignored when ``bodyStream`` is set.
-    public var body: [UInt8]
+    public var body: [UInt8] { didSet { prepared = nil } }
     /// A body produced while it is sent, instead of ``body``.
-    public var bodyStream: (any HTTPBodyStream)?
+    public var bodyStream: (any HTTPBodyStream)? { didSet { prepared = nil } }
+    /// The prepared response this value came from, unchanged; nil for any other response.
+    public internal(set) var prepared: PreparedResponse?
 
     /// Creates a response from its parts.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {

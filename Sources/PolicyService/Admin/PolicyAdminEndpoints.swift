@@ -49,10 +49,19 @@ struct PolicyAdminEndpoints: Sendable {
         }
     }
 
+    /// The `/healthz` answer, the same bytes every time: the server sends it prebuilt. It
+    /// already carries the `Cache-Control` every API response gets, so adding that header
+    /// never changes (and so never unlinks) it.
+    static let healthy = PreparedResponse(
+        HTTPResponse(
+            status: 200,
+            headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
+            body: JSONValue.object(["status": .string("ok")]).serializedBytes))
+
     /// `/healthz` and `/readyz` alone: what the API listener keeps beside an admin listener.
     func registerHealthProbes(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.healthz.rawValue) { _ throws(ServiceProblem) in
-            .now(.json(.object(["status": .string("ok")])))
+            .now(Self.healthy.response)
         }
         group.on("GET", "HEAD", path: PolicyAPI.Route.readyz.rawValue) { _ throws(ServiceProblem) in
             .now(try readiness())

@@ -113,6 +113,9 @@ public final class PolicyAPI: HTTPRoutingResponder {
     /// Marks the API as shutting down: `/readyz` turns 503 so load balancers stop sending.
     public func beginDraining() { draining.begin() }
 
+    /// Built once by the server: the health answer.
+    public var preparedResponses: [PreparedResponse] { [PolicyAdminEndpoints.healthy] }
+
     public func route(_ request: HTTPRequest) -> HTTPResponderResult {
         let started = ContinuousClock.now
         let matched = routes.match(request.path)
