@@ -20,7 +20,13 @@ func mhdRequestStarted(
     let tracked = connection.flatMap { cmhd_socket_context($0) }.map {
         Unmanaged<TrackedConnection>.fromOpaque($0).takeUnretainedValue()
     }
-    let context = RequestContext(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes, connection: tracked)
+    let context: RequestContext
+    if let reused = tracked?.reusableContext() {
+        reused.reset(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes)
+        context = reused
+    } else {
+        context = RequestContext(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes, connection: tracked)
+    }
     return Unmanaged.passRetained(context).toOpaque()
 }
 
@@ -39,6 +45,7 @@ func mhdConnectionNotified(
         socketContext.pointee = Unmanaged.passRetained(tracked).toOpaque()
     } else if let pointer = socketContext.pointee {
         let tracked = Unmanaged<TrackedConnection>.fromOpaque(pointer)
+        tracked.takeUnretainedValue().dropReusableContext()
         core.connections.connectionClosed(tracked.takeUnretainedValue())
         socketContext.pointee = nil
         tracked.release()
@@ -51,10 +58,11 @@ func mhdRequestCompleted(
     _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
 ) {
     guard let requestContext, let contextPointer = requestContext.pointee else { return }
-    let context = Unmanaged<RequestContext>.fromOpaque(contextPointer)
-    context.takeUnretainedValue().connection?.requestCompleted()
-    context.release()
+    // Balances the retain of mhdRequestStarted.
+    let context = Unmanaged<RequestContext>.fromOpaque(contextPointer).takeRetainedValue()
     requestContext.pointee = nil
+    context.connection?.requestCompleted()
+    if !context.hasEscaped { context.connection?.keepForReuse(context) }
     if let cls {
         Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().requestsInFlight.subtract(1, ordering: .relaxed)
     }

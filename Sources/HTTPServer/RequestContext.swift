@@ -6,7 +6,10 @@
 /// `MHD_resume_connection` hands it back.
 final class RequestContext: @unchecked Sendable {
     /// The target exactly as on the request line (from the URI-log callback).
-    let rawTarget: String
+    private(set) var rawTarget: String
+    /// Set when the request is handed to a suspension (a task or an event loop may keep
+    /// the context, and the registry knows it by identity): such a context is never reused.
+    var hasEscaped = false
     var machine: RequestStateMachine
     var method = ""
     var httpVersion = ""
@@ -27,6 +30,22 @@ final class RequestContext: @unchecked Sendable {
         self.machine = RequestStateMachine(maxBodyBytes: maxBodyBytes)
         // Browsers send 10-20 fields: one allocation instead of one per doubling.
         headers.reserveCapacity(16)
+    }
+
+    /// Makes a finished context of the same connection ready for its next request, keeping
+    /// the header array's storage: on a keep-alive connection neither the context nor the
+    /// array is allocated again. Only for a context nothing else references.
+    func reset(rawTarget: String, maxBodyBytes: Int) {
+        self.rawTarget = rawTarget
+        machine = RequestStateMachine(maxBodyBytes: maxBodyBytes)
+        method = ""
+        httpVersion = ""
+        remoteAddress = ""
+        headers.removeAll(keepingCapacity: true)
+        headerBytes = 0
+        fieldSyntax = nil
+        layout = nil
+        hasEscaped = false
     }
 
     /// The complete request for the responder.

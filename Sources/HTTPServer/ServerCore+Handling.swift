@@ -119,6 +119,7 @@ extension ServerCore {
         _ connection: OpaquePointer, context: RequestContext,
         start: @Sendable (@escaping @Sendable (HTTPResponse) -> Void) -> Void
     ) -> MHD_Result {
+        context.hasEscaped = true
         guard suspendedConnections.suspend(connection, context: context) else {
             context.machine.responseSent()
             return reject(.shuttingDown, on: connection)

@@ -36,6 +36,10 @@ final class TrackedConnection: Sendable {
     /// When the body phase began.
     private let bodyStart = Atomic<Int64>(0)
     private let bodyBytes = Atomic<Int>(0)
+    /// The context of the connection's last request, kept for the next one (keep-alive
+    /// connections run one request after another); cleared when the connection closes,
+    /// since the context references this record.
+    private let spareContext = Mutex<RequestContext?>(nil)
 
     init(handle: ConnectionHandle, socket: Int32, remoteAddress: String, limits: ConnectionLimits, now: Int64) {
         self.handle = handle
@@ -69,6 +73,23 @@ final class TrackedConnection: Sendable {
         let now = ConnectionTracker.now()
         headDeadline.store(now + limits.idleTimeoutMilliseconds + limits.headTimeoutMilliseconds, ordering: .relaxed)
         phase.store(Phase.awaitingHead.rawValue, ordering: .releasing)
+    }
+
+    /// The previous request's context when nothing else holds it any more, else nil.
+    func reusableContext() -> RequestContext? {
+        guard var context = spareContext.withLock({ spare in spare.take() }) else { return nil }
+        // Never suspended, so only this thread ever referenced it; the check is a backstop.
+        return isKnownUniquelyReferenced(&context) ? context : nil
+    }
+
+    /// Keeps a finished request's context for the next request of this connection.
+    func keepForReuse(_ context: RequestContext) {
+        spareContext.withLock { $0 = context }
+    }
+
+    /// The connection closed: drops the kept context (and with it the cycle back to this record).
+    func dropReusableContext() {
+        spareContext.withLock { $0 = nil }
     }
 
     /// Whether the connection still waits for its first access-handler call.

@@ -47,6 +47,12 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
         fields.reserveCapacity(capacity)
     }
 
+    /// Removes every field; `keepingCapacity` keeps the storage for reuse (a server reading
+    /// the next request's fields into the same value).
+    public mutating func removeAll(keepingCapacity: Bool = false) {
+        fields.removeAll(keepingCapacity: keepingCapacity)
+    }
+
     /// Appends a field, keeping any existing field of the same name.
     public mutating func add(name: String, value: String) {
         fields.append((name: name, value: value))
