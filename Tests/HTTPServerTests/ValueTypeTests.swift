@@ -13,6 +13,15 @@ import Testing
         #expect(headers["missing"] == nil)
     }
 
+    @Test func namesMatchFoldsASCIICaseOnly() {
+        #expect(HTTPHeaders.namesMatch("Content-Length", "content-LENGTH"))
+        #expect(!HTTPHeaders.namesMatch("Host", "Hosu"))
+        #expect(!HTTPHeaders.namesMatch("Host", "Hos"))
+        #expect(!HTTPHeaders.namesMatch("é", "É"))
+        #expect(HTTPHeaders.namesMatch("", ""))
+        #expect(HTTPHeaders.namesMatch(String(repeating: "X-Long-Name-", count: 4), String(repeating: "x-long-name-", count: 4)))
+    }
+
     @Test func requestSplitsTargetAndDecodesQueryItems() {
         let request = HTTPRequest(method: "GET", rawTarget: "/a%2Fb?x=1+2&y=%41%zz&flag&=v&&z=%E2%82%AC")
         #expect(request.path == "/a%2Fb")
