@@ -47,6 +47,12 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPTypes", "LockSupport"], swiftSettings: strictSettings),
 
+        // libsodium: Ed25519 for signed policy bundles (the one crypto library, from Debian).
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        // Ed25519 signing and verification of policy bundles, and the key formats (PEM PKCS#8
+        // private keys, raw/base64 public keys); shared by the daemon and the client's tests.
+        .target(name: "BundleSigning", dependencies: ["CSodium"], swiftSettings: strictSettings),
+
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
             name: "PolicyService",
@@ -67,6 +73,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport", "LockSupport"], swiftSettings: strictSettings),
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
+        .testTarget(name: "BundleSigningTests", dependencies: ["BundleSigning"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport"],
             swiftSettings: strictSettings),
