@@ -56,7 +56,9 @@ let package = Package(
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
             name: "PolicyService",
-            dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport"],
+            dependencies: [
+                "NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport", "BundleSigning",
+            ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,
         // completions derived from the declarations), parsed and validated in-process.
@@ -80,7 +82,7 @@ let package = Package(
         // The service layer driven in-process with HTTPRequest values: no sockets, so it runs in parallel.
         .testTarget(
             name: "PolicyServiceTests",
-            dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake"],
+            dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning"],
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
         .testTarget(
