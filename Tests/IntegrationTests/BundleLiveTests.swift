@@ -135,9 +135,26 @@ struct BundleLiveTests {
         #expect(bundle.stdout.isEmpty)
         #expect(bundle.stderr.contains(bad) && bundle.stderr.contains("not an Ed25519 private key"), "\(bundle.stderr)")
 
-        let serve = try BinaryRunner.run(["serve", "--config", configPath, "--listen", "127.0.0.1:0"])
-        #expect(serve.status == 2)
-        #expect(serve.stderr.contains("/server/bundle/signingKeyFile") && serve.stderr.contains(bad), "\(serve.stderr)")
+        // serve must refuse to start; a bounded wait, so a daemon that starts anyway fails the
+        // test instead of hanging it.
+        let serve = Process()
+        serve.executableURL = BinaryRunner.binary
+        serve.arguments = ["serve", "--config", configPath, "--listen", "127.0.0.1:0"]
+        let errors = keys.directory + "/serve.stderr"
+        FileManager.default.createFile(atPath: errors, contents: nil)
+        serve.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        serve.standardOutput = FileHandle.nullDevice
+        try serve.run()
+        let deadline = Date().addingTimeInterval(20)
+        while serve.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if serve.isRunning {
+            serve.terminate()
+            serve.waitUntilExit()
+            Issue.record("serve started with an invalid bundle signing key")
+        }
+        let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+        #expect(serve.terminationStatus == 2)
+        #expect(stderr.contains("/server/bundle/signingKeyFile") && stderr.contains(bad), "\(stderr)")
     }
 
     @Test("a reload with a changed config serves a new ETag, bytes and signature")
