@@ -141,7 +141,7 @@ struct BundleLiveTests {
         serve.executableURL = BinaryRunner.binary
         serve.arguments = ["serve", "--config", configPath, "--listen", "127.0.0.1:0"]
         let errors = keys.directory + "/serve.stderr"
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         serve.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         serve.standardOutput = FileHandle.nullDevice
         try serve.run()
