@@ -123,6 +123,10 @@ public final class PolicyAPI: HTTPRoutingResponder {
             result = .now(problems.response(error))
         }
         let endpoint = matched?.route.template ?? "other"
+        // Answers ready now are finished here: `map` would allocate a closure context per request.
+        if case .now(let response) = result {
+            return .now(Self.finish(response, endpoint: endpoint, started: started, metrics: metrics))
+        }
         let metrics = metrics
         return result.map { response in Self.finish(response, endpoint: endpoint, started: started, metrics: metrics) }
     }
