@@ -49,10 +49,14 @@ struct PolicyAdminEndpoints: Sendable {
         }
     }
 
+    /// `/healthz`'s answer, built once: it never changes, so no request builds a JSON tree for it.
+    static let healthy = HTTPResponse(
+        status: 200, headers: DecideEndpoints.jsonHeaders, body: Array(#"{"status":"ok"}"#.utf8))
+
     /// `/healthz` and `/readyz` alone: what the API listener keeps beside an admin listener.
     func registerHealthProbes(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.healthz.rawValue) { _ throws(ServiceProblem) in
-            .now(.json(.object(["status": .string("ok")])))
+            .now(Self.healthy)
         }
         group.on("GET", "HEAD", path: PolicyAPI.Route.readyz.rawValue) { _ throws(ServiceProblem) in
             .now(try readiness())
