@@ -10,6 +10,18 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Writes into `buffer`'s storage, emptied: a caller that keeps one buffer per thread
+    /// reuses its capacity instead of allocating a new one per document.
+    public init(reusing buffer: consuming [UInt8]) {
+        bytes = consume buffer
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends bytes that are already JSON (formatted on the stack by the caller).
+    public mutating func writeRaw(bytes raw: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: raw)
+    }
+
     /// The output as a String (always valid UTF-8: input strings are Swift Strings).
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 

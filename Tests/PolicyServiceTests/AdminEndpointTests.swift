@@ -1,11 +1,23 @@
 import Foundation
 import HTTPServer
+import JSONSupport
 import Testing
 
 @testable import PolicyService
 
 @Suite("policy administration and probes in-process")
 struct AdminEndpointTests {
+    @Test("healthz answers the bytes and header fields the JSON tree gave, built once")
+    func healthzPrebuilt() async throws {
+        let harness = try ServiceHarness()
+        let response = await harness.send("GET", "/healthz")
+        #expect(response.status == 200)
+        #expect(response.body == JSONValue.object(["status": .string("ok")]).serializedBytes)
+        #expect(Array(response.headers.map(\.name)) == ["Content-Type", "Cache-Control"])
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.headers["Cache-Control"] == "no-store")
+    }
+
     @Test("healthz, readyz, policy and metrics answer 200; readyz turns 503 not-ready when draining")
     func probes() async throws {
         let harness = try ServiceHarness()

@@ -53,4 +53,29 @@ struct DecisionRecorderTests {
         #expect(text.contains(#"navpolicyd_http_request_duration_seconds_bucket{endpoint="/v1/decide",le="0.00025"} 8000"#))
         #expect(text.contains(#"navpolicyd_http_request_duration_seconds_count{endpoint="/v1/decide"} 8000"#))
     }
+
+    @Test("atomic endpoint counters and the locked fallback render as one series, sum included")
+    func atomicAndFallbackCounters() {
+        let metrics = Metrics(version: "test")
+        // 200 has an atomic slot, 299 has none (fallback); "/custom" is no route label (fallback).
+        // Binary fractions, so the sum prints exactly.
+        metrics.recordRequest(endpoint: "/v1/decide", status: 200, seconds: 0.25)
+        metrics.recordRequest(endpoint: "/v1/decide", status: 200, seconds: 0.5)
+        metrics.recordRequest(endpoint: "/v1/decide", status: 299, seconds: 7)
+        metrics.recordRequest(endpoint: "/custom", status: 200, seconds: 0.5)
+        let text = metrics.render(openConnections: 0, policyHandlers: nil, policyLoadedAt: nil)
+        #expect(text.contains(#"navpolicyd_http_requests_total{endpoint="/v1/decide",code="200"} 2\#n"#))
+        #expect(text.contains(#"navpolicyd_http_requests_total{endpoint="/v1/decide",code="299"} 1\#n"#))
+        #expect(text.contains(#"navpolicyd_http_requests_total{endpoint="/custom",code="200"} 1\#n"#))
+        #expect(text.contains(#"navpolicyd_http_request_duration_seconds_bucket{endpoint="/v1/decide",le="0.25"} 1\#n"#))
+        #expect(text.contains(#"navpolicyd_http_request_duration_seconds_bucket{endpoint="/v1/decide",le="0.5"} 2\#n"#))
+        #expect(text.contains(#"navpolicyd_http_request_duration_seconds_bucket{endpoint="/v1/decide",le="5.0"} 2\#n"#))
+        #expect(text.contains(#"navpolicyd_http_request_duration_seconds_bucket{endpoint="/v1/decide",le="+Inf"} 3\#n"#))
+        #expect(text.contains(#"navpolicyd_http_request_duration_seconds_count{endpoint="/v1/decide"} 3\#n"#))
+        #expect(text.contains(#"navpolicyd_http_request_duration_seconds_sum{endpoint="/v1/decide"} 7.75\#n"#))
+        #expect(text.contains(#"navpolicyd_http_request_duration_seconds_count{endpoint="/custom"} 1\#n"#))
+        // Every route template has an atomic series, and no two share one.
+        for route in PolicyAPI.Route.allCases { #expect(Metrics.endpointIndex(route.rawValue) != nil) }
+        #expect(Set(Metrics.endpointLabels).count == Metrics.endpointLabels.count)
+    }
 }

@@ -83,7 +83,16 @@ public final class Metrics: Sendable {
 
     final class Stripe: Sendable {
         let counters = Mutex(HotCounters())
+        /// Requests per endpoint label (``Metrics/endpointLabels``), counted without the lock.
+        let endpoints = Metrics.endpointLabels.map { _ in EndpointCounters() }
     }
+
+    /// The endpoint labels counted with atomics, in index order: every route template, then
+    /// `other` (no route matched) and `rejected` (refused before routing).
+    static let endpointLabels = PolicyAPI.Route.allCases.map(\.rawValue) + ["other", "rejected"]
+
+    /// The index of `label` in ``endpointLabels``.
+    static func endpointIndex(_ label: String) -> Int? { endpointLabels.firstIndex(of: label) }
 
     /// The rarely written counters (reloads, intake, drops).
     struct State {
@@ -144,6 +153,17 @@ public final class Metrics: Sendable {
     var reloadCounts: [String: UInt64] { state.withLock { $0.reloads } }
 
     public func recordRequest(endpoint: String, status: Int, seconds: Double) {
+        recordRequest(endpoint: endpoint, index: Self.endpointIndex(endpoint), status: status, seconds: seconds)
+    }
+
+    /// Counts one answer of the endpoint `endpoint`, whose place in ``endpointLabels`` is
+    /// `index` (the router knows it, so the hot path neither searches nor hashes the label).
+    func recordRequest(endpoint: String, index: Int?, status: Int, seconds: Double) {
+        let stripe = stripe
+        if let index, index < stripe.endpoints.count, let slot = EndpointCounters.slot(of: status) {
+            stripe.endpoints[index].record(slot: slot, seconds: seconds)
+            return
+        }
         stripe.counters.withLock { state in
             state.requests[RequestKey(endpoint: endpoint, status: status), default: 0] += 1
             // Mutated in place: copying the histogram out and back would copy its bucket array
@@ -215,6 +235,9 @@ public final class Metrics: Sendable {
                 for (key, counter) in counters.decisions { decisions[key, default: 0] += counter.total }
                 total.requests.merge(counters.requests, uniquingKeysWith: +)
                 total.durations.merge(counters.durations) { $0.merged(with: $1) }
+                for (label, endpoint) in zip(Self.endpointLabels, stripe.endpoints) {
+                    endpoint.add(endpoint: label, to: &total.requests, durations: &total.durations)
+                }
                 total.proxyRequests.merge(counters.proxyRequests, uniquingKeysWith: +)
                 total.proxyUpstreamDuration = total.proxyUpstreamDuration.merged(with: counters.proxyUpstreamDuration)
                 total.proxyBytesUpstream += counters.proxyBytesUpstream

@@ -28,16 +28,62 @@ struct DecideEndpoints: Sendable {
     }
 
     private func decideGET(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
+        let navigation: NavigationRequest
+        let explain: Bool
+        // The usual query (known names, each once) is read in place; anything else takes the
+        // item-by-item reading, which also words every error.
+        switch request.query?.utf8.withContiguousStorageIfAvailable({ Self.readQuery($0) }) {
+        case .some(.some(.success(let read))): (navigation, explain) = read
+        case .some(.some(.failure(let problem))): throw problem
+        default: (navigation, explain) = try Self.readQueryItems(request.queryItems)
+        }
+        guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+        return try decideOne(navigation, explain: explain, snapshot: snapshot)
+    }
+
+    /// The navigation and `explain` from the raw query bytes; nil when the query needs the
+    /// full reading (see ``DecideQuery``).
+    private static func readQuery(
+        _ query: UnsafeBufferPointer<UInt8>
+    ) -> Result<(NavigationRequest, explain: Bool), ServiceProblem>? {
+        guard case .parsed(let found) = DecideQuery.scan(query) else { return nil }
+        do throws(ServiceProblem) {
+            let explain: Bool
+            if let span = found.explain {
+                if DecideQuery.value(span, in: query, is: "true") {
+                    explain = true
+                } else if DecideQuery.value(span, in: query, is: "false") {
+                    explain = false
+                } else {
+                    explain = try explainFlag(DecideQuery.decode(span, in: query))
+                }
+            } else {
+                explain = false
+            }
+            func decode(_ span: DecideQuery.Span) -> String { DecideQuery.decode(span, in: query) }
+            let navigation = try navigationRequest(
+                url: found.url.map(decode), method: found.method.map(decode), sourceURL: found.sourceURL.map(decode),
+                navigationType: found.navigationType.map(decode), targetFrame: found.targetFrame.map(decode))
+            return .success((navigation, explain))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The navigation and `explain` from the decoded query items, rejecting unknown and
+    /// repeated parameters (in the order they appear).
+    private static func readQueryItems(
+        _ items: [(name: String, value: String)]
+    ) throws(ServiceProblem) -> (NavigationRequest, explain: Bool) {
         var fields: [String: String] = [:]
-        let items = request.queryItems
         for item in items {
-            guard Self.queryKeys.contains(item.name) else {
+            guard queryKeys.contains(item.name) else {
                 var detail =
                     "unknown query parameter \"\(item.name)\"; expected "
-                    + Self.queryKeys.map { "\"\($0)\"" }.joined(separator: ", ")
+                    + queryKeys.map { "\"\($0)\"" }.joined(separator: ", ")
                 // Most often the rest of a URL whose own query was not encoded: `url=https://a/?x=1&y=2`
                 // reaches us as url=https://a/?x=1 and a parameter y.
-                if items.contains(where: { $0.name == "url" }) { detail += Self.encodingHint }
+                if items.contains(where: { $0.name == "url" }) { detail += encodingHint }
                 throw ServiceProblem(.invalidRequest(detail, field: item.name))
             }
             guard fields[item.name] == nil else {
@@ -46,33 +92,49 @@ struct DecideEndpoints: Sendable {
             }
             fields[item.name] = item.value
         }
-        let explain: Bool
-        switch fields["explain"] {
-        case nil, "false": explain = false
-        case "true": explain = true
+        let explain = try explainFlag(fields["explain"])
+        let navigation = try navigationRequest(
+            url: fields["url"], method: fields["method"], sourceURL: fields["sourceURL"],
+            navigationType: fields["navigationType"], targetFrame: fields["targetFrame"])
+        return (navigation, explain)
+    }
+
+    /// `explain` as given in a query: absent or `false`, or `true`.
+    private static func explainFlag(_ value: String?) throws(ServiceProblem) -> Bool {
+        switch value {
+        case nil, "false": return false
+        case "true": return true
         case let other?:
             throw ServiceProblem(.invalidRequest("explain must be true or false, not \"\(other)\"", field: "explain"))
         }
-        guard let url = fields["url"] else {
+    }
+
+    /// The navigation from the query's decoded values; `url` is required.
+    private static func navigationRequest(
+        url: String?, method: String?, sourceURL: String?, navigationType: String?, targetFrame: String?
+    ) throws(ServiceProblem) -> NavigationRequest {
+        guard let url else {
             throw ServiceProblem(
                 .invalidRequest(
                     "the url query parameter is required, e.g. /v1/decide?url=https%3A%2F%2Fapp.example.com%2F", field: "url"))
         }
-        var navigation = NavigationRequest(url: url, method: fields["method"] ?? "GET", sourceURL: fields["sourceURL"])
+        var navigation = NavigationRequest(url: url, method: method ?? "GET", sourceURL: sourceURL)
         do throws(NavigationRequestError) {
-            if let type = fields["navigationType"] {
-                navigation.navigationType = try NavigationRequest.navigationType(from: type)
-            }
-            if let frame = fields["targetFrame"] { navigation.targetFrame = try NavigationRequest.targetFrame(from: frame) }
+            if let navigationType { navigation.navigationType = try NavigationRequest.navigationType(from: navigationType) }
+            if let targetFrame { navigation.targetFrame = try NavigationRequest.targetFrame(from: targetFrame) }
         } catch {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }
-        guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
-        return try decideOne(navigation, explain: explain, snapshot: snapshot)
+        return navigation
     }
 
     private func decidePOST(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
         try Self.requireJSON(request)
+        // The usual one-request body is read in place; anything else gets the strict parser.
+        if let read = request.body.withUnsafeBufferPointer({ DecideBody.read($0) }) {
+            guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+            return try decideOne(read.navigation, explain: read.explain, snapshot: snapshot)
+        }
         let document: JSONValue
         do {
             document = try JSONParser(maximumDepth: 8).parse(request.body)
@@ -155,10 +217,15 @@ struct DecideEndpoints: Sendable {
         } catch {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }
-        var writer = JSONWriter(reservingCapacity: 384)
-        recorder.record(decision, for: navigation, revision: snapshot.revision, into: &writer)
-        return .json(body: writer.bytes)
+        let body = ThreadResponseBuffer.json(reservingCapacity: 384) { writer in
+            recorder.record(decision, for: navigation, revision: snapshot.revision, into: &writer)
+        }
+        return HTTPResponse(status: 200, headers: Self.jsonHeaders, body: body)
     }
+
+    /// `Content-Type` and the `Cache-Control: no-store` every API answer gets, built once:
+    /// a response that shares them allocates no header storage.
+    static let jsonHeaders = HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")])
 
     /// `application/json`, with or without parameters such as `charset=utf-8`.
     /// 415 with `Accept-Post: application/json` unless the body is declared JSON.
@@ -172,19 +239,25 @@ struct DecideEndpoints: Sendable {
 
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
+        // Over the String's own UTF-8 storage: copying it into arrays cost two allocations per POST.
+        if let answer = contentType.utf8.withContiguousStorageIfAvailable(isJSONMediaType) { return answer }
+        return Array(contentType.utf8).withUnsafeBufferPointer(isJSONMediaType)
+    }
+
+    /// Whether the media type (up to `;`, SP/HTAB trimmed) is `application/json`, ASCII case-insensitively.
+    private static func isJSONMediaType(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // Bytes, not Foundation: trimmingCharacters(in:) + lowercased() bridged through
         // NSString and cost ~10% of a POST's CPU. Media types are ASCII and case-insensitive.
-        let bytes = Array(contentType.utf8)
         var start = 0
         var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        let expected = Array("application/json".utf8)
-        guard end - start == expected.count else { return false }
-        for offset in 0..<expected.count {
+        let expected: StaticString = "application/json"
+        guard end - start == expected.utf8CodeUnitCount else { return false }
+        for offset in 0..<expected.utf8CodeUnitCount {
             let byte = bytes[start + offset]
             let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-            guard lower == expected[offset] else { return false }
+            guard lower == expected.utf8Start[offset] else { return false }
         }
         return true
     }

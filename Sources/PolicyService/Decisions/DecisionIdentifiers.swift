@@ -1,3 +1,4 @@
+public import JSONSupport
 import Synchronization
 
 /// Issues `decisionId`s: unique per process run, ordered, cheap (no UUID per request).
@@ -13,17 +14,52 @@ public final class DecisionIdentifiers: Sendable {
         prefix = UInt32.random(in: .min ... .max)
     }
 
-    /// `8 hex digits of the boot prefix` + `-` + `12 hex digits of the counter`, built in one
-    /// buffer: this runs once per decision.
-    public func next() -> String {
-        let value = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return String(unsafeUninitializedCapacity: 21) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            let table = digits.utf8Start
-            for index in 0..<8 { buffer[7 - index] = table[Int((prefix >> (4 * UInt32(index))) & 0xF)] }
-            buffer[8] = UInt8(ascii: "-")
-            for index in 0..<12 { buffer[20 - index] = table[Int((value >> (4 * UInt64(index))) & 0xF)] }
-            return 21
+    /// The next identifier as text (see ``DecisionID``).
+    public func next() -> String { nextID().text }
+
+    /// The next identifier as a value: the hot path writes it into the response without
+    /// building a String (a 21-byte String is one heap allocation).
+    public func nextID() -> DecisionID {
+        DecisionID(prefix: prefix, sequence: counter.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
+}
+
+/// One `decisionId`: `8 hex digits of the boot prefix` + `-` + `12 hex digits of the counter`.
+public struct DecisionID: Sendable, Equatable {
+    /// The process run's random prefix.
+    public var prefix: UInt32
+    /// The decision's number within the run.
+    public var sequence: UInt64
+
+    /// Characters in the text form.
+    static let length = 21
+
+    /// The identifier's text, for headers and log lines.
+    public var text: String {
+        String(unsafeUninitializedCapacity: Self.length) { buffer in
+            format(into: buffer)
+            return Self.length
         }
+    }
+
+    /// Appends the identifier as a JSON string (hex digits and `-` need no escaping), formatted
+    /// on the stack.
+    public func writeQuoted(to writer: inout JSONWriter) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.length + 2) { buffer in
+            buffer[0] = UInt8(ascii: "\"")
+            // Always 23 bytes: the slice below is inside the allocation.
+            format(into: UnsafeMutableBufferPointer(rebasing: buffer[1..<(Self.length + 1)]))
+            buffer[Self.length + 1] = UInt8(ascii: "\"")
+            writer.writeRaw(bytes: UnsafeBufferPointer(buffer))
+        }
+    }
+
+    /// Writes the 21 characters into `buffer`, which holds at least that many.
+    private func format(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let digits: StaticString = "0123456789abcdef"
+        let table = digits.utf8Start
+        for index in 0..<8 { buffer[7 - index] = table[Int((prefix >> (4 * UInt32(index))) & 0xF)] }
+        buffer[8] = UInt8(ascii: "-")
+        for index in 0..<12 { buffer[20 - index] = table[Int((sequence >> (4 * UInt64(index))) & 0xF)] }
     }
 }

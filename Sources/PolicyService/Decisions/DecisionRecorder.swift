@@ -20,27 +20,33 @@ struct DecisionRecorder: Sendable {
     /// Counts the decision and queues its log line; returns the decision's identifier.
     func record(_ decision: Decision, for navigation: NavigationRequest, revision: String) -> String {
         let id = identifiers.next()
-        metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
-        metrics.shadow.record(decision)
+        account(decision)
         log?.append(Self.logLine(decision, for: navigation, id: id, revision: revision, at: Date()))
         return id
     }
 
     /// Records the decision and writes its response object (the decision's members, then
     /// `decisionId` and `policyRevision`) straight into the response buffer: the hot path.
-    @discardableResult
+    /// The identifier becomes text only when the decision log is on.
     func record(
         _ decision: Decision, for navigation: NavigationRequest, revision: String, into writer: inout JSONWriter
-    ) -> String {
-        let id = record(decision, for: navigation, revision: revision)
+    ) {
+        let id = identifiers.nextID()
+        account(decision)
+        if let log { log.append(Self.logLine(decision, for: navigation, id: id.text, revision: revision, at: Date())) }
         writer.writeRaw("{")
         decision.writeMembers(to: &writer)
         writer.writeRaw(#","decisionId":"#)
-        writer.writeString(id)
+        id.writeQuoted(to: &writer)
         writer.writeRaw(#","policyRevision":"#)
         writer.writeString(revision)
         writer.writeRaw("}")
-        return id
+    }
+
+    /// The decision's counters in `/metrics` (and the shadow counters when it carries shadow results).
+    private func account(_ decision: Decision) {
+        metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
+        metrics.shadow.record(decision)
     }
 
     /// One decision-log line (no newline): `time`, `decisionId`, `request` (every field,

@@ -115,6 +115,9 @@ public final class PolicyAPI: HTTPRoutingResponder {
         self.draining = draining
     }
 
+    /// The metrics label of requests no route matched.
+    private static let otherMetricsIndex = Metrics.endpointIndex("other")
+
     /// Marks the API as shutting down: `/readyz` turns 503 so load balancers stop sending.
     public func beginDraining() { draining.begin() }
 
@@ -131,8 +134,15 @@ public final class PolicyAPI: HTTPRoutingResponder {
             result = .now(problems.response(error))
         }
         let endpoint = matched?.route.template ?? "other"
+        let index = matched.map(\.route.metricsIndex) ?? Self.otherMetricsIndex
+        // Answers ready now are finished here: `map` would allocate a closure context per request.
+        if case .now(let response) = result {
+            return .now(Self.finish(response, endpoint: endpoint, index: index, started: started, metrics: metrics))
+        }
         let metrics = metrics
-        return result.map { response in Self.finish(response, endpoint: endpoint, started: started, metrics: metrics) }
+        return result.map { response in
+            Self.finish(response, endpoint: endpoint, index: index, started: started, metrics: metrics)
+        }
     }
 
     /// 404 and 405 from the table, else the route's (guarded) handler.
@@ -152,13 +162,13 @@ public final class PolicyAPI: HTTPRoutingResponder {
 
     /// Adds `Cache-Control: no-store` and records the request's metrics.
     private static func finish(
-        _ response: HTTPResponse, endpoint: String, started: ContinuousClock.Instant, metrics: Metrics
+        _ response: HTTPResponse, endpoint: String, index: Int?, started: ContinuousClock.Instant, metrics: Metrics
     ) -> HTTPResponse {
         var response = response
         if response.headers["Cache-Control"] == nil { response.headers.add(name: "Cache-Control", value: "no-store") }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        metrics.recordRequest(endpoint: endpoint, status: response.status, seconds: seconds)
+        metrics.recordRequest(endpoint: endpoint, index: index, status: response.status, seconds: seconds)
         return response
     }
 }

@@ -35,8 +35,12 @@ struct RouteTable: Sendable {
         private(set) var methods: [String] = []
         fileprivate var handlers: [String: RouteHandler] = [:]
 
+        /// The template's place among the metrics' endpoint labels, found once here.
+        let metricsIndex: Int?
+
         fileprivate init(template: String) {
             self.template = template
+            metricsIndex = Metrics.endpointIndex(template)
             segments = template.split(separator: "/", omittingEmptySubsequences: false)
         }
 

@@ -1,0 +1,169 @@
+import NavigationPolicy
+
+/// A `POST /v1/decide` body of the usual shape read straight from its bytes, without
+/// building a JSON tree: one flat object whose members are the request fields and
+/// `explain`, each at most once, strings without escapes, all ASCII.
+///
+/// Everything else (a batch, an escape, a number, non-ASCII text, an unknown or repeated
+/// member, a wrong type or value, malformed JSON) is not recognized here: the caller parses
+/// the body with the strict JSON parser, which words every error. So this path only ever
+/// accepts bodies that the full reading accepts with the same meaning.
+struct DecideBody {
+    /// The request the body describes.
+    var navigation: NavigationRequest
+    /// The body's `explain` (false when absent).
+    var explain: Bool
+
+    /// A value's position: a string's contents (without quotes), or a literal.
+    private enum Value {
+        case string(Range<Int>)
+        case literal(Bool)
+        case null
+    }
+
+    /// The body read, or nil when it needs the full parser.
+    static func read(_ body: UnsafeBufferPointer<UInt8>) -> DecideBody? {
+        var cursor = 0
+        func skipWhitespace() {
+            while cursor < body.count,
+                body[cursor] == 0x20 || body[cursor] == 0x0A || body[cursor] == 0x0D
+                    || body[cursor] == 0x09
+            {
+                cursor += 1
+            }
+        }
+        /// The contents of the string at the cursor, which must hold no escape, control or
+        /// non-ASCII byte; the cursor moves past its closing quote.
+        func string() -> Range<Int>? {
+            guard cursor < body.count, body[cursor] == UInt8(ascii: "\"") else { return nil }
+            let start = cursor + 1
+            var end = start
+            while end < body.count {
+                let byte = body[end]
+                if byte == UInt8(ascii: "\"") {
+                    cursor = end + 1
+                    return start..<end
+                }
+                guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+                end += 1
+            }
+            return nil
+        }
+        func literal(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard body.count - cursor >= count else { return false }
+            for offset in 0..<count where body[cursor + offset] != text.utf8Start[offset] { return false }
+            cursor += count
+            return true
+        }
+        func value() -> Value? {
+            guard cursor < body.count else { return nil }
+            switch body[cursor] {
+            case UInt8(ascii: "\""): return string().map(Value.string)
+            case UInt8(ascii: "t"): return literal("true") ? .literal(true) : nil
+            case UInt8(ascii: "f"): return literal("false") ? .literal(false) : nil
+            case UInt8(ascii: "n"): return literal("null") ? .null : nil
+            default: return nil
+            }
+        }
+
+        var fields = Fields()
+        skipWhitespace()
+        guard cursor < body.count, body[cursor] == UInt8(ascii: "{") else { return nil }
+        cursor += 1
+        skipWhitespace()
+        if cursor < body.count, body[cursor] == UInt8(ascii: "}") { return nil }  // `{}`: url is missing
+        while true {
+            skipWhitespace()
+            guard let key = string() else { return nil }
+            skipWhitespace()
+            guard cursor < body.count, body[cursor] == UInt8(ascii: ":") else { return nil }
+            cursor += 1
+            skipWhitespace()
+            guard let member = value(), fields.assign(key, member, in: body) else { return nil }
+            skipWhitespace()
+            guard cursor < body.count else { return nil }
+            if body[cursor] == UInt8(ascii: ",") {
+                cursor += 1
+                continue
+            }
+            guard body[cursor] == UInt8(ascii: "}") else { return nil }
+            cursor += 1
+            break
+        }
+        skipWhitespace()
+        guard cursor == body.count else { return nil }
+        return fields.request(in: body)
+    }
+
+    /// The members found so far, by name.
+    private struct Fields {
+        var url: Value?
+        var method: Value?
+        var navigationType: Value?
+        var targetFrame: Value?
+        var sourceURL: Value?
+        var explain: Value?
+
+        /// Stores a member of a known name seen for the first time; false otherwise.
+        mutating func assign(_ key: Range<Int>, _ value: Value, in body: UnsafeBufferPointer<UInt8>) -> Bool {
+            func spells(_ name: StaticString) -> Bool {
+                guard key.count == name.utf8CodeUnitCount else { return false }
+                for offset in 0..<key.count where body[key.lowerBound + offset] != name.utf8Start[offset] {
+                    return false
+                }
+                return true
+            }
+            func store(_ slot: inout Value?) -> Bool {
+                guard slot == nil else { return false }
+                slot = value
+                return true
+            }
+            switch key.count {
+            case 3 where spells("url"): return store(&url)
+            case 6 where spells("method"): return store(&method)
+            case 7 where spells("explain"): return store(&explain)
+            case 9 where spells("sourceURL"): return store(&sourceURL)
+            case 11 where spells("targetFrame"): return store(&targetFrame)
+            case 14 where spells("navigationType"): return store(&navigationType)
+            default: return false
+            }
+        }
+
+        /// The request, when every member has the type (and every enumeration the value) the
+        /// full reading accepts; nil leaves the wording of the error to it.
+        func request(in body: UnsafeBufferPointer<UInt8>) -> DecideBody? {
+            /// A string member's text; `.some(nil)` for absent or null, nil for a wrong type.
+            func text(_ value: Value?) -> String?? {
+                switch value {
+                case nil, .null?: return .some(nil)
+                case .string(let range)?:
+                    return .some(String(decoding: UnsafeBufferPointer(rebasing: body[range]), as: UTF8.self))
+                case .literal?: return nil
+                }
+            }
+            let explainFlag: Bool
+            switch explain {
+            case nil: explainFlag = false
+            case .literal(let flag)?: explainFlag = flag
+            default: return nil
+            }
+            guard case .some(.some(let url)) = text(url), case .some(let method) = text(method),
+                case .some(let type) = text(navigationType), case .some(let frame) = text(targetFrame),
+                case .some(let source) = text(sourceURL)
+            else { return nil }
+            var navigation = NavigationRequest(url: url)
+            if let method { navigation.method = method }
+            if let type {
+                guard let parsed = NavigationType(rawValue: type) else { return nil }
+                navigation.navigationType = parsed
+            }
+            if let frame {
+                guard let parsed = TargetFrame(rawValue: frame) else { return nil }
+                navigation.targetFrame = parsed
+            }
+            navigation.sourceURL = source
+            return DecideBody(navigation: navigation, explain: explainFlag)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// The `/v1/decide` query read straight from its raw bytes: where each known parameter's
+/// value is, decoded only when the decision reads it.
+///
+/// Building `[(name, value)]` and a dictionary cost seven allocations per GET; this finds the
+/// six names in place and decodes the `url` value (the only one usually longer than a small
+/// String) once. It recognizes only the common, valid shape: every name known, none repeated.
+/// Anything else (an unknown or repeated name, an escaped name) is ``Scan/needsFullParse``,
+/// and the caller falls back to the item-by-item reading, which words every error.
+struct DecideQuery {
+    /// A value's bytes, still form-encoded: offsets into the raw query.
+    typealias Span = Range<Int>
+
+    var url: Span?
+    var method: Span?
+    var navigationType: Span?
+    var targetFrame: Span?
+    var sourceURL: Span?
+    var explain: Span?
+
+    /// What scanning found.
+    enum Scan {
+        /// Every name was one of the known keys, at most once each.
+        case parsed(DecideQuery)
+        /// Something needs the full, error-reporting reading.
+        case needsFullParse
+    }
+
+    /// Finds the known parameters in `query` (`&`-separated, each `name=value` or a bare
+    /// `name`; empty parts skipped, as `application/x-www-form-urlencoded` does).
+    static func scan(_ query: UnsafeBufferPointer<UInt8>) -> Scan {
+        var found = DecideQuery()
+        var start = 0
+        while start <= query.count {
+            var end = start
+            while end < query.count, query[end] != UInt8(ascii: "&") { end += 1 }
+            if end > start {
+                var equals = start
+                while equals < end, query[equals] != UInt8(ascii: "=") { equals += 1 }
+                let value = equals < end ? (equals + 1)..<end : end..<end
+                guard found.assign(name: start..<equals, value: value, in: query) else { return .needsFullParse }
+            }
+            start = end + 1
+        }
+        return .parsed(found)
+    }
+
+    /// Stores `value` under the known key spelled by `name`; false for any other name, an
+    /// escaped one, or a repeat.
+    private mutating func assign(name: Span, value: Span, in query: UnsafeBufferPointer<UInt8>) -> Bool {
+        func spells(_ key: StaticString) -> Bool {
+            guard name.count == key.utf8CodeUnitCount else { return false }
+            let expected = key.utf8Start
+            for offset in 0..<name.count where query[name.lowerBound + offset] != expected[offset] { return false }
+            return true
+        }
+        func store(_ slot: inout Span?) -> Bool {
+            guard slot == nil else { return false }
+            slot = value
+            return true
+        }
+        switch name.count {
+        case 3 where spells("url"): return store(&url)
+        case 6 where spells("method"): return store(&method)
+        case 7 where spells("explain"): return store(&explain)
+        case 9 where spells("sourceURL"): return store(&sourceURL)
+        case 11 where spells("targetFrame"): return store(&targetFrame)
+        case 14 where spells("navigationType"): return store(&navigationType)
+        default: return false
+        }
+    }
+
+    /// The value decoded as form data ('+' is a space, `%XX` escapes decoded, an invalid escape
+    /// kept literally, invalid UTF-8 replaced by U+FFFD): what `HTTPRequest.queryItems` gives.
+    /// Decoded text is never longer than its encoding, so one buffer of that size suffices;
+    /// up to 15 bytes that buffer is a small String, with no allocation.
+    static func decode(_ span: Span, in query: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: span.count) { output in
+            var written = 0
+            var index = span.lowerBound
+            while index < span.upperBound {
+                let byte = query[index]
+                if byte == UInt8(ascii: "+") {
+                    output[written] = UInt8(ascii: " ")
+                } else if byte == UInt8(ascii: "%"), index + 2 < span.upperBound,
+                    let high = hexValue(query[index + 1]), let low = hexValue(query[index + 2])
+                {
+                    output[written] = high << 4 | low
+                    index += 2
+                } else {
+                    output[written] = byte
+                }
+                written += 1
+                index += 1
+            }
+            return written
+        }
+    }
+
+    /// Whether the value decodes to exactly `text` (ASCII), without building it.
+    static func value(_ span: Span, in query: UnsafeBufferPointer<UInt8>, is text: StaticString) -> Bool {
+        // The values compared here ("true", "false") have no bytes that need escaping; an
+        // escaped spelling of them takes the decoding path.
+        guard span.count == text.utf8CodeUnitCount else {
+            return decode(span, in: query).utf8.elementsEqual(
+                UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        let expected = text.utf8Start
+        for offset in 0..<span.count where query[span.lowerBound + offset] != expected[offset] {
+            return decode(span, in: query).utf8.elementsEqual(
+                UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        return true
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
