@@ -52,31 +52,47 @@ public struct LocationTemplate: Sendable, Equatable {
     }
 
     /// The location for a request.
+    ///
+    /// Measured first, then written into one string: this runs for every redirecting decision,
+    /// and appending part by part cost a byte array, a string per part and a concatenation.
     public func render(href: String) -> String {
-        var output = ""
+        var length = 0
         for part in parts {
             switch part {
-            case .literal(let text): output += text
-            case .encodedURL: output += Self.encodeComponent(href)
+            case .literal(let text): length += text.utf8.count
+            case .encodedURL: length += Self.encodedLength(href)
             }
         }
-        return output
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            // `length` counts exactly the bytes written below (same parts, same rule), so every
+            // index stays below the capacity; the guard makes that hold even if the two drifted.
+            var written = 0
+            func put(_ byte: UInt8) {
+                guard written < buffer.count else { return }
+                buffer[written] = byte
+                written += 1
+            }
+            for part in parts {
+                switch part {
+                case .literal(let text):
+                    for byte in text.utf8 { put(byte) }
+                case .encodedURL:
+                    for byte in href.utf8 {
+                        if MatchPath.isUnreserved(byte) {
+                            put(byte)
+                        } else {
+                            put(UInt8(ascii: "%"))
+                            put(MatchPath.upperHex(byte >> 4))
+                            put(MatchPath.upperHex(byte & 0x0F))
+                        }
+                    }
+                }
+            }
+            return written
+        }
     }
 
-    /// Percent-encodes every byte that is not unreserved.
-    static func encodeComponent(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count * 3)
-        for byte in text.utf8 {
-            if MatchPath.isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+    private static func encodedLength(_ text: String) -> Int {
+        text.utf8.reduce(0) { $0 + (MatchPath.isUnreserved($1) ? 1 : 3) }
     }
 }

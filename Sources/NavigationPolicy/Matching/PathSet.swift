@@ -3,7 +3,8 @@
 /// Prefixes are looked up per leading sub-path of the request (`/a`, `/a/b`, …), so a
 /// request costs one hash lookup per path segment however many prefixes are configured.
 struct PathSet: Sendable {
-    private(set) var exact: Set<String> = []
+    /// Substrings, so a request's path is looked up as the slice it already is.
+    private(set) var exact: Set<Substring> = []
     /// Substrings, so a request's leading sub-paths can be looked up as slices of its path.
     private(set) var prefixes: Set<Substring> = []
     /// `pathPatterns`, tried in order; only handlers that have some pay for them.
@@ -15,8 +16,9 @@ struct PathSet: Sendable {
     }
 
     /// Adds a config path already reduced to match form (`MatchPath.text`).
-    mutating func insertExact(_ path: MatchPath) { exact.insert(key(path)) }
-    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(Substring(key(path))) }
+    // Keys are copied into strings of their own, so a set does not keep the config URL they were sliced from.
+    mutating func insertExact(_ path: MatchPath) { exact.insert(Substring(String(key(path)))) }
+    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(Substring(String(key(path)))) }
 
     var hasExact: Bool { !exact.isEmpty }
     var hasPrefixes: Bool { !prefixes.isEmpty }
@@ -40,5 +42,5 @@ struct PathSet: Sendable {
         return MatchPath.anyLeadingSubpath(of: text) { prefixes.contains($0) }
     }
 
-    private func key(_ path: MatchPath) -> String { caseSensitive ? path.text : path.folded }
+    private func key(_ path: MatchPath) -> Substring { caseSensitive ? path.textForm : path.foldedForm }
 }
