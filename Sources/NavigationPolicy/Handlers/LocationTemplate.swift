@@ -63,36 +63,49 @@ public struct LocationTemplate: Sendable, Equatable {
             case .encodedURL: length += Self.encodedLength(href)
             }
         }
-        return String(unsafeUninitializedCapacity: length) { buffer in
-            // `length` counts exactly the bytes written below (same parts, same rule), so every
-            // index stays below the capacity; the guard makes that hold even if the two drifted.
-            var written = 0
-            func put(_ byte: UInt8) {
-                guard written < buffer.count else { return }
-                buffer[written] = byte
-                written += 1
-            }
-            for part in parts {
-                switch part {
-                case .literal(let text):
-                    for byte in text.utf8 { put(byte) }
-                case .encodedURL:
-                    for byte in href.utf8 {
-                        if MatchPath.isUnreserved(byte) {
-                            put(byte)
-                        } else {
-                            put(UInt8(ascii: "%"))
-                            put(MatchPath.upperHex(byte >> 4))
-                            put(MatchPath.upperHex(byte & 0x0F))
+        var href = href
+        return href.withUTF8 { hrefBytes in
+            String(unsafeUninitializedCapacity: length) { buffer in
+                // `length` counts exactly the bytes written below (same parts, same rule), so
+                // every index stays below the capacity; the guards keep that true even if the
+                // two drifted apart.
+                var written = 0
+                for part in parts {
+                    switch part {
+                    case .literal(var text):
+                        text.withUTF8 { bytes in
+                            for byte in bytes where written < buffer.count {
+                                buffer[written] = byte
+                                written += 1
+                            }
+                        }
+                    case .encodedURL:
+                        for byte in hrefBytes {
+                            if MatchPath.isUnreserved(byte) {
+                                guard written < buffer.count else { break }
+                                buffer[written] = byte
+                                written += 1
+                            } else {
+                                guard written + 3 <= buffer.count else { break }
+                                buffer[written] = UInt8(ascii: "%")
+                                buffer[written + 1] = MatchPath.upperHex(byte >> 4)
+                                buffer[written + 2] = MatchPath.upperHex(byte & 0x0F)
+                                written += 3
+                            }
                         }
                     }
                 }
+                return written
             }
-            return written
         }
     }
 
     private static func encodedLength(_ text: String) -> Int {
-        text.utf8.reduce(0) { $0 + (MatchPath.isUnreserved($1) ? 1 : 3) }
+        var text = text
+        return text.withUTF8 { bytes in
+            var length = 0
+            for byte in bytes { length += MatchPath.isUnreserved(byte) ? 1 : 3 }
+            return length
+        }
     }
 }

@@ -10,12 +10,16 @@ struct HostSet: Sendable {
     /// request's parent domains can be looked up as slices of its host.
     private(set) var wildcardSuffixes: Set<Substring> = []
 
-    mutating func insertExact(_ host: String) { exact.insert(Substring(host)) }
+    mutating func insertExact(_ host: String) {
+        if exact.insert(Substring(host)).inserted { fewExact.insert(Substring(host)) }
+    }
+    /// The exact hosts again while there are few: comparing lengths then bytes beats hashing.
+    private var fewExact = FewKeys()
     mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(Substring(suffix)) }
 
     /// Whether `host` (already in match form) is listed, or is a subdomain of a wildcard on a label boundary.
     func contains(_ host: Substring) -> Bool {
-        if exact.contains(host) { return true }
+        if fewExact.contains(host) ?? exact.contains(host) { return true }
         guard !wildcardSuffixes.isEmpty else { return false }
         return MatchHost.anyParentDomain(of: host) { wildcardSuffixes.contains($0) }
     }

@@ -27,9 +27,19 @@ package enum MatchHost {
         switch url.hostTag {
         case .none: return nil
         case .ipv6: return url.host.map { Substring(normalize($0)) }
-        case .domain: return stripTrailingDot(asciiLowercased(url.slice(url.hostStart, url.hostEnd)))
-        default: return asciiLowercased(url.slice(url.hostStart, url.hostEnd))
+        case .domain: return sliceOrLowercased(url, stripsTrailingDot: true)
+        default: return sliceOrLowercased(url, stripsTrailingDot: false)
         }
+    }
+
+    /// One pass over the host's bytes decides whether the slice of href is already the form.
+    private static func sliceOrLowercased(_ url: URLRecord, stripsTrailingDot: Bool) -> Substring {
+        let (hasUpper, endsInDot) = url.withBytes(url.hostStart, url.hostEnd) { bytes in
+            (bytes.contains { $0 &- UInt8(ascii: "A") < 26 }, bytes.count > 1 && bytes.last == UInt8(ascii: "."))
+        }
+        let end = stripsTrailingDot && endsInDot ? url.hostEnd - 1 : url.hostEnd
+        let slice = url.slice(url.hostStart, end)
+        return hasUpper ? asciiLowercased(slice) : slice
     }
 
     /// The IPv4 address inside an IPv6 literal that reaches that IPv4 host, or nil.
@@ -52,11 +62,6 @@ package enum MatchHost {
     private static func stripTrailingDot(_ domain: String) -> String {
         guard domain.utf8.count > 1, domain.utf8.last == UInt8(ascii: ".") else { return domain }
         return String(domain.dropLast())
-    }
-
-    private static func stripTrailingDot(_ domain: Substring) -> Substring {
-        guard domain.utf8.count > 1, domain.utf8.last == UInt8(ascii: ".") else { return domain }
-        return domain.dropLast()
     }
 
     /// Whether `matches` holds for a proper parent domain, nearest first: for `a.b.example.com`

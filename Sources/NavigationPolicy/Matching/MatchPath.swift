@@ -31,10 +31,11 @@ public struct MatchPath: Sendable, Equatable {
     /// The match form of a parsed URL's path.
     public init(_ url: URLRecord) {
         let range = url.pathRange
-        if let verbatim = Self.verbatimForm(of: url.href, range, isOpaque: url.hasOpaquePath) {
-            self.init(textForm: verbatim)
+        let isOpaque = url.hasOpaquePath
+        if url.withBytes(range.lowerBound, range.upperBound, { Self.isOwnForm($0, isOpaque: isOpaque) }) {
+            self.init(textForm: url.slice(range.lowerBound, range.upperBound))
         } else {
-            self.init(normalizing: url.href, range, isOpaque: url.hasOpaquePath)
+            self.init(normalizing: url.href, range, isOpaque: isOpaque)
         }
     }
 
@@ -48,34 +49,27 @@ public struct MatchPath: Sendable, Equatable {
         self.init(normalizing: pathname, 0..<pathname.utf8.count, isOpaque: isOpaque)
     }
 
-    /// The path slice of `href` itself when normalizing would not change it, else nil.
+    /// Whether normalizing would leave these path bytes as they are.
     ///
     /// An opaque path is its own form unless it has a `%`. A hierarchical path is, unless it has
     /// a `%` (an escape to decode or re-case), a `;` (parameters to strip), an empty segment
     /// (`//`, or a trailing `/` other than the root) or a `.`/`..` segment (the WHATWG parser
     /// removes those, but this check does not rely on it). Anything else goes the slow way.
-    private static func verbatimForm(of href: String, _ range: Range<Int>, isOpaque: Bool) -> Substring? {
-        let utf8 = href.utf8
-        guard range.lowerBound >= 0, range.upperBound <= utf8.count else { return nil }
-        let start = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
-        let end = utf8.index(start, offsetBy: range.count)
-        let bytes = utf8[start..<end]
-        if isOpaque {
-            return bytes.contains(UInt8(ascii: "%")) ? nil : Substring(bytes)
-        }
-        guard bytes.first == UInt8(ascii: "/") else { return nil }
+    private static func isOwnForm(_ bytes: UnsafeBufferPointer<UInt8>, isOpaque: Bool) -> Bool {
+        if isOpaque { return !bytes.contains(UInt8(ascii: "%")) }
+        guard bytes.first == UInt8(ascii: "/") else { return false }
         var segmentLength = 0
         var segmentDots = 0
         var isFirst = true
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "/"):
-                if !isFirst, segmentLength == 0 || segmentDots == segmentLength && segmentDots <= 2 { return nil }
+                if !isFirst, segmentLength == 0 || segmentDots == segmentLength && segmentDots <= 2 { return false }
                 isFirst = false
                 segmentLength = 0
                 segmentDots = 0
             case UInt8(ascii: "%"), UInt8(ascii: ";"):
-                return nil
+                return false
             case UInt8(ascii: "."):
                 segmentLength += 1
                 segmentDots += 1
@@ -84,9 +78,8 @@ public struct MatchPath: Sendable, Equatable {
             }
         }
         // The last segment: empty means a trailing `/` (fine only for the root path `/`).
-        if segmentLength == 0 { return bytes.count == 1 ? Substring(bytes) : nil }
-        if segmentDots == segmentLength && segmentDots <= 2 { return nil }
-        return Substring(bytes)
+        if segmentLength == 0 { return bytes.count == 1 }
+        return !(segmentDots == segmentLength && segmentDots <= 2)
     }
 
     /// The general case: decodes, strips parameters, merges `/` and removes dot segments,

@@ -17,7 +17,12 @@ struct PathSet: Sendable {
 
     /// Adds a config path already reduced to match form (`MatchPath.text`).
     // Keys are copied into strings of their own, so a set does not keep the config URL they were sliced from.
-    mutating func insertExact(_ path: MatchPath) { exact.insert(Substring(String(key(path)))) }
+    mutating func insertExact(_ path: MatchPath) {
+        let key = Substring(String(key(path)))
+        if exact.insert(key).inserted { fewExact.insert(key) }
+    }
+    /// The exact paths again while there are few: comparing lengths then bytes beats hashing.
+    private var fewExact = FewKeys()
     mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(Substring(String(key(path)))) }
 
     var hasExact: Bool { !exact.isEmpty }
@@ -31,7 +36,7 @@ struct PathSet: Sendable {
     }
 
     func containsExact(_ path: MatchPath) -> Bool {
-        exact.contains(key(path))
+        fewExact.contains(key(path)) ?? exact.contains(key(path))
     }
 
     /// Whether a configured prefix equals the path or one of its leading whole-segment parts.

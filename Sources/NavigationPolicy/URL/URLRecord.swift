@@ -151,6 +151,15 @@ public struct URLRecord: Sendable, Hashable {
         return Substring(utf8[start..<utf8.index(start, offsetBy: hi - lo)])
     }
 
+    /// Runs `body` over href's bytes between two UTF-8 offsets (clamped).
+    func withBytes<Result>(_ from: Int, _ to: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var h = href
+        return h.withUTF8 { buf in
+            let lo = max(0, min(from, buf.count)), hi = max(lo, min(to, buf.count))
+            return body(UnsafeBufferPointer(rebasing: buf[lo..<hi]))
+        }
+    }
+
     /// The path's UTF-8 offsets in href.
     var pathRange: Range<Int> { pathStart..<max(pathStart, pathEnd) }
 
