@@ -4,7 +4,9 @@ struct FewKeys: Sendable {
     /// Above this many keys hashing wins (and the copy is dropped, so big sets cost no memory).
     static let limit = 4
 
-    private var keys: [Substring] = []
+    /// The keys' UTF-8, so a lookup compares raw bytes (generic `elementsEqual` over string
+    /// views cost more than the hashing this replaces).
+    private var keys: [[UInt8]] = []
     private var overflowed = false
 
     /// Records a key the set just gained.
@@ -14,17 +16,19 @@ struct FewKeys: Sendable {
             overflowed = true
             keys = []
         } else {
-            keys.append(key)
+            keys.append(Array(key.utf8))
         }
     }
 
     /// Whether `key` is one of the keys, or nil when the set is too big to scan.
     func contains(_ key: Substring) -> Bool? {
         guard !overflowed else { return nil }
-        let length = key.utf8.count
-        for candidate in keys where candidate.utf8.count == length && candidate.utf8.elementsEqual(key.utf8) {
-            return true
+        var key = key
+        return key.withUTF8 { wanted in
+            for candidate in keys where candidate.count == wanted.count {
+                if candidate.withUnsafeBufferPointer({ URLParser.bytesEqual($0, wanted) }) { return true }
+            }
+            return false
         }
-        return false
     }
 }
