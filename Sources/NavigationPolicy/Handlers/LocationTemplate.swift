@@ -52,31 +52,60 @@ public struct LocationTemplate: Sendable, Equatable {
     }
 
     /// The location for a request.
+    ///
+    /// Measured first, then written into one string: this runs for every redirecting decision,
+    /// and appending part by part cost a byte array, a string per part and a concatenation.
     public func render(href: String) -> String {
-        var output = ""
+        var length = 0
         for part in parts {
             switch part {
-            case .literal(let text): output += text
-            case .encodedURL: output += Self.encodeComponent(href)
+            case .literal(let text): length += text.utf8.count
+            case .encodedURL: length += Self.encodedLength(href)
             }
         }
-        return output
+        var href = href
+        return href.withUTF8 { hrefBytes in
+            String(unsafeUninitializedCapacity: length) { buffer in
+                // `length` counts exactly the bytes written below (same parts, same rule), so
+                // every index stays below the capacity; the guards keep that true even if the
+                // two drifted apart.
+                var written = 0
+                for part in parts {
+                    switch part {
+                    case .literal(var text):
+                        text.withUTF8 { bytes in
+                            for byte in bytes where written < buffer.count {
+                                buffer[written] = byte
+                                written += 1
+                            }
+                        }
+                    case .encodedURL:
+                        for byte in hrefBytes {
+                            if MatchPath.isUnreserved(byte) {
+                                guard written < buffer.count else { break }
+                                buffer[written] = byte
+                                written += 1
+                            } else {
+                                guard written + 3 <= buffer.count else { break }
+                                buffer[written] = UInt8(ascii: "%")
+                                buffer[written + 1] = MatchPath.upperHex(byte >> 4)
+                                buffer[written + 2] = MatchPath.upperHex(byte & 0x0F)
+                                written += 3
+                            }
+                        }
+                    }
+                }
+                return written
+            }
+        }
     }
 
-    /// Percent-encodes every byte that is not unreserved.
-    static func encodeComponent(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count * 3)
-        for byte in text.utf8 {
-            if MatchPath.isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
+    private static func encodedLength(_ text: String) -> Int {
+        var text = text
+        return text.withUTF8 { bytes in
+            var length = 0
+            for byte in bytes { length += MatchPath.isUnreserved(byte) ? 1 : 3 }
+            return length
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

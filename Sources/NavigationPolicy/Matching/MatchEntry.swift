@@ -38,7 +38,7 @@ public struct MatchEntry: Sendable {
 extension RequestMatcher {
     /// Whether one entry holds for a request.
     public func entryMatches(_ entry: MatchEntry, _ request: CanonicalRequest) -> Bool {
-        let path = paths.caseSensitive ? request.matchPath.text : request.matchPath.folded
+        let path = paths.caseSensitive ? request.matchPath.textForm : request.matchPath.foldedForm
         switch entry.test {
         case .value(let value):
             switch entry.field {
@@ -48,9 +48,9 @@ extension RequestMatcher {
             case .targetFrames: return request.targetFrame.rawValue == value
             default: return false
             }
-        case .host(let host): return request.matchHost == host
+        case .host(let host): return request.matchHostForm.map { $0 == host } ?? false
         case .hostWildcard(let suffix):
-            guard let host = request.matchHost else { return false }
+            guard let host = request.matchHostForm else { return false }
             return MatchHost.anyParentDomain(of: host) { $0 == suffix }
         case .path(let key): return path == key
         case .prefix(let key):

@@ -17,12 +17,29 @@ package enum MatchHost {
     /// The match host of a parsed URL, read from its serialization without building a ``URLHost``
     /// (except for IPv6 literals, which are rare and must be checked for an embedded IPv4).
     package static func normalize(_ url: URLRecord) -> String? {
+        form(of: url).map(String.init)
+    }
+
+    /// ``normalize(_:)`` as a slice of the URL's `href` wherever the serialized host already is
+    /// its match form (domains are lower case after IDNA; IPv4 hosts are digits), so the common
+    /// request allocates nothing here. Upper case (opaque hosts) is still folded, into a copy.
+    static func form(of url: URLRecord) -> Substring? {
         switch url.hostTag {
         case .none: return nil
-        case .domain: return stripTrailingDot(asciiLowercased(url.hostname))
-        case .ipv6: return url.host.map(normalize)
-        default: return asciiLowercased(url.hostname)
+        case .ipv6: return url.host.map { Substring(normalize($0)) }
+        case .domain: return sliceOrLowercased(url, stripsTrailingDot: true)
+        default: return sliceOrLowercased(url, stripsTrailingDot: false)
         }
+    }
+
+    /// One pass over the host's bytes decides whether the slice of href is already the form.
+    private static func sliceOrLowercased(_ url: URLRecord, stripsTrailingDot: Bool) -> Substring {
+        let (hasUpper, endsInDot) = url.withBytes(url.hostStart, url.hostEnd) { bytes in
+            (bytes.contains { $0 &- UInt8(ascii: "A") < 26 }, bytes.count > 1 && bytes.last == UInt8(ascii: "."))
+        }
+        let end = stripsTrailingDot && endsInDot ? url.hostEnd - 1 : url.hostEnd
+        let slice = url.slice(url.hostStart, end)
+        return hasUpper ? asciiLowercased(slice) : slice
     }
 
     /// The IPv4 address inside an IPv6 literal that reaches that IPv4 host, or nil.
@@ -50,8 +67,8 @@ package enum MatchHost {
     /// Whether `matches` holds for a proper parent domain, nearest first: for `a.b.example.com`
     /// it is asked about `b.example.com`, `example.com`, `com` — the `*.` wildcards that cover
     /// the host. Slices, not new strings: this runs for every request.
-    static func anyParentDomain(of host: String, _ matches: (Substring) -> Bool) -> Bool {
-        var rest = Substring(host)
+    static func anyParentDomain(of host: Substring, _ matches: (Substring) -> Bool) -> Bool {
+        var rest = host
         while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
             rest = rest[rest.utf8.index(after: dot)...]
             if rest.isEmpty { return false }
@@ -76,4 +93,19 @@ func asciiLowercased(_ text: String) -> String {
             return bytes.count
         }
     } ?? text
+}
+
+/// ``asciiLowercased(_:)`` for a slice: the same slice when it has no upper-case letter.
+func asciiLowercased(_ text: Substring) -> Substring {
+    var text = text
+    let lowered = text.withUTF8 { bytes -> String? in
+        guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
+    }
+    return lowered.map { Substring($0) } ?? text
 }

@@ -17,28 +17,87 @@
 /// prefixes compare whole segments. Opaque paths (`javascript:alert(1)`) are only decoded:
 /// they have no segments and never start with `/`, so no path pattern matches them.
 public struct MatchPath: Sendable, Equatable {
-    /// The normalized path, case preserved.
-    public let text: String
+    /// The normalized path, case preserved (slices an existing string where it can, so it is
+    /// stored as a `Substring`; this accessor copies and is meant for display, not matching).
+    public var text: String { String(textForm) }
     /// The same, ASCII lower case: what case-insensitive matchers compare.
-    public let folded: String
+    public var folded: String { String(foldedForm) }
+
+    /// What matchers compare. For most requests these are slices of the URL's `href`: a path
+    /// with no `%`, `;`, empty or dot segment is its own match form, so nothing is allocated.
+    let textForm: Substring
+    let foldedForm: Substring
 
     /// The match form of a parsed URL's path.
     public init(_ url: URLRecord) {
-        self.init(pathname: url.pathname, isOpaque: url.hasOpaquePath)
+        let range = url.pathRange
+        let isOpaque = url.hasOpaquePath
+        if url.withBytes(range.lowerBound, range.upperBound, { Self.isOwnForm($0, isOpaque: isOpaque) }) {
+            self.init(textForm: url.slice(range.lowerBound, range.upperBound))
+        } else {
+            self.init(normalizing: url.href, range, isOpaque: isOpaque)
+        }
+    }
+
+    private init(textForm: Substring) {
+        self.textForm = textForm
+        self.foldedForm = asciiLowercased(textForm)
     }
 
     /// Normalizes a serialized WHATWG path in one pass over its bytes.
-    ///
-    /// This runs for every request, so it writes straight into one output buffer: `/`
-    /// only ever appears there as a separator (an escaped `%2F` is not unreserved and stays
-    /// escaped), so `..` can drop the previous segment by cutting at the last `/`.
     package init(pathname: String, isOpaque: Bool) {
-        let input = Array(pathname.utf8)
-        if isOpaque {
-            text = String(decoding: Self.decodeUnreserved(input), as: UTF8.self)
-            folded = asciiLowercased(text)
-            return
+        self.init(normalizing: pathname, 0..<pathname.utf8.count, isOpaque: isOpaque)
+    }
+
+    /// Whether normalizing would leave these path bytes as they are.
+    ///
+    /// An opaque path is its own form unless it has a `%`. A hierarchical path is, unless it has
+    /// a `%` (an escape to decode or re-case), a `;` (parameters to strip), an empty segment
+    /// (`//`, or a trailing `/` other than the root) or a `.`/`..` segment (the WHATWG parser
+    /// removes those, but this check does not rely on it). Anything else goes the slow way.
+    private static func isOwnForm(_ bytes: UnsafeBufferPointer<UInt8>, isOpaque: Bool) -> Bool {
+        if isOpaque { return !bytes.contains(UInt8(ascii: "%")) }
+        guard bytes.first == UInt8(ascii: "/") else { return false }
+        var segmentLength = 0
+        var segmentDots = 0
+        var isFirst = true
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "/"):
+                if !isFirst, segmentLength == 0 || segmentDots == segmentLength && segmentDots <= 2 { return false }
+                isFirst = false
+                segmentLength = 0
+                segmentDots = 0
+            case UInt8(ascii: "%"), UInt8(ascii: ";"):
+                return false
+            case UInt8(ascii: "."):
+                segmentLength += 1
+                segmentDots += 1
+            default:
+                segmentLength += 1
+            }
         }
+        // The last segment: empty means a trailing `/` (fine only for the root path `/`).
+        if segmentLength == 0 { return bytes.count == 1 }
+        return !(segmentDots == segmentLength && segmentDots <= 2)
+    }
+
+    /// The general case: decodes, strips parameters, merges `/` and removes dot segments,
+    /// writing straight into one output buffer: `/` only ever appears there as a separator (an
+    /// escaped `%2F` is not unreserved and stays escaped), so `..` can drop the previous
+    /// segment by cutting at the last `/`.
+    private init(normalizing source: String, _ range: Range<Int>, isOpaque: Bool) {
+        var source = source
+        let output: [UInt8] = source.withUTF8 { whole in
+            let lower = max(0, min(range.lowerBound, whole.count))
+            let upper = max(lower, min(range.upperBound, whole.count))
+            let input = UnsafeBufferPointer(rebasing: whole[lower..<upper])
+            return isOpaque ? Self.decodeUnreserved(input) : Self.normalizeHierarchical(input)
+        }
+        self.init(textForm: Substring(String(decoding: output, as: UTF8.self)))
+    }
+
+    private static func normalizeHierarchical(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(input.count + 1)
         var index = 0
@@ -88,15 +147,14 @@ public struct MatchPath: Sendable, Equatable {
             }
         }
         if output.isEmpty { output.append(UInt8(ascii: "/")) }
-        text = String(decoding: output, as: UTF8.self)
-        folded = asciiLowercased(text)
+        return output
     }
 
     /// Whether `matches` holds for the path or one of its leading whole-segment parts,
     /// longest first, ending with `/`: `/a/b` → `/a/b`, `/a`, `/`. These are the prefixes that
     /// cover it. Slices, not new strings: this runs for every request.
-    static func anyLeadingSubpath(of path: String, _ matches: (Substring) -> Bool) -> Bool {
-        var current = Substring(path)
+    static func anyLeadingSubpath(of path: Substring, _ matches: (Substring) -> Bool) -> Bool {
+        var current = path
         while true {
             if matches(current) { return true }
             guard let slash = current.utf8.lastIndex(of: UInt8(ascii: "/")) else { return false }
@@ -106,8 +164,8 @@ public struct MatchPath: Sendable, Equatable {
     }
 
     /// Decodes `%XX` when XX is an unreserved byte, upper-cases the hex of every other escape.
-    static func decodeUnreserved(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
+    static func decodeUnreserved(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0

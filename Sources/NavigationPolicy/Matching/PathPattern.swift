@@ -77,7 +77,7 @@ public struct PathPattern: Sendable, Equatable {
     /// Greedy with one backtrack point (the last `*`): linear in the path for each `*`,
     /// never exponential, whatever the pattern.
     func matches(_ path: MatchPath) -> Bool {
-        var subject = caseSensitive ? path.text : path.folded
+        var subject = caseSensitive ? path.textForm : path.foldedForm
         return subject.withUTF8 { matches(bytes: $0) }
     }
 

@@ -3,7 +3,8 @@
 /// Prefixes are looked up per leading sub-path of the request (`/a`, `/a/b`, …), so a
 /// request costs one hash lookup per path segment however many prefixes are configured.
 struct PathSet: Sendable {
-    private(set) var exact: Set<String> = []
+    /// Substrings, so a request's path is looked up as the slice it already is.
+    private(set) var exact: Set<Substring> = []
     /// Substrings, so a request's leading sub-paths can be looked up as slices of its path.
     private(set) var prefixes: Set<Substring> = []
     /// `pathPatterns`, tried in order; only handlers that have some pay for them.
@@ -15,8 +16,14 @@ struct PathSet: Sendable {
     }
 
     /// Adds a config path already reduced to match form (`MatchPath.text`).
-    mutating func insertExact(_ path: MatchPath) { exact.insert(key(path)) }
-    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(Substring(key(path))) }
+    // Keys are copied into strings of their own, so a set does not keep the config URL they were sliced from.
+    mutating func insertExact(_ path: MatchPath) {
+        let key = Substring(String(key(path)))
+        if exact.insert(key).inserted { fewExact.insert(key) }
+    }
+    /// The exact paths again while there are few: comparing lengths then bytes beats hashing.
+    private var fewExact = FewKeys()
+    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(Substring(String(key(path)))) }
 
     var hasExact: Bool { !exact.isEmpty }
     var hasPrefixes: Bool { !prefixes.isEmpty }
@@ -29,7 +36,7 @@ struct PathSet: Sendable {
     }
 
     func containsExact(_ path: MatchPath) -> Bool {
-        exact.contains(key(path))
+        fewExact.contains(key(path)) ?? exact.contains(key(path))
     }
 
     /// Whether a configured prefix equals the path or one of its leading whole-segment parts.
@@ -40,5 +47,5 @@ struct PathSet: Sendable {
         return MatchPath.anyLeadingSubpath(of: text) { prefixes.contains($0) }
     }
 
-    private func key(_ path: MatchPath) -> String { caseSensitive ? path.text : path.folded }
+    private func key(_ path: MatchPath) -> Substring { caseSensitive ? path.textForm : path.foldedForm }
 }

@@ -10,8 +10,8 @@ extension RequestMatcher {
             parts.append("\(key)=\(shown)" + (sorted.count > 5 ? ",…(+\(sorted.count - 5))" : ""))
         }
         if let schemes { add("schemes", Array(schemes)) }
-        if let hosts { add("hosts", Array(hosts.exact) + hosts.wildcardSuffixes.map { "*." + $0 }) }
-        add("paths", Array(paths.exact))
+        if let hosts { add("hosts", hosts.exact.map(String.init) + hosts.wildcardSuffixes.map { "*." + $0 }) }
+        add("paths", paths.exact.map(String.init))
         add("pathPrefixes", paths.prefixes.map(String.init))
         add("pathPatterns", paths.patterns.map(\.text))
         if let methods { add("methods", Array(methods)) }

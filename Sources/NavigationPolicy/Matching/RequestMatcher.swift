@@ -7,21 +7,57 @@ public struct RequestMatcher: Sendable {
         case schemes, hosts, paths, pathPrefixes, pathPatterns, methods, navigationTypes, targetFrames
     }
 
-    var schemes: Set<String>?
-    var hosts: HostSet?
-    var paths: PathSet
-    var methods: Set<String>?
-    var navigationTypes: Set<NavigationType>?
-    var targetFrames: Set<TargetFrame>?
+    /// The conditions, behind one immutable reference: a decision reads the matcher of every
+    /// handler it consults out of its ``ChainLink``, and copying a struct of ten collections
+    /// retained and released each of them (a quarter of a decision's instructions with the
+    /// default policy). Immutable (`let`) fields of a final class also need no exclusivity checks.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let conditions: Conditions
+
+        init(_ conditions: Conditions) {
+            self.conditions = conditions
+        }
+    }
+
+    /// The fields of a `match` block as compiled; built by ``decode(_:diagnostics:)``, then frozen.
+    struct Conditions: Sendable {
+        var schemes: Set<String>?
+        var hosts: HostSet?
+        var paths: PathSet
+        var methods: Set<String>?
+        var navigationTypes: Set<NavigationType>?
+        var targetFrames: Set<TargetFrame>?
+        var entries: [MatchEntry] = []
+
+        init(caseSensitive: Bool) {
+            paths = PathSet(caseSensitive: caseSensitive)
+        }
+
+        mutating func record(_ field: Field, _ pointer: JSONPointer, _ written: String, _ test: MatchEntry.Test) {
+            let index = pointer.tokens.last.flatMap { Int($0) } ?? 0
+            entries.append(MatchEntry(field: field, index: index, written: written, test: test))
+        }
+    }
+
+    init(_ conditions: Conditions) {
+        storage = Storage(conditions)
+    }
+
+    // Reads yield in place (`_read`) rather than return a copy: the hot path asks `paths`
+    // several questions per request, and a getter would retain its three collections each time.
+    var schemes: Set<String>? { _read { yield storage.conditions.schemes } }
+    var hosts: HostSet? { _read { yield storage.conditions.hosts } }
+    var paths: PathSet { _read { yield storage.conditions.paths } }
+    var methods: Set<String>? { _read { yield storage.conditions.methods } }
+    var navigationTypes: Set<NavigationType>? { _read { yield storage.conditions.navigationTypes } }
+    var targetFrames: Set<TargetFrame>? { _read { yield storage.conditions.targetFrames } }
     /// Every configured entry in config order, for explain, coverage and lint (never on the hot path).
-    public internal(set) var entries: [MatchEntry] = []
+    public var entries: [MatchEntry] { storage.conditions.entries }
 
     /// A matcher with no conditions: matches every request (a handler without `match`).
-    public static let everything = RequestMatcher(caseSensitive: false)
-
-    init(caseSensitive: Bool) {
-        paths = PathSet(caseSensitive: caseSensitive)
-    }
+    public static let everything = RequestMatcher(Conditions(caseSensitive: false))
 
     /// Whether every given field holds.
     @inline(__always)
@@ -38,7 +74,7 @@ public struct RequestMatcher: Sendable {
         if let methods, !methods.contains(request.method) { return .methods }
         if let schemes, !schemes.contains(request.scheme) { return .schemes }
         if let hosts {
-            guard let host = request.matchHost, hosts.contains(host) else { return .hosts }
+            guard let host = request.matchHostForm, hosts.contains(host) else { return .hosts }
         }
         if paths.hasExact, !paths.containsExact(request.matchPath) { return .paths }
         if paths.hasPrefixes, !paths.containsPrefix(of: request.matchPath) { return .pathPrefixes }
@@ -73,7 +109,7 @@ extension RequestMatcher {
     public static func decode(_ config: ConfigObject, diagnostics: inout ConfigDiagnostics) -> RequestMatcher {
         config.checkKeys(allowed: keys, diagnostics: &diagnostics)
         let caseSensitive = config.bool("caseSensitive", diagnostics: &diagnostics) ?? false
-        var matcher = RequestMatcher(caseSensitive: caseSensitive)
+        var matcher = Conditions(caseSensitive: caseSensitive)
 
         if let entries = config.stringList("schemes", diagnostics: &diagnostics) {
             var schemes: Set<String> = []
@@ -157,11 +193,11 @@ extension RequestMatcher {
         }
         matcher.navigationTypes = enumSet(config, "navigationTypes", matcher: &matcher, diagnostics: &diagnostics)
         matcher.targetFrames = enumSet(config, "targetFrames", matcher: &matcher, diagnostics: &diagnostics)
-        return matcher
+        return RequestMatcher(matcher)
     }
 
     private static func enumSet<Value: CaseIterable & RawRepresentable & Hashable>(
-        _ config: ConfigObject, _ key: String, matcher: inout RequestMatcher, diagnostics: inout ConfigDiagnostics
+        _ config: ConfigObject, _ key: String, matcher: inout Conditions, diagnostics: inout ConfigDiagnostics
     ) -> Set<Value>? where Value.RawValue == String {
         guard let entries = config.stringList(key, diagnostics: &diagnostics) else { return nil }
         var values: Set<Value> = []
@@ -178,11 +214,6 @@ extension RequestMatcher {
 
     /// Reduces a configured path to match form through the same WHATWG path parser as requests,
     /// so `/über`, `/a/./b` and `/Logout/` in config mean what they mean in a URL.
-    private mutating func record(_ field: Field, _ pointer: JSONPointer, _ written: String, _ test: MatchEntry.Test) {
-        let index = pointer.tokens.last.flatMap { Int($0) } ?? 0
-        entries.append(MatchEntry(field: field, index: index, written: written, test: test))
-    }
-
     private static func configPath(_ path: String) -> Result<MatchPath, PatternError> {
         guard path.hasPrefix("/") else { return .failure(PatternError("a path must start with \"/\"")) }
         guard !path.contains("?"), !path.contains("#") else {

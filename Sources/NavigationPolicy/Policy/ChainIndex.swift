@@ -11,9 +11,9 @@
 struct ChainIndex: Sendable {
     // Substring keys: a request's parent domains and leading sub-paths are looked up as
     // slices of its host and path, with no string allocated per lookup.
-    private var byHost: [String: [Int32]] = [:]
+    private var byHost: [Substring: [Int32]] = [:]
     private var byWildcardSuffix: [Substring: [Int32]] = [:]
-    private var byPath: [String: [Int32]] = [:]
+    private var byPath: [Substring: [Int32]] = [:]
     private var byPathPrefix: [Substring: [Int32]] = [:]
     /// Path patterns by the leading sub-path every path they match has; kept apart from
     /// `byPathPrefix` so policies without patterns do no extra lookups.
@@ -34,7 +34,7 @@ struct ChainIndex: Sendable {
                 for path in matcher.paths.exact { byPath[asciiLowercased(path), default: []].append(position) }
             } else if matcher.paths.hasPrefixes {
                 for prefix in matcher.paths.prefixes {
-                    byPathPrefix[Substring(asciiLowercased(String(prefix))), default: []].append(position)
+                    byPathPrefix[asciiLowercased(prefix), default: []].append(position)
                 }
             } else if matcher.paths.hasPatterns {
                 for pattern in matcher.paths.patterns {
@@ -52,7 +52,7 @@ struct ChainIndex: Sendable {
     func candidates(for request: CanonicalRequest) -> [Int32] {
         var lists: [[Int32]] = []
         if !unindexed.isEmpty { lists.append(unindexed) }
-        if let host = request.matchHost {
+        if let host = request.matchHostForm {
             if let list = byHost[host] { lists.append(list) }
             if !byWildcardSuffix.isEmpty {
                 _ = MatchHost.anyParentDomain(of: host) { parent in
@@ -61,7 +61,7 @@ struct ChainIndex: Sendable {
                 }
             }
         }
-        let folded = request.matchPath.folded
+        let folded = request.matchPath.foldedForm
         if let list = byPath[folded] { lists.append(list) }
         if !byPathPrefix.isEmpty, folded.utf8.first == UInt8(ascii: "/") {
             _ = MatchPath.anyLeadingSubpath(of: folded) { prefix in

@@ -96,7 +96,7 @@ enum Superset {
                     innerHosts.exact.allSatisfy { outerHosts.contains($0) }
                     && innerHosts.wildcardSuffixes.allSatisfy { suffix in
                         outerHosts.wildcardSuffixes.contains(suffix)
-                            || MatchHost.anyParentDomain(of: String(suffix)) { outerHosts.wildcardSuffixes.contains($0) }
+                            || MatchHost.anyParentDomain(of: suffix) { outerHosts.wildcardSuffixes.contains($0) }
                     }
                 combine(all ? .yes : .no)
             } else {
@@ -123,15 +123,17 @@ enum Superset {
         if outerPaths.caseSensitive, !innerPaths.caseSensitive { return .no }
         let fold: (String) -> String = outerPaths.caseSensitive ? { $0 } : { asciiLowercased($0) }
         let underOuterPrefix: (String) -> Bool = { path in
-            MatchPath.anyLeadingSubpath(of: fold(path)) { outerPaths.prefixes.contains($0) }
+            MatchPath.anyLeadingSubpath(of: Substring(fold(path))) { outerPaths.prefixes.contains($0) }
         }
         let matchesOuterPattern: (String) -> Bool = { path in
             outerPaths.patterns.contains { $0.matches(MatchPath(pathname: path, isOpaque: false)) }
         }
         // The inner's narrowest path condition decides what its requests' paths can be.
         if innerPaths.hasExact {
-            let innerExact = Array(innerPaths.exact)
-            if outerPaths.hasExact, !innerExact.allSatisfy({ outerPaths.exact.contains(fold($0)) }) { return .no }
+            let innerExact = innerPaths.exact.map(String.init)
+            if outerPaths.hasExact, !innerExact.allSatisfy({ outerPaths.exact.contains(Substring(fold($0))) }) {
+                return .no
+            }
             if outerPaths.hasPrefixes, !innerExact.allSatisfy(underOuterPrefix) { return .no }
             if outerPaths.hasPatterns, !innerExact.allSatisfy(matchesOuterPattern) { return .no }
             return .yes

@@ -9,11 +9,13 @@ public struct CanonicalRequest: Sendable {
     /// The parsed URL.
     public let url: URLRecord
     /// The URL's serialization, reported as the decision's `url`.
-    public let href: String
+    public var href: String { url.href }
     /// The method in upper case.
     public let method: String
     /// The host for matching: serialized, ASCII lower case, one trailing dot removed; nil when the URL has no host.
-    public let matchHost: String?
+    public var matchHost: String? { matchHostForm.map(String.init) }
+    /// ``matchHost`` as matchers compare it: usually a slice of ``href``, so deciding allocates nothing for it.
+    let matchHostForm: Substring?
     /// The path for matching, case preserved (see ``MatchPath``).
     public let matchPath: MatchPath
 
@@ -50,9 +52,8 @@ public struct CanonicalRequest: Sendable {
         }
         self.original = request
         self.url = parsed
-        self.href = parsed.href
         self.method = method
-        self.matchHost = MatchHost.normalize(parsed)
+        self.matchHostForm = MatchHost.form(of: parsed)
         self.matchPath = MatchPath(parsed)
     }
 }

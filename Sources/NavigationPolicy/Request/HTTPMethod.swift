@@ -5,6 +5,8 @@ enum HTTPMethod {
     /// Methods are case-sensitive on the wire, but a policy written as `"POST"` must not
     /// be dodged by a client that says `post`, so matching folds them.
     static func normalized(_ method: String) -> String? {
+        // The usual methods first: comparing small strings is a register compare.
+        if method == "GET" || method == "POST" || method == "HEAD" { return method }
         guard !method.isEmpty, method.utf8.count <= 32 else { return nil }
         // Almost every method arrives as an upper-case token: hand it back without copying.
         if method.utf8.allSatisfy({ $0 &- UInt8(ascii: "A") < 26 }) { return method }

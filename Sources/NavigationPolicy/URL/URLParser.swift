@@ -47,7 +47,13 @@ struct URLParser {
     var fragmentStart = -1
 
     /// Entry point: strips leading/trailing C0 controls and spaces, removes tab/LF/CR, parses.
-    static func parse(_ raw: UnsafeBufferPointer<UInt8>, base: URLRecord?) throws(URLParseError) -> URLRecord {
+    ///
+    /// `original`, when given, is the string whose UTF-8 `raw` is: if the serialization comes out
+    /// byte for byte the same (an already canonical URL, the usual case), the record's `href`
+    /// shares that string's storage instead of allocating and validating a copy.
+    static func parse(
+        _ raw: UnsafeBufferPointer<UInt8>, base: URLRecord?, original: String? = nil
+    ) throws(URLParseError) -> URLRecord {
         var start = 0
         var end = raw.count
         while start < end, raw[start] <= 0x20 { start += 1 }
@@ -61,7 +67,8 @@ struct URLParser {
             }
         }
         if !hasTabOrNewline {
-            return try run(UnsafeBufferPointer(rebasing: raw[start..<end]), base: base)
+            let untrimmed = start == 0 && end == raw.count
+            return try run(UnsafeBufferPointer(rebasing: raw[start..<end]), base: base, original: untrimmed ? original : nil)
         }
         var cleaned = [UInt8]()
         cleaned.reserveCapacity(end - start)
@@ -214,7 +221,9 @@ struct URLParser {
 
     // MARK: - State machine
 
-    static func run(_ input: UnsafeBufferPointer<UInt8>, base: URLRecord?) throws(URLParseError) -> URLRecord {
+    static func run(
+        _ input: UnsafeBufferPointer<UInt8>, base: URLRecord?, original: String? = nil
+    ) throws(URLParseError) -> URLRecord {
         var url = URLParser()
         let len = input.count
         url.out.reserveCapacity(len + 8)
@@ -681,13 +690,45 @@ struct URLParser {
             if pointer >= len { break }
             pointer += 1
         }
-        return url.finish()
+        return url.finish(original: original.map { ($0, input) })
     }
 
     // MARK: - Output
 
+    private func reusableHref(_ original: (string: String, bytes: UnsafeBufferPointer<UInt8>)?) -> String? {
+        guard let original, out.count == original.bytes.count,
+            out.withUnsafeBufferPointer({ Self.bytesEqual($0, original.bytes) })
+        else { return nil }
+        return original.string
+    }
+
+    /// Byte equality of two buffers, eight bytes at a time (the generic `elementsEqual` cost
+    /// as much as the allocation this comparison saves).
+    static func bytesEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        let left = UnsafeRawBufferPointer(a)
+        let right = UnsafeRawBufferPointer(b)
+        var offset = 0
+        // Each load reads bytes offset..<offset+8, all below count by the loop condition.
+        while offset + 8 <= a.count {
+            guard
+                left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
+        while offset < a.count {
+            guard a[offset] == b[offset] else { return false }
+            offset += 1
+        }
+        return true
+    }
+
     /// Finalizes the serialization and wraps it in a `URLRecord`.
-    mutating func finish() -> URLRecord {
+    ///
+    /// `original` is the input string and its bytes (see ``parse(_:base:original:)``): when the
+    /// final serialization equals them, `href` is that string rather than a new one.
+    mutating func finish(original: (string: String, bytes: UnsafeBufferPointer<UInt8>)? = nil) -> URLRecord {
         if hostTag == .none, !hasOpaquePath, segmentCount > 1,
             out.count >= pathStart + 2, out[pathStart] == 0x2F, out[pathStart + 1] == 0x2F
         {
@@ -705,7 +746,7 @@ struct URLParser {
             hostEnd = pathStart
         }
         return URLRecord(
-            href: String(decoding: out, as: UTF8.self),
+            href: reusableHref(original) ?? String(decoding: out, as: UTF8.self),
             schemeKind: kind, schemeEnd: schemeEnd, authorityStart: authorityStart, usernameEnd: usernameEnd,
             hostStart: hostStart, hostEnd: hostEnd, hostTag: hostTag, ipv4: ipv4, port: port,
             pathStart: pathStart, hasOpaquePath: hasOpaquePath, queryStart: queryStart,

@@ -113,8 +113,9 @@ public struct URLRecord: Sendable, Hashable {
         // withUTF8 gives direct access to a native string's bytes (copying only for bridged or
         // non-contiguous strings). It is `rethrows`, so the typed error is recovered by a cast.
         var input = input
+        let original = input
         do {
-            return try input.withUTF8 { try URLParser.parse($0, base: base) }
+            return try input.withUTF8 { try URLParser.parse($0, base: base, original: original) }
         } catch let error as URLParseError {
             throw error
         } catch {
@@ -141,6 +142,26 @@ public struct URLRecord: Sendable, Hashable {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[lo..<hi]))
         }
     }
+
+    /// The slice of href between two UTF-8 offsets (clamped, so never traps), sharing its storage.
+    func slice(_ from: Int, _ to: Int) -> Substring {
+        let utf8 = href.utf8
+        let lo = max(0, min(from, utf8.count)), hi = max(lo, min(to, utf8.count))
+        let start = utf8.index(utf8.startIndex, offsetBy: lo)
+        return Substring(utf8[start..<utf8.index(start, offsetBy: hi - lo)])
+    }
+
+    /// Runs `body` over href's bytes between two UTF-8 offsets (clamped).
+    func withBytes<Result>(_ from: Int, _ to: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var h = href
+        return h.withUTF8 { buf in
+            let lo = max(0, min(from, buf.count)), hi = max(lo, min(to, buf.count))
+            return body(UnsafeBufferPointer(rebasing: buf[lo..<hi]))
+        }
+    }
+
+    /// The path's UTF-8 offsets in href.
+    var pathRange: Range<Int> { pathStart..<max(pathStart, pathEnd) }
 
     var hrefLength: Int { href.utf8.count }
     var queryEnd: Int { fragmentStart >= 0 ? fragmentStart : hrefLength }
