@@ -54,7 +54,7 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
-    private static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
+    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int {
         // Scan sequence by sequence: the first one that does not decode is the culprit.
         var index = 0
         while index < bytes.count {
@@ -76,7 +76,7 @@ public struct JSONParser {
     }
 }
 
-private struct Cursor {
+struct Cursor {
     let bytes: [UInt8]
     let maximumDepth: Int
     let rejectsDuplicateMembers: Bool

@@ -39,4 +39,9 @@ public struct ConfigDiagnostics: Sendable {
     }
 
     public var isEmpty: Bool { issues.isEmpty }
+
+    /// Appends issues collected separately (handlers compiled while the rest was still being read).
+    mutating func append(_ other: ConfigDiagnostics) {
+        issues.append(contentsOf: other.issues)
+    }
 }

@@ -10,11 +10,17 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     public static let root = JSONPointer()
 
     public func appending(_ key: String) -> JSONPointer {
-        JSONPointer(tokens + [key])
+        // One allocation sized for the result; `tokens + [key]` also allocates the literal.
+        // Compiles build a pointer for every config value, so this is on the 100k-handler path.
+        var extended: [String] = []
+        extended.reserveCapacity(tokens.count + 1)
+        extended.append(contentsOf: tokens)
+        extended.append(key)
+        return JSONPointer(extended)
     }
 
     public func appending(_ index: Int) -> JSONPointer {
-        JSONPointer(tokens + [String(index)])
+        appending(String(index))
     }
 
     /// `/handlers/2/match/hosts/0`, with `~` and `/` escaped; the root is the empty string.

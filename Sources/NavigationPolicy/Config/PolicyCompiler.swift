@@ -29,18 +29,61 @@ public struct PolicyCompiler: Sendable {
     }
 
     /// Compiles config bytes.
+    ///
+    /// The `handlers` array is read one element at a time and each element's tree is dropped
+    /// once its link is built, so a 100k-handler file never holds a full JSON tree. Issues come
+    /// out exactly as ``compile(_:)-(JSONValue)`` reports them for the parsed document: a syntax
+    /// error alone (wherever it is), else the document's issues, then the handlers'.
     public func compile(_ bytes: some Collection<UInt8>) throws(ConfigError) -> CompiledPolicy {
+        let buffer = Array(bytes)
         let document: JSONValue
+        var chain: HandlerChainBuilder?
         do {
-            document = try JSONParser(maximumDepth: Self.maximumDepth, rejectsDuplicateMembers: false).parse(bytes)
+            var reader = try JSONStreamReader(buffer, maximumDepth: Self.maximumDepth)
+            (document, chain) = try readDocument(&reader)
+            try reader.finish()
         } catch {
-            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: JSONSlipHint.describe(error, in: bytes))])
+            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: JSONSlipHint.describe(error, in: buffer))])
         }
-        return try compile(document)
+        return try compile(document, streamedChain: chain)
+    }
+
+    /// Reads the root; when it is an object whose first `handlers` member is an array, that
+    /// array is compiled element by element into the returned builder and stands in the
+    /// document as an empty array (document validators never look into it).
+    private func readDocument(_ reader: inout JSONStreamReader) throws(JSONParseError) -> (
+        JSONValue, HandlerChainBuilder?
+    ) {
+        guard reader.nextIsObject else { return (try reader.readValue(), nil) }
+        var root = JSONObject()
+        var chain: HandlerChainBuilder?
+        var sawHandlers = false
+        try reader.beginObject()
+        while let key = try reader.nextMemberKey() {
+            if key == "handlers", !sawHandlers, reader.nextIsArray {
+                var builder = HandlerChainBuilder(compiler: self)
+                try reader.beginArray()
+                while try reader.nextElement() {
+                    builder.add(try reader.readValue())
+                }
+                chain = builder
+                root.append(key, .array([]))
+            } else {
+                root.append(key, try reader.readValue())
+            }
+            if key == "handlers" { sawHandlers = true }
+        }
+        return (.object(root), chain)
     }
 
     /// Compiles a parsed config document.
     public func compile(_ document: JSONValue) throws(ConfigError) -> CompiledPolicy {
+        try compile(document, streamedChain: nil)
+    }
+
+    private func compile(_ document: JSONValue, streamedChain: HandlerChainBuilder?) throws(ConfigError)
+        -> CompiledPolicy
+    {
         var diagnostics = ConfigDiagnostics()
         guard let root = ConfigObject.expect(document, at: .root, diagnostics: &diagnostics) else {
             throw ConfigError(issues: diagnostics.issues)
@@ -67,25 +110,53 @@ public struct PolicyCompiler: Sendable {
         }
 
         for validator in documentValidators { validator(root, &diagnostics) }
-        let links = compileHandlers(root, diagnostics: &diagnostics)
+        let links: [ChainLink]
+        if let streamedChain {
+            diagnostics.append(streamedChain.diagnostics)
+            links = streamedChain.links
+        } else {
+            links = compileHandlers(root, diagnostics: &diagnostics)
+        }
         guard diagnostics.isEmpty else { throw ConfigError(issues: diagnostics.issues) }
         return CompiledPolicy(defaultVerdict: defaultVerdict, links: links, sections: sections)
     }
 
     private func compileHandlers(_ root: ConfigObject, diagnostics: inout ConfigDiagnostics) -> [ChainLink] {
         guard let value = root.object["handlers"] else { return [] }
-        let listPointer = JSONPointer.root.appending("handlers")
         guard case .array(let entries) = value else {
-            diagnostics.report(listPointer, "expected an array of handlers, got \(value.kindName)")
+            diagnostics.report(.root.appending("handlers"), "expected an array of handlers, got \(value.kindName)")
             return []
         }
-        var links: [ChainLink] = []
-        links.reserveCapacity(entries.count)
-        var firstIndexByName: [String: Int] = [:]
-        for (index, entry) in entries.enumerated() {
+        var builder = HandlerChainBuilder(compiler: self)
+        builder.reserveCapacity(entries.count)
+        for entry in entries { builder.add(entry) }
+        diagnostics.append(builder.diagnostics)
+        return builder.links
+    }
+
+    /// Compiles `handlers` entries in order, one at a time, checking names across them.
+    private struct HandlerChainBuilder {
+        let compiler: PolicyCompiler
+        let listPointer = JSONPointer.root.appending("handlers")
+        private(set) var links: [ChainLink] = []
+        private(set) var diagnostics = ConfigDiagnostics()
+        private var firstIndexByName: [String: Int] = [:]
+        private var count = 0
+
+        init(compiler: PolicyCompiler) {
+            self.compiler = compiler
+        }
+
+        mutating func reserveCapacity(_ capacity: Int) {
+            links.reserveCapacity(capacity)
+        }
+
+        mutating func add(_ entry: JSONValue) {
+            let index = count
+            count += 1
             guard let config = ConfigObject.expect(entry, at: listPointer.appending(index), diagnostics: &diagnostics)
-            else { continue }
-            if let name = config.string("name", required: true, diagnostics: &diagnostics), isValidName(name) {
+            else { return }
+            if let name = config.string("name", required: true, diagnostics: &diagnostics), compiler.isValidName(name) {
                 if let first = firstIndexByName[name] {
                     diagnostics.report(
                         config.pointer.appending("name"),
@@ -98,12 +169,11 @@ public struct PolicyCompiler: Sendable {
                     config.pointer.appending("name"),
                     "\"\(name)\": a name is 1 to 64 letters, digits, \"-\", \"_\" or \".\", starting with a letter or digit")
             }
-            if let link = compileHandler(config, diagnostics: &diagnostics) { links.append(link) }
+            if let link = compiler.compileHandler(config, diagnostics: &diagnostics) { links.append(link) }
         }
-        return links
     }
 
-    private func compileHandler(_ config: ConfigObject, diagnostics: inout ConfigDiagnostics) -> ChainLink? {
+    fileprivate func compileHandler(_ config: ConfigObject, diagnostics: inout ConfigDiagnostics) -> ChainLink? {
         let typeName = config.string("type", required: true, diagnostics: &diagnostics)
         var handlerType: (any ConfigurableHandler.Type)?
         if let typeName {
@@ -144,7 +214,7 @@ public struct PolicyCompiler: Sendable {
         return ChainLink(name: name, type: typeName, matcher: matcher, handler: handler, isShadow: isShadow)
     }
 
-    private func isValidName(_ name: String) -> Bool {
+    fileprivate func isValidName(_ name: String) -> Bool {
         guard (1...64).contains(name.utf8.count), let first = name.utf8.first, MatchPath.isUnreserved(first),
             first != UInt8(ascii: "-"), first != UInt8(ascii: "."), first != UInt8(ascii: "_")
         else { return false }

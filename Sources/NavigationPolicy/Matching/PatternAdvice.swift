@@ -56,6 +56,10 @@ enum PatternAdvice {
 
     /// The error for a `paths` or `pathPrefixes` entry with wildcard or regex syntax, or nil.
     static func exactPath(_ path: String, field: String) -> String? {
+        // Nearly every configured path is plain; one byte scan proves that before the
+        // Character-level searches below (which cost ~20k instructions a path). Every check
+        // below needs one of these ASCII bytes to be present, so skipping them is exact.
+        guard path.utf8.contains(where: isAdviceByte) else { return nil }
         let hasWildcard = path.contains("*") || path.contains("?")
         // `.*` is how regex authors write "anything"; as a glob it would need a literal dot.
         let hasRegex = path.utf8.contains { regexBytes.contains($0) } || path.contains(".+") || path.contains(".*")
@@ -150,6 +154,18 @@ enum PatternAdvice {
             index = next
         }
         return variants.allSatisfy({ $0.hasPrefix("/") }) ? variants : nil
+    }
+
+    /// Whether `byte` can start any syntax ``exactPath(_:field:)`` advises on: a wildcard,
+    /// `+` (of `.+`) or a regex byte.
+    private static func isAdviceByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "+"), UInt8(ascii: "^"), UInt8(ascii: "$"),
+            UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"),
+            UInt8(ascii: "}"), UInt8(ascii: "\\"), UInt8(ascii: "|"):
+            true
+        default: false
+        }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
