@@ -8,12 +8,10 @@ import Synchronization
 /// The thread that runs every upstream transfer on one libcurl multi handle.
 ///
 /// One event loop instead of a blocked thread per request: libcurl multiplexes all
-/// transfers, keeps one shared connection cache (keep-alive reuse across requests), and
-/// hands heads and body bytes to the ``UpstreamExchange``s as they arrive. The loop waits on
-/// its own epoll set and drives libcurl with `curl_multi_socket_action`, so each wake-up
-/// touches only the transfers whose sockets are ready (`curl_multi_perform` visited, and
-/// polled, every transfer on every pass). Other threads talk to the loop only through
-/// ``submit(_:)`` (a locked inbox plus an eventfd); everything else belongs to the loop thread.
+/// transfers with poll, keeps one shared connection cache (keep-alive reuse across
+/// requests), and hands heads and body bytes to the ``UpstreamExchange``s as they arrive.
+/// Other threads talk to the loop only through ``submit(_:)`` (a locked inbox plus
+/// `curl_multi_wakeup`); everything else here belongs to the loop thread.
 final class TransferLoop: @unchecked Sendable {
     // @unchecked: the mutable state below the inbox is confined to the loop thread.
 
@@ -33,10 +31,6 @@ final class TransferLoop: @unchecked Sendable {
 
     let configuration: UpstreamClient.Configuration
     private let multi: UnsafeMutableRawPointer
-    /// The loop's epoll set: libcurl's sockets (as its socket callback asks) and `wakeFD`.
-    private let epoll: Int32
-    /// Written by ``submit(_:)`` and ``stop(wait:)`` to end the loop's wait.
-    private let wakeFD: Int32
     private let inbox = Mutex(Inbox())
     private let stopped = DispatchSemaphore(value: 0)
     private let timeoutNanoseconds: UInt64
@@ -49,12 +43,6 @@ final class TransferLoop: @unchecked Sendable {
     private let resolveList: UnsafeMutablePointer<curl_slist>?
     /// No active transfer's deadline is earlier than this.
     private var nextDeadline = UInt64.max
-    /// When libcurl's own timer (CURLMOPT_TIMERFUNCTION) expires, in uptime nanoseconds.
-    private var curlTimerDeadline = UInt64.max
-    /// The sockets and CURL_CSELECT_* bits of the last wait, at most `Self.readyCapacity`.
-    private var readyFDs = [Int32](repeating: 0, count: TransferLoop.readyCapacity)
-    private var readyBits = [Int32](repeating: 0, count: TransferLoop.readyCapacity)
-    private static let readyCapacity = 64
     /// When the loop's current pass (commands, then `curl_multi_perform`) began, in uptime nanoseconds.
     private var passStarted: UInt64 = 0
     /// Every upstream socket libcurl has open (pooled or busy) → its local port, looked up
@@ -63,26 +51,13 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Starts the loop thread; nil when libcurl cannot create a multi handle.
     init?(configuration: UpstreamClient.Configuration) {
-        let epoll = ccurl_epoll_create()
-        let wakeFD = ccurl_eventfd()
-        guard epoll >= 0, wakeFD >= 0, ccurl_epoll_watch(epoll, wakeFD, CURL_POLL_IN) == 0,
-            let multi = curl_multi_init()
-        else {
-            if epoll >= 0 { close(epoll) }
-            if wakeFD >= 0 { close(wakeFD) }
-            return nil
-        }
+        guard let multi = curl_multi_init() else { return nil }
         self.multi = multi
-        self.epoll = epoll
-        self.wakeFD = wakeFD
         self.configuration = configuration
         timeoutNanoseconds = UInt64(max(1, configuration.timeoutMilliseconds)) * 1_000_000
         var list: UnsafeMutablePointer<curl_slist>?
         for entry in configuration.resolve { list = curl_slist_append(list, entry) }
         resolveList = list
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = ccurl_multi_set_socket_callback(multi, curlSocketInterest, context)
-        _ = ccurl_multi_set_timer_callback(multi, curlTimerChanged, context)
         let thread = Thread { [self] in run() }
         thread.name = "navpolicyd.proxy.upstream"
         thread.start()
@@ -95,7 +70,7 @@ final class TransferLoop: @unchecked Sendable {
             inbox.commands.append(command)
             // A non-empty inbox means a wake-up is already on its way. Waking under the lock
             // keeps it ahead of the multi handle's cleanup, which follows `stopping`.
-            if inbox.commands.count == 1 { wake() }
+            if inbox.commands.count == 1 { curl_multi_wakeup(multi) }
             return true
         }
         if !accepted, case .start(let exchange) = command {
@@ -113,23 +88,16 @@ final class TransferLoop: @unchecked Sendable {
         inbox.withLock { inbox in
             guard !inbox.stopping else { return }
             inbox.stopping = true
-            wake()
+            curl_multi_wakeup(multi)
         }
         guard wait else { return }
         stopped.wait()
         stopped.signal()  // for any other caller waiting too
     }
 
-    /// Ends the loop's wait. Called under the inbox lock, so never after the fd is closed.
-    private func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, MemoryLayout<UInt64>.size)
-    }
-
     // MARK: - Loop thread
 
     private func run() {
-        var readyCount = 0
         while true {
             passStarted = DispatchTime.now().uptimeNanoseconds
             let (commands, stopping) = inbox.withLock { inbox in
@@ -139,49 +107,16 @@ final class TransferLoop: @unchecked Sendable {
             for command in commands { apply(command) }
             if stopping { break }
             var running: Int32 = 0
-            // Sockets first, then libcurl's timer (adding a transfer sets it to "now").
-            for index in 0..<min(readyCount, Self.readyCapacity) {
-                let socket = readyFDs[index]
-                if socket == wakeFD {
-                    var count: UInt64 = 0
-                    _ = read(wakeFD, &count, MemoryLayout<UInt64>.size)
-                } else {
-                    _ = curl_multi_socket_action(multi, socket, readyBits[index], &running)
-                }
-            }
-            if curlTimerDeadline <= DispatchTime.now().uptimeNanoseconds {
-                curlTimerDeadline = .max
-                _ = curl_multi_socket_action(multi, CURL_SOCKET_BAD, 0, &running)
-            }
+            _ = curl_multi_perform(multi, &running)
             collectFinishedTransfers()
             deliverCompletedHeads()
             let now = DispatchTime.now().uptimeNanoseconds
             expireSilentTransfers(now: now)
-            let deadline = min(nextDeadline, curlTimerDeadline)
-            let wait = deadline == .max ? 1_000 : Int32(clamping: min(1_000, (deadline &- now) / 1_000_000 + 1))
-            readyCount = Int(
-                ccurl_epoll_wait(epoll, &readyFDs, &readyBits, Int32(Self.readyCapacity), deadline <= now ? 0 : wait))
+            let wait = nextDeadline == .max ? 1_000 : Int32(clamping: min(1_000, (nextDeadline &- now) / 1_000_000 + 1))
+            _ = curl_multi_poll(multi, nil, 0, nextDeadline <= now ? 0 : wait, nil)
         }
         shutDownTransfers()
         stopped.signal()
-    }
-
-    /// libcurl's socket callback: what it wants to hear about `socket` now.
-    func socketInterest(_ socket: Int32, what: Int32) {
-        if what == CURL_POLL_REMOVE || what == CURL_POLL_NONE {
-            ccurl_epoll_unwatch(epoll, socket)
-        } else {
-            _ = ccurl_epoll_watch(epoll, socket, what)
-        }
-    }
-
-    /// libcurl's timer callback: -1 cancels, 0 means at once (the next pass), else in `milliseconds`.
-    func timerChanged(milliseconds: Int) {
-        if milliseconds < 0 {
-            curlTimerDeadline = .max
-        } else {
-            curlTimerDeadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(milliseconds) &* 1_000_000
-        }
     }
 
     private func apply(_ command: Command) {
@@ -435,24 +370,5 @@ final class TransferLoop: @unchecked Sendable {
         idleHandles = []
         curl_slist_free_all(resolveList)
         curl_multi_cleanup(multi)
-        close(epoll)
-        close(wakeFD)
     }
-}
-
-/// CURLMOPT_SOCKETFUNCTION (context: the loop).
-private func curlSocketInterest(
-    _ easy: UnsafeMutableRawPointer?, _ socket: curl_socket_t, _ what: Int32, _ context: UnsafeMutableRawPointer?,
-    _ socketContext: UnsafeMutableRawPointer?
-) -> Int32 {
-    if let context { Unmanaged<TransferLoop>.fromOpaque(context).takeUnretainedValue().socketInterest(socket, what: what) }
-    return 0
-}
-
-/// CURLMOPT_TIMERFUNCTION (context: the loop).
-private func curlTimerChanged(_ multi: UnsafeMutableRawPointer?, _ milliseconds: Int, _ context: UnsafeMutableRawPointer?)
-    -> Int32
-{
-    if let context { Unmanaged<TransferLoop>.fromOpaque(context).takeUnretainedValue().timerChanged(milliseconds: milliseconds) }
-    return 0
 }
