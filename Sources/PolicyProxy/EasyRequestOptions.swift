@@ -77,10 +77,9 @@ enum EasyRequestOptions {
                 continue
             }
             // "Name;" is libcurl's spelling of a field with an empty value.
-            let line = field.value.isEmpty ? field.name + ";" : field.name + ": " + field.value
-            headerList = curl_slist_append(headerList, line)
+            headerList = appendLine(headerList, field.name, field.value.isEmpty ? ";" : ": ", field.value)
         }
-        headerList = curl_slist_append(headerList, "Via: " + (via.map { $0 + ", " } ?? "") + UpstreamClient.via)
+        headerList = appendLine(headerList, "Via", ": ", via.map { $0 + ", " + UpstreamClient.via } ?? UpstreamClient.via)
         // Suppress what libcurl would add on its own: Expect: 100-continue, Accept: */*, and
         // the form Content-Type it gives a POSTFIELDS body the client sent without one.
         headerList = curl_slist_append(headerList, "Expect:")
@@ -90,6 +89,36 @@ enum EasyRequestOptions {
         }
         _ = ccurl_set_list(easy, CURLOPT_HTTPHEADER, headerList)
         return headerList
+    }
+}
+
+extension EasyRequestOptions {
+    /// Appends `name + separator + value` to `list` as one C string assembled in a temporary
+    /// (stack, for usual sizes) buffer: no concatenated Swift String per field. The parts
+    /// are checked field syntax (no NUL), and the buffer is sized from their byte counts.
+    fileprivate static func appendLine(
+        _ list: UnsafeMutablePointer<curl_slist>?, _ name: String, _ separator: StaticString, _ value: String
+    ) -> UnsafeMutablePointer<curl_slist>? {
+        let length = name.utf8.count + separator.utf8CodeUnitCount + value.utf8.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 1) { buffer in
+            var index = buffer.startIndex
+            for byte in name.utf8 {
+                buffer[index] = byte
+                index += 1
+            }
+            separator.withUTF8Buffer { bytes in
+                for byte in bytes {
+                    buffer[index] = byte
+                    index += 1
+                }
+            }
+            for byte in value.utf8 {
+                buffer[index] = byte
+                index += 1
+            }
+            buffer[index] = 0
+            return buffer.withMemoryRebound(to: CChar.self) { line in curl_slist_append(list, line.baseAddress) }
+        }
     }
 }
 

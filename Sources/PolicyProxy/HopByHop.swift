@@ -14,9 +14,11 @@ public enum HopByHop {
     public static func stripped(_ headers: HTTPHeaders, excluding: [String] = []) -> HTTPHeaders {
         // Runs twice per forwarded request, so names are compared in place (a different
         // length rejects at once) instead of lower-cased into new Strings.
+        // Fields are scanned in place (no array of Connection values), and the result gets
+        // its capacity once: this runs for both directions of every forwarded request.
         var named: [String] = []
-        for value in headers.values(for: "Connection") {
-            for token in value.utf8.split(separator: UInt8(ascii: ",")) {
+        for field in headers where HTTPHeaders.namesMatch(field.name, "Connection") {
+            for token in field.value.utf8.split(separator: UInt8(ascii: ",")) {
                 let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
                 guard let first = token.firstIndex(where: { !isBlank($0) }),
                     let last = token.lastIndex(where: { !isBlank($0) })
@@ -25,6 +27,7 @@ public enum HopByHop {
             }
         }
         var result = HTTPHeaders()
+        result.reserveCapacity(headers.count + 4)
         for field in headers {
             let matches: (String) -> Bool = { HTTPHeaders.namesMatch($0, field.name) }
             if fixed.contains(where: matches) || excluding.contains(where: matches) || named.contains(where: matches) {

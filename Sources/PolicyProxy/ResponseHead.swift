@@ -31,6 +31,8 @@ public struct ResponseHead: Sendable {
         if Self.startsWithHTTPVersion(content) {
             status = Self.statusCode(ofStatusLine: content)
             headers = HTTPHeaders()
+            // Room for a typical head at once instead of four doublings per response.
+            headers.reserveCapacity(16)
             return
         }
         guard status != 0 else { return }
@@ -51,8 +53,13 @@ public struct ResponseHead: Sendable {
     /// `Transfer-Encoding`, one consistent value).
     public var declaredContentLength: Int? {
         guard headers["Transfer-Encoding"] == nil else { return nil }
-        let values = headers.values(for: "Content-Length")
-        guard let first = values.first, values.allSatisfy({ $0 == first }) else { return nil }
+        // One pass over the fields, no array of values: this runs for every relayed answer.
+        var declared: String?
+        for field in headers where HTTPHeaders.namesMatch(field.name, "Content-Length") {
+            if let earlier = declared, earlier != field.value { return nil }
+            declared = field.value
+        }
+        guard let first = declared else { return nil }
         guard !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return Int(first)
     }

@@ -29,13 +29,28 @@ public struct FetchMetadata: Sendable, Equatable {
 
     /// Reads the headers of `request`.
     public init(_ headers: HTTPHeaders) {
-        mode = Self.single(headers.values(for: "Sec-Fetch-Mode"), in: Self.modes)
-        destination = Self.single(headers.values(for: "Sec-Fetch-Dest"), in: Self.destinations)
+        // One pass, no arrays of values: this runs for every proxied request, and most carry
+        // neither field.
+        var modes = 0
+        var destinations = 0
+        var mode: String?
+        var destination: String?
+        for field in headers {
+            if HTTPHeaders.namesMatch(field.name, "Sec-Fetch-Mode") {
+                modes += 1
+                mode = field.value
+            } else if HTTPHeaders.namesMatch(field.name, "Sec-Fetch-Dest") {
+                destinations += 1
+                destination = field.value
+            }
+        }
+        self.mode = Self.single(mode, count: modes, in: Self.modes)
+        self.destination = Self.single(destination, count: destinations, in: Self.destinations)
     }
 
-    /// The value when there is exactly one and it is exactly one of `known`.
-    private static func single(_ values: [String], in known: Set<String>) -> String? {
-        guard values.count == 1, let value = values.first, known.contains(value) else { return nil }
+    /// The value when there is exactly one (`count`) and it is exactly one of `known`.
+    private static func single(_ value: String?, count: Int, in known: Set<String>) -> String? {
+        guard count == 1, let value, known.contains(value) else { return nil }
         return value
     }
 

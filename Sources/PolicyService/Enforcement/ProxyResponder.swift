@@ -99,10 +99,9 @@ final class ProxyResponder: HTTPRoutingResponder {
         }
         if request.method == "HEAD" && !request.body.isEmpty { return .answer(problem(.headWithBody)) }
         let target = request.rawTarget
-        let lower = target.prefix(8).lowercased()
         let decidedURL: String
         let reverse = settings.upstream != nil
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        if Self.isAbsoluteHTTP(target) {
             // In reverse mode the listener serves one site: an absolute-form target naming any
             // other origin would make it an open forward proxy (loopback admin endpoints included).
             if reverse, let publicOrigin = settings.publicOrigin {
@@ -149,13 +148,36 @@ final class ProxyResponder: HTTPRoutingResponder {
         }
         if !request.remoteAddress.isEmpty {
             // The client's chain is kept (as proxies do); only the last entry is this proxy's word.
-            let received = headers.values(for: "X-Forwarded-For").joined(separator: ", ")
+            // Joined in place (no array of values): most requests carry none.
+            var received = ""
+            for field in headers where HTTPHeaders.namesMatch(field.name, "X-Forwarded-For") {
+                received += received.isEmpty ? field.value : ", " + field.value
+            }
             headers.replaceOrAdd(
                 name: "X-Forwarded-For", value: received.isEmpty ? request.remoteAddress : received + ", " + request.remoteAddress
             )
         }
         return .forward(
             UpstreamRequest(url: forwardURL, method: request.method, headers: headers, body: request.body), allowed)
+    }
+
+    /// Whether `target` starts with `http://` or `https://`, scheme in any case (compared on
+    /// the bytes: no lower-cased copy per request).
+    static func isAbsoluteHTTP(_ target: String) -> Bool {
+        var utf8 = target.utf8.makeIterator()
+        for expected in "http".utf8 {
+            guard let byte = utf8.next(), byte | 0x20 == expected else { return false }
+        }
+        var next = utf8.next()
+        if let byte = next, byte | 0x20 == UInt8(ascii: "s") { next = utf8.next() }
+        guard next == UInt8(ascii: ":"), utf8.next() == UInt8(ascii: "/"), utf8.next() == UInt8(ascii: "/") else {
+            return false
+        }
+        // A non-ASCII byte right after "//" may be a combining mark that makes "/" part of a
+        // longer character: the character-wise comparison decides that rare case, as before.
+        guard let following = utf8.next(), following >= 0x80 else { return true }
+        let lower = target.prefix(8).lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
     /// `/path?query` of an absolute http(s) URL serialization ("/" when it has no path).
