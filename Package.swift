@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "navpolicyd", targets: ["navpolicyd"]),
         .library(name: "NavigationPolicy", targets: ["NavigationPolicy"]),
+        .library(name: "NavigationPolicyClient", targets: ["NavigationPolicyClient"]),
     ],
     targets: [
         // Pure Swift JSON value, parser and writer shared by the core and the front ends.
@@ -19,6 +20,13 @@ let package = Package(
         // The policy core: request model, WHATWG URL parsing, UTS #46 IDNA (generated Unicode tables),
         // matching, handlers, config. Pure Swift: no I/O, no C.
         .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+
+        // The engine inside an app (issue 15): policy bundles from the daemon (ETag, signature,
+        // last good copy on disk), local decisions, and the platform-independent app glue.
+        // Foundation (+ FoundationNetworking on Linux) only: no C, so it builds for iOS and Android.
+        .target(
+            name: "NavigationPolicyClient", dependencies: ["NavigationPolicy", "JSONSupport"],
+            swiftSettings: strictSettings),
 
         // The HTTP value types (header fields, responses, streamed bodies) shared by the server and
         // the proxy's origin client, so that neither depends on the other.
@@ -64,6 +72,10 @@ let package = Package(
         .testTarget(
             name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NavigationPolicyClientTests",
+            dependencies: ["NavigationPolicyClient", "NavigationPolicy", "JSONSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport", "LockSupport"], swiftSettings: strictSettings),
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
