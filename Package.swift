@@ -55,10 +55,18 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPTypes", "LockSupport"], swiftSettings: strictSettings),
 
+        // libsodium: Ed25519 for signed policy bundles (the one crypto library, from Debian).
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        // Ed25519 signing and verification of policy bundles, and the key formats (PEM PKCS#8
+        // private keys, raw/base64 public keys); shared by the daemon and the client's tests.
+        .target(name: "BundleSigning", dependencies: ["CSodium"], swiftSettings: strictSettings),
+
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
             name: "PolicyService",
-            dependencies: ["NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport"],
+            dependencies: [
+                "NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport", "BundleSigning",
+            ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,
         // completions derived from the declarations), parsed and validated in-process.
@@ -79,13 +87,14 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport", "LockSupport"], swiftSettings: strictSettings),
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
+        .testTarget(name: "BundleSigningTests", dependencies: ["BundleSigning"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport"],
             swiftSettings: strictSettings),
         // The service layer driven in-process with HTTPRequest values: no sockets, so it runs in parallel.
         .testTarget(
             name: "PolicyServiceTests",
-            dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake"],
+            dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning"],
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
         .testTarget(

@@ -3,15 +3,16 @@
 # Usage: scripts/install-deps.sh [build|test]   (test adds the tools the live tests drive)
 set -euo pipefail
 
-build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev)
+build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev libsodium-dev)
 # binutils: readelf for ShippedDependenciesTests; python3-yaml: scripts/check-deploy-manifests.py;
 # python3-venv, systemd, prometheus: make deploy-check (venv for the PyPI linters, systemd-analyze, promtool);
 # python3-venv also for make conformance (schemathesis and openapi-spec-validator from PyPI);
 # bash, zsh, fish, man-db, groff-base: CommandLineTests check the generated completions and man page.
 # prometheus: promtool on the live /metrics in VisibilityTests; logrotate: the shipped deploy/logrotate file, run for real.
 # postgresql: the throwaway cluster the PostgreSQL intake tests and bench/intake.sh start.
+# openssl: generates Ed25519 bundle keys and verifies bundle signatures independently of libsodium.
 test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus logrotate
-  bash zsh fish man-db groff-base postgresql)
+  bash zsh fish man-db groff-base postgresql openssl)
 
 wanted=("${build_packages[@]}")
 if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi

@@ -1,3 +1,4 @@
+import BundleSigning
 public import Foundation
 public import NavigationPolicy
 
@@ -11,24 +12,46 @@ public final class PolicySnapshot: Sendable {
     public let revision: String
     public let loadedAt: Date
     public let settings: ServerSettings
+    /// The app bundle of this policy (`GET /v1/policy/bundle`), built and signed with it.
+    public let bundle: PolicyBundle
 
-    public init(policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings) {
+    public init(policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle) {
         self.policy = policy
         self.revision = revision
         self.loadedAt = loadedAt
         self.settings = settings
+        self.bundle = bundle
     }
 
     /// Compiles config bytes into a snapshot, or returns every config issue.
+    ///
+    /// The bundle signing key (`server.bundle.signingKeyFile`) is read here, so that start-up
+    /// and every reload read it: a key that is missing or invalid fails the build like any
+    /// config error (reported at the setting's pointer), and a reload then keeps the old
+    /// policy and the old key's signatures.
     public static func build(from bytes: [UInt8], at date: Date = Date()) -> Result<PolicySnapshot, ConfigError> {
+        let policy: CompiledPolicy
         do {
-            let policy = try ServerSettings.compiler.compile(bytes)
-            return .success(
-                PolicySnapshot(
-                    policy: policy, revision: "sha256:" + SHA256.hexDigest(bytes), loadedAt: date,
-                    settings: ServerSettings.from(policy)))
+            policy = try ServerSettings.compiler.compile(bytes)
         } catch {
             return .failure(error)
         }
+        let settings = ServerSettings.from(policy)
+        let revision = "sha256:" + SHA256.hexDigest(bytes)
+        var signingKey: Ed25519PrivateKey?
+        if let path = settings.bundle.signingKeyFile {
+            do {
+                signingKey = try Ed25519PrivateKey(pemFile: path)
+            } catch {
+                let pointer = JSONPointer.root.appending("server").appending("bundle").appending("signingKeyFile")
+                return .failure(ConfigError(issues: [ConfigIssue(pointer: pointer, message: "\(path): \(error.reason)")]))
+            }
+        }
+        guard let bundle = PolicyBundle.make(configBytes: bytes, revision: revision, signingKey: signingKey) else {
+            // Unreachable for bytes that compiled; refused rather than served empty.
+            return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "the policy bundle could not be built")]))
+        }
+        return .success(
+            PolicySnapshot(policy: policy, revision: revision, loadedAt: date, settings: settings, bundle: bundle))
     }
 }

@@ -49,6 +49,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var watchConfig = true
     /// How often the config file is checked, in milliseconds.
     public var watchIntervalMilliseconds = 1000
+    /// `server.bundle`: caching and signing of `GET /v1/policy/bundle`.
+    public var bundle = BundleSettings()
 
     public init() {}
 
@@ -70,7 +72,7 @@ public struct ServerSettings: Sendable, Equatable {
     static let keys = [
         "listen", "adminListen", "threads", "connectionLimit", "perIPConnectionLimit", "idleTimeoutSeconds", "headTimeoutSeconds",
         "minBodyBytesPerSecond", "bodyRateGraceSeconds", "connectionMemoryLimitBytes", "drainTimeoutSeconds",
-        "requireTokenForDecide", "adminTokenFile", "watchConfig", "watchIntervalMilliseconds",
+        "requireTokenForDecide", "adminTokenFile", "watchConfig", "watchIntervalMilliseconds", "bundle",
     ]
 
     /// Decodes the section, reporting every problem at its pointer.
@@ -116,6 +118,9 @@ public struct ServerSettings: Sendable, Equatable {
             } else {
                 settings.adminTokenFile = path
             }
+        }
+        if let bundle = section.object("bundle", diagnostics: &diagnostics) {
+            settings.bundle = BundleSettings.decode(bundle, diagnostics: &diagnostics)
         }
         return settings
     }

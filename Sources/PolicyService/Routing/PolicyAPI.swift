@@ -28,6 +28,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
         /// `/v1/intake/{id}`: the id is the last segment.
         case intakeItem = "/v1/intake/{id}"
         case authz = "/v1/authz"
+        /// The policy bundle apps decide with (docs/bundles.md).
+        case bundle = "/v1/policy/bundle"
         /// The status report as JSON (what the status page polls).
         case status = "/v1/status"
         /// The HTML status page, for browsers (`Accept: text/html`).
@@ -96,6 +98,9 @@ public final class PolicyAPI: HTTPRoutingResponder {
         if servesAPI {
             table.group(checking: intake.check) { intake.register(in: &$0) }
             table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
+            // The bundle is the whole chain, more than the decision oracle reveals: it needs the
+            // token exactly when decisions do (open by default, as apps must fetch it to decide).
+            table.group(checking: decisionCheck) { BundleEndpoints(store: store).register(in: &$0) }
         }
         if servesAdmin {
             // The status page shows the whole chain and the intake database path: admin data.

@@ -1,0 +1,36 @@
+import HTTPServer
+
+/// `GET|HEAD /v1/policy/bundle`: the policy bundle apps decide with (docs/bundles.md).
+///
+/// On the API listener and outside the admin token: apps fetch it, and it carries nothing
+/// from the `server`, `intake` or `proxy` sections. Every response comes from the snapshot's
+/// prebuilt bundle; a request only compares entity tags.
+struct BundleEndpoints: Sendable {
+    let store: PolicyStore
+
+    /// The response field that carries the detached signature.
+    static let signatureField = "Navpolicy-Bundle-Signature"
+
+    func register(in group: inout RouteGroup) {
+        group.on("GET", "HEAD", path: PolicyAPI.Route.bundle.rawValue) { request throws(ServiceProblem) in
+            guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+            return .now(Self.response(for: request.http, snapshot: snapshot))
+        }
+    }
+
+    /// 304 when `If-None-Match` matches the bundle's tag, else 200 with the bytes.
+    static func response(for request: HTTPRequest, snapshot: PolicySnapshot) -> HTTPResponse {
+        let bundle = snapshot.bundle
+        var headers = HTTPHeaders([
+            ("ETag", bundle.entityTag), ("Cache-Control", snapshot.settings.bundle.cacheControl),
+        ])
+        if let condition = EntityTagCondition(fieldValues: request.headers.values(for: "If-None-Match")),
+            condition.matches(bundle.entityTag)
+        {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        headers.add(name: "Content-Type", value: "application/json")
+        if let signature = bundle.signatureBase64 { headers.add(name: signatureField, value: signature) }
+        return HTTPResponse(status: 200, headers: headers, body: bundle.bytes)
+    }
+}
