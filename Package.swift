@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "navpolicyd", targets: ["navpolicyd"]),
         .library(name: "NavigationPolicy", targets: ["NavigationPolicy"]),
         .library(name: "NavigationPolicyClient", targets: ["NavigationPolicyClient"]),
+        .library(name: "NavigationPolicyClientSodium", targets: ["NavigationPolicyClientSodium"]),
     ],
     targets: [
         // Pure Swift JSON value, parser and writer shared by the core and the front ends.
@@ -60,6 +61,10 @@ let package = Package(
         // Ed25519 signing and verification of policy bundles, and the key formats (PEM PKCS#8
         // private keys, raw/base64 public keys); shared by the daemon and the client's tests.
         .target(name: "BundleSigning", dependencies: ["CSodium"], swiftSettings: strictSettings),
+        // The client's signature check with libsodium (apps on Apple platforms use CryptoKit instead).
+        .target(
+            name: "NavigationPolicyClientSodium", dependencies: ["NavigationPolicyClient", "BundleSigning"],
+            swiftSettings: strictSettings),
 
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
@@ -102,7 +107,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["navpolicyd", "PolicyService", "ShareIntake", "JSONSupport", "CSQLite", "LockSupport"],
+            dependencies: [
+                "navpolicyd", "PolicyService", "ShareIntake", "JSONSupport", "CSQLite", "LockSupport", "NavigationPolicy",
+                "NavigationPolicyClient", "NavigationPolicyClientSodium", "BundleSigning",
+            ],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -41,6 +41,9 @@ actor BundleUpdater {
         if let currentRevision {
             request.setValue("\"\(currentRevision)\"", forHTTPHeaderField: "If-None-Match")
         }
+        if let token = configuration.authorizationToken {
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
         let data: Data
         let response: URLResponse
         do {
@@ -88,7 +91,7 @@ actor BundleUpdater {
                 BundleRejection(.revisionMismatch, "ETag \(etag) does not name the body's revision \(bundle.revision)"))
         }
         if bundle.revision == currentRevision {
-            return .notModified(revision: bundle.revision)
+            return .unchanged(revision: bundle.revision)
         }
         slot.publish(PublishedPolicy(bundle, source: .daemon))
         var persisted: BundleCacheWriteError?

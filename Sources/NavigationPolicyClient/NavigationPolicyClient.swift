@@ -47,11 +47,16 @@ public final class NavigationPolicyClient: Sendable {
         public var session: URLSession
         /// Limit for one refresh request.
         public var requestTimeout: TimeInterval
+        /// Sent as `Authorization: Bearer …`: needed only when the daemon sets
+        /// `server.requireTokenForDecide`, which also hides the bundle.
+        public var authorizationToken: String?
 
         public init(
             bundleURL: URL? = nil, shippedBundle: ShippedBundle? = nil, cacheDirectory: URL? = nil,
-            verifier: (any BundleSignatureVerifier)? = nil, session: URLSession? = nil, requestTimeout: TimeInterval = 10
+            verifier: (any BundleSignatureVerifier)? = nil, session: URLSession? = nil, requestTimeout: TimeInterval = 10,
+            authorizationToken: String? = nil
         ) {
+            self.authorizationToken = authorizationToken
             self.bundleURL = bundleURL
             self.shippedBundle = shippedBundle
             self.cacheDirectory = cacheDirectory
@@ -175,7 +180,7 @@ public final class NavigationPolicyClient: Sendable {
             let outcome = await refresh()
             let wait: Duration
             switch outcome {
-            case .updated, .notModified:
+            case .updated, .notModified, .unchanged:
                 wait = max(minimumInterval, await updater.maxAge ?? defaultInterval)
             case .rejected, .unavailable:
                 wait = minimumInterval
