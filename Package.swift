@@ -76,7 +76,8 @@ let package = Package(
         // The command-line front end: every command declared once (options, help, man page,
         // completions derived from the declarations), parsed and validated in-process.
         .target(
-            name: "NavpolicydCommands", dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake"],
+            name: "NavpolicydCommands",
+            dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning"],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.
         .executableTarget(name: "navpolicyd", dependencies: ["NavpolicydCommands"], swiftSettings: strictSettings),

@@ -13,17 +13,21 @@ enum EffectiveSettings {
         ]
     }
 
-    /// Stored properties by reflection: new settings show up without touching this file.
+    /// Stored properties by reflection: new settings show up without touching this file. A
+    /// nested settings group (`server.bundle`) shows as its fields, `bundle.maxAgeSeconds`.
     private static func fields(of value: Any) -> [(String, String)] {
-        Mirror(reflecting: value).children.compactMap { child in
-            guard let label = child.label else { return nil }
+        Mirror(reflecting: value).children.flatMap { child -> [(String, String)] in
+            guard let label = child.label else { return [] }
+            if child.value is BundleSettings {
+                return fields(of: child.value).map { ("\(label).\($0.0)", $0.1) }
+            }
             let shown: String
             if let optional = child.value as? (any OptionalDescribing) {
                 shown = optional.describedOrNull
             } else {
                 shown = String(describing: child.value)
             }
-            return (label, shown)
+            return [(label, shown)]
         }
     }
 }

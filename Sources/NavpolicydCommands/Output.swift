@@ -8,6 +8,9 @@ package struct Output: Sendable {
     var writeErr: @Sendable (String) -> Void
     /// Writes progress text as is (no newline: it carries its own `\r`).
     var writeProgress: @Sendable (String) -> Void
+    /// Writes bytes to stdout exactly as given (no newline): output that must be byte-identical
+    /// to something else, such as a policy bundle.
+    var writeBytes: @Sendable ([UInt8]) -> Void
     /// Colour in text output: only for a person at a terminal, never in pipes or files.
     package var usesColour: Bool
     /// Progress lines on stderr: only when stderr is a terminal, so logs and pipes stay clean.
@@ -16,8 +19,10 @@ package struct Output: Sendable {
     package init(
         writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void,
         writeProgress: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
-        usesColour: Bool = false, showsProgress: Bool = false
+        writeBytes: (@Sendable ([UInt8]) -> Void)? = nil, usesColour: Bool = false, showsProgress: Bool = false
     ) {
+        // Outputs that capture lines get the bytes as one line of text.
+        self.writeBytes = writeBytes ?? { writeOut(String(decoding: $0, as: UTF8.self)) }
         self.writeOut = writeOut
         self.writeErr = writeErr
         self.writeProgress = writeProgress
@@ -31,12 +36,14 @@ package struct Output: Sendable {
         Output(
             writeOut: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
             writeErr: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+            writeBytes: { FileHandle.standardOutput.write(Data($0)) },
             usesColour: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
             showsProgress: isatty(STDERR_FILENO) == 1)
     }
 
     package func out(_ line: String) { writeOut(line) }
     package func err(_ line: String) { writeErr(line) }
+    package func outBytes(_ bytes: [UInt8]) { writeBytes(bytes) }
 
     /// Rewrites the progress line in place (`\r`, no newline); nothing unless `showsProgress`.
     package func progress(_ text: String) {

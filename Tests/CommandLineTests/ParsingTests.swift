@@ -94,12 +94,18 @@ struct ParsingTests {
         arguments: [
             (["test", "--fail-under", "50", "c.json"], CommandError.usage("--fail-under needs --coverage")),
             (["canonicalize"], .usage("missing URL")),
+            (["bundle", "--public-key"], .usage("--public-key needs --sign KEY: the key to print the public half of")),
+            (
+                ["bundle", "--public-key", "--sign", "k.pem", "--config", "c.json"],
+                .usage("--public-key prints only the public key; drop --config and --output")
+            ),
+            (["bundle", "--output", ""], .invalidValue("--output: empty path")),
             (["canonicalize", "--ndjson", "u"], .usage("unexpected argument 'u' (--ndjson reads stdin)")),
             (["canonicalize", "--ndjson", "--format", "text"], .usage("--ndjson prints JSON lines; it takes no --format text")),
             (
                 ["help", "chek"],
                 .invalidValue(
-                    "unknown command 'chek'; did you mean 'check'? (commands: serve, check, validate, test, diff, canonicalize, bench, intake, completions, help, version)"
+                    "unknown command 'chek'; did you mean 'check'? (commands: serve, check, validate, test, diff, bundle, canonicalize, bench, intake, completions, help, version)"
                 )
             ),
             (

@@ -111,7 +111,7 @@ struct OpenAPIContractTests {
             "GET /v1/decide 503", "HEAD /v1/decide 503", "POST /v1/decide 503", "GET /v1/intake 503",
             "POST /v1/intake 503", "POST /v1/intake/share-target 503", "GET /v1/intake/{id} 503",
             "DELETE /v1/intake/{id} 503", "POST /v1/intake 409", "POST /v1/intake/share-target 409",
-            "POST /v1/policy/diff 503",
+            "POST /v1/policy/diff 503", "GET /v1/policy/bundle 503", "HEAD /v1/policy/bundle 503",
         ]
         var documentedStatuses: Set<String> = []
         for (path, methods) in document.operations {
@@ -171,6 +171,17 @@ struct OpenAPIContractTests {
         for path in ["/v1/policy", "/healthz", "/readyz", "/metrics"] {
             try checker.check("GET", path, 200, Curl.request(base + path))
             try checker.check("HEAD", path, 200, Curl.request(base + path, ["-I"]))
+        }
+        // The policy bundle: 200, then 304 for the tag it carried (and for a list holding it).
+        let bundle = try Curl.request(base + "/v1/policy/bundle")
+        try checker.check("GET", "/v1/policy/bundle", 200, bundle)
+        try checker.check("HEAD", "/v1/policy/bundle", 200, Curl.request(base + "/v1/policy/bundle", ["-I"]))
+        let tag = try #require(bundle.headers["etag"])
+        for condition in [tag, "\"old\", W/\(tag)"] {
+            let conditional = ["-H", "If-None-Match: \(condition)"]
+            try checker.check("GET", "/v1/policy/bundle", 304, Curl.request(base + "/v1/policy/bundle", conditional))
+            try checker.check(
+                "HEAD", "/v1/policy/bundle", 304, Curl.request(base + "/v1/policy/bundle", conditional + ["-I"]))
         }
         // nginx auth_request: allow, cancel (with and without a location), missing headers.
         for method in ["GET", "HEAD"] {
@@ -293,6 +304,9 @@ struct OpenAPIContractTests {
                     base + "/v1/policy/diff",
                     credentials + ["-H", "Content-Type: application/json", "-d", #"{"config":{}}"#]))
             let authz = credentials + ["-H", "X-Original-URL: https://a.example/"]
+            try checker.check("GET", "/v1/policy/bundle", 401, Curl.request(base + "/v1/policy/bundle", credentials))
+            try checker.check(
+                "HEAD", "/v1/policy/bundle", 401, Curl.request(base + "/v1/policy/bundle", credentials + ["-I"]))
             try checker.check("GET", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz))
             try checker.check("HEAD", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz + ["-I"]))
             for path in ["/v1/status", "/", "/status"] {

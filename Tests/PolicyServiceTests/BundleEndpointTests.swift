@@ -184,6 +184,7 @@ struct BundleEndpointTests {
         let errors = reload.object["errors"]?.arrayValue?.compactMap(\.stringValue) ?? []
         #expect(errors.contains { $0.contains("/server/bundle/signingKeyFile") && $0.contains(badKey) }, "\(errors)")
         let after = await harness.send("GET", "/v1/policy/bundle")
+        #expect(before.status == 200 && after.status == 200)
         #expect(after.body == before.body)
         #expect(after.headers[BundleEndpoints.signatureField] == before.headers[BundleEndpoints.signatureField])
     }

@@ -29,6 +29,9 @@ public struct PolicyBundle: Sendable {
     /// ``signature`` as standard base64, the `Navpolicy-Bundle-Signature` value.
     public var signatureBase64: String? { signature.map(Base64Text.encode) }
 
+    /// The revision of config bytes: `sha256:` and the hex SHA-256, as the daemon reports it.
+    public static func revision(of configBytes: [UInt8]) -> String { "sha256:" + SHA256.hexDigest(configBytes) }
+
     /// The bundle of a config that compiled, signed with `signingKey` when given.
     ///
     /// - Parameters:

@@ -37,7 +37,7 @@ public final class PolicySnapshot: Sendable {
             return .failure(error)
         }
         let settings = ServerSettings.from(policy)
-        let revision = "sha256:" + SHA256.hexDigest(bytes)
+        let revision = PolicyBundle.revision(of: bytes)
         var signingKey: Ed25519PrivateKey?
         if let path = settings.bundle.signingKeyFile {
             do {
