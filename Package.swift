@@ -77,7 +77,9 @@ let package = Package(
         // completions derived from the declarations), parsed and validated in-process.
         .target(
             name: "NavpolicydCommands",
-            dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning"],
+            dependencies: [
+                "NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning", "NavigationPolicyClient",
+            ],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.
         .executableTarget(name: "navpolicyd", dependencies: ["NavpolicydCommands"], swiftSettings: strictSettings),

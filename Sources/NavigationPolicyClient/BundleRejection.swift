@@ -13,7 +13,7 @@ public struct BundleRejection: Error, Sendable, Equatable, CustomStringConvertib
         case invalidPolicy = "invalid-policy"
         /// The `ETag` does not name the revision inside the body.
         case revisionMismatch = "revision-mismatch"
-        /// Larger than ``PolicyBundle/maximumBytes``.
+        /// Larger than ``VerifiedBundle/maximumBytes``.
         case tooLarge = "too-large"
         /// The on-disk copy cannot be read or is not in the cache file format.
         case unreadableCache = "unreadable-cache"

@@ -12,6 +12,7 @@ actor BundleUpdater {
     private let cache: BundleCache?
     private var inFlight: Task<RefreshOutcome, Never>?
     private(set) var maxAge: Duration?
+    private var defaultSession: URLSession?
 
     init(slot: PolicySnapshotSlot, configuration: NavigationPolicyClient.Configuration, cache: BundleCache?) {
         self.slot = slot
@@ -47,7 +48,7 @@ actor BundleUpdater {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await configuration.session.data(for: request)
+            (data, response) = try await session().data(for: request)
         } catch {
             return .unavailable(reason: error.localizedDescription)
         }
@@ -80,9 +81,9 @@ actor BundleUpdater {
         } else {
             signature = nil
         }
-        let bundle: PolicyBundle
+        let bundle: VerifiedBundle
         do {
-            bundle = try PolicyBundle(bytes: bytes, signature: signature, verifier: configuration.verifier)
+            bundle = try VerifiedBundle(bytes: bytes, signature: signature, verifier: configuration.verifier)
         } catch {
             return .rejected(error)
         }
@@ -101,6 +102,17 @@ actor BundleUpdater {
             persisted = error
         }
         return .updated(revision: bundle.revision, persisted: persisted)
+    }
+
+    /// The configured session, else an ephemeral one without URLCache, made once.
+    private func session() -> URLSession {
+        if let session = configuration.session ?? defaultSession { return session }
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let session = URLSession(configuration: sessionConfiguration)
+        defaultSession = session
+        return session
     }
 
     /// `max-age=N` from a Cache-Control value (other directives ignored); nil when absent or malformed.

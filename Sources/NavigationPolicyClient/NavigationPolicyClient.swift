@@ -42,9 +42,10 @@ public final class NavigationPolicyClient: Sendable {
         public var cacheDirectory: URL?
         /// When set, every bundle (shipped, on disk, fetched) must carry a valid signature.
         public var verifier: (any BundleSignatureVerifier)?
-        /// The session refreshes use. The default is ephemeral and bypasses URLCache, so
-        /// `If-None-Match` always reaches the daemon.
-        public var session: URLSession
+        /// The session refreshes use; nil (the default) makes an ephemeral one that bypasses
+        /// URLCache, so `If-None-Match` always reaches the daemon. It is made at the first
+        /// refresh, so loading a bundle at launch costs no networking setup.
+        public var session: URLSession?
         /// Limit for one refresh request.
         public var requestTimeout: TimeInterval
         /// Sent as `Authorization: Bearer …`: needed only when the daemon sets
@@ -61,15 +62,8 @@ public final class NavigationPolicyClient: Sendable {
             self.shippedBundle = shippedBundle
             self.cacheDirectory = cacheDirectory
             self.verifier = verifier
-            self.session = session ?? Self.defaultSession()
+            self.session = session
             self.requestTimeout = requestTimeout
-        }
-
-        private static func defaultSession() -> URLSession {
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.urlCache = nil
-            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-            return URLSession(configuration: configuration)
         }
     }
 
@@ -99,7 +93,7 @@ public final class NavigationPolicyClient: Sendable {
         if let cache {
             do throws(BundleRejection) {
                 if let stored = try cache.load() {
-                    let bundle = try PolicyBundle(
+                    let bundle = try VerifiedBundle(
                         bytes: stored.bytes, signature: stored.signature, verifier: configuration.verifier)
                     loaded = PublishedPolicy(bundle, source: .cache)
                 }
@@ -109,7 +103,7 @@ public final class NavigationPolicyClient: Sendable {
         }
         if loaded == nil, let shipped = configuration.shippedBundle {
             do throws(BundleRejection) {
-                let bundle = try PolicyBundle(
+                let bundle = try VerifiedBundle(
                     bytes: shipped.bytes, signature: shipped.signature, verifier: configuration.verifier)
                 loaded = PublishedPolicy(bundle, source: .shipped)
             } catch {

@@ -7,7 +7,7 @@ final class PublishedPolicy: Sendable {
     let policy: CompiledPolicy
     let source: NavigationPolicyClient.BundleSource
 
-    init(_ bundle: PolicyBundle, source: NavigationPolicyClient.BundleSource) {
+    init(_ bundle: VerifiedBundle, source: NavigationPolicyClient.BundleSource) {
         self.revision = bundle.revision
         self.policy = bundle.policy
         self.source = source

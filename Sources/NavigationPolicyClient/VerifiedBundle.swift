@@ -4,7 +4,7 @@ public import NavigationPolicy
 /// A policy bundle as `GET /v1/policy/bundle` and `navpolicyd bundle` write it, parsed,
 /// checked and compiled:
 /// `{"format":"navpolicy-bundle","version":1,"revision":"sha256:<hex>","policy":{…}}`.
-public struct PolicyBundle: Sendable {
+public struct VerifiedBundle: Sendable {
     /// Bundles beyond this are refused before parsing; the default policy is a few KiB and a
     /// 100,000-handler chain about 10 MiB.
     public static let maximumBytes = 32 << 20

@@ -5,9 +5,9 @@ import Testing
 @testable import NavigationPolicyClient
 
 @Suite("Policy bundles")
-struct PolicyBundleTests {
+struct VerifiedBundleTests {
     @Test func aContractBundleCompilesAndDecidesLikeTheConfig() throws {
-        let bundle = try PolicyBundle(bytes: bundleBytes(), signature: nil, verifier: nil)
+        let bundle = try VerifiedBundle(bytes: bundleBytes(), signature: nil, verifier: nil)
         #expect(bundle.revision == "sha256:" + String(repeating: "a", count: 64))
         let config = try PolicyCompiler().compile(Array(defaultPolicyJSON.utf8))
         for url in ["https://app.example.com/logout", "https://app.example.com/about", "https://pay.example.com/x", "https://a/"]
@@ -44,7 +44,7 @@ struct PolicyBundleTests {
     @Test func withAVerifierUnsignedAndTamperedBundlesAreRefusedBeforeParsing() throws {
         let verifier = ChecksumVerifier()
         let bytes = bundleBytes()
-        _ = try PolicyBundle(bytes: bytes, signature: verifier.sign(bytes), verifier: verifier)
+        _ = try VerifiedBundle(bytes: bytes, signature: verifier.sign(bytes), verifier: verifier)
         #expect(rejection(bytes, verifier: verifier) == .unsigned)
         var tampered = bytes
         if let index = tampered.firstIndex(of: UInt8(ascii: "l")) { tampered[index] = UInt8(ascii: "L") }
@@ -67,7 +67,7 @@ func rejection(
     _ bytes: [UInt8], signature: [UInt8]? = nil, verifier: (any BundleSignatureVerifier)? = nil
 ) -> BundleRejection.Kind? {
     do {
-        _ = try PolicyBundle(bytes: bytes, signature: signature, verifier: verifier)
+        _ = try VerifiedBundle(bytes: bytes, signature: signature, verifier: verifier)
         return nil
     } catch {
         return error.kind
