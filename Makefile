@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test test-tsan test-asan test-release-lifetimes deploy-check conformance lint format fuzz fuzz-url bench-http soak clean
+.PHONY: deps test-deps build release run check test test-core-portable test-tsan test-asan test-release-lifetimes deploy-check conformance lint format fuzz fuzz-url bench-http soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -37,6 +37,11 @@ test: test-deps
 	$(SWIFT) test --skip-build --no-parallel --skip 'PolicyServiceTests|CommandLineTests'
 	.build/debug/navpolicyd test --coverage --fail-under 100 --config $(CONFIG) config/navpolicy.tests.json
 	scripts/deploy-check.sh .build/debug/navpolicyd
+
+## test-core-portable: NavigationPolicy + JSONSupport alone (no C targets, no other modules, imports
+## limited to Swift/Synchronization) build and pass their whole suite, as apps on iOS/Android embed them.
+test-core-portable:
+	scripts/check-core-portable.sh
 
 ## deploy-check: lint deploy/ with the operators' tools (kubernetes-validate, hadolint, systemd-analyze, promtool).
 deploy-check: test-deps

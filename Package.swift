@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .executable(name: "navpolicyd", targets: ["navpolicyd"]),
         .library(name: "NavigationPolicy", targets: ["NavigationPolicy"]),
+        .library(name: "NavigationPolicyClient", targets: ["NavigationPolicyClient"]),
+        .library(name: "NavigationPolicyClientSodium", targets: ["NavigationPolicyClientSodium"]),
     ],
     targets: [
         // Pure Swift JSON value, parser and writer shared by the core and the front ends.
@@ -19,6 +21,13 @@ let package = Package(
         // The policy core: request model, WHATWG URL parsing, UTS #46 IDNA (generated Unicode tables),
         // matching, handlers, config. Pure Swift: no I/O, no C.
         .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+
+        // The engine inside an app (issue 15): policy bundles from the daemon (ETag, signature,
+        // last good copy on disk), local decisions, and the platform-independent app glue.
+        // Foundation (+ FoundationNetworking on Linux) only: no C, so it builds for iOS and Android.
+        .target(
+            name: "NavigationPolicyClient", dependencies: ["NavigationPolicy", "JSONSupport"],
+            swiftSettings: strictSettings),
 
         // The HTTP value types (header fields, responses, streamed bodies) shared by the server and
         // the proxy's origin client, so that neither depends on the other.
@@ -52,6 +61,10 @@ let package = Package(
         // Ed25519 signing and verification of policy bundles, and the key formats (PEM PKCS#8
         // private keys, raw/base64 public keys); shared by the daemon and the client's tests.
         .target(name: "BundleSigning", dependencies: ["CSodium"], swiftSettings: strictSettings),
+        // The client's signature check with libsodium (apps on Apple platforms use CryptoKit instead).
+        .target(
+            name: "NavigationPolicyClientSodium", dependencies: ["NavigationPolicyClient", "BundleSigning"],
+            swiftSettings: strictSettings),
 
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
@@ -64,7 +77,9 @@ let package = Package(
         // completions derived from the declarations), parsed and validated in-process.
         .target(
             name: "NavpolicydCommands",
-            dependencies: ["NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning"],
+            dependencies: [
+                "NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning", "NavigationPolicyClient",
+            ],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.
         .executableTarget(name: "navpolicyd", dependencies: ["NavpolicydCommands"], swiftSettings: strictSettings),
@@ -73,6 +88,10 @@ let package = Package(
         .testTarget(
             name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NavigationPolicyClientTests",
+            dependencies: ["NavigationPolicyClient", "NavigationPolicy", "JSONSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport", "LockSupport"], swiftSettings: strictSettings),
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
@@ -91,7 +110,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["navpolicyd", "PolicyService", "ShareIntake", "JSONSupport", "CSQLite", "LockSupport"],
+            dependencies: [
+                "navpolicyd", "PolicyService", "ShareIntake", "JSONSupport", "CSQLite", "LockSupport", "NavigationPolicy",
+                "NavigationPolicyClient", "NavigationPolicyClientSodium", "BundleSigning",
+            ],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

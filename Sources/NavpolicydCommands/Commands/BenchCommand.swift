@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import NavigationPolicyClient
 import PolicyService
 
 /// `navpolicyd bench`: in-process decision speed over a URL corpus, no HTTP involved.
@@ -19,6 +20,11 @@ package struct BenchCommand: ParsableCommand {
         "iterations", "N", in: 0...Int.max, phrase: "a whole number",
         help: "make exactly N decisions instead (for allocation counting under valgrind --tool=dhat)")
     static let json = Flag("json", help: "print one JSON object instead of the table")
+    static let client = Flag(
+        "client",
+        help:
+            "decide through NavigationPolicyClient, as an app does: the config's bundle is loaded and compiled by the client (timed)"
+    )
 
     package static let declaration = CommandDeclaration(
         name: "bench",
@@ -31,7 +37,7 @@ package struct BenchCommand: ParsableCommand {
         notes: "Exit status: 0; 2 for an invalid config, URL file or flag.",
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, urls.declaration, duration.declaration,
-            iterations.declaration, json.declaration,
+            iterations.declaration, json.declaration, client.declaration,
         ])
 
     package var configPath: String?
@@ -42,6 +48,7 @@ package struct BenchCommand: ParsableCommand {
     package var duration: Double
     package var iterations: Int?
     package var printsJSON: Bool
+    package var throughClient: Bool
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
@@ -50,6 +57,7 @@ package struct BenchCommand: ParsableCommand {
         duration = arguments[Self.duration] ?? 5
         iterations = arguments[Self.iterations]
         printsJSON = arguments[Self.json]
+        throughClient = arguments[Self.client]
     }
 
     static let builtInURLs = [
@@ -74,6 +82,26 @@ package struct BenchCommand: ParsableCommand {
             return ExitCode.usage
         }
         let compileSeconds = (ContinuousClock.now - compileStart).seconds
+        // With --client: the bundle the daemon would serve for this config, loaded by the client.
+        var client: NavigationPolicyClient?
+        var bundleLoadSeconds = 0.0
+        if throughClient {
+            guard let bytes = try? ConfigLoader.read(path, maxBytes: maxConfigBytes),
+                let bundle = PolicyService.PolicyBundle.make(
+                    configBytes: bytes, revision: PolicyService.PolicyBundle.revision(of: bytes), signingKey: nil)
+            else {
+                output.err("navpolicyd bench: config \(path): the bundle could not be built")
+                return ExitCode.usage
+            }
+            let loadStart = ContinuousClock.now
+            let loaded = NavigationPolicyClient(configuration: .init(shippedBundle: .init(bytes: bundle.bytes)))
+            bundleLoadSeconds = (ContinuousClock.now - loadStart).seconds
+            guard loaded.revision != nil else {
+                output.err("navpolicyd bench: the client refused the bundle: \(loaded.startupIssues)")
+                return ExitCode.usage
+            }
+            client = loaded
+        }
 
         var urls = Self.builtInURLs
         if let urlsPath {
@@ -111,7 +139,7 @@ package struct BenchCommand: ParsableCommand {
             let request = requests[index]
             index = index + 1 == requests.count ? 0 : index + 1
             let before = Self.monotonicNanoseconds()
-            let decision = try? policy.decide(request)
+            let decision = client.map { $0.decide(request) } ?? (try? policy.decide(request))
             let after = Self.monotonicNanoseconds()
             if decision?.verdict == .cancel { cancels += 1 }
             if samples.count < 4_000_000 { samples.append(UInt32(clamping: after &- before)) }
@@ -126,6 +154,8 @@ package struct BenchCommand: ParsableCommand {
             "config": .string(path),
             "handlers": .number(Double(policy.links.count)),
             "compileSeconds": .number(compileSeconds),
+            "path": .string(throughClient ? "client" : "engine"),
+            "bundleLoadSeconds": .number(bundleLoadSeconds),
             "rssBytes": .number(Double(Self.residentBytes())),
             "urls": .number(Double(urls.count)),
             "decisions": .number(Double(decided)),
@@ -141,6 +171,10 @@ package struct BenchCommand: ParsableCommand {
         } else {
             output.out("config        \(path) (\(policy.links.count) handlers)")
             output.out(String(format: "load+compile  %.3f s", compileSeconds))
+            if throughClient {
+                output.out(
+                    String(format: "bundle load   %.3f ms (NavigationPolicyClient: parse + compile)", bundleLoadSeconds * 1000))
+            }
             output.out(String(format: "resident      %.1f MB", Double(Self.residentBytes()) / 1_048_576))
             output.out("decisions     \(decided) over \(urls.count) URLs (\(cancels) cancelled)")
             output.out(

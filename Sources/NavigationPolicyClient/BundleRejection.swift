@@ -1,0 +1,32 @@
+/// Why a policy bundle was not used. The client keeps the bundle it had (or, with none,
+/// cancels every navigation); nothing here ever makes it allow more.
+public struct BundleRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of problem, for branching and metrics.
+    public enum Kind: String, Sendable, Equatable {
+        /// A verifier is configured and the bundle came without a signature.
+        case unsigned
+        /// The signature is not valid base64, or the verifier refused it.
+        case badSignature = "bad-signature"
+        /// Not a bundle: bad JSON, a wrong `format`/`version`, a missing or malformed member.
+        case malformed
+        /// A bundle whose policy does not compile with this engine.
+        case invalidPolicy = "invalid-policy"
+        /// The `ETag` does not name the revision inside the body.
+        case revisionMismatch = "revision-mismatch"
+        /// Larger than ``VerifiedBundle/maximumBytes``.
+        case tooLarge = "too-large"
+        /// The on-disk copy cannot be read or is not in the cache file format.
+        case unreadableCache = "unreadable-cache"
+    }
+
+    public var kind: Kind
+    /// What is wrong, for a log line.
+    public var reason: String
+
+    public init(_ kind: Kind, _ reason: String) {
+        self.kind = kind
+        self.reason = reason
+    }
+
+    public var description: String { "\(kind.rawValue): \(reason)" }
+}

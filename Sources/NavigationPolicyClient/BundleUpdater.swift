@@ -1,0 +1,140 @@
+import Foundation
+import NavigationPolicy
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The only writer of the client's policy: fetches, checks and publishes bundles one at a time.
+actor BundleUpdater {
+    private let slot: PolicySnapshotSlot
+    private let configuration: NavigationPolicyClient.Configuration
+    private let cache: BundleCache?
+    private var inFlight: Task<RefreshOutcome, Never>?
+    private(set) var maxAge: Duration?
+    private var defaultSession: URLSession?
+
+    init(slot: PolicySnapshotSlot, configuration: NavigationPolicyClient.Configuration, cache: BundleCache?) {
+        self.slot = slot
+        self.configuration = configuration
+        self.cache = cache
+    }
+
+    func refresh() async -> RefreshOutcome {
+        // Concurrent callers join the request in flight rather than racing their own: two fetches
+        // answered out of order could otherwise publish the older bundle last.
+        if let inFlight { return await inFlight.value }
+        let task = Task { await self.fetchAndApply() }
+        inFlight = task
+        let outcome = await task.value
+        inFlight = nil
+        return outcome
+    }
+
+    private func fetchAndApply() async -> RefreshOutcome {
+        guard let url = configuration.bundleURL else {
+            return .unavailable(reason: "no bundleURL configured")
+        }
+        let currentRevision = slot.withCurrent { $0?.revision }
+        var request = URLRequest(
+            url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.requestTimeout)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let currentRevision {
+            request.setValue("\"\(currentRevision)\"", forHTTPHeaderField: "If-None-Match")
+        }
+        if let token = configuration.authorizationToken {
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session().data(for: request)
+        } catch {
+            return .unavailable(reason: error.localizedDescription)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .unavailable(reason: "not an HTTP response")
+        }
+        if let cacheControl = http.value(forHTTPHeaderField: "Cache-Control"),
+            let seconds = Self.maxAgeSeconds(cacheControl)
+        {
+            maxAge = .seconds(seconds)
+        }
+        switch http.statusCode {
+        case 304:
+            guard let currentRevision else {
+                return .unavailable(reason: "304 Not Modified without a bundle to keep")
+            }
+            return .notModified(revision: currentRevision)
+        case 200:
+            break
+        default:
+            return .unavailable(reason: "HTTP \(http.statusCode) from \(url.absoluteString)")
+        }
+        let bytes = [UInt8](data)
+        let signature: [UInt8]?
+        if let header = http.value(forHTTPHeaderField: "Navpolicy-Bundle-Signature") {
+            guard let decoded = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)) else {
+                return .rejected(BundleRejection(.badSignature, "Navpolicy-Bundle-Signature is not base64"))
+            }
+            signature = [UInt8](decoded)
+        } else {
+            signature = nil
+        }
+        let bundle: VerifiedBundle
+        do {
+            bundle = try VerifiedBundle(bytes: bytes, signature: signature, verifier: configuration.verifier)
+        } catch {
+            return .rejected(error)
+        }
+        if let etag = http.value(forHTTPHeaderField: "ETag"), Self.entityTag(etag) != bundle.revision {
+            return .rejected(
+                BundleRejection(.revisionMismatch, "ETag \(etag) does not name the body's revision \(bundle.revision)"))
+        }
+        if bundle.revision == currentRevision {
+            return .unchanged(revision: bundle.revision)
+        }
+        slot.publish(PublishedPolicy(bundle, source: .daemon))
+        var persisted: BundleCacheWriteError?
+        do throws(BundleCacheWriteError) {
+            try cache?.store(bytes: bytes, signature: signature)
+        } catch {
+            persisted = error
+        }
+        return .updated(revision: bundle.revision, persisted: persisted)
+    }
+
+    /// The configured session, else an ephemeral one without URLCache, made once.
+    private func session() -> URLSession {
+        if let session = configuration.session ?? defaultSession { return session }
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let session = URLSession(configuration: sessionConfiguration)
+        defaultSession = session
+        return session
+    }
+
+    /// `max-age=N` from a Cache-Control value (other directives ignored); nil when absent or malformed.
+    static func maxAgeSeconds(_ value: String) -> Int? {
+        for directive in value.split(separator: ",") {
+            let trimmed = directive.trimmingCharacters(in: .whitespaces).lowercased()
+            guard trimmed.hasPrefix("max-age=") else { continue }
+            let digits = trimmed.dropFirst("max-age=".count)
+            guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int(digits)
+            else {
+                return nil
+            }
+            return seconds
+        }
+        return nil
+    }
+
+    /// The opaque tag of an `ETag` value: quotes and a weak `W/` prefix removed.
+    static func entityTag(_ value: String) -> String {
+        var tag = Substring(value.trimmingCharacters(in: .whitespaces))
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        if tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") { tag = tag.dropFirst().dropLast() }
+        return String(tag)
+    }
+}

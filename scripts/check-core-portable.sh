@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The policy core builds and passes its whole test suite with no C and no platform module.
+#
+# Apps embed `NavigationPolicy` (issue 15) on iOS, macOS and Android, where none of the daemon's
+# C libraries exist. This builds NavigationPolicy and JSONSupport in a throwaway package that
+# contains only their sources and Tests/NavigationPolicyTests, so no C target and no other module
+# can be in the graph, runs the tests there, and fails if a source file of those two targets
+# imports anything but the standard library and Synchronization (Foundation, Glibc, Musl, Darwin,
+# Android and Dispatch differ or are missing across those platforms). Tests may use Foundation:
+# every platform the apps target ships it, and the tests never ship.
+#
+# The package lives in .build/core-portable (cp -a keeps file times, so a second run rebuilds only
+# what changed). Usage: scripts/check-core-portable.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work="$root/.build/core-portable"
+swift_cmd=${SWIFT:-swift}
+start=$(date +%s)
+
+# 1. Imports: only the standard library (implicit), Synchronization and the two targets themselves.
+allowed='^(Swift|Synchronization|JSONSupport|NavigationPolicy)$'
+bad=0
+while IFS= read -r line; do
+  file=${line%%:*}
+  rest=${line#*:}
+  number=${rest%%:*}
+  text=${rest#*:}
+  module=$(sed -E 's/^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\7/' <<<"$text")
+  if ! [[ $module =~ $allowed ]]; then
+    echo "core-portable: $file:$number imports $module (only Swift and Synchronization are allowed in the core)" >&2
+    bad=1
+  fi
+done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]' \
+  --include='*.swift' Sources/NavigationPolicy Sources/JSONSupport || true)
+# `canImport` would let a file compile differently per platform and hide a platform module.
+if grep -rn 'canImport' --include='*.swift' Sources/NavigationPolicy Sources/JSONSupport >&2; then
+  echo "core-portable: the core must not branch on canImport" >&2
+  bad=1
+fi
+[[ $bad -eq 0 ]] || exit 1
+
+# 2. A package with only the core and its tests.
+mkdir -p "$work"
+rm -rf "$work/Sources" "$work/Tests"
+mkdir -p "$work/Sources" "$work/Tests"
+cp -a Sources/JSONSupport Sources/NavigationPolicy "$work/Sources/"
+cp -a Tests/NavigationPolicyTests "$work/Tests/"
+cat >"$work/Package.swift.new" <<'EOF'
+// swift-tools-version:6.0
+// Written by scripts/check-core-portable.sh: the core alone, no C targets, no other modules.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "navigationpolicy-core",
+    products: [.library(name: "NavigationPolicy", targets: ["NavigationPolicy"])],
+    targets: [
+        .target(name: "JSONSupport", swiftSettings: strictSettings),
+        .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
+            resources: [.copy("Resources")], swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)
+EOF
+# Only replace the manifest when it changed, so SwiftPM does not re-resolve on every run.
+if ! cmp -s "$work/Package.swift.new" "$work/Package.swift"; then mv "$work/Package.swift.new" "$work/Package.swift"; else rm "$work/Package.swift.new"; fi
+
+# 3. The graph really is just these three targets (a manifest edit above cannot sneak one in).
+targets=$(cd "$work" && "$swift_cmd" package describe --type json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(sorted(t["name"] + ":" + t["type"] for t in d["targets"])))
+print(" ".join(sorted(d.get("dependencies", []) and ["has-dependencies"] or [])))')
+expected="JSONSupport:library NavigationPolicy:library NavigationPolicyTests:test"
+if [[ "$(head -1 <<<"$targets")" != "$expected" || -n "$(sed -n 2p <<<"$targets")" ]]; then
+  echo "core-portable: unexpected package graph: $targets" >&2
+  exit 1
+fi
+
+# 4. Build without warnings and run the whole core suite.
+(cd "$work" && "$swift_cmd" build --build-tests -Xswiftc -warnings-as-errors && "$swift_cmd" test --skip-build)
+echo "core-portable: NavigationPolicy and JSONSupport build and pass their tests alone ($(($(date +%s) - start)) s)"

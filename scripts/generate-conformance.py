@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Generates config/conformance/*.json: language-neutral decision vectors any port of the engine
+(an Android or web client, another language) must pass.
+
+Usage: scripts/generate-conformance.py --binary .build/debug/navpolicyd [--check]
+
+Each vector file holds a policy bundle (the exact bytes `navpolicyd bundle` writes, as a JSON
+string) and requests with the decision the reference engine gives them. Requests come from
+  - config/navpolicy.tests.json (the shipped policy's test table), and
+  - the "Bypass attempts" table of docs/url-canonicalization.md (the hidden-trick classes),
+decided against the default policy, plus host tricks (IPv4 forms, IPv4-mapped and NAT64 IPv6,
+IDNA and Unicode hosts, trailing dots, userinfo, case) against a host-matching policy.
+Expected decisions come from `navpolicyd check`; a request it refuses (exit 2) is expected to be
+*cancelled* by a client ("invalidRequest": true), as docs/security.md requires.
+--check regenerates into memory and exits 1 if any file differs (the suite runs this).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "config", "conformance")
+
+HOSTS_POLICY = """{
+  "defaultDecision": "allow",
+  "handlers": [
+    { "name": "loopback", "type": "cancel", "match": { "hosts": ["127.0.0.1", "[::1]", "localhost"] } },
+    { "name": "books", "type": "cancel", "action": "block-idn", "match": { "hosts": ["xn--bcher-kva.example"] } },
+    { "name": "payment", "type": "payment-redirect", "match": { "hosts": ["pay.example.com", "*.pay.example.com"] } }
+  ]
+}
+"""
+
+# (class, url): host spellings a port must canonicalize exactly as browsers do.
+HOST_TRICKS = [
+    ("ipv4-forms", "http://127.0.0.1/"),
+    ("ipv4-forms", "http://0x7f.1/"),
+    ("ipv4-forms", "http://2130706433/"),
+    ("ipv4-forms", "http://0177.0.0.1/"),
+    ("ipv4-forms", "http://127.1/"),
+    ("ipv4-forms", "http://0x7F000001/"),
+    ("ipv4-forms", "http://127.0.0.1./"),
+    ("ipv4-forms", "http://0x100000000/"),
+    ("ipv4-forms", "http://256.0.0.1/"),
+    ("ipv4-mapped-ipv6", "http://[::ffff:127.0.0.1]/"),
+    ("ipv4-mapped-ipv6", "http://[::ffff:7f00:1]/"),
+    ("ipv4-mapped-ipv6", "http://[64:ff9b::127.0.0.1]/"),
+    ("ipv4-mapped-ipv6", "http://[::127.0.0.1]/"),
+    ("ipv6", "http://[0:0:0:0:0:0:0:1]/"),
+    ("ipv6", "http://[::1/"),
+    ("idna", "https://bücher.example/"),
+    ("idna", "https://BÜCHER.example/"),
+    ("idna", "https://xn--bcher-kva.example/"),
+    ("idna", "https://bu\u0308cher.example/"),
+    ("idna", "https://ｐａｙ.example.com/"),
+    ("idna", "https://pay。example。com/"),
+    ("idna", "https://pa\u200by.example.com/"),
+    ("idna", "https://xn--/"),
+    ("trailing-dot", "https://pay.example.com./"),
+    ("trailing-dot", "http://localhost./"),
+    ("case", "https://PAY.Example.COM/"),
+    ("case", "HTTP://LOCALHOST/"),
+    ("subdomain", "https://eu.pay.example.com/"),
+    ("subdomain", "https://pay.example.com.evil.example/"),
+    ("userinfo", "https://pay.example.com@evil.example/"),
+    ("userinfo", "https://user:pw@127.0.0.1/"),
+    ("userinfo", "https://evil.example\\@pay.example.com/"),
+    ("percent-encoded-host", "https://%70ay.example.com/"),
+    ("percent-encoded-host", "https://exa%20mple.com/"),
+    ("backslashes", "https:\\\\pay.example.com\\x"),
+    ("port", "https://pay.example.com:0443/"),
+    ("port", "https://pay.example.com:65536/"),
+]
+
+PLACEHOLDERS = {"<TAB>": "\t", "<US>": "\x1f", "<SP>": " ", "<ZWSP>": "\u200b"}
+
+
+def bypass_table():
+    """(trick, input) rows of the "Bypass attempts" table in docs/url-canonicalization.md."""
+    rows = []
+    with open(os.path.join(ROOT, "docs", "url-canonicalization.md"), encoding="utf-8") as file:
+        inside = False
+        for line in file:
+            if line.startswith("## Bypass attempts"):
+                inside = True
+                continue
+            if inside and line.startswith("## "):
+                break
+            if not inside or not line.startswith("| ") or line.startswith("| Trick") or line.startswith("|---"):
+                continue
+            cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+            match = re.fullmatch(r"`(.*)`", cells[1])
+            if not match:
+                continue
+            url = match.group(1)
+            for placeholder, value in PLACEHOLDERS.items():
+                url = url.replace(placeholder, value)
+            rows.append((cells[0].replace("`", ""), url))
+    if not rows:
+        sys.exit("generate-conformance: no rows found in the Bypass attempts table")
+    return rows
+
+
+def decide(binary, config, request):
+    arguments = [binary, "check", "--config", config, "--format", "json"]
+    if request.get("method", "GET") != "GET":
+        arguments += ["--method", request["method"]]
+    if request.get("navigationType", "other") != "other":
+        arguments += ["--navigation-type", request["navigationType"]]
+    if request.get("targetFrame", "main") != "main":
+        arguments += ["--target-frame", request["targetFrame"]]
+    arguments += ["--", request["url"]]
+    result = subprocess.run(arguments, capture_output=True)
+    if result.returncode == 2:
+        return {"decision": "cancel", "invalidRequest": True}
+    if result.returncode != 0:
+        sys.exit(f"generate-conformance: {arguments} exited {result.returncode}: {result.stderr!r}")
+    decision = json.loads(result.stdout)
+    return {key: decision[key] for key in ("decision", "handler", "action", "location", "url")}
+
+
+def bundle(binary, config):
+    result = subprocess.run([binary, "bundle", "--config", config], capture_output=True, check=True)
+    return result.stdout.decode("utf-8")
+
+
+def request_of(case):
+    request = {"url": case["url"]}
+    for key, default in (("method", "GET"), ("navigationType", "other"), ("targetFrame", "main")):
+        request[key] = case.get(key, default)
+    return request
+
+
+def vector(binary, name, description, config, cases):
+    out = {
+        "format": "navpolicy-conformance",
+        "version": 1,
+        "name": name,
+        "description": description,
+        "bundle": bundle(binary, config),
+        "cases": [],
+    }
+    for case_class, case_name, request in cases:
+        out["cases"].append(
+            {"name": case_name, "class": case_class, "request": request, "expect": decide(binary, config, request)})
+    return json.dumps(out, ensure_ascii=False, indent=1) + "\n"
+
+
+def generate(binary):
+    files = {}
+    default_config = os.path.join(ROOT, "config", "navpolicy.json")
+    with open(os.path.join(ROOT, "config", "navpolicy.tests.json"), encoding="utf-8") as file:
+        table = json.load(file)
+    cases = [("policy-test", case["name"], request_of(case)) for case in table]
+    cases += [("bypass", trick, request_of({"url": url})) for trick, url in bypass_table()]
+    files["default.json"] = vector(
+        binary, "default", "config/navpolicy.json: its test table and the URL bypass classes", default_config, cases)
+    with tempfile.TemporaryDirectory() as directory:
+        hosts_config = os.path.join(directory, "hosts.json")
+        with open(hosts_config, "w", encoding="utf-8") as file:
+            file.write(HOSTS_POLICY)
+        host_cases = [(case_class, url, request_of({"url": url})) for case_class, url in HOST_TRICKS]
+        files["hosts.json"] = vector(
+            binary, "hosts", "host matching: IPv4 forms, IPv4 in IPv6, IDNA, trailing dots, userinfo, case",
+            hosts_config, host_cases)
+    return files
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--check", action="store_true")
+    options = parser.parse_args()
+    files = generate(options.binary)
+    stale = []
+    for name, text in files.items():
+        path = os.path.join(OUT, name)
+        if options.check:
+            try:
+                with open(path, encoding="utf-8") as file:
+                    if file.read() != text:
+                        stale.append(name)
+            except FileNotFoundError:
+                stale.append(name)
+        else:
+            with open(path, "w", encoding="utf-8") as file:
+                file.write(text)
+    if stale:
+        print("config/conformance is out of date: " + ", ".join(stale)
+              + "; run scripts/generate-conformance.py --binary .build/debug/navpolicyd", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
