@@ -54,6 +54,7 @@ struct URLParser {
     static func parse(
         _ raw: UnsafeBufferPointer<UInt8>, base: URLRecord?, original: String? = nil
     ) throws(URLParseError) -> URLRecord {
+        if let original, let record = parseCanonicalHTTP(raw, original: original) { return record }
         var start = 0
         var end = raw.count
         while start < end, raw[start] <= 0x20 { start += 1 }
