@@ -3,11 +3,15 @@ import NavigationPolicy
 /// The WHATWG URL parser and the match forms, with invariants beyond "no crash":
 /// - a parsed URL's href parses again to the same href (idempotence);
 /// - the match path and match host are stable under a second normalization;
-/// - a URL that parses never makes matching trap (it is decided by a small fixed policy).
+/// - a URL that parses never makes matching trap (it is decided by a small fixed policy);
+/// - the canonical-URL fast path never accepts an input the state machine parses differently.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzURL(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
     let input = String(decoding: bytes, as: UTF8.self)
+    if let disagreement = URLRecord.fastPathDisagreement(input) {
+        fatalError("\(input.debugDescription): \(disagreement)")
+    }
     guard let record = try? URLRecord.parse(input) else { return 0 }
 
     guard let again = try? URLRecord.parse(record.href) else {

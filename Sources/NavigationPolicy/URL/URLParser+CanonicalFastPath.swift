@@ -126,3 +126,21 @@ extension URLParser {
             fragmentStart: fragmentStart)
     }
 }
+
+extension URLRecord {
+    /// For the fuzzer (FuzzTesting/Sources/FuzzURL): when the fast path accepts `input`, what
+    /// the state machine made of it differently; nil when they agree or the fast path declined.
+    /// The unit tests compare listed and random inputs; the fuzzer searches for the rest.
+    package static func fastPathDisagreement(_ input: String) -> String? {
+        var copy = input
+        return copy.withUTF8 { buffer -> String? in
+            guard let fast = URLParser.parseCanonicalHTTP(buffer, original: input) else { return nil }
+            do throws(URLParseError) {
+                let full = try URLParser.run(buffer, base: nil)
+                return full == fast ? nil : "fast path \(fast.href) vs state machine \(full.href)"
+            } catch {
+                return "fast path accepted what the state machine refuses (\(error))"
+            }
+        }
+    }
+}
