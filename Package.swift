@@ -93,7 +93,8 @@ let package = Package(
             dependencies: ["NavigationPolicyClient", "NavigationPolicy", "JSONSupport"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONSupport", "LockSupport"], swiftSettings: strictSettings),
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "CMicroHTTPD", "JSONSupport", "LockSupport"],
+            swiftSettings: strictSettings),
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
         .testTarget(name: "BundleSigningTests", dependencies: ["BundleSigning"], swiftSettings: strictSettings),
         .testTarget(

@@ -23,6 +23,10 @@ final class RequestContext: @unchecked Sendable {
     var layout: HeaderSectionLayout?
     /// The connection's deadlines (nil when the server does not track connections).
     let connection: TrackedConnection?
+    /// Storage lent to libmicrohttpd for response bodies; made when the context is reused
+    /// (the connection is keep-alive), so a one-request connection allocates nothing more.
+    /// It outlives the context as long as MHD still holds a response made from it.
+    private(set) var responseBody: ResponseBodyBuffer?
 
     init(rawTarget: String, maxBodyBytes: Int, connection: TrackedConnection? = nil) {
         self.rawTarget = rawTarget
@@ -46,6 +50,7 @@ final class RequestContext: @unchecked Sendable {
         fieldSyntax = nil
         layout = nil
         hasEscaped = false
+        if responseBody == nil { responseBody = ResponseBodyBuffer() }
     }
 
     /// The complete request for the responder.

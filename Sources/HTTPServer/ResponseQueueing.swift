@@ -8,7 +8,8 @@ enum ResponseQueueing {
     /// Queues `response`; returns nil when the response itself is invalid (bad status or
     /// header), so the caller can fall back to a 500, or MHD's own result otherwise.
     static func queue(
-        _ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, streams: StreamedBodies
+        _ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, streams: StreamedBodies,
+        bodyBuffer: ResponseBodyBuffer? = nil
     ) -> MHD_Result? {
         guard (100...599).contains(response.status) else {
             response.bodyStream?.close()
@@ -17,6 +18,8 @@ enum ResponseQueueing {
         let created: OpaquePointer?
         if let stream = response.bodyStream {
             created = streamedResponse(stream, on: connection, streams: streams)
+        } else if let lent = bodyBuffer?.lend(response.body) {
+            created = lent
         } else {
             created = bufferResponse(response.body)
         }

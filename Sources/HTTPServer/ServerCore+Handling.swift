@@ -85,7 +85,7 @@ extension ServerCore {
             // Closing is deliberate: the rest of a rejected request is never read.
             return reject(problem, on: connection)
         case .send(let response):
-            return send(response, on: connection, forceClose: false)
+            return send(response, on: connection, forceClose: false, bodyBuffer: context.responseBody)
         case .respond(let body):
             context.connection?.bodyEnded()
             return respond(to: context.makeRequest(body: body), on: connection, context: context)
@@ -96,7 +96,7 @@ extension ServerCore {
         switch responder.route(request) {
         case .now(let response):
             context.machine.responseSent()
-            return send(response, on: connection, forceClose: false)
+            return send(response, on: connection, forceClose: false, bodyBuffer: context.responseBody)
         case .later(let work):
             return suspend(connection, context: context, work)
         case .deferred(let start):
@@ -138,7 +138,11 @@ extension ServerCore {
     }
 
     /// Queues `response` on the connection (only valid on its worker thread or after resume).
-    private func send(_ response: HTTPResponse, on connection: OpaquePointer, forceClose: Bool) -> MHD_Result {
+    /// `bodyBuffer`: the connection's reusable body storage, when it has one (keep-alive).
+    private func send(
+        _ response: HTTPResponse, on connection: OpaquePointer, forceClose: Bool,
+        bodyBuffer: ResponseBodyBuffer? = nil
+    ) -> MHD_Result {
         let closing = forceClose || isDraining.load(ordering: .relaxed)
         // A prepared response still as prepared goes out prebuilt, unless `Connection: close`
         // must be added to it (the shared prebuilt copy cannot change).
@@ -146,7 +150,7 @@ extension ServerCore {
             return MHD_queue_response(connection, UInt32(response.status), native)
         }
         if let queued = ResponseQueueing.queue(
-            response, on: connection, closeConnection: closing, streams: streamedBodies)
+            response, on: connection, closeConnection: closing, streams: streamedBodies, bodyBuffer: bodyBuffer)
         {
             return queued
         }
