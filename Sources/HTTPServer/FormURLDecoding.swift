@@ -2,7 +2,7 @@
 ///
 /// Works on the query as a slice of the request target: nothing is copied until a name or
 /// value is decoded, and ``firstValue(named:in:)`` decodes only the value it returns.
-enum FormURLDecoding {
+public enum FormURLDecoding {
     /// Splits `text` on `&`, then each part on its first `=`; '+' becomes a space and
     /// percent escapes are decoded. Empty parts are skipped; invalid escapes stay literal
     /// and invalid UTF-8 becomes U+FFFD, so hostile input never fails.
@@ -73,7 +73,9 @@ enum FormURLDecoding {
         return high << 4 | low
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// The value of one hexadecimal digit of a `%XX` escape (either case), or nil. Public so
+    /// that the service's in-place query reader decodes escapes exactly as this does.
+    public static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

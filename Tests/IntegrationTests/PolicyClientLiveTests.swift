@@ -170,28 +170,13 @@ final class BundleOrigin: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(body: String, signature: String?, etag: String?) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            ["python3", BinaryRunner.packageRoot.appendingPathComponent("scripts/bundle-origin.py").path, "--body", body]
-            + (signature.map { ["--signature", $0] } ?? []) + (etag.map { ["--etag", $0] } ?? [])
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        self.output = out
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        let descriptor = out.fileHandleForReading.fileDescriptor
-        while line.last != 0x0A, read(descriptor, &byte, 1) == 1 { line.append(byte) }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening "), let port = Int(text.dropFirst(10).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            process.terminate()
-            throw DaemonError("bundle origin did not start: \(text)")
-        }
-        self.port = port
+        let server = try ScriptedServer.launch(
+            "bundle-origin.py",
+            arguments: ["--body", body] + (signature.map { ["--signature", $0] } ?? []) + (etag.map { ["--etag", $0] } ?? []),
+            describedAs: "bundle origin")
+        self.process = server.process
+        self.output = server.output
+        self.port = server.port
     }
 
     deinit {

@@ -17,30 +17,10 @@ final class TestOrigin: Sendable {
             FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-origin-\(UUID().uuidString).log")
             .path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", BinaryRunner.packageRoot.appendingPathComponent("scripts/test-origin.py").path, "--log", logPath,
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        self.output = out
-        // The first line is "listening PORT"; reading blocks until the script is bound.
-        // read(2) byte by byte: FileHandle.readData(ofLength:) waits for EOF on Linux.
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        let descriptor = out.fileHandleForReading.fileDescriptor
-        while line.last != 0x0A, read(descriptor, &byte, 1) == 1 { line.append(byte) }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening "), let port = Int(text.dropFirst(10).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            process.terminate()
-            throw DaemonError("test origin did not start: \(text)")
-        }
-        self.port = port
+        let server = try ScriptedServer.launch("test-origin.py", arguments: ["--log", logPath], describedAs: "test origin")
+        self.process = server.process
+        self.output = server.output
+        self.port = server.port
     }
 
     deinit {

@@ -107,26 +107,19 @@ struct DecideBody {
 
         /// Stores a member of a known name seen for the first time; false otherwise.
         mutating func assign(_ key: Range<Int>, _ value: Value, in body: UnsafeBufferPointer<UInt8>) -> Bool {
-            func spells(_ name: StaticString) -> Bool {
-                guard key.count == name.utf8CodeUnitCount else { return false }
-                for offset in 0..<key.count where body[key.lowerBound + offset] != name.utf8Start[offset] {
-                    return false
-                }
-                return true
-            }
             func store(_ slot: inout Value?) -> Bool {
                 guard slot == nil else { return false }
                 slot = value
                 return true
             }
-            switch key.count {
-            case 3 where spells("url"): return store(&url)
-            case 6 where spells("method"): return store(&method)
-            case 7 where spells("explain"): return store(&explain)
-            case 9 where spells("sourceURL"): return store(&sourceURL)
-            case 11 where spells("targetFrame"): return store(&targetFrame)
-            case 14 where spells("navigationType"): return store(&navigationType)
-            default: return false
+            switch DecideMemberName(body, key) {
+            case .url: return store(&url)
+            case .method: return store(&method)
+            case .explain: return store(&explain)
+            case .sourceURL: return store(&sourceURL)
+            case .targetFrame: return store(&targetFrame)
+            case .navigationType: return store(&navigationType)
+            case nil: return false
             }
         }
 

@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// The `/v1/decide` query read straight from its raw bytes: where each known parameter's
 /// value is, decoded only when the decision reads it.
 ///
@@ -47,25 +49,19 @@ struct DecideQuery {
     /// Stores `value` under the known key spelled by `name`; false for any other name, an
     /// escaped one, or a repeat.
     private mutating func assign(name: Span, value: Span, in query: UnsafeBufferPointer<UInt8>) -> Bool {
-        func spells(_ key: StaticString) -> Bool {
-            guard name.count == key.utf8CodeUnitCount else { return false }
-            let expected = key.utf8Start
-            for offset in 0..<name.count where query[name.lowerBound + offset] != expected[offset] { return false }
-            return true
-        }
         func store(_ slot: inout Span?) -> Bool {
             guard slot == nil else { return false }
             slot = value
             return true
         }
-        switch name.count {
-        case 3 where spells("url"): return store(&url)
-        case 6 where spells("method"): return store(&method)
-        case 7 where spells("explain"): return store(&explain)
-        case 9 where spells("sourceURL"): return store(&sourceURL)
-        case 11 where spells("targetFrame"): return store(&targetFrame)
-        case 14 where spells("navigationType"): return store(&navigationType)
-        default: return false
+        switch DecideMemberName(query, name) {
+        case .url: return store(&url)
+        case .method: return store(&method)
+        case .explain: return store(&explain)
+        case .sourceURL: return store(&sourceURL)
+        case .targetFrame: return store(&targetFrame)
+        case .navigationType: return store(&navigationType)
+        case nil: return false
         }
     }
 
@@ -82,7 +78,7 @@ struct DecideQuery {
                 if byte == UInt8(ascii: "+") {
                     output[written] = UInt8(ascii: " ")
                 } else if byte == UInt8(ascii: "%"), index + 2 < span.upperBound,
-                    let high = hexValue(query[index + 1]), let low = hexValue(query[index + 2])
+                    let high = FormURLDecoding.hexValue(query[index + 1]), let low = FormURLDecoding.hexValue(query[index + 2])
                 {
                     output[written] = high << 4 | low
                     index += 2
@@ -110,14 +106,5 @@ struct DecideQuery {
                 UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
         return true
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
