@@ -15,7 +15,7 @@ struct DecideBody {
     var explain: Bool
 
     /// A value's position: a string's contents (without quotes), or a literal.
-    private enum Value {
+    enum Value {
         case string(Range<Int>)
         case literal(Bool)
         case null
@@ -67,7 +67,7 @@ struct DecideBody {
             }
         }
 
-        var fields = Fields()
+        var fields = DecideMembers<Value>()
         skipWhitespace()
         guard cursor < body.count, body[cursor] == UInt8(ascii: "{") else { return nil }
         cursor += 1
@@ -80,7 +80,9 @@ struct DecideBody {
             guard cursor < body.count, body[cursor] == UInt8(ascii: ":") else { return nil }
             cursor += 1
             skipWhitespace()
-            guard let member = value(), fields.assign(key, member, in: body) else { return nil }
+            guard let member = value(), let name = DecideMemberName(body, key), fields.assign(name, member) else {
+                return nil
+            }
             skipWhitespace()
             guard cursor < body.count else { return nil }
             if body[cursor] == UInt8(ascii: ",") {
@@ -95,68 +97,42 @@ struct DecideBody {
         guard cursor == body.count else { return nil }
         return fields.request(in: body)
     }
+}
 
-    /// The members found so far, by name.
-    private struct Fields {
-        var url: Value?
-        var method: Value?
-        var navigationType: Value?
-        var targetFrame: Value?
-        var sourceURL: Value?
-        var explain: Value?
-
-        /// Stores a member of a known name seen for the first time; false otherwise.
-        mutating func assign(_ key: Range<Int>, _ value: Value, in body: UnsafeBufferPointer<UInt8>) -> Bool {
-            func store(_ slot: inout Value?) -> Bool {
-                guard slot == nil else { return false }
-                slot = value
-                return true
-            }
-            switch DecideMemberName(body, key) {
-            case .url: return store(&url)
-            case .method: return store(&method)
-            case .explain: return store(&explain)
-            case .sourceURL: return store(&sourceURL)
-            case .targetFrame: return store(&targetFrame)
-            case .navigationType: return store(&navigationType)
-            case nil: return false
+extension DecideMembers<DecideBody.Value> {
+    /// The request, when every member has the type (and every enumeration the value) the
+    /// full reading accepts; nil leaves the wording of the error to it.
+    func request(in body: UnsafeBufferPointer<UInt8>) -> DecideBody? {
+        /// A string member's text; `.some(nil)` for absent or null, nil for a wrong type.
+        func text(_ value: DecideBody.Value?) -> String?? {
+            switch value {
+            case nil, .null?: return .some(nil)
+            case .string(let range)?:
+                return .some(String(decoding: UnsafeBufferPointer(rebasing: body[range]), as: UTF8.self))
+            case .literal?: return nil
             }
         }
-
-        /// The request, when every member has the type (and every enumeration the value) the
-        /// full reading accepts; nil leaves the wording of the error to it.
-        func request(in body: UnsafeBufferPointer<UInt8>) -> DecideBody? {
-            /// A string member's text; `.some(nil)` for absent or null, nil for a wrong type.
-            func text(_ value: Value?) -> String?? {
-                switch value {
-                case nil, .null?: return .some(nil)
-                case .string(let range)?:
-                    return .some(String(decoding: UnsafeBufferPointer(rebasing: body[range]), as: UTF8.self))
-                case .literal?: return nil
-                }
-            }
-            let explainFlag: Bool
-            switch explain {
-            case nil: explainFlag = false
-            case .literal(let flag)?: explainFlag = flag
-            default: return nil
-            }
-            guard case .some(.some(let url)) = text(url), case .some(let method) = text(method),
-                case .some(let type) = text(navigationType), case .some(let frame) = text(targetFrame),
-                case .some(let source) = text(sourceURL)
-            else { return nil }
-            var navigation = NavigationRequest(url: url)
-            if let method { navigation.method = method }
-            if let type {
-                guard let parsed = NavigationType(rawValue: type) else { return nil }
-                navigation.navigationType = parsed
-            }
-            if let frame {
-                guard let parsed = TargetFrame(rawValue: frame) else { return nil }
-                navigation.targetFrame = parsed
-            }
-            navigation.sourceURL = source
-            return DecideBody(navigation: navigation, explain: explainFlag)
+        let explainFlag: Bool
+        switch explain {
+        case nil: explainFlag = false
+        case .literal(let flag)?: explainFlag = flag
+        default: return nil
         }
+        guard case .some(.some(let url)) = text(url), case .some(let method) = text(method),
+            case .some(let type) = text(navigationType), case .some(let frame) = text(targetFrame),
+            case .some(let source) = text(sourceURL)
+        else { return nil }
+        var navigation = NavigationRequest(url: url)
+        if let method { navigation.method = method }
+        if let type {
+            guard let parsed = NavigationType(rawValue: type) else { return nil }
+            navigation.navigationType = parsed
+        }
+        if let frame {
+            guard let parsed = TargetFrame(rawValue: frame) else { return nil }
+            navigation.targetFrame = parsed
+        }
+        navigation.sourceURL = source
+        return DecideBody(navigation: navigation, explain: explainFlag)
     }
 }

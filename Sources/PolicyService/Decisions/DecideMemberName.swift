@@ -26,3 +26,32 @@ enum DecideMemberName {
         }
     }
 }
+
+/// One slot per decide member, each filled at most once: what an in-place reader collects
+/// (offsets into a query, or JSON values in a body).
+struct DecideMembers<Slot> {
+    var url: Slot?
+    var method: Slot?
+    var navigationType: Slot?
+    var targetFrame: Slot?
+    var sourceURL: Slot?
+    var explain: Slot?
+
+    /// Stores `value` under `name` when the name is seen for the first time; false for a
+    /// repeat, which the full reading refuses with its own wording.
+    mutating func assign(_ name: DecideMemberName, _ value: Slot) -> Bool {
+        func store(_ slot: inout Slot?) -> Bool {
+            guard slot == nil else { return false }
+            slot = value
+            return true
+        }
+        switch name {
+        case .url: return store(&url)
+        case .method: return store(&method)
+        case .explain: return store(&explain)
+        case .sourceURL: return store(&sourceURL)
+        case .targetFrame: return store(&targetFrame)
+        case .navigationType: return store(&navigationType)
+        }
+    }
+}

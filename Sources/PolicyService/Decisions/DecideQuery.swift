@@ -8,21 +8,14 @@ import HTTPServer
 /// String) once. It recognizes only the common, valid shape: every name known, none repeated.
 /// Anything else (an unknown or repeated name, an escaped name) is ``Scan/needsFullParse``,
 /// and the caller falls back to the item-by-item reading, which words every error.
-struct DecideQuery {
+enum DecideQuery {
     /// A value's bytes, still form-encoded: offsets into the raw query.
     typealias Span = Range<Int>
-
-    var url: Span?
-    var method: Span?
-    var navigationType: Span?
-    var targetFrame: Span?
-    var sourceURL: Span?
-    var explain: Span?
 
     /// What scanning found.
     enum Scan {
         /// Every name was one of the known keys, at most once each.
-        case parsed(DecideQuery)
+        case parsed(DecideMembers<Span>)
         /// Something needs the full, error-reporting reading.
         case needsFullParse
     }
@@ -30,7 +23,7 @@ struct DecideQuery {
     /// Finds the known parameters in `query` (`&`-separated, each `name=value` or a bare
     /// `name`; empty parts skipped, as `application/x-www-form-urlencoded` does).
     static func scan(_ query: UnsafeBufferPointer<UInt8>) -> Scan {
-        var found = DecideQuery()
+        var found = DecideMembers<Span>()
         var start = 0
         while start <= query.count {
             var end = start
@@ -39,30 +32,14 @@ struct DecideQuery {
                 var equals = start
                 while equals < end, query[equals] != UInt8(ascii: "=") { equals += 1 }
                 let value = equals < end ? (equals + 1)..<end : end..<end
-                guard found.assign(name: start..<equals, value: value, in: query) else { return .needsFullParse }
+                // Any other name, an escaped one, or a repeat needs the full reading.
+                guard let name = DecideMemberName(query, start..<equals), found.assign(name, value) else {
+                    return .needsFullParse
+                }
             }
             start = end + 1
         }
         return .parsed(found)
-    }
-
-    /// Stores `value` under the known key spelled by `name`; false for any other name, an
-    /// escaped one, or a repeat.
-    private mutating func assign(name: Span, value: Span, in query: UnsafeBufferPointer<UInt8>) -> Bool {
-        func store(_ slot: inout Span?) -> Bool {
-            guard slot == nil else { return false }
-            slot = value
-            return true
-        }
-        switch DecideMemberName(query, name) {
-        case .url: return store(&url)
-        case .method: return store(&method)
-        case .explain: return store(&explain)
-        case .sourceURL: return store(&sourceURL)
-        case .targetFrame: return store(&targetFrame)
-        case .navigationType: return store(&navigationType)
-        case nil: return false
-        }
     }
 
     /// The value decoded as form data ('+' is a space, `%XX` escapes decoded, an invalid escape
