@@ -30,21 +30,26 @@ struct ReloadErrorLiveTests {
         ((status["reloads"] as? [String: Any])?["recent"] as? [[String: Any]])?.first
     }
 
-    /// Moves the config away, asks for a reload (fails), moves it back.
-    private func moveAwayReloadAndBack(_ daemon: DaemonProcess) throws {
+    /// Moves the config away, asks for a reload (fails), waits `away` seconds, moves it back.
+    private func moveAwayReloadAndBack(_ daemon: DaemonProcess, away: TimeInterval = 0) throws {
         let aside = daemon.configPath + ".aside"
         try FileManager.default.moveItem(atPath: daemon.configPath, toPath: aside)
         let failed = try Curl.request(daemon.baseURL + "/v1/policy/reload", ["-X", "POST"])
         #expect(failed.status == 422, "\(failed.body)")
         let policy = try Curl.request(daemon.baseURL + "/v1/policy").json
         #expect(policy?["lastReloadError"] is [String: Any], "\(String(describing: policy))")
+        Thread.sleep(forTimeInterval: away)
         try FileManager.default.moveItem(atPath: aside, toPath: daemon.configPath)
     }
 
     @Test("with file watching, the file's return is reloaded (unchanged) and clears the error")
     func watched() throws {
         let daemon = try DaemonProcess(config: Self.config(watch: true))
-        try moveAwayReloadAndBack(daemon)
+        // The watcher polls every 100 ms and sees a change only if one of its polls finds the
+        // file missing; a move back within one interval is, correctly, no change at all. Ten
+        // intervals away makes the test about the return, not about the poll's timing (under
+        // the sanitizers the failed reload and the status read can take less than one interval).
+        try moveAwayReloadAndBack(daemon, away: 1)
         let status = try status(daemon) { Self.newestReload($0)?["trigger"] as? String == "file-watch" }
         #expect(Self.newestReload(status)?["result"] as? String == "unchanged", "\(status)")
         #expect(Self.lastReloadError(status) == nil, "\(status)")
