@@ -22,12 +22,20 @@ public struct PolicyBundle: Sendable {
     public let revision: String
     /// The 64-byte Ed25519 signature over ``bytes``; nil when no key is configured.
     public let signature: [UInt8]?
-
     /// The strong entity tag: the quoted revision.
-    public var entityTag: String { "\"\(revision)\"" }
-
+    public let entityTag: String
     /// ``signature`` as standard base64, the `Navpolicy-Bundle-Signature` value.
-    public var signatureBase64: String? { signature.map(Base64Text.encode) }
+    public let signatureBase64: String?
+
+    // The header values are stored, not computed: every bundle request sends them, and
+    // encoding the signature per request is the per-request work this type exists to avoid.
+    init(bytes: [UInt8], revision: String, signature: [UInt8]?) {
+        self.bytes = bytes
+        self.revision = revision
+        self.signature = signature
+        self.entityTag = "\"\(revision)\""
+        self.signatureBase64 = signature.map(Base64Text.encode)
+    }
 
     /// The revision of config bytes: `sha256:` and the hex SHA-256, as the daemon reports it.
     public static func revision(of configBytes: [UInt8]) -> String { "sha256:" + SHA256.hexDigest(configBytes) }
