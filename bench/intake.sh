@@ -18,8 +18,12 @@ PORT=${PORT:-18480}
 STORES=${STORES:-sqlite postgres}
 command -v wrk >/dev/null || { echo "bench/intake.sh needs wrk (apt-get install wrk)" >&2; exit 1; }
 
-swift build -c release --product navpolicyd >/dev/null
-binary=.build/release/navpolicyd
+# NAVPOLICYD=path measures another binary (an A/B against an older build); SKIP_BUILD=1 uses
+# the release binary as it is.
+if [[ -z ${NAVPOLICYD:-} && ${SKIP_BUILD:-0} != 1 ]]; then
+  swift build -c release --product navpolicyd >/dev/null
+fi
+binary=${NAVPOLICYD:-.build/release/navpolicyd}
 results=bench/results/intake-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$results"
 
