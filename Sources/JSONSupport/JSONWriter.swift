@@ -52,7 +52,10 @@ public struct JSONWriter: Sendable {
 
     /// Appends text that is already JSON (a literal or a pre-serialized fragment).
     public mutating func writeRaw(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        // One copy of the String's own storage (literals and native Strings have one):
+        // appending the UTF8View element by element cost ~200 instructions per member name.
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if copied == nil { bytes.append(contentsOf: text.utf8) }
     }
 
     /// Appends a number; integral values print without a fraction, non-finite ones as null
@@ -88,21 +91,66 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendContents(of text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
-            // Copy runs that need no escaping in one go (most strings are one such run).
-            var runStart = 0
-            for index in utf8.indices where Self.needsEscape(utf8[index]) {
+        // Over the String's own storage when it has one (native and small Strings do); a
+        // bridged or foreign String is first made native.
+        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscaping($0) }
+        if appended == nil {
+            var text = text
+            text.withUTF8 { appendEscaping($0) }
+        }
+    }
+
+    /// Appends `utf8` with the characters JSON requires escaped, copying the runs between
+    /// them in one go (most strings are one such run).
+    private mutating func appendEscaping(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let raw = UnsafeRawBufferPointer(utf8)
+        let count = utf8.count
+        var runStart = 0
+        var index = 0
+        while index < count {
+            // Eight bytes at a time while none needs escaping. The load reads
+            // index..<index + 8, inside the buffer by the condition just above it.
+            if count - index >= 8 {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                if !Self.anyNeedsEscape(word) {
+                    index += 8
+                    continue
+                }
+            }
+            let byte = utf8[index]
+            if Self.needsEscape(byte) {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                appendEscaped(utf8[index])
+                appendEscaped(byte)
                 runStart = index + 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            index += 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static let lowBits: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether any of the eight bytes of `word` is one ``needsEscape(_:)`` accepts, without
+    /// looking at them one by one: the first term has a byte's high bit set when that byte is
+    /// below 0x20, ``zeroByte(_:)`` of `word ^ c` when it equals `c`. Borrows only run upwards
+    /// from a byte that matches, so the test for "any" is exact; bytes of 0x80 and above never
+    /// match (their own high bit is masked out by `~word`).
+    private static func anyNeedsEscape(_ word: UInt64) -> Bool {
+        let below0x20 = (word &- lowBits &* 0x20) & ~word & highBits
+        let quote = zeroByte(word ^ (lowBits &* 0x22))
+        let backslash = zeroByte(word ^ (lowBits &* 0x5C))
+        let delete = zeroByte(word ^ (lowBits &* 0x7F))
+        return (below0x20 | quote | backslash | delete) != 0
+    }
+
+    /// The high bit of each zero byte of `word` set (exact for "any byte is zero").
+    private static func zeroByte(_ word: UInt64) -> UInt64 {
+        (word &- lowBits) & ~word & highBits
     }
 
     // Byte by byte, without array literals: those allocate on every escaped character.

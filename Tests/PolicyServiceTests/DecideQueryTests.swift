@@ -26,6 +26,8 @@ struct DecideQueryTests {
             "url",
             "url=a=b=c",
             "url=%41%4a%4A%6a",
+            "url=https://app.example.com/a/long/path/without/escapes+then%20a%2Fmix%zzof%4runs%",
+            "url=%2F%2F%2F",
             "",
         ])
     func decodesLikeQueryItems(query: String) throws {

@@ -63,15 +63,22 @@ extension Decision {
     /// The HTTP API writes every decision straight into its response buffer this way and
     /// appends its own members (`decisionId`, `policyRevision`) before closing the object.
     public func writeMembers(to writer: inout JSONWriter) {
-        writer.writeRaw(#""decision":"#)
-        writer.writeString(verdict.rawValue)
-        writer.writeRaw(#","handler":"#)
+        // The verdict's two spellings need no escaping: each is one literal with its member name.
+        switch verdict {
+        case .allow: writer.writeRaw(#""decision":"allow","handler":"#)
+        case .cancel: writer.writeRaw(#""decision":"cancel","handler":"#)
+        }
         writer.writeOptionalString(handler)
-        writer.writeRaw(#","action":"#)
-        writer.writeOptionalString(action)
-        writer.writeRaw(#","location":"#)
-        writer.writeOptionalString(location)
-        writer.writeRaw(#","url":"#)
+        if action == nil, location == nil {
+            // The usual allow has neither: one literal instead of five pieces.
+            writer.writeRaw(#","action":null,"location":null,"url":"#)
+        } else {
+            writer.writeRaw(#","action":"#)
+            writer.writeOptionalString(action)
+            writer.writeRaw(#","location":"#)
+            writer.writeOptionalString(location)
+            writer.writeRaw(#","url":"#)
+        }
         writer.writeString(url)
         if let shadow {
             writer.writeRaw(#","shadow":"#)

@@ -70,8 +70,8 @@ public final class Metrics: Sendable {
     /// different locks, so the decision path has no process-wide lock. A scrape sums them.
     struct HotCounters {
         /// Each counter also keeps its last minute (for the status page) in the same value,
-        /// so a decision hashes its key once.
-        var decisions: [DecisionKey: DecisionCounter] = [:]
+        /// so a decision hashes its key at most once (none when it repeats the last one).
+        var decisions = DecisionCounters()
         var requests: [RequestKey: UInt64] = [:]
         var durations: [String: Histogram] = [:]
         /// Proxy answers by `code` label (``ProxyMetrics/codeLabel(_:)``).
@@ -129,7 +129,7 @@ public final class Metrics: Sendable {
     public func recordDecision(handler: String?, decision: String, action: String?) {
         let key = DecisionKey(handler: handler ?? "", decision: decision, action: action ?? "")
         let second = RecentCounts.currentSecond()
-        stripe.counters.withLock { $0.decisions[key, default: DecisionCounter()].record(second: second) }
+        stripe.counters.withLock { $0.decisions.record(key, second: second) }
     }
 
     /// Decision counts since start and over the last minute, summed over the stripes.
@@ -139,7 +139,7 @@ public final class Metrics: Sendable {
         var lastMinute: [DecisionKey: UInt64] = [:]
         for stripe in stripes {
             stripe.counters.withLock { counters in
-                for (key, counter) in counters.decisions {
+                counters.decisions.forEach { key, counter in
                     sinceStart[key, default: 0] += counter.total
                     let recent = counter.recent.sum(upTo: now)
                     if recent > 0 { lastMinute[key, default: 0] += recent }
@@ -232,7 +232,7 @@ public final class Metrics: Sendable {
         var decisions: [DecisionKey: UInt64] = [:]
         let hot = stripes.reduce(into: HotCounters()) { total, stripe in
             stripe.counters.withLock { counters in
-                for (key, counter) in counters.decisions { decisions[key, default: 0] += counter.total }
+                counters.decisions.forEach { key, counter in decisions[key, default: 0] += counter.total }
                 total.requests.merge(counters.requests, uniquingKeysWith: +)
                 total.durations.merge(counters.durations) { $0.merged(with: $1) }
                 for (label, endpoint) in zip(Self.endpointLabels, stripe.endpoints) {

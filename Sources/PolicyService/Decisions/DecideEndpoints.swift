@@ -31,8 +31,9 @@ struct DecideEndpoints: Sendable {
         let navigation: NavigationRequest
         let explain: Bool
         // The usual query (known names, each once) is read in place; anything else takes the
-        // item-by-item reading, which also words every error.
-        switch request.query?.utf8.withContiguousStorageIfAvailable({ Self.readQuery($0) }) {
+        // item-by-item reading, which also words every error. The query is read as a slice of
+        // the target: `request.query` would copy it into a String (an allocation past 15 bytes).
+        switch request.rawQuery?.utf8.withContiguousStorageIfAvailable({ Self.readQuery($0) }) {
         case .some(.some(.success(let read))): (navigation, explain) = read
         case .some(.some(.failure(let problem))): throw problem
         default: (navigation, explain) = try Self.readQueryItems(request.queryItems)
@@ -199,7 +200,7 @@ struct DecideEndpoints: Sendable {
         for (index, request) in canonical.enumerated() {
             if index > 0 { writer.writeRaw(",") }
             recorder.record(
-                snapshot.policy.decide(request, explain: explain), for: request.original, revision: snapshot.revision,
+                snapshot.policy.decide(request, explain: explain), for: request.original, snapshot: snapshot,
                 into: &writer)
         }
         writer.writeRaw(#"],"policyRevision":"#)
@@ -218,7 +219,7 @@ struct DecideEndpoints: Sendable {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }
         let body = ThreadResponseBuffer.json(reservingCapacity: 384) { writer in
-            recorder.record(decision, for: navigation, revision: snapshot.revision, into: &writer)
+            recorder.record(decision, for: navigation, snapshot: snapshot, into: &writer)
         }
         return HTTPResponse(status: 200, headers: Self.jsonHeaders, body: body)
     }
@@ -239,6 +240,8 @@ struct DecideEndpoints: Sendable {
 
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
+        // The spelling almost every client sends, compared whole before any trimming or folding.
+        if contentType == "application/json" { return true }
         // Over the String's own UTF-8 storage: copying it into arrays cost two allocations per POST.
         if let answer = contentType.utf8.withContiguousStorageIfAvailable(isJSONMediaType) { return answer }
         return Array(contentType.utf8).withUnsafeBufferPointer(isJSONMediaType)

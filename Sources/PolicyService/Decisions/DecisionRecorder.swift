@@ -29,17 +29,18 @@ struct DecisionRecorder: Sendable {
     /// `decisionId` and `policyRevision`) straight into the response buffer: the hot path.
     /// The identifier becomes text only when the decision log is on.
     func record(
-        _ decision: Decision, for navigation: NavigationRequest, revision: String, into writer: inout JSONWriter
+        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, into writer: inout JSONWriter
     ) {
         let id = identifiers.nextID()
         account(decision)
-        if let log { log.append(Self.logLine(decision, for: navigation, id: id.text, revision: revision, at: Date())) }
+        if let log {
+            log.append(Self.logLine(decision, for: navigation, id: id.text, revision: snapshot.revision, at: Date()))
+        }
         writer.writeRaw("{")
         decision.writeMembers(to: &writer)
         writer.writeRaw(#","decisionId":"#)
         id.writeQuoted(to: &writer)
-        writer.writeRaw(#","policyRevision":"#)
-        writer.writeString(revision)
+        snapshot.revisionMemberJSON.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
         writer.writeRaw("}")
     }
 

@@ -125,16 +125,16 @@ public final class PolicyAPI: HTTPRoutingResponder {
     public var preparedResponses: [PreparedResponse] { [PolicyAdminEndpoints.healthy] }
 
     public func route(_ request: HTTPRequest) -> HTTPResponderResult {
-        let started = ContinuousClock.now
-        let matched = routes.match(request.path)
+        let started = MonotonicTime.nanoseconds()
+        let matched = routes.match(request)
         let result: HTTPResponderResult
         do throws(ServiceProblem) {
             result = try answer(request, matched)
         } catch {
             result = .now(problems.response(error))
         }
-        let endpoint = matched?.route.template ?? "other"
-        let index = matched.map(\.route.metricsIndex) ?? Self.otherMetricsIndex
+        let endpoint = matched.map { routes.template(at: $0.index, or: "other") } ?? "other"
+        let index = matched.map { routes.metricsIndex(at: $0.index, or: Self.otherMetricsIndex) } ?? Self.otherMetricsIndex
         // Answers ready now are finished here: `map` would allocate a closure context per request.
         if case .now(let response) = result {
             return .now(Self.finish(response, endpoint: endpoint, index: index, started: started, metrics: metrics))
@@ -147,12 +147,13 @@ public final class PolicyAPI: HTTPRoutingResponder {
 
     /// 404 and 405 from the table, else the route's (guarded) handler.
     private func answer(
-        _ request: HTTPRequest, _ matched: (route: RouteTable.Route, parameters: [String: String])?
+        _ request: HTTPRequest, _ matched: (index: Int, parameters: [String: String])?
     ) throws(ServiceProblem) -> HTTPResponderResult {
-        guard let (route, parameters) = matched else {
+        guard let (index, parameters) = matched, index < routes.routes.count else {
             throw ServiceProblem(.notFound(path: request.path, endpoints: routes.routes.map(\.template)))
         }
-        guard let handler = route.handler(for: request.method) else {
+        guard let handler = routes.handler(at: index, for: request.method) else {
+            let route = routes.routes[index]
             throw ServiceProblem(
                 .methodNotAllowed(request.method, template: route.template, allowed: route.methods),
                 headers: HTTPHeaders([("Allow", route.methods.joined(separator: ", "))]))
@@ -162,14 +163,24 @@ public final class PolicyAPI: HTTPRoutingResponder {
 
     /// Adds `Cache-Control: no-store` and records the request's metrics.
     private static func finish(
-        _ response: HTTPResponse, endpoint: String, index: Int?, started: ContinuousClock.Instant, metrics: Metrics
+        _ response: HTTPResponse, endpoint: String, index: Int?, started: UInt64, metrics: Metrics
     ) -> HTTPResponse {
         var response = response
-        if response.headers["Cache-Control"] == nil { response.headers.add(name: "Cache-Control", value: "no-store") }
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        metrics.recordRequest(endpoint: endpoint, index: index, status: response.status, seconds: seconds)
+        if !hasCacheControl(response.headers) { response.headers.add(name: "Cache-Control", value: "no-store") }
+        let elapsed = MonotonicTime.nanoseconds() &- started
+        metrics.recordRequest(endpoint: endpoint, index: index, status: response.status, seconds: Double(elapsed) / 1e9)
         return response
+    }
+
+    /// Whether `headers` has a `Cache-Control` field. The shared JSON header set (every
+    /// decision's) is recognised by its two field names, compared as Strings (their storage
+    /// is the same literal, so `==` answers at once) before any case-insensitive search.
+    private static func hasCacheControl(_ headers: HTTPHeaders) -> Bool {
+        var fields = headers.makeIterator()
+        if headers.count == 2, fields.next()?.name == "Content-Type", fields.next()?.name == "Cache-Control" {
+            return true
+        }
+        return headers["Cache-Control"] != nil
     }
 }
 

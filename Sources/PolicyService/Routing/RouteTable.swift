@@ -1,5 +1,9 @@
 import HTTPServer
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A request that matched a route, with the values of the template's `{name}` segments.
 struct RoutedRequest: Sendable {
     /// The request as received.
@@ -33,7 +37,15 @@ struct RouteTable: Sendable {
         fileprivate let segments: [Substring]
         /// The allowed methods in registration order (what `Allow` lists).
         private(set) var methods: [String] = []
-        fileprivate var handlers: [String: RouteHandler] = [:]
+        /// `handlers[i]` answers `methods[i]`: a route has a handful of methods, and comparing
+        /// small method Strings is cheaper than hashing one per request.
+        fileprivate var handlers: [Handler] = []
+
+        /// A handler in a struct: an array of bare closures stores them at the most general
+        /// abstraction, and reading one back allocated a conversion thunk per request.
+        fileprivate struct Handler {
+            let call: RouteHandler
+        }
 
         /// The template's place among the metrics' endpoint labels, found once here.
         let metricsIndex: Int?
@@ -47,18 +59,43 @@ struct RouteTable: Sendable {
         fileprivate var hasParameters: Bool { segments.contains { $0.hasPrefix("{") } }
 
         fileprivate mutating func add(_ method: String, _ handler: @escaping RouteHandler) {
-            if handlers[method] == nil { methods.append(method) }
-            handlers[method] = handler
+            if let index = methods.firstIndex(of: method), index < handlers.count {
+                handlers[index] = Handler(call: handler)
+            } else {
+                methods.append(method)
+                handlers.append(Handler(call: handler))
+            }
         }
 
         /// The handler for `method`, nil when the route does not allow it (405).
-        func handler(for method: String) -> RouteHandler? { handlers[method] }
+        func handler(for method: String) -> RouteHandler? {
+            guard let index = methods.firstIndex(of: method), index < handlers.count else { return nil }
+            return handlers[index].call
+        }
     }
 
     /// Routes in registration order (the order the 404 detail lists them).
     private(set) var routes: [Route] = []
+
+    /// The template of the route at `index` (from ``match(_:)-(HTTPRequest)``), else `fallback`.
+    func template(at index: Int, or fallback: String) -> String {
+        index < routes.count ? routes[index].template : fallback
+    }
+
+    /// The metrics index of the route at `index`, else `fallback`.
+    func metricsIndex(at index: Int, or fallback: Int?) -> Int? {
+        index < routes.count ? routes[index].metricsIndex : fallback
+    }
+
+    /// The handler of the route at `index` for `method`; nil when the route does not allow it.
+    func handler(at index: Int, for method: String) -> RouteHandler? {
+        index < routes.count ? routes[index].handler(for: method) : nil
+    }
     /// Templates without parameters, for one lookup on the hot path.
     private var literalIndex: [String: Int] = [:]
+    /// The same templates as UTF-8 bytes, by byte length: the request's path is compared
+    /// with the few templates of its length in place, without a path String or a hash.
+    private var literalsByLength: [[(bytes: [UInt8], index: Int)]] = []
 
     /// Registers the routes `register` adds, each behind `check` when one is given: the
     /// check is chained to the handler here, once, not repeated inside every handler.
@@ -86,16 +123,52 @@ struct RouteTable: Sendable {
         }
         var route = Route(template: template)
         route.add(method, handler)
-        if !route.hasParameters { literalIndex[template] = routes.count }
+        if !route.hasParameters {
+            literalIndex[template] = routes.count
+            let length = template.utf8.count
+            while literalsByLength.count <= length { literalsByLength.append([]) }
+            literalsByLength[length].append((Array(template.utf8), routes.count))
+        }
         routes.append(route)
     }
 
     /// The route whose template matches `path`, with its parameters: a literal template
     /// first, then templates with `{name}` segments in registration order.
     func match(_ path: String) -> (route: Route, parameters: [String: String])? {
-        if let index = literalIndex[path] { return (routes[index], [:]) }
+        guard let (index, parameters) = matchIndex(path), index < routes.count else { return nil }
+        return (routes[index], parameters)
+    }
+
+    /// ``match(_:)`` for a request: its place in ``routes`` (a `Route` copy would retain
+    /// each of its fields) and parameters. A literal template is found from the bytes of the
+    /// request target, without making the path a String.
+    func match(_ request: HTTPRequest) -> (index: Int, parameters: [String: String])? {
+        let literal = request.rawTarget.utf8.withContiguousStorageIfAvailable { target in
+            let pathEnd = target.firstIndex(of: UInt8(ascii: "?")) ?? target.count
+            return literalRoute(path: UnsafeBufferPointer(rebasing: target[..<pathEnd]))
+        }
+        if case .some(.some(let index)) = literal { return (index, [:]) }
+        return matchIndex(request.path)
+    }
+
+    /// The literal template whose bytes are `path`'s.
+    private func literalRoute(path: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let pathStart = path.baseAddress, path.count < literalsByLength.count else { return nil }
+        for candidate in literalsByLength[path.count] where candidate.bytes.count == path.count {
+            // Both spans hold `path.count` bytes (the bucket is by length, checked again above).
+            let equal = candidate.bytes.withUnsafeBufferPointer { bytes in
+                guard let start = bytes.baseAddress else { return false }
+                return memcmp(start, pathStart, path.count) == 0
+            }
+            if equal { return candidate.index }
+        }
+        return nil
+    }
+
+    private func matchIndex(_ path: String) -> (index: Int, parameters: [String: String])? {
+        if let index = literalIndex[path] { return (index, [:]) }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        for route in routes where route.hasParameters && route.segments.count == segments.count {
+        for (index, route) in routes.enumerated() where route.hasParameters && route.segments.count == segments.count {
             var parameters: [String: String] = [:]
             var matches = true
             for (pattern, segment) in zip(route.segments, segments) {
@@ -110,7 +183,7 @@ struct RouteTable: Sendable {
                     break
                 }
             }
-            if matches { return (route, parameters) }
+            if matches { return (index, parameters) }
         }
         return nil
     }
