@@ -516,7 +516,7 @@ fi
 
 if [ "${#warnings[@]}" -gt 0 ]; then
     echo
-    echo "warnings (wrk errors; err_status = non-2xx/3xx answers):"
+    echo "warnings (wrk errors, err_status = non-2xx/3xx answers; sweep runs that collapsed):"
     printf '  %s\n' "${warnings[@]}"
 fi
 exit 0
