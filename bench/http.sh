@@ -13,7 +13,13 @@
 #
 # With SWEEP=1 it then measures GET /v1/decide on all three servers at 16, 64, 256 and 1000
 # connections (SWEEP_CONNECTIONS) and prints the ratios per connection count and the
-# 1000-vs-64 throughput ratio issue 18 targets (≥ 0.9).
+# 1000-vs-64 throughput ratio issue 18 targets (≥ 0.9). Every sweep run also reports the server's
+# CPU time per request (perf stat task-clock of the server's processes over the wrk run, divided
+# by the requests wrk counted; needs perf, else "-"): on a loaded machine that figure moves much
+# less than req/s. A run that falls below a quarter of the same server's best figure at the same
+# connection count is flagged as a collapse, with the kernel's TCP counters of that run (nstat:
+# listen-queue overflows and drops, SYN cookies, retransmissions; system-wide, so other traffic
+# on the machine counts too).
 #
 # It is a measurement, not a test: missed targets never change the exit status (0). Only a
 # setup failure (build failed, a server did not start or answered wrongly) exits non-zero,
@@ -173,6 +179,9 @@ cfg_limit() { # KEY DEFAULT — server.KEY from CONFIG
 }
 per_ip="$(cfg_limit perIPConnectionLimit 256)" || die "cannot read $CONFIG with jq"
 conn_limit="$(cfg_limit connectionLimit 4096)" || die "cannot read $CONFIG with jq"
+# The C reference gets navpolicyd's per-connection memory pool too: libmicrohttpd zeroes the
+# whole pool after every request, so its size is part of what each request costs.
+pool_bytes="$(cfg_limit connectionMemoryLimitBytes 32768)" || die "cannot read $CONFIG with jq"
 if { [ "$per_ip" != 0 ] && [ "$max_conn" -gt "$per_ip" ]; } || [ "$max_conn" -gt "$conn_limit" ]; then
     raised=$((max_conn + 64))
     [ "$per_ip" = 0 ] || per_ip="$raised"
@@ -226,8 +235,8 @@ ng_post="$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/
 [ "$ng_get" = 200 ] && [ "$ng_post" = 200 ] || die "nginx answered GET $ng_get, POST $ng_post (want 200)"
 
 # --- C libmicrohttpd reference --------------------------------------------------------------
-# Same body as nginx, same thread count and connection limits as navpolicyd.
-"$MHD_REF" "$MHD_PORT" "$cfg_threads" "$conn_limit" "$per_ip" "$BODY" 2>"$TMP/mhd-reference.log" &
+# Same body as nginx, same thread count, connection limits and memory pool as navpolicyd.
+"$MHD_REF" "$MHD_PORT" "$cfg_threads" "$conn_limit" "$per_ip" "$BODY" "$pool_bytes" 2>"$TMP/mhd-reference.log" &
 MHD_PID=$!
 wait_for "http://127.0.0.1:$MHD_PORT/v1/decide" || { cat "$TMP/mhd-reference.log" >&2; die "the C reference did not start"; }
 mhd_get="$(curl -s -w '\n%{http_code}' "http://127.0.0.1:$MHD_PORT$DECIDE_PATH")"
@@ -286,7 +295,7 @@ nproc_n="$(nproc)"
 echo "navpolicyd vs nginx and C libmicrohttpd — $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -sr), nproc=$nproc_n"
 echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, $ROUNDS rounds; navpolicyd threads=$cfg_threads, nginx worker_processes=$WORKERS, C libmicrohttpd threads=$cfg_threads"
 echo "navpolicyd ${BIN#$ROOT/} 127.0.0.1:$NP_PORT ($CONFIG), nginx $("$NGINX" -v 2>&1 | sed 's|.*/||') 127.0.0.1:$NGINX_PORT; response body ${#BODY} bytes"
-echo "C libmicrohttpd ${MHD_REF#$ROOT/} 127.0.0.1:$MHD_PORT (bench/mhd-reference.c, libmicrohttpd $(pkg-config --modversion libmicrohttpd 2>/dev/null || echo '?'): epoll pool of $cfg_threads threads, static body, every path)"
+echo "C libmicrohttpd ${MHD_REF#$ROOT/} 127.0.0.1:$MHD_PORT (bench/mhd-reference.c, libmicrohttpd $(pkg-config --modversion libmicrohttpd 2>/dev/null || echo '?'): epoll pool of $cfg_threads threads, $pool_bytes-byte connection memory pool, static body, every path)"
 echo "limits: $LIMIT_NOTE"
 echo "GET  $DECIDE_PATH"
 echo "POST /v1/decide $DECIDE_BODY"
@@ -303,7 +312,7 @@ if [ "$WARMUP" != 0 ]; then
     run_wrk navpolicyd HEALTHZ "$WARMUP" "$TMP/warmup.out"
 fi
 
-declare -A RPS P50 P99
+declare -A RPS P50 P99 CPU NOTES
 declare -a GET_R GET_P POST_R POST_P GET_CR GET_CP POST_CR POST_CP HZ_CR HZ_CP C_NG_R
 TABLE=()
 CTABLE=()
@@ -382,57 +391,122 @@ echo "| (C libmicrohttpd GET) | nginx | $(median "${C_NG_R[@]}") | | | | | |"
 
 # --- connection sweep -------------------------------------------------------------------------
 if [ "$SWEEP" = 1 ]; then
-    declare -A SW_RPS SW_P99 SW_NG SW_C
+    declare -A SW_RPS SW_P99 SW_NG SW_C SW_CPU SW_BEST
+    # CPU per request needs perf (software task-clock only, so it works in VMs without hardware
+    # counters) and permission to attach to our own processes.
+    HAVE_PERF=0
+    if command -v perf >/dev/null 2>&1 && perf stat -x, -e task-clock -p "$MHD_PID" -o /dev/null -- sleep 0.1 2>/dev/null; then
+        HAVE_PERF=1
+    fi
+    HAVE_NSTAT=0
+    command -v nstat >/dev/null 2>&1 && HAVE_NSTAT=1
+    server_pids() { # SERVER — comma-separated pids whose CPU the server's requests cost
+        case "$1" in
+            navpolicyd) echo "$NP_PID" ;;
+            nginx) { echo "$NGINX_PID"; pgrep -P "$NGINX_PID"; } | paste -sd, - ;;
+            *) echo "$MHD_PID" ;;
+        esac
+    }
+    # sweep_run SERVER OUTFILE LABEL CONNECTIONS — measure with perf stat and nstat around it;
+    # sets CPU_US (µs of server CPU per request, or -) and NSTAT_NOTE (non-zero TCP counters).
+    sweep_run() {
+        local perf_pid="" task_ms requests
+        CPU_US="-" NSTAT_NOTE=""
+        [ "$HAVE_NSTAT" = 1 ] && nstat -n >/dev/null 2>&1
+        if [ "$HAVE_PERF" = 1 ]; then
+            perf stat -x, -e task-clock -p "$(server_pids "$1")" -o "$2.perf" 2>/dev/null &
+            perf_pid=$!
+        fi
+        measure "$1" GET "$DURATION" "$2" "$3" "$4"
+        if [ -n "$perf_pid" ]; then
+            kill -INT "$perf_pid" 2>/dev/null
+            wait "$perf_pid" 2>/dev/null
+            task_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$2.perf" 2>/dev/null)"
+            requests="$(field requests "$2")"
+            if [ -n "$task_ms" ] && [ "${requests:-0}" -gt 0 ]; then
+                CPU_US="$(awk -v t="$task_ms" -v n="$requests" 'BEGIN { printf "%.1f", t * 1000 / n }')"
+            fi
+        fi
+        if [ "$HAVE_NSTAT" = 1 ]; then
+            NSTAT_NOTE="$(nstat -z 2>/dev/null | awk '$1 ~ /^(TcpExtListenOverflows|TcpExtListenDrops|TcpExtSyncookiesSent|TcpExtTCPReqQFullDrop|TcpExtTCPTimeouts|TcpRetransSegs|TcpExtTCPSynRetrans)$/ && $2 > 0 { printf "%s=%s ", $1, $2 }')"
+        fi
+    }
     echo
     echo "Connection sweep: GET /v1/decide, wrk -t$THREADS -cN -d${DURATION}s, $ROUNDS rounds (limits: $LIMIT_NOTE)"
+    [ "$HAVE_PERF" = 1 ] || echo "(perf not usable here: no CPU-per-request figures)"
     for round in $(seq 1 "$ROUNDS"); do
         if [ $((round % 2)) = 1 ]; then order="$SERVERS"; else order="$REVERSED"; fi
         for n in $SWEEP_CONNECTIONS; do
             for srv in $order; do
-                measure "$srv" GET "$DURATION" "$TMP/sweep-r$round-c$n-$srv.out" "sweep round $round c=$n" "$n"
+                sweep_run "$srv" "$TMP/sweep-r$round-c$n-$srv.out" "sweep round $round c=$n" "$n"
                 SW_RPS[$srv,$n]+="${RPS[$srv]} "
                 SW_P99[$srv,$n]+="${P99[$srv]} "
+                [ "$CPU_US" = - ] || SW_CPU[$srv,$n]+="$CPU_US "
+                CPU[$srv]="$CPU_US"
                 # Per round, for the 1000-vs-64 ratio.
                 SW_RPS[$srv,$n,$round]="${RPS[$srv]}"
+                # A collapse (the 256-connection rounds of issue 18 that fell to a few hundred
+                # req/s): far below this server's best at this count so far, in either order.
+                best="${SW_BEST[$srv,$n]:-0}"
+                if awk -v r="${RPS[$srv]}" -v b="$best" 'BEGIN { exit !(b > 0 && r < b / 4) }'; then
+                    warnings+=("sweep round $round c=$n $srv: collapse, ${RPS[$srv]} req/s against ${best} in an earlier round; TCP counters of the run: ${NSTAT_NOTE:-none}")
+                elif awk -v r="${RPS[$srv]}" -v b="$best" 'BEGIN { exit !(b > 0 && b < r / 4) }'; then
+                    warnings+=("sweep round $round c=$n $srv: an earlier round collapsed, ${best} req/s against ${RPS[$srv]} now")
+                fi
+                if awk -v r="${RPS[$srv]}" -v b="$best" 'BEGIN { exit !(r > b) }'; then SW_BEST[$srv,$n]="${RPS[$srv]}"; fi
+                NOTES[$srv]="$NSTAT_NOTE"
             done
             SW_NG[$n]+="$(ratio "${RPS[navpolicyd]}" "${RPS[nginx]}") "
             SW_C[$n]+="$(ratio "${RPS[navpolicyd]}" "${RPS[mhd]}") "
-            printf 'sweep round %d  c=%-5s navpolicyd %9.0f req/s  p99 %7s ms | nginx %9.0f  p99 %7s ms | C %9.0f  p99 %7s ms | vs nginx %s  vs C %s\n' \
-                "$round" "$n" "${RPS[navpolicyd]}" "$(ms "${P99[navpolicyd]}")" "${RPS[nginx]}" "$(ms "${P99[nginx]}")" \
-                "${RPS[mhd]}" "$(ms "${P99[mhd]}")" "$(ratio "${RPS[navpolicyd]}" "${RPS[nginx]}")" \
+            printf 'sweep round %d  c=%-5s navpolicyd %9.0f req/s  p99 %7s ms  cpu %5s us/req | nginx %9.0f  p99 %7s ms  cpu %5s | C %9.0f  p99 %7s ms  cpu %5s | vs nginx %s  vs C %s\n' \
+                "$round" "$n" "${RPS[navpolicyd]}" "$(ms "${P99[navpolicyd]}")" "${CPU[navpolicyd]}" \
+                "${RPS[nginx]}" "$(ms "${P99[nginx]}")" "${CPU[nginx]}" \
+                "${RPS[mhd]}" "$(ms "${P99[mhd]}")" "${CPU[mhd]}" "$(ratio "${RPS[navpolicyd]}" "${RPS[nginx]}")" \
                 "$(ratio "${RPS[navpolicyd]}" "${RPS[mhd]}")"
+            for srv in $SERVERS; do
+                [ -z "${NOTES[$srv]}" ] || printf '    tcp counters during %s: %s\n' "$srv" "${NOTES[$srv]}"
+            done
         done
     done
     med_ms() { ms "$(median $1)"; } # unquoted on purpose: a space-separated list
     echo
-    echo "Sweep (markdown; medians over $ROUNDS rounds; req/s, p99 in ms; ratios are medians of the per-round navpolicyd/reference ratios):"
+    med_cpu() { if [ -z "$1" ]; then echo -; else median $1; fi; } # unquoted on purpose, as above
+    echo "Sweep (markdown; medians over $ROUNDS rounds; req/s, p99 in ms, server CPU in µs per request; ratios are medians of the per-round navpolicyd/reference ratios):"
     echo
-    echo "| connections | navpolicyd req/s | p99 | nginx req/s | p99 | C libmicrohttpd req/s | p99 | vs nginx | vs C |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| connections | navpolicyd req/s | p99 | CPU | nginx req/s | p99 | CPU | C libmicrohttpd req/s | p99 | CPU | vs nginx | vs C |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for n in $SWEEP_CONNECTIONS; do
         # shellcheck disable=SC2086
-        printf '| %s | %.0f | %s | %.0f | %s | %.0f | %s | %s | %s |\n' "$n" \
-            "$(median ${SW_RPS[navpolicyd,$n]})" "$(med_ms "${SW_P99[navpolicyd,$n]}")" \
-            "$(median ${SW_RPS[nginx,$n]})" "$(med_ms "${SW_P99[nginx,$n]}")" \
-            "$(median ${SW_RPS[mhd,$n]})" "$(med_ms "${SW_P99[mhd,$n]}")" \
+        printf '| %s | %.0f | %s | %s | %.0f | %s | %s | %.0f | %s | %s | %s | %s |\n' "$n" \
+            "$(median ${SW_RPS[navpolicyd,$n]})" "$(med_ms "${SW_P99[navpolicyd,$n]}")" "$(med_cpu "${SW_CPU[navpolicyd,$n]:-}")" \
+            "$(median ${SW_RPS[nginx,$n]})" "$(med_ms "${SW_P99[nginx,$n]}")" "$(med_cpu "${SW_CPU[nginx,$n]:-}")" \
+            "$(median ${SW_RPS[mhd,$n]})" "$(med_ms "${SW_P99[mhd,$n]}")" "$(med_cpu "${SW_CPU[mhd,$n]:-}")" \
             "$(median ${SW_NG[$n]})" "$(median ${SW_C[$n]})"
     done
     if [[ " $SWEEP_CONNECTIONS " == *" 64 "* && " $SWEEP_CONNECTIONS " == *" 1000 "* ]]; then
         echo
         echo "Throughput at 1000 connections ÷ at 64 (median of the per-round ratios; issue 18 target for navpolicyd ≥ $SWEEP_TARGET):"
         echo
-        echo "| server | 1000-vs-64 | target | |"
-        echo "|---|---|---|---|"
+        echo "The last column is the load-robust view of the same question: server CPU per request at 1000"
+        echo "connections ÷ at 64 (medians); 1.00 means a connection costs nothing while it waits."
+        echo
+        echo "| server | 1000-vs-64 req/s | target | | CPU per request 1000 ÷ 64 |"
+        echo "|---|---|---|---|---|"
         for srv in $SERVERS; do
             rs=()
             for round in $(seq 1 "$ROUNDS"); do
                 rs+=("$(ratio "${SW_RPS[$srv,1000,$round]}" "${SW_RPS[$srv,64,$round]}")")
             done
             v="$(median "${rs[@]}")"
+            cpu_ratio=-
+            if [ -n "${SW_CPU[$srv,64]:-}" ] && [ -n "${SW_CPU[$srv,1000]:-}" ]; then
+                # shellcheck disable=SC2086
+                cpu_ratio="$(ratio "$(median ${SW_CPU[$srv,1000]})" "$(median ${SW_CPU[$srv,64]})")"
+            fi
             case "$srv" in
-                navpolicyd) echo "| navpolicyd | $v | ≥ $SWEEP_TARGET | $(verdict "$v" '>=' "$SWEEP_TARGET") |" ;;
-                nginx) echo "| nginx | $v | | |" ;;
-                *) echo "| C libmicrohttpd | $v | | |" ;;
+                navpolicyd) echo "| navpolicyd | $v | ≥ $SWEEP_TARGET | $(verdict "$v" '>=' "$SWEEP_TARGET") | $cpu_ratio |" ;;
+                nginx) echo "| nginx | $v | | | $cpu_ratio |" ;;
+                *) echo "| C libmicrohttpd | $v | | | $cpu_ratio |" ;;
             esac
         done
     else
@@ -442,7 +516,7 @@ fi
 
 if [ "${#warnings[@]}" -gt 0 ]; then
     echo
-    echo "warnings (wrk errors; err_status = non-2xx/3xx answers):"
+    echo "warnings (wrk errors, err_status = non-2xx/3xx answers; sweep runs that collapsed):"
     printf '  %s\n' "${warnings[@]}"
 fi
 exit 0

@@ -6,7 +6,9 @@
  * queues one response created once at start-up (MHD_RESPMEM_PERSISTENT, no copy), whatever the
  * method and path. Request bodies are consumed and dropped, so POST is answered too.
  *
- * Usage: mhd-reference PORT THREADS CONNECTION_LIMIT PER_IP_LIMIT BODY
+ * Usage: mhd-reference PORT THREADS CONNECTION_LIMIT PER_IP_LIMIT BODY [POOL_BYTES]
+ * POOL_BYTES is MHD_OPTION_CONNECTION_MEMORY_LIMIT (navpolicyd's server.connectionMemoryLimitBytes;
+ * 32768 when absent).
  * Runs until SIGTERM or SIGINT. Exit 2 on bad arguments, 1 if the daemon does not start.
  *
  * Built by bench/http.sh: cc -O2 -o .build/bench/mhd-reference bench/mhd-reference.c -lmicrohttpd
@@ -58,16 +60,18 @@ static long parse_number(const char *text, long min, long max) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s PORT THREADS CONNECTION_LIMIT PER_IP_LIMIT BODY\n", argv[0]);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s PORT THREADS CONNECTION_LIMIT PER_IP_LIMIT BODY [POOL_BYTES]\n", argv[0]);
         return 2;
     }
     long port = parse_number(argv[1], 1, 65535);
     long threads = parse_number(argv[2], 1, 1024);
     long connection_limit = parse_number(argv[3], 1, INT_MAX);
     long per_ip_limit = parse_number(argv[4], 0, INT_MAX);
-    if (port < 0 || threads < 0 || connection_limit < 0 || per_ip_limit < 0) {
-        fprintf(stderr, "mhd-reference: PORT must be 1-65535, THREADS 1-1024, limits non-negative integers\n");
+    long pool_bytes = argc == 7 ? parse_number(argv[6], 1024, INT_MAX) : 32768;
+    if (port < 0 || threads < 0 || connection_limit < 0 || per_ip_limit < 0 || pool_bytes < 0) {
+        fprintf(stderr, "mhd-reference: PORT must be 1-65535, THREADS 1-1024, limits non-negative integers, "
+                        "POOL_BYTES at least 1024\n");
         return 2;
     }
     const char *body = argv[5];
@@ -97,7 +101,7 @@ int main(int argc, char **argv) {
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL, handle, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)connection_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned int)per_ip_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+        (unsigned int)per_ip_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)pool_bytes,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30, MHD_OPTION_END);
     if (daemon == NULL) {
         fprintf(stderr, "mhd-reference: MHD_start_daemon failed on 127.0.0.1:%ld\n", port);
