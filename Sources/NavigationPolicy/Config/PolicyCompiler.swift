@@ -190,7 +190,7 @@ public struct PolicyCompiler: Sendable {
         }
         // Fields depend on the type; with an unknown type that error is the one worth reading.
         if let handlerType {
-            config.checkKeys(allowed: Self.handlerKeys + handlerType.parameterKeys, diagnostics: &diagnostics)
+            config.checkKeys(allowed: Self.handlerKeys, alsoAllowed: handlerType.parameterKeys, diagnostics: &diagnostics)
         }
         let matcher =
             config.object("match", diagnostics: &diagnostics).map { RequestMatcher.decode($0, diagnostics: &diagnostics) }
