@@ -147,6 +147,9 @@ public struct PolicyCompiler: Sendable {
             self.compiler = compiler
         }
 
+        /// Reads a slot through `inout`, so `dictionary[key, default: value]` inserts and reads in one access.
+        private static func value(_ slot: inout Int) -> Int { slot }
+
         mutating func reserveCapacity(_ capacity: Int) {
             links.reserveCapacity(capacity)
         }
@@ -157,12 +160,13 @@ public struct PolicyCompiler: Sendable {
             guard let config = ConfigObject.expect(entry, at: listPointer.appending(index), diagnostics: &diagnostics)
             else { return }
             if let name = config.string("name", required: true, diagnostics: &diagnostics), compiler.isValidName(name) {
-                if let first = firstIndexByName[name] {
+                // One hash and probe: the slot gets `index` when the name is new, so any other
+                // value is the first handler with this name (indices are distinct).
+                let first = Self.value(&firstIndexByName[name, default: index])
+                if first != index {
                     diagnostics.report(
                         config.pointer.appending("name"),
                         "duplicate handler name \"\(name)\" (first used at \(listPointer.appending(first)))")
-                } else {
-                    firstIndexByName[name] = index
                 }
             } else if let name = config.object["name"]?.stringValue {
                 diagnostics.report(
@@ -177,8 +181,11 @@ public struct PolicyCompiler: Sendable {
         let typeName = config.string("type", required: true, diagnostics: &diagnostics)
         var handlerType: (any ConfigurableHandler.Type)?
         if let typeName {
-            handlerType = registry.type(named: typeName)
-            if handlerType == nil {
+            // `if let`, not `== nil`: comparing an optional existential metatype with nil asked
+            // the runtime for its metadata on every handler (~500 instructions each).
+            if let found = registry.type(named: typeName) {
+                handlerType = found
+            } else {
                 var message = "unknown handler type \"\(typeName)\""
                 if let suggestion = Spelling.closest(to: typeName, in: registry.typeNames) {
                     message += "; did you mean \"\(suggestion)\"?"
