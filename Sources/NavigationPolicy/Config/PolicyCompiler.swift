@@ -181,11 +181,8 @@ public struct PolicyCompiler: Sendable {
         let typeName = config.string("type", required: true, diagnostics: &diagnostics)
         var handlerType: (any ConfigurableHandler.Type)?
         if let typeName {
-            // `if let`, not `== nil`: comparing an optional existential metatype with nil asked
-            // the runtime for its metadata on every handler (~500 instructions each).
-            if let found = registry.type(named: typeName) {
-                handlerType = found
-            } else {
+            handlerType = registry.type(named: typeName)
+            if handlerType == nil {
                 var message = "unknown handler type \"\(typeName)\""
                 if let suggestion = Spelling.closest(to: typeName, in: registry.typeNames) {
                     message += "; did you mean \"\(suggestion)\"?"
