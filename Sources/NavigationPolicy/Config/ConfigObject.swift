@@ -42,6 +42,19 @@ public struct ConfigObject: Sendable {
         }
     }
 
+    /// ``checkKeys(allowed:diagnostics:)`` for keys allowed by either list (a handler's common
+    /// keys and its type's parameters): the lists are joined only when there is something to
+    /// report, as every handler of a config is checked and a joined array cost an allocation each.
+    public func checkKeys(allowed: [String], alsoAllowed: [String], diagnostics: inout ConfigDiagnostics) {
+        let allKnownAndDistinct = object.members.indices.allSatisfy { index in
+            let key = object.members[index].key
+            return (allowed.contains(key) || alsoAllowed.contains(key))
+                && !object.members[..<index].contains(where: { $0.key == key })
+        }
+        guard !allKnownAndDistinct else { return }
+        checkKeys(allowed: allowed + alsoAllowed, diagnostics: &diagnostics)
+    }
+
     public func has(_ key: String) -> Bool { object[key] != nil }
 
     public func string(_ key: String, required: Bool = false, diagnostics: inout ConfigDiagnostics) -> String? {
@@ -80,39 +93,76 @@ public struct ConfigObject: Sendable {
         return number
     }
 
-    /// A non-empty list of strings, each with its pointer for per-entry errors.
-    public func stringList(_ key: String, diagnostics: inout ConfigDiagnostics) -> [(String, JSONPointer)]? {
+    /// A non-empty list of strings, read as (position, text) pairs; nil after reporting when
+    /// the value is not such a list (every non-string entry is reported).
+    ///
+    /// No pointer is built per entry: a compile reads every list of every handler, and a
+    /// `JSONPointer` per entry cost more than the rest of reading it. Callers form one with
+    /// ``pointer(to:_:)`` when they report an entry.
+    public func stringList(_ key: String, diagnostics: inout ConfigDiagnostics) -> ConfigStringList? {
         guard let value = object[key] else { return nil }
-        let listPointer = pointer.appending(key)
         guard case .array(let elements) = value else {
             var message = "expected an array of strings, got \(value.kindName)"
             // The commonest slip: one value written without the brackets.
             if case .string(let text) = value { message += "; write [\"\(text)\"]" }
-            diagnostics.report(listPointer, message)
+            diagnostics.report(pointer.appending(key), message)
             return nil
         }
         guard !elements.isEmpty else {
-            diagnostics.report(listPointer, "empty list; omit the field to match any value")
+            diagnostics.report(pointer.appending(key), "empty list; omit the field to match any value")
             return nil
         }
-        var entries: [(String, JSONPointer)] = []
-        entries.reserveCapacity(elements.count)
         var valid = true
         for (index, element) in elements.enumerated() {
-            guard case .string(let text) = element else {
-                diagnostics.report(listPointer.appending(index), "expected a string, got \(element.kindName)")
+            guard case .string = element else {
+                diagnostics.report(pointer(to: key, index), "expected a string, got \(element.kindName)")
                 valid = false
                 continue
             }
-            entries.append((text, listPointer.appending(index)))
         }
-        return valid ? entries : nil
+        return valid ? ConfigStringList(elements) : nil
+    }
+
+    /// The pointer of entry `index` of the list under `key` (`/handlers/3/match/hosts/0`).
+    public func pointer(to key: String, _ index: Int) -> JSONPointer {
+        pointer.appending(key).appending(index)
     }
 
     /// A nested object, reported if present with another type.
     public func object(_ key: String, diagnostics: inout ConfigDiagnostics) -> ConfigObject? {
         guard let value = object[key] else { return nil }
         return ConfigObject.expect(value, at: pointer.appending(key), diagnostics: &diagnostics)
+    }
+}
+
+/// The entries of a list that ``ConfigObject/stringList(_:diagnostics:)`` checked to hold only
+/// strings, as (position, text) pairs; it wraps the parsed array without copying it.
+public struct ConfigStringList: Sequence, Sendable {
+    private let elements: [JSONValue]
+
+    fileprivate init(_ elements: [JSONValue]) {
+        self.elements = elements
+    }
+
+    public func makeIterator() -> Iterator {
+        Iterator(elements: elements)
+    }
+
+    /// Yields each string entry with its position in the list.
+    public struct Iterator: IteratorProtocol {
+        fileprivate let elements: [JSONValue]
+        fileprivate var index = 0
+
+        public mutating func next() -> (index: Int, text: String)? {
+            while index < elements.count {
+                let position = index
+                index += 1
+                // Every element is a string (checked when the list was read); `if case` keeps
+                // that an invariant of the reader rather than a trap.
+                if case .string(let text) = elements[position] { return (position, text) }
+            }
+            return nil
+        }
     }
 }
 

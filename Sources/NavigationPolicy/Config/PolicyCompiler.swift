@@ -147,6 +147,9 @@ public struct PolicyCompiler: Sendable {
             self.compiler = compiler
         }
 
+        /// Reads a slot through `inout`, so `dictionary[key, default: value]` inserts and reads in one access.
+        private static func value(_ slot: inout Int) -> Int { slot }
+
         mutating func reserveCapacity(_ capacity: Int) {
             links.reserveCapacity(capacity)
         }
@@ -157,12 +160,13 @@ public struct PolicyCompiler: Sendable {
             guard let config = ConfigObject.expect(entry, at: listPointer.appending(index), diagnostics: &diagnostics)
             else { return }
             if let name = config.string("name", required: true, diagnostics: &diagnostics), compiler.isValidName(name) {
-                if let first = firstIndexByName[name] {
+                // One hash and probe: the slot gets `index` when the name is new, so any other
+                // value is the first handler with this name (indices are distinct).
+                let first = Self.value(&firstIndexByName[name, default: index])
+                if first != index {
                     diagnostics.report(
                         config.pointer.appending("name"),
                         "duplicate handler name \"\(name)\" (first used at \(listPointer.appending(first)))")
-                } else {
-                    firstIndexByName[name] = index
                 }
             } else if let name = config.object["name"]?.stringValue {
                 diagnostics.report(
@@ -190,7 +194,7 @@ public struct PolicyCompiler: Sendable {
         }
         // Fields depend on the type; with an unknown type that error is the one worth reading.
         if let handlerType {
-            config.checkKeys(allowed: Self.handlerKeys + handlerType.parameterKeys, diagnostics: &diagnostics)
+            config.checkKeys(allowed: Self.handlerKeys, alsoAllowed: handlerType.parameterKeys, diagnostics: &diagnostics)
         }
         let matcher =
             config.object("match", diagnostics: &diagnostics).map { RequestMatcher.decode($0, diagnostics: &diagnostics) }

@@ -35,8 +35,7 @@ public struct RequestMatcher: Sendable {
             paths = PathSet(caseSensitive: caseSensitive)
         }
 
-        mutating func record(_ field: Field, _ pointer: JSONPointer, _ written: String, _ test: MatchEntry.Test) {
-            let index = pointer.tokens.last.flatMap { Int($0) } ?? 0
+        mutating func record(_ field: Field, _ index: Int, _ written: String, _ test: MatchEntry.Test) {
             entries.append(MatchEntry(field: field, index: index, written: written, test: test))
         }
     }
@@ -113,13 +112,13 @@ extension RequestMatcher {
 
         if let entries = config.stringList("schemes", diagnostics: &diagnostics) {
             var schemes: Set<String> = []
-            for (scheme, pointer) in entries {
+            for (index, scheme) in entries {
                 if isValidScheme(scheme) {
                     schemes.insert(asciiLowercased(scheme))
-                    matcher.record(.schemes, pointer, scheme, .value(asciiLowercased(scheme)))
+                    matcher.record(.schemes, index, scheme, .value(asciiLowercased(scheme)))
                 } else {
                     diagnostics.report(
-                        pointer,
+                        config.pointer(to: "schemes", index),
                         "\"\(scheme)\": not a URL scheme (a letter, then letters, digits, \"+\", \"-\" or \".\"; no \":\")")
                 }
             }
@@ -127,28 +126,29 @@ extension RequestMatcher {
         }
         if let entries = config.stringList("hosts", diagnostics: &diagnostics) {
             var hosts = HostSet()
-            for (pattern, pointer) in entries {
+            for (index, pattern) in entries {
                 if let advice = PatternAdvice.host(pattern) {
-                    diagnostics.report(pointer, advice)
+                    diagnostics.report(config.pointer(to: "hosts", index), advice)
                     continue
                 }
                 switch HostPattern.parse(pattern) {
                 case .success(.exact(let host)):
                     hosts.insertExact(host)
-                    matcher.record(.hosts, pointer, pattern, .host(host))
+                    matcher.record(.hosts, index, pattern, .host(host))
                 case .success(.wildcard(let suffix)):
                     hosts.insertWildcard(suffix: suffix)
-                    matcher.record(.hosts, pointer, pattern, .hostWildcard(suffix))
-                case .failure(let error): diagnostics.report(pointer, "\"\(pattern)\": \(error.reason)")
+                    matcher.record(.hosts, index, pattern, .hostWildcard(suffix))
+                case .failure(let error):
+                    diagnostics.report(config.pointer(to: "hosts", index), "\"\(pattern)\": \(error.reason)")
                 }
             }
             matcher.hosts = hosts
         }
         for (key, isPrefix) in [("paths", false), ("pathPrefixes", true)] {
             guard let entries = config.stringList(key, diagnostics: &diagnostics) else { continue }
-            for (path, pointer) in entries {
+            for (index, path) in entries {
                 if let advice = PatternAdvice.exactPath(path, field: key) {
-                    diagnostics.report(pointer, advice)
+                    diagnostics.report(config.pointer(to: key, index), advice)
                     continue
                 }
                 switch configPath(path) {
@@ -156,57 +156,60 @@ extension RequestMatcher {
                     let comparedAs = caseSensitive ? matchPath.text : matchPath.folded
                     if isPrefix {
                         matcher.paths.insertPrefix(matchPath)
-                        matcher.record(.pathPrefixes, pointer, path, .prefix(comparedAs))
+                        matcher.record(.pathPrefixes, index, path, .prefix(comparedAs))
                     } else {
                         matcher.paths.insertExact(matchPath)
-                        matcher.record(.paths, pointer, path, .path(comparedAs))
+                        matcher.record(.paths, index, path, .path(comparedAs))
                     }
-                case .failure(let error): diagnostics.report(pointer, "\"\(path)\": \(error.reason)")
+                case .failure(let error): diagnostics.report(config.pointer(to: key, index), "\"\(path)\": \(error.reason)")
                 }
             }
         }
         if let entries = config.stringList("pathPatterns", diagnostics: &diagnostics) {
-            for (text, pointer) in entries {
+            for (index, text) in entries {
                 if let advice = PatternAdvice.pattern(text) {
-                    diagnostics.report(pointer, advice)
+                    diagnostics.report(config.pointer(to: "pathPatterns", index), advice)
                     continue
                 }
                 switch PathPattern.compile(text, caseSensitive: caseSensitive) {
                 case .success(let pattern):
                     matcher.paths.insertPattern(pattern)
-                    matcher.record(.pathPatterns, pointer, text, .pattern(pattern))
-                case .failure(let error): diagnostics.report(pointer, "\"\(text)\": \(error.reason)")
+                    matcher.record(.pathPatterns, index, text, .pattern(pattern))
+                case .failure(let error):
+                    diagnostics.report(config.pointer(to: "pathPatterns", index), "\"\(text)\": \(error.reason)")
                 }
             }
         }
         if let entries = config.stringList("methods", diagnostics: &diagnostics) {
             var methods: Set<String> = []
-            for (method, pointer) in entries {
+            for (index, method) in entries {
                 if let normalized = HTTPMethod.normalized(method) {
                     methods.insert(normalized)
-                    matcher.record(.methods, pointer, method, .value(normalized))
+                    matcher.record(.methods, index, method, .value(normalized))
                 } else {
-                    diagnostics.report(pointer, "\"\(method)\": not an HTTP method token")
+                    diagnostics.report(config.pointer(to: "methods", index), "\"\(method)\": not an HTTP method token")
                 }
             }
             matcher.methods = methods
         }
-        matcher.navigationTypes = enumSet(config, "navigationTypes", matcher: &matcher, diagnostics: &diagnostics)
-        matcher.targetFrames = enumSet(config, "targetFrames", matcher: &matcher, diagnostics: &diagnostics)
+        matcher.navigationTypes = enumSet(config, .navigationTypes, matcher: &matcher, diagnostics: &diagnostics)
+        matcher.targetFrames = enumSet(config, .targetFrames, matcher: &matcher, diagnostics: &diagnostics)
         return RequestMatcher(matcher)
     }
 
     private static func enumSet<Value: CaseIterable & RawRepresentable & Hashable>(
-        _ config: ConfigObject, _ key: String, matcher: inout Conditions, diagnostics: inout ConfigDiagnostics
+        _ config: ConfigObject, _ field: Field, matcher: inout Conditions, diagnostics: inout ConfigDiagnostics
     ) -> Set<Value>? where Value.RawValue == String {
-        guard let entries = config.stringList(key, diagnostics: &diagnostics) else { return nil }
+        guard let entries = config.stringList(field.rawValue, diagnostics: &diagnostics) else { return nil }
         var values: Set<Value> = []
-        for (text, pointer) in entries {
-            if let value = Value(rawValue: text), let field = Field(rawValue: key) {
+        for (index, text) in entries {
+            if let value = Value(rawValue: text) {
                 values.insert(value)
-                matcher.record(field, pointer, text, .value(text))
+                matcher.record(field, index, text, .value(text))
             } else {
-                diagnostics.report(pointer, "\"\(text)\": unknown value; expected one of \(Value.acceptedValuesList)")
+                diagnostics.report(
+                    config.pointer(to: field.rawValue, index),
+                    "\"\(text)\": unknown value; expected one of \(Value.acceptedValuesList)")
             }
         }
         return values
@@ -221,6 +224,12 @@ extension RequestMatcher {
         guard !mayHaveQueryOrFragment || (!path.contains("?") && !path.contains("#")) else {
             return .failure(PatternError("a path must not contain \"?\" or \"#\""))
         }
+        if let plain = MatchPath(plainPath: path) { return .success(plain) }
+        return parsedConfigPath(path)
+    }
+
+    /// ``configPath(_:)`` for a path without `?` or `#`, always through the URL parser.
+    static func parsedConfigPath(_ path: String) -> Result<MatchPath, PatternError> {
         do {
             let record = try URLRecord.parse("http://path.invalid" + path)
             return .success(MatchPath(record))
