@@ -81,3 +81,15 @@ struct HopByHopTests {
         #expect(kept.values(for: "set-cookie") == ["a=1", "b=2"])
     }
 }
+
+@Suite("hop-by-hop fields: Connection lists")
+struct HopByHopConnectionListTests {
+    @Test("Connection elements match whole names ignoring case and blanks; empty elements and prefixes match nothing")
+    func connectionElements() {
+        let headers = HTTPHeaders([
+            ("Connection", ",, X-A ,x-b\t,"), ("connection", "X-C"), ("X-A", "1"), ("X-AB", "2"), ("x-b", "3"),
+            ("X-c", "4"), ("X", "5"), ("", "6"),
+        ])
+        #expect(HopByHop.stripped(headers).map(\.name) == ["X-AB", "X", ""])
+    }
+}
