@@ -39,27 +39,35 @@ public enum HopByHop {
     /// Whether the comma-separated `value` has `name` as one of its elements (blanks around
     /// an element ignored, ASCII case ignored).
     private static func lists(_ value: String, _ name: String) -> Bool {
+        // On contiguous UTF-8 (native Strings always have it; the view is the fallback): this
+        // runs for every field of a message that has a Connection field, as responses do.
+        var value = value
+        var name = name
+        return value.withUTF8 { list in name.withUTF8 { name in lists(list, name) } }
+    }
+
+    private static func lists(_ list: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        let bytes = value.utf8
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.endIndex
-            let element = bytes[start..<end]
-            if let first = element.firstIndex(where: { !isBlank($0) }), let last = element.lastIndex(where: { !isBlank($0) }),
-                namesMatch(element[first...last], name.utf8)
+        var start = 0
+        while start < list.count {
+            var end = start
+            while end < list.count, list[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start
+            var last = end
+            while first < last, isBlank(list[first]) { first += 1 }
+            while last > first, isBlank(list[last - 1]) { last -= 1 }
+            // Empty elements (",,") name nothing, not even a field with an empty name.
+            if last > first, last - first == name.count,
+                name.indices.allSatisfy({ lowercased(list[first + $0]) == lowercased(name[$0]) })
             {
                 return true
             }
-            start = end < bytes.endIndex ? bytes.index(after: end) : end
+            start = end + 1
         }
         return false
     }
 
-    private static func namesMatch(_ token: Substring.UTF8View, _ name: String.UTF8View) -> Bool {
-        // Lengths first: most fields are not the one listed (elementsEqual alone is slow).
-        guard token.count == name.count else { return false }
-        return token.elementsEqual(name) { lhs, rhs in
-            (lhs >= 0x41 && lhs <= 0x5A ? lhs | 0x20 : lhs) == (rhs >= 0x41 && rhs <= 0x5A ? rhs | 0x20 : rhs)
-        }
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 }

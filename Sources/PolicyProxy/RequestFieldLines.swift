@@ -77,14 +77,20 @@ final class RequestFieldLines {
 
     /// Copies `bytes` to `offset` in the text (inside the size ``build()`` checked) and
     /// returns the offset after them.
-    private static func write<Bytes: Collection<UInt8>>(
-        _ bytes: Bytes, to text: UnsafeMutablePointer<CChar>, at offset: Int
-    ) -> Int {
+    private static func write(_ bytes: String.UTF8View, to text: UnsafeMutablePointer<CChar>, at offset: Int) -> Int {
+        // One copy of the contiguous UTF-8 (native Strings always have it); the view is the fallback.
+        if let written = bytes.withContiguousStorageIfAvailable({ write($0, to: text, at: offset) }) { return written }
         var offset = offset
         for byte in bytes {
             text[offset] = CChar(bitPattern: byte)
             offset += 1
         }
         return offset
+    }
+
+    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, to text: UnsafeMutablePointer<CChar>, at offset: Int) -> Int {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return offset }
+        UnsafeMutableRawPointer(text + offset).copyMemory(from: base, byteCount: bytes.count)
+        return offset + bytes.count
     }
 }
