@@ -69,7 +69,8 @@ enum EasyRequestOptions {
 
         var via: String?
         // Filtered in place: no stripped copy of the fields (the responder already built one).
-        for field in headers where HopByHop.isForwarded(field.name, in: headers, excluding: setByLibcurl) {
+        let connection = HopByHop.ConnectionFields(headers)
+        for field in headers where HopByHop.isForwarded(field.name, connection: connection, excluding: setByLibcurl) {
             // Defence in depth: the responder refuses such requests; nothing invalid is ever
             // written into the request libcurl sends.
             guard HeaderFieldSyntax.isValidName(field.name), HeaderFieldSyntax.isValidValue(field.value) else { continue }

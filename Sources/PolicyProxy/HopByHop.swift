@@ -14,26 +14,53 @@ public enum HopByHop {
     public static func stripped(_ headers: HTTPHeaders, excluding: [String] = []) -> HTTPHeaders {
         // The result gets its capacity once: this runs for both directions of every
         // forwarded request, and the callers add a few fields after it.
+        let connection = ConnectionFields(headers)
         var result = HTTPHeaders()
         result.reserveCapacity(headers.count + 4)
-        for field in headers where isForwarded(field.name, in: headers, excluding: excluding) {
+        for field in headers where isForwarded(field.name, connection: connection, excluding: excluding) {
             result.add(name: field.name, value: field.value)
         }
         return result
     }
 
-    /// Whether the field called `name` in `headers` is forwarded: not hop-by-hop, not in
-    /// `excluding`, and not listed in any of `headers`' `Connection` fields.
+    /// The `Connection` fields of one message, found once: most messages have none or one,
+    /// and those need no array of field names (the general case rescans the message).
+    struct ConnectionFields {
+        private let headers: HTTPHeaders
+        private let count: Int
+        private let only: String?
+
+        init(_ headers: HTTPHeaders) {
+            var count = 0
+            var first: String?
+            for field in headers where HTTPHeaders.namesMatch(field.name, "Connection") {
+                count += 1
+                if first == nil { first = field.value }
+            }
+            self.headers = headers
+            self.count = count
+            only = count == 1 ? first : nil
+        }
+
+        /// Whether any of the message's `Connection` fields lists `name`.
+        func list(_ name: String) -> Bool {
+            if let only { return HopByHop.lists(only, name) }
+            guard count > 1 else { return false }
+            for field in headers where HTTPHeaders.namesMatch(field.name, "Connection") {
+                if HopByHop.lists(field.value, name) { return true }
+            }
+            return false
+        }
+    }
+
+    /// Whether a field called `name` is forwarded: not hop-by-hop, not in `excluding`, and
+    /// not listed in the message's `Connection` fields.
     ///
     /// Everything is compared in place, ignoring ASCII case (a different length rejects at
     /// once): no lower-cased names, no array of `Connection` tokens per message.
-    static func isForwarded(_ name: String, in headers: HTTPHeaders, excluding: [String]) -> Bool {
+    static func isForwarded(_ name: String, connection: ConnectionFields, excluding: [String]) -> Bool {
         let matches: (String) -> Bool = { HTTPHeaders.namesMatch($0, name) }
-        if fixed.contains(where: matches) || excluding.contains(where: matches) { return false }
-        for field in headers where HTTPHeaders.namesMatch(field.name, "Connection") {
-            if lists(field.value, name) { return false }
-        }
-        return true
+        return !(fixed.contains(where: matches) || excluding.contains(where: matches) || connection.list(name))
     }
 
     /// Whether the comma-separated `value` has `name` as one of its elements (blanks around
