@@ -93,3 +93,15 @@ struct HopByHopConnectionListTests {
         #expect(HopByHop.stripped(headers).map(\.name) == ["X-AB", "X", ""])
     }
 }
+
+@Suite("hop-by-hop fields: the fixed names")
+struct HopByHopFixedNamesTests {
+    @Test("every fixed name is dropped in any case; names of the same length, and longer or shorter spellings, are kept")
+    func fixedNames() {
+        var fields: [(String, String)] = []
+        for name in HopByHop.fixed { fields += [(name, "1"), (name.uppercased(), "2")] }
+        let kept = ["tf", "trailed", "upgrades", "connectiom", "keep-alivf", "proxy-connectioN2", "transfer-encodinf", "x"]
+        for name in kept { fields.append((name, "3")) }
+        #expect(HopByHop.stripped(HTTPHeaders(fields)).map(\.name) == kept)
+    }
+}
