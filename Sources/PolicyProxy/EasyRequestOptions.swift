@@ -9,17 +9,18 @@ enum EasyRequestOptions {
     /// (`Content-Length`) describes the body actually sent, never what the client claimed.
     private static let setByLibcurl = ["host", "content-length", "transfer-encoding", "expect"]
 
-    /// Applies `request` to `easy`; returns the header list the handle now points to,
-    /// which the caller frees after the transfer.
+    /// Applies `request` to `easy`, its header lines laid out in `fieldLines` (the handle
+    /// reads them until CURLOPT_HTTPHEADER is set again: keep them unchanged until then).
     /// - Parameter freshConnection: never reuse a pooled connection (the retry after a
     ///   pooled connection turned out to hold bytes nobody asked for).
     static func apply(
         _ request: UpstreamRequest, to easy: UnsafeMutableRawPointer, configuration: UpstreamClient.Configuration,
         resolveList: UnsafeMutablePointer<curl_slist>?, context: UnsafeMutableRawPointer,
-        loopContext: UnsafeMutableRawPointer, freshConnection: Bool
-    ) -> UnsafeMutablePointer<curl_slist>? {
+        loopContext: UnsafeMutableRawPointer, freshConnection: Bool, fieldLines: RequestFieldLines
+    ) {
         curl_easy_reset(easy)
-        _ = ccurl_set_string(easy, CURLOPT_URL, request.url)
+        // withCString: passing a Swift String as `const char *` copies it into a new array.
+        _ = request.url.withCString { ccurl_set_string(easy, CURLOPT_URL, $0) }
         _ = ccurl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ccurl_set_long(easy, CURLOPT_NOSIGNAL, 1)
         // The URL was decided exactly as given: libcurl must not rewrite dot segments.
@@ -60,15 +61,16 @@ enum EasyRequestOptions {
                     _ = ccurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
                 }
             }
-            if method != "POST" { _ = ccurl_set_string(easy, CURLOPT_CUSTOMREQUEST, method) }
+            if method != "POST" { _ = method.withCString { ccurl_set_string(easy, CURLOPT_CUSTOMREQUEST, $0) } }
         } else if method != "GET" {
             // No POSTFIELDS: libcurl then sends neither a body nor a Content-Length.
-            _ = ccurl_set_string(easy, CURLOPT_CUSTOMREQUEST, method)
+            _ = method.withCString { ccurl_set_string(easy, CURLOPT_CUSTOMREQUEST, $0) }
         }
 
-        var headerList: UnsafeMutablePointer<curl_slist>?
         var via: String?
-        for field in HopByHop.stripped(headers, excluding: setByLibcurl) {
+        // Filtered in place: no stripped copy of the fields (the responder already built one).
+        let connection = HopByHop.ConnectionFields(headers)
+        for field in headers where HopByHop.isForwarded(field.name, connection: connection, excluding: setByLibcurl) {
             // Defence in depth: the responder refuses such requests; nothing invalid is ever
             // written into the request libcurl sends.
             guard HeaderFieldSyntax.isValidName(field.name), HeaderFieldSyntax.isValidValue(field.value) else { continue }
@@ -77,48 +79,17 @@ enum EasyRequestOptions {
                 continue
             }
             // "Name;" is libcurl's spelling of a field with an empty value.
-            headerList = appendLine(headerList, field.name, field.value.isEmpty ? ";" : ": ", field.value)
+            fieldLines.append(field.name, field.value.isEmpty ? ";" : ": ", field.value)
         }
-        headerList = appendLine(headerList, "Via", ": ", via.map { $0 + ", " + UpstreamClient.via } ?? UpstreamClient.via)
+        fieldLines.append("Via", ": ", via.map { $0 + ", " + UpstreamClient.via } ?? UpstreamClient.via)
         // Suppress what libcurl would add on its own: Expect: 100-continue, Accept: */*, and
         // the form Content-Type it gives a POSTFIELDS body the client sent without one.
-        headerList = curl_slist_append(headerList, "Expect:")
-        if headers["Accept"] == nil { headerList = curl_slist_append(headerList, "Accept:") }
+        fieldLines.append("Expect", ":", "")
+        if headers["Accept"] == nil { fieldLines.append("Accept", ":", "") }
         if hasBody, method != "HEAD", headers["Content-Type"] == nil {
-            headerList = curl_slist_append(headerList, "Content-Type:")
+            fieldLines.append("Content-Type", ":", "")
         }
-        _ = ccurl_set_list(easy, CURLOPT_HTTPHEADER, headerList)
-        return headerList
-    }
-}
-
-extension EasyRequestOptions {
-    /// Appends `name + separator + value` to `list` as one C string assembled in a temporary
-    /// (stack, for usual sizes) buffer: no concatenated Swift String per field. The parts
-    /// are checked field syntax (no NUL), and the buffer is sized from their byte counts.
-    fileprivate static func appendLine(
-        _ list: UnsafeMutablePointer<curl_slist>?, _ name: String, _ separator: StaticString, _ value: String
-    ) -> UnsafeMutablePointer<curl_slist>? {
-        let length = name.utf8.count + separator.utf8CodeUnitCount + value.utf8.count
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 1) { buffer in
-            var index = buffer.startIndex
-            for byte in name.utf8 {
-                buffer[index] = byte
-                index += 1
-            }
-            separator.withUTF8Buffer { bytes in
-                for byte in bytes {
-                    buffer[index] = byte
-                    index += 1
-                }
-            }
-            for byte in value.utf8 {
-                buffer[index] = byte
-                index += 1
-            }
-            buffer[index] = 0
-            return buffer.withMemoryRebound(to: CChar.self) { line in curl_slist_append(list, line.baseAddress) }
-        }
+        _ = ccurl_set_list(easy, CURLOPT_HTTPHEADER, fieldLines.build())
     }
 }
 

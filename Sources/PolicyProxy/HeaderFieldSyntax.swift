@@ -9,12 +9,14 @@ public import HTTPTypes
 public enum HeaderFieldSyntax {
     /// Whether `name` is a non-empty `token` (RFC 9110 §5.1, §5.6.2).
     public static func isValidName(_ name: String) -> Bool {
-        FieldSyntax.isToken(name.utf8)
+        // Over the contiguous UTF-8 (native Strings always have it): walking the String's
+        // UTF-8 view byte by byte cost ~370 instructions per field, every proxied request.
+        name.utf8.withContiguousStorageIfAvailable { FieldSyntax.isToken($0) } ?? FieldSyntax.isToken(name.utf8)
     }
 
     /// Whether `value` has no control character except HTAB, and no DEL (RFC 9110 §5.5).
     public static func isValidValue(_ value: String) -> Bool {
-        FieldSyntax.isFieldValue(value.utf8)
+        value.utf8.withContiguousStorageIfAvailable { FieldSyntax.isFieldValue($0) } ?? FieldSyntax.isFieldValue(value.utf8)
     }
 
     /// The name of the first field that is not valid (name or value), or nil when all are.

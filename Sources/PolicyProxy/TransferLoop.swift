@@ -37,9 +37,16 @@ final class TransferLoop: @unchecked Sendable {
 
     // Loop thread only.
     private var active: [UnsafeMutableRawPointer: UpstreamExchange] = [:]
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Easy handles between transfers, each with its header-line buffer (reused together).
+    private var idleHandles: [(easy: UnsafeMutableRawPointer, fieldLines: RequestFieldLines)] = []
     /// Exchanges whose head completed during the current pass, delivered after it.
     private var completedHeads: [UpstreamExchange] = []
+    /// The commands of the current pass, swapped with the inbox's array under the lock:
+    /// the two arrays trade places every pass and both keep their capacity (a copy
+    /// followed by `removeAll(keepingCapacity:)` allocated a new array on every pass).
+    private var takenCommands: [Command] = []
+    /// The heads delivered in the current pass, swapped with ``completedHeads`` the same way.
+    private var deliveringHeads: [UpstreamExchange] = []
     private let resolveList: UnsafeMutablePointer<curl_slist>?
     /// No active transfer's deadline is earlier than this.
     private var nextDeadline = UInt64.max
@@ -100,11 +107,12 @@ final class TransferLoop: @unchecked Sendable {
     private func run() {
         while true {
             passStarted = DispatchTime.now().uptimeNanoseconds
-            let (commands, stopping) = inbox.withLock { inbox in
-                defer { inbox.commands.removeAll(keepingCapacity: true) }
-                return (inbox.commands, inbox.stopping)
+            let stopping = inbox.withLock { inbox in
+                swap(&inbox.commands, &takenCommands)
+                return inbox.stopping
             }
-            for command in commands { apply(command) }
+            for command in takenCommands { apply(command) }
+            takenCommands.removeAll(keepingCapacity: true)
             if stopping { break }
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
@@ -138,15 +146,16 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func attach(_ exchange: UpstreamExchange, freshConnection: Bool = false) {
-        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
+        guard let (easy, fieldLines) = idleHandles.popLast() ?? curl_easy_init().map({ ($0, RequestFieldLines()) }) else {
             deliver(exchange, failure: .failed("libcurl could not create a handle", .internal))
             return
         }
-        exchange.headerList = EasyRequestOptions.apply(
+        EasyRequestOptions.apply(
             exchange.request, to: easy, configuration: configuration, resolveList: resolveList,
             context: Unmanaged.passUnretained(exchange).toOpaque(), loopContext: Unmanaged.passUnretained(self).toOpaque(),
-            freshConnection: freshConnection)
+            freshConnection: freshConnection, fieldLines: fieldLines)
         exchange.easy = easy
+        exchange.fieldLines = fieldLines
         touched(exchange)
         nextDeadline = min(nextDeadline, exchange.deadline)
         active[easy] = exchange
@@ -167,11 +176,11 @@ final class TransferLoop: @unchecked Sendable {
         _ = curl_multi_remove_handle(multi, easy)
         active[easy] = nil
         exchange.easy = nil
-        // libcurl keeps list pointers until the next setopt: clear before freeing.
+        // libcurl keeps list pointers until the next setopt: clear before the lines are reused.
         _ = ccurl_set_list(easy, CURLOPT_HTTPHEADER, nil)
-        curl_slist_free_all(exchange.headerList)
-        exchange.headerList = nil
-        if idleHandles.count < 1_024 { idleHandles.append(easy) } else { curl_easy_cleanup(easy) }
+        let fieldLines = exchange.fieldLines ?? RequestFieldLines()
+        exchange.fieldLines = nil
+        if idleHandles.count < 1_024 { idleHandles.append((easy, fieldLines)) } else { curl_easy_cleanup(easy) }
     }
 
     /// Called by the header callback when an exchange's final head is complete.
@@ -297,9 +306,9 @@ final class TransferLoop: @unchecked Sendable {
     /// stored: a small response then leaves as one buffer instead of a stream.
     private func deliverCompletedHeads() {
         guard !completedHeads.isEmpty else { return }
-        let ready = completedHeads
-        completedHeads.removeAll(keepingCapacity: true)
-        for exchange in ready { deliver(exchange, failure: nil) }
+        swap(&completedHeads, &deliveringHeads)
+        for exchange in deliveringHeads { deliver(exchange, failure: nil) }
+        deliveringHeads.removeAll(keepingCapacity: true)
     }
 
     /// Gives the exchange's client its answer, exactly once.
@@ -366,7 +375,7 @@ final class TransferLoop: @unchecked Sendable {
             exchange.finish(.failed)
             deliver(exchange, failure: .failed("the proxy is shutting down", .internal))
         }
-        for easy in idleHandles { curl_easy_cleanup(easy) }
+        for (easy, _) in idleHandles { curl_easy_cleanup(easy) }
         idleHandles = []
         curl_slist_free_all(resolveList)
         curl_multi_cleanup(multi)

@@ -36,7 +36,8 @@ final class UpstreamExchange: HTTPBodyStream, @unchecked Sendable {
     var headDelivered = false
     /// The easy handle while the transfer is attached to the multi handle.
     var easy: UnsafeMutableRawPointer?
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The easy handle's header-line buffer while the transfer is attached (they travel together).
+    var fieldLines: RequestFieldLines?
     /// Body bytes received so far (checked against maxResponseBytes).
     var received = 0
     var overflowed = false

@@ -22,4 +22,14 @@ struct HeaderFieldSyntaxTests {
         #expect(HeaderFieldSyntax.firstInvalidField(in: headers) == "X-Bad")
         #expect(HeaderFieldSyntax.firstInvalidField(in: HTTPHeaders([("A", "b")])) == nil)
     }
+
+    @Test("long (heap) and short (inline) Strings and substrings-turned-Strings are checked to their last byte")
+    func everyStorageKind() {
+        let long = String(repeating: "a", count: 40)
+        #expect(HeaderFieldSyntax.isValidName(long) && HeaderFieldSyntax.isValidValue(long))
+        #expect(!HeaderFieldSyntax.isValidName(long + " ") && !HeaderFieldSyntax.isValidValue(long + "\r"))
+        #expect(!HeaderFieldSyntax.isValidName("ab ") && !HeaderFieldSyntax.isValidValue("ab\u{7F}"))
+        let sliced = String("x-name: value\n".split(separator: ":")[1])
+        #expect(HeaderFieldSyntax.isValidName("x-name") && !HeaderFieldSyntax.isValidValue(sliced))
+    }
 }

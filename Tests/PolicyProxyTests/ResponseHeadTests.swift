@@ -81,3 +81,27 @@ struct HopByHopTests {
         #expect(kept.values(for: "set-cookie") == ["a=1", "b=2"])
     }
 }
+
+@Suite("hop-by-hop fields: Connection lists")
+struct HopByHopConnectionListTests {
+    @Test("Connection elements match whole names ignoring case and blanks; empty elements and prefixes match nothing")
+    func connectionElements() {
+        let headers = HTTPHeaders([
+            ("Connection", ",, X-A ,x-b\t,"), ("connection", "X-C"), ("X-A", "1"), ("X-AB", "2"), ("x-b", "3"),
+            ("X-c", "4"), ("X", "5"), ("", "6"),
+        ])
+        #expect(HopByHop.stripped(headers).map(\.name) == ["X-AB", "X", ""])
+    }
+}
+
+@Suite("hop-by-hop fields: the fixed names")
+struct HopByHopFixedNamesTests {
+    @Test("every fixed name is dropped in any case; names of the same length, and longer or shorter spellings, are kept")
+    func fixedNames() {
+        var fields: [(String, String)] = []
+        for name in HopByHop.fixed { fields += [(name, "1"), (name.uppercased(), "2")] }
+        let kept = ["tf", "trailed", "upgrades", "connectiom", "keep-alivf", "proxy-connectioN2", "transfer-encodinf", "x"]
+        for name in kept { fields.append((name, "3")) }
+        #expect(HopByHop.stripped(HTTPHeaders(fields)).map(\.name) == kept)
+    }
+}

@@ -198,12 +198,30 @@ final class ProxyResponder: HTTPRoutingResponder {
             response = HTTPResponse(
                 status: 403, headers: .contentType("text/html; charset=utf-8"),
                 body: Array(PolicyPage.html(for: enforced).utf8))
+        } else if let body = CancelledProblemBody.bytes(for: enforced.decision) {
+            response = .json(status: 403, body: body, contentType: "application/problem+json")
         } else {
             response = problems.cancelled(enforced.decision)
         }
-        response.headers.add(name: "Cache-Control", value: "no-store")
-        EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: false, to: &response.headers)
+        Self.updateHeaders(of: &response, adding: 5) { headers in
+            headers.add(name: "Cache-Control", value: "no-store")
+            EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: false, to: &headers)
+        }
         return response
+    }
+
+    /// Changes `response`'s fields in one unique copy with room for `adding` more fields:
+    /// appending through the property one field at a time copied or grew the field array
+    /// (cancel and allow answers both add up to five).
+    private static func updateHeaders(
+        of response: inout HTTPResponse, adding: Int, _ change: (inout HTTPHeaders) -> Void
+    ) {
+        var headers = response.headers
+        // The response's reference is dropped, so `headers` owns its storage and grows in place.
+        response.headers = HTTPHeaders()
+        headers.reserveCapacity(headers.count + adding)
+        change(&headers)
+        response.headers = headers
     }
 
     /// Whether an `Accept` value names `text/html` (any case): browsers get the policy page.
@@ -237,7 +255,9 @@ final class ProxyResponder: HTTPRoutingResponder {
                 response.headers.filter { !Self.isDecisionHeader($0.name) }.map { ($0.name, $0.value) })
         }
         if let decided {
-            EnforcementHeaders.add(decided.decision, id: decided.id, includeLocation: false, to: &response.headers)
+            updateHeaders(of: &response, adding: 4) { headers in
+                EnforcementHeaders.add(decided.decision, id: decided.id, includeLocation: false, to: &headers)
+            }
         }
         return response
     }
