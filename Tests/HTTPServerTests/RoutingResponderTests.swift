@@ -20,15 +20,17 @@ import Testing
         }
     }
 
-    @Test func nowAndLaterRoutesShareOneServer() throws {
+    /// Async, with curl off the cooperative pool: the `.later` routes answer from a `Task`,
+    /// which a blocked pool thread would starve when tests run in parallel.
+    @Test func nowAndLaterRoutesShareOneServer() async throws {
         let responder = MixedResponder()
         let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), routingResponder: responder)
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }
-        #expect(try curl(["http://127.0.0.1:\(port)/fast"]).stdout == "now 0")
-        #expect(try curl(["http://127.0.0.1:\(port)/later/1"]).stdout == "later /later/1")
+        #expect(try await curlOffPool(["http://127.0.0.1:\(port)/fast"]).stdout == "now 0")
+        #expect(try await curlOffPool(["http://127.0.0.1:\(port)/later/1"]).stdout == "later /later/1")
         // Keep-alive across a suspended request and a synchronous one on the same connection.
-        let both = try curl(["http://127.0.0.1:\(port)/later/2", "http://127.0.0.1:\(port)/fast"])
+        let both = try await curlOffPool(["http://127.0.0.1:\(port)/later/2", "http://127.0.0.1:\(port)/fast"])
         #expect(both.stdout == "later /later/2now 0")
         #expect(responder.laterCalls.load(ordering: .relaxed) == 2)
     }

@@ -67,16 +67,18 @@ import Testing
         }
     }
 
-    @Test func asyncResponderAnswersAndStuckOnesGet503OnShutdown() throws {
+    /// Async, with every blocking wait off the cooperative pool: the responder runs in a
+    /// `Task`, which blocked pool threads would starve when tests run in parallel.
+    @Test func asyncResponderAnswersAndStuckOnesGet503OnShutdown() async throws {
         let arrived = DispatchSemaphore(value: 0)
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(port: 0), asyncResponder: DelayedResponder(arrived: arrived))
         let port = try server.start()
-        #expect(try curl(["http://127.0.0.1:\(port)/quick"]).stdout == "async /quick")
-        let stuck = BackgroundCurl(["-i", "http://127.0.0.1:\(port)/stuck"])
-        #expect(arrived.wait(timeout: .now() + 10) == .success)
-        server.shutdown(drainTimeout: .milliseconds(200))
-        let result = try #require(stuck.wait())
+        #expect(try await curlOffPool(["http://127.0.0.1:\(port)/quick"]).stdout == "async /quick")
+        async let stuck = curlOffPool(["-i", "http://127.0.0.1:\(port)/stuck"])
+        #expect(await signalled(arrived, withinSeconds: 10))
+        await offCooperativePool { server.shutdown(drainTimeout: .milliseconds(200)) }
+        let result = try await stuck
         #expect(statusAndBody(result.stdout).status == 503)
         #expect(problemType(statusAndBody(result.stdout).body) == "urn:navpolicyd:problem:service-unavailable")
     }

@@ -111,3 +111,36 @@ func connectedLoopbackSocket(port: UInt16, timeoutSeconds: Int) -> Int32? {
     }
     return fd
 }
+
+/// Runs `body` on a thread of its own and suspends until it returns.
+///
+/// Swift Testing runs test functions, synchronous ones included, on Swift's cooperative pool,
+/// which has one thread per core (two on the CI machine). A test that blocks a pool thread in
+/// a curl or semaphore wait while the server under test needs a `Task` (`.later` routes,
+/// asynchronous responders) starves that task once parallel tests block the other threads
+/// too, and the request times out. A dedicated thread keeps the pool free for the server.
+func offCooperativePool<Value: Sendable, Failure: Error>(
+    _ body: @escaping @Sendable () throws(Failure) -> Value
+) async throws(Failure) -> Value {
+    let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
+        let thread = Thread {
+            do throws(Failure) {
+                continuation.resume(returning: .success(try body()))
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        thread.start()
+    }
+    return try outcome.get()
+}
+
+/// ``curl(_:stdin:)`` run off the cooperative pool, for tests whose server answers from a `Task`.
+func curlOffPool(_ arguments: [String], stdin: Data? = nil) async throws -> ProcessResult {
+    try await offCooperativePool { try curl(arguments, stdin: stdin) }
+}
+
+/// Waits up to `seconds` for `semaphore` off the cooperative pool; true when it was signalled.
+func signalled(_ semaphore: DispatchSemaphore, withinSeconds seconds: Int) async -> Bool {
+    await offCooperativePool { semaphore.wait(timeout: .now() + .seconds(seconds)) == .success }
+}
