@@ -70,8 +70,12 @@ public struct HTTPRequest: Sendable {
         return FormURLDecoding.firstValue(named: name, in: rawQuery)
     }
 
-    /// Searched as bytes: a Character search walks grapheme clusters, on every request.
+    /// Searched in the contiguous UTF-8 (a native String's own storage, no copy): a
+    /// Character search walks grapheme clusters, and `firstIndex(of:)` on the `UTF8View`
+    /// cost ≈ 10 instructions per byte; the offset becomes an index in O(1) on UTF-8 storage.
     private static func firstQuestionMark(in target: String) -> String.Index? {
-        target.utf8.firstIndex(of: UInt8(ascii: "?"))
+        var target = target
+        let offset = target.withUTF8 { $0.firstIndex(of: UInt8(ascii: "?")) }
+        return offset.map { target.utf8.index(target.utf8.startIndex, offsetBy: $0) }
     }
 }
