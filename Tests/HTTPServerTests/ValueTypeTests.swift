@@ -75,6 +75,11 @@ import Testing
         #expect(InternedTokens.method("get") == "get")
         #expect(InternedTokens.version("HTTP/1.0") == "HTTP/1.0")
         #expect(InternedTokens.version("HTTP/2") == "HTTP/2")
+        for name in ["Host", "host", "HOST", "User-Agent", "X-Forwarded-Proto", "X-Forwarded-Prot", "X-Other", "Hos"] {
+            // Interned or copied, the name is exactly the bytes sent (case included).
+            let interned = Array(name.utf8).withUnsafeBytes { InternedTokens.fieldName($0) }
+            #expect(interned == name && Array(interned.utf8) == Array(name.utf8))
+        }
     }
 
     @Test func formDecodingNeverFailsOnInvalidInput() {
