@@ -154,11 +154,37 @@ package struct RequestHeadValidation: Sendable {
         return target.withUTF8 { isRequestTarget($0) }
     }
 
-    /// ``isRequestTarget(_:)-(String)`` on raw bytes.
+    /// ``isRequestTarget(_:)-(String)`` on raw bytes, eight at a time: a byte loop cost ≈ 12
+    /// instructions per byte (≈ 650 for a decide target), the word test ≈ 2.
     static func isRequestTarget(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !bytes.isEmpty else { return false }
-        for byte in bytes where byte <= 0x20 || byte == 0x7F { return false }
+        let raw = UnsafeRawBufferPointer(bytes)
+        var offset = 0
+        // Whole words only: `offset + 8 <= raw.count` keeps every load inside the buffer.
+        while offset + 8 <= raw.count {
+            if hasForbiddenTargetByte(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return false }
+            offset += 8
+        }
+        while offset < raw.count {
+            let byte = raw[offset]
+            if byte <= 0x20 || byte == 0x7F { return false }
+            offset += 1
+        }
         return true
+    }
+
+    /// Whether any of the eight bytes of `word` is ≤ 0x20 or is 0x7F. The classic
+    /// "has a byte less than n" test (exact as a yes/no for n ≤ 128: a high bit is set in the
+    /// result only for a byte below n, or above one, where a borrow came from), once for
+    /// < 0x21 and once for == 0x7F (a zero byte of `word ^ 0x7F…`); bytes ≥ 0x80 never match.
+    @inline(__always)
+    static func hasForbiddenTargetByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let belowSpace = (word &- ones &* 0x21) & ~word & highBits
+        let delete = word ^ (ones &* 0x7F)
+        let isDelete = (delete &- ones) & ~delete & highBits
+        return (belowSpace | isDelete) != 0
     }
 }
 
