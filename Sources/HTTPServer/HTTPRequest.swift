@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One complete HTTP request as received, handed to an ``HTTPResponder``.
 ///
 /// Everything is copied out of libmicrohttpd's buffers, so a request may outlive its
@@ -70,8 +74,19 @@ public struct HTTPRequest: Sendable {
         return FormURLDecoding.firstValue(named: name, in: rawQuery)
     }
 
-    /// Searched as bytes: a Character search walks grapheme clusters, on every request.
+    /// Searched with `memchr` in the contiguous UTF-8 (a native String's own storage, no
+    /// copy): a Character search walks grapheme clusters, and `firstIndex(of:)` on the
+    /// `UTF8View` cost ≈ 10 instructions per byte; the offset becomes an index in O(1) on
+    /// UTF-8 storage.
     private static func firstQuestionMark(in target: String) -> String.Index? {
-        target.utf8.firstIndex(of: UInt8(ascii: "?"))
+        var target = target
+        let offset = target.withUTF8 { bytes -> Int? in
+            // memchr reads only `bytes.count` bytes from the start of the buffer.
+            guard let start = bytes.baseAddress, let found = memchr(start, Int32(UInt8(ascii: "?")), bytes.count) else {
+                return nil
+            }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(start)
+        }
+        return offset.map { target.utf8.index(target.utf8.startIndex, offsetBy: $0) }
     }
 }

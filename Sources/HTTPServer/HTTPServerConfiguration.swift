@@ -115,14 +115,6 @@ public struct HTTPServerConfiguration: Sendable {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
-    /// The per-path body limit for a raw request target, if its path has one.
-    func bodyLimit(forTarget rawTarget: String) -> Int? {
-        guard !bodyLimitsByPath.isEmpty else { return nil }
-        // A slice up to the first "?", not a split: no array per request.
-        let path = rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")).map { rawTarget[..<$0] } ?? rawTarget[...]
-        return bodyLimitsByPath[String(path)]
-    }
-
     /// The host as an IP literal the socket layer understands ("localhost" → "127.0.0.1").
     var bindAddressLiteral: String {
         host.lowercased() == "localhost" ? "127.0.0.1" : host

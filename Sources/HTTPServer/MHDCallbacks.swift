@@ -109,7 +109,7 @@ func mhdCollectHeader(
         context.fieldSyntax = .unaccountedBytes
         return .NO
     }
-    let name = String(decoding: nameBytes, as: UTF8.self)
+    let name = InternedTokens.fieldName(nameBytes)
     let text = String(decoding: valueBytes, as: UTF8.self)
     context.headers.add(name: name, value: text)
     context.headerBytes += keySize + valueSize + 4  // ": " and CRLF

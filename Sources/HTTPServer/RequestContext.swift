@@ -10,17 +10,21 @@ final class RequestContext: @unchecked Sendable {
     /// Set when the request is handed to a suspension (a task or an event loop may keep
     /// the context, and the registry knows it by identity): such a context is never reused.
     var hasEscaped = false
-    var machine: RequestStateMachine
+    // The three fields mutated in place on every request are exempt from the runtime
+    // exclusivity check (`swift_beginAccess`/`endAccess`, ≈ 115 instructions per access, ≈ 10
+    // accesses per request): one thread at a time owns the context (above), and no access to
+    // them is ever nested in another (each is a single mutating call or assignment).
+    @exclusivity(unchecked) var machine: RequestStateMachine
     var method = ""
     var httpVersion = ""
     var remoteAddress = ""
-    var headers = HTTPHeaders()
+    @exclusivity(unchecked) var headers = HTTPHeaders()
     /// Size of the header section as sent: `name: value\r\n` per field.
     var headerBytes = 0
     /// The first field line that breaks RFC 9112 syntax, found while collecting.
     var fieldSyntax: FieldSyntaxViolation?
     /// The walk over MHD's in-place parsed head while collecting (nil: not checked).
-    var layout: HeaderSectionLayout?
+    @exclusivity(unchecked) var layout: HeaderSectionLayout?
     /// The connection's deadlines (nil when the server does not track connections).
     let connection: TrackedConnection?
     /// Storage lent to libmicrohttpd for response bodies; made when the context is reused

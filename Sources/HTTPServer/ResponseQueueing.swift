@@ -2,8 +2,18 @@ import CMicroHTTPD
 
 /// Turns an ``HTTPResponse`` into an MHD response and queues it on a connection.
 enum ResponseQueueing {
-    /// Headers MHD writes itself; setting them too would send them twice or break framing.
-    private static let headersManagedByMHD = ["Content-Length", "Transfer-Encoding", "Date"]
+    /// Whether MHD writes the field itself (Content-Length, Transfer-Encoding, Date);
+    /// setting it too would send it twice or break framing. Dispatched on the name's length
+    /// so that the common fields (Content-Type, Cache-Control) are passed over without a
+    /// comparison: the loop over an array of names cost ≈ 150 instructions per field.
+    private static func isManagedByMHD(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 4: HTTPHeaders.namesMatch(name, "Date")
+        case 14: HTTPHeaders.namesMatch(name, "Content-Length")
+        case 17: HTTPHeaders.namesMatch(name, "Transfer-Encoding")
+        default: false
+        }
+    }
 
     /// Queues `response`; returns nil when the response itself is invalid (bad status or
     /// header), so the caller can fall back to a 500, or MHD's own result otherwise.
@@ -56,7 +66,7 @@ enum ResponseQueueing {
         -> Bool
     {
         for field in response.headers {
-            if headersManagedByMHD.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) { continue }
+            if isManagedByMHD(field.name) { continue }
             if closeConnection && HTTPHeaders.namesMatch(field.name, "Connection") { continue }
             // withCString: implicit String-to-pointer bridging heap-copies small strings.
             let added = field.name.withCString { name in

@@ -44,7 +44,7 @@ extension ServerCore {
         if context.fieldSyntax == nil, let layout = context.layout, !layout.finish() {
             context.fieldSyntax = .unaccountedBytes
         }
-        if let limit = configuration.bodyLimit(forTarget: context.rawTarget) {
+        if let limit = bodyLimits.limit(forTarget: context.rawTarget) {
             context.machine.useBodyLimit(limit)
         }
         do throws(ProblemDetails) {

@@ -11,6 +11,8 @@ final class ServerCore: Sendable {
     let responder: any HTTPRoutingResponder
     let logger: HTTPServerLogger
     let headValidation: RequestHeadValidation
+    /// ``HTTPServerConfiguration/bodyLimitsByPath``, laid out for the per-request lookup.
+    let bodyLimits: BodyLimitTable
     /// Set at the start of shutdown: every response then carries `Connection: close`.
     let isDraining = Atomic<Bool>(false)
     /// Requests between the URI-log and the completion callback; shutdown waits for 0.
@@ -32,6 +34,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.headValidation = RequestHeadValidation(
             maxTargetBytes: configuration.maxTargetBytes, maxHeaderBytes: configuration.maxHeaderBytes)
+        self.bodyLimits = BodyLimitTable(configuration.bodyLimitsByPath)
         self.connections = ConnectionTracker(
             limits: ConnectionLimits(
                 headTimeoutMilliseconds: Int64(configuration.headTimeoutSeconds) * 1000,

@@ -50,7 +50,14 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
     /// Removes every field; `keepingCapacity` keeps the storage for reuse (a server reading
     /// the next request's fields into the same value).
     public mutating func removeAll(keepingCapacity: Bool = false) {
-        fields.removeAll(keepingCapacity: keepingCapacity)
+        guard keepingCapacity else {
+            fields = []
+            return
+        }
+        // Popped one by one: `Array.removeAll(keepingCapacity: true)` goes through the
+        // generic `replaceSubrange` (≈ 400 instructions for a 3-field request, on every
+        // request of a keep-alive connection); a pop is a count decrement and a release.
+        while fields.popLast() != nil {}
     }
 
     /// Appends a field, keeping any existing field of the same name.

@@ -76,6 +76,30 @@ import Testing
         }
     }
 
+    /// The word-at-a-time target check against the byte rule, for every byte value at every
+    /// position of a 19-byte target (two whole words and a tail), and every pair of values in
+    /// one word (a borrow from one byte must not hide or fake another).
+    @Test func targetCheckAgreesWithTheByteRuleForEveryByte() {
+        func byteRule(_ bytes: [UInt8]) -> Bool { !bytes.isEmpty && !bytes.contains { $0 <= 0x20 || $0 == 0x7F } }
+        func wordCheck(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer { RequestHeadValidation.isRequestTarget($0) } }
+        var mismatches = 0
+        for value in 0...255 {
+            for position in 0..<19 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 19)
+                bytes[position] = UInt8(value)
+                if wordCheck(bytes) != byteRule(bytes) { mismatches += 1 }
+            }
+        }
+        for first in 0...255 {
+            for second in 0...255 {
+                let bytes = [UInt8(first), UInt8(second), 0x61, 0x61, 0x61, 0x61, 0x61, 0x61]
+                if wordCheck(bytes) != byteRule(bytes) { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+        #expect(!wordCheck([]))
+    }
+
     @Test func methodsTargetsAndFieldViolationsGet400s() {
         #expect(problemKind() == nil)
         #expect(problemKind(method: "M-SEARCH") == nil)

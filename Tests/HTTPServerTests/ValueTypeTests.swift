@@ -54,10 +54,19 @@ import Testing
     }
 
     @Test func bodyLimitLooksUpThePathWithoutItsQuery() {
-        let configuration = HTTPServerConfiguration(bodyLimitsByPath: ["/v1/intake": 7])
-        #expect(configuration.bodyLimit(forTarget: "/v1/intake?x=1") == 7)
-        #expect(configuration.bodyLimit(forTarget: "/v1/intake") == 7)
-        #expect(configuration.bodyLimit(forTarget: "/v1/intake/?x") == nil)
+        let table = BodyLimitTable(["/v1/intake": 7, "/v1/intake/share": 9, "/a": 1])
+        #expect(table.limit(forTarget: "/v1/intake?x=1") == 7)
+        #expect(table.limit(forTarget: "/v1/intake") == 7)
+        #expect(table.limit(forTarget: "/v1/intake?") == 7)
+        #expect(table.limit(forTarget: "/v1/intake/share?x") == 9)
+        #expect(table.limit(forTarget: "/v1/intake/?x") == nil)
+        #expect(table.limit(forTarget: "/v1/intakes") == nil)
+        #expect(table.limit(forTarget: "/v1/intak") == nil)
+        #expect(table.limit(forTarget: "/V1/intake") == nil)
+        #expect(table.limit(forTarget: "/v1/decide?url=/v1/intake") == nil)
+        #expect(table.limit(forTarget: "/a?/v1/intake") == 1)
+        #expect(table.limit(forTarget: "") == nil)
+        #expect(BodyLimitTable([:]).limit(forTarget: "/v1/intake") == nil)
     }
 
     @Test func knownRequestLineTokensAreInternedAndOthersCopied() {
@@ -66,6 +75,11 @@ import Testing
         #expect(InternedTokens.method("get") == "get")
         #expect(InternedTokens.version("HTTP/1.0") == "HTTP/1.0")
         #expect(InternedTokens.version("HTTP/2") == "HTTP/2")
+        for name in ["Host", "host", "HOST", "User-Agent", "X-Forwarded-Proto", "X-Forwarded-Prot", "X-Other", "Hos"] {
+            // Interned or copied, the name is exactly the bytes sent (case included).
+            let interned = Array(name.utf8).withUnsafeBytes { InternedTokens.fieldName($0) }
+            #expect(interned == name && Array(interned.utf8) == Array(name.utf8))
+        }
     }
 
     @Test func formDecodingNeverFailsOnInvalidInput() {
