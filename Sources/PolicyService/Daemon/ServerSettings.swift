@@ -39,6 +39,13 @@ public struct ServerSettings: Sendable, Equatable {
     /// and 16 KiB of headers get problem+json 414/431 from the server; libmicrohttpd zeroes
     /// this pool after every request, so larger values cost throughput (64 KiB: about 15%).
     public var connectionMemoryLimitBytes = 32_768
+
+    /// The smallest `connectionMemoryLimitBytes` the config accepts.
+    ///
+    /// Measured with libmicrohttpd 0.9.75: a GET with an 8192-byte target and 16 fields
+    /// (16,345 header bytes) needs a pool of more than 24,576 bytes (28,672 suffice);
+    /// the 4 KiB above that hold ≈ 60 more per-field records (64 bytes each).
+    public static let minimumConnectionMemoryBytes = 32_768
     /// How long SIGTERM waits for in-flight requests before closing.
     public var drainTimeoutSeconds = 10
     /// Require the admin token on `/v1/decide` too (it is always required on reload when set).
@@ -107,7 +114,17 @@ public struct ServerSettings: Sendable, Equatable {
         integer("headTimeoutSeconds", 1...3600) { settings.headTimeoutSeconds = $0 }
         integer("minBodyBytesPerSecond", 0...1_073_741_824) { settings.minBodyBytesPerSecond = $0 }
         integer("bodyRateGraceSeconds", 1...3600) { settings.bodyRateGraceSeconds = $0 }
-        integer("connectionMemoryLimitBytes", 16_384...1_048_576) { settings.connectionMemoryLimitBytes = $0 }
+        if let pool = section.integer("connectionMemoryLimitBytes", in: 0...1_048_576, diagnostics: &diagnostics) {
+            if pool < Self.minimumConnectionMemoryBytes {
+                diagnostics.report(
+                    section.pointer.appending("connectionMemoryLimitBytes"),
+                    "\(pool) is below the minimum \(Self.minimumConnectionMemoryBytes): the pool must hold a request head at "
+                        + "the documented limits (8192-byte target, 16384 bytes of header fields) plus "
+                        + "libmicrohttpd's per-field records, or such heads get its HTML 431 or no answer")
+            } else {
+                settings.connectionMemoryLimitBytes = pool
+            }
+        }
         integer("drainTimeoutSeconds", 0...600) { settings.drainTimeoutSeconds = $0 }
         integer("watchIntervalMilliseconds", 100...60_000) { settings.watchIntervalMilliseconds = $0 }
         if let flag = section.bool("requireTokenForDecide", diagnostics: &diagnostics) { settings.requireTokenForDecide = flag }
