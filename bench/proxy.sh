@@ -27,7 +27,9 @@ trap cleanup EXIT
 for tool in wrk nginx privoxy; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk nginx-light privoxy)" >&2; exit 1; }
 done
-[[ -x .build/release/navpolicyd ]] || swift build -c release >&2
+# NAVPOLICYD=path measures another binary (an A/B against an older build in the same minutes).
+binary=${NAVPOLICYD:-.build/release/navpolicyd}
+[[ -n ${NAVPOLICYD:-} || -x .build/release/navpolicyd ]] || swift build -c release --product navpolicyd >&2
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; exit 1; }
@@ -71,7 +73,7 @@ cat > "$work/policy.json" <<CONF
  "handlers": [{"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}}],
  "server": {"watchConfig": false}}
 CONF
-.build/release/navpolicyd serve --config "$work/policy.json" --listen "127.0.0.1:$navpolicyd_port" \
+"$binary" serve --config "$work/policy.json" --listen "127.0.0.1:$navpolicyd_port" \
   --proxy-listen "127.0.0.1:$proxy_port" 2>"$work/navpolicyd.log" & pids+=($!)
 
 for port in "$origin_port" "$nginx_proxy_port" "$privoxy_port" "$proxy_port"; do wait_port "$port"; done
