@@ -144,28 +144,62 @@ final class ConnectionTracker: Sendable {
         }
     }
 
-    /// The connection of the calling worker thread whose head libmicrohttpd has just
-    /// finished parsing without calling the access handler yet: the one it is rejecting
-    /// when it logs a Content-Length or cookie error from `parse_connection_headers`.
+    /// The connection of the calling worker thread that libmicrohttpd is rejecting at `stage`
+    /// (it is logging why right now), or nil when it cannot be told apart from the others.
     ///
     /// Only connections of the calling thread are examined (each belongs to the worker that
-    /// accepted it, and MHD handles it only there), so reading their state is race-free. A
-    /// connection is in that window when MHD reports a head size (its state is at least
-    /// HEADERS_RECEIVED), nothing is queued yet and our handler has not seen it; MHD moves
-    /// every other such connection on to the handler in the same pass. Nil unless exactly
-    /// one connection qualifies.
-    func connectionRejectedByLibrary() -> TrackedConnection? {
+    /// accepted it, and MHD handles it only there), so reading their state is race-free.
+    /// - ``LibraryHeadRejection/Stage/headComplete`` (Content-Length, cookies): the one
+    ///   connection whose request line was parsed and for which MHD reports a head size
+    ///   (state at least HEADERS_RECEIVED) with nothing queued; MHD moves every other such
+    ///   connection on to the access handler in the same pass, so at most one qualifies.
+    /// - ``LibraryHeadRejection/Stage/requestLineParsed`` while this thread is still inside
+    ///   a request line (`cmhd_request_line_owner`): its query parameters overflowed the
+    ///   pool, and the shim names the connection exactly.
+    /// - ``LibraryHeadRejection/Stage/requestLineParsed`` otherwise (a 431 from the pool
+    ///   running out for a header field or a longer line): MHD fails mid-head, before
+    ///   it reports a head size. The source is a connection whose request line was parsed
+    ///   (``TrackedConnection/Phase/receivingHead``) or, for trailer fields, one reading a
+    ///   body; accepted only when the first kind is the only one of either on this thread.
+    ///   Otherwise another client could be answered (and cut) for someone else's head.
+    /// - ``LibraryHeadRejection/Stage/beforeRequestLine`` (414): the request line itself did
+    ///   not fit, so no callback has marked the connection: never attributable.
+    func connectionRejectedByLibrary(_ stage: LibraryHeadRejection.Stage) -> TrackedConnection? {
+        if stage == .beforeRequestLine { return nil }
         let current = pthread_self()
+        // Inside a request line (query parameters overflowing): the C shim knows which.
+        let parsingRequestLine = stage == .requestLineParsed ? cmhd_request_line_owner() : nil
         return connections.withLock { all -> TrackedConnection? in
-            var found: TrackedConnection?
-            for tracked in all.values where pthread_equal(tracked.thread, current) != 0 && tracked.isAwaitingHead {
-                guard cmhd_request_header_size(tracked.handle.pointer) > 0,
-                    cmhd_queued_status(tracked.handle.pointer) == 0
-                else { continue }
-                if found != nil { return nil }
-                found = tracked
+            if let parsingRequestLine {
+                // Compared as addresses, never dereferenced: only a registered record is used.
+                return all.values.first { Unmanaged.passUnretained($0).toOpaque() == parsingRequestLine }
             }
-            return found
+            var headComplete: TrackedConnection?
+            var headCompleteCount = 0
+            var midHead: TrackedConnection?
+            var possibleSources = 0
+            for tracked in all.values where pthread_equal(tracked.thread, current) != 0 {
+                switch tracked.currentPhase {
+                case .receivingHead:
+                    possibleSources += 1
+                    guard cmhd_queued_status(tracked.handle.pointer) == 0 else { continue }
+                    midHead = tracked
+                    if cmhd_request_header_size(tracked.handle.pointer) > 0 {
+                        headCompleteCount += 1
+                        headComplete = tracked
+                    }
+                case .readingBody:
+                    // A chunked body's trailer fields go through the same pool and the same
+                    // 431 path.
+                    possibleSources += 1
+                case .awaitingHead, .responding, nil:
+                    continue
+                }
+            }
+            if headCompleteCount > 0 || stage == .headComplete {
+                return headCompleteCount == 1 ? headComplete : nil
+            }
+            return possibleSources == 1 ? midHead : nil
         }
     }
 
@@ -173,7 +207,7 @@ final class ConnectionTracker: Sendable {
     /// error libmicrohttpd is about to queue never reaches the wire (its own answer to a
     /// malformed Content-Length carries the status line and headers twice).
     ///
-    /// Only for a connection from ``connectionRejectedByLibrary()``: nothing of this
+    /// Only for a connection from ``connectionRejectedByLibrary(_:)``: nothing of this
     /// request has been written yet, and the earlier responses on the connection were
     /// sent completely before MHD read this head. The socket is non-blocking and empty, so
     /// one `send` takes a problem response whole.

@@ -116,6 +116,8 @@ enum DaemonStarter {
         let logger: MHD_LogCallback? = cmhd_format_log_callback()
         let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? =
             mhdRequestStarted
+        let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int =
+            cmhd_unescape
         let completed: MHD_RequestCompletedCallback = mhdRequestCompleted
         let notifyConnection: MHD_NotifyConnectionCallback = mhdConnectionNotified
         return [
@@ -129,6 +131,9 @@ enum DaemonStarter {
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(1, configuration.connectionTimeoutSeconds), ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimitBytes, ptr_value: nil),
             MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriLog, to: Int.self), ptr_value: core),
+            // MHD's own unescaping, plus the end of the request line for attributing a query
+            // that overflows the pool (see LibraryHeadRejection).
+            MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil),
             MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: core),
             MHD_OptionItem(
                 option: .NOTIFY_CONNECTION, value: unsafeBitCast(notifyConnection, to: Int.self), ptr_value: core),

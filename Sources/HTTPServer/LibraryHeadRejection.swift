@@ -5,27 +5,62 @@ import JSONSupport
     import Glibc
 #endif
 
-/// The header errors libmicrohttpd 0.9.75 answers itself in `parse_connection_headers`,
-/// before the access handler runs, recognized by the message it logs first.
+/// The head errors libmicrohttpd 0.9.75 answers itself before the access handler runs,
+/// recognized by the message it logs.
 ///
-/// MHD then overwrites its own connection state and builds its HTML error response twice:
-/// the client receives the status line and headers twice, the second copy as the body
-/// (finding 11). The server answers these requests itself instead (see
-/// ``ServerCore/answerLibraryRejection(_:)``).
+/// MHD's own answers break the problem+json contract: a malformed Content-Length gets its
+/// HTML error twice, the second copy as the body (finding 11); a head whose fields or query
+/// parameters do not fit the connection's pool (MHD keeps a 64-byte record per field and
+/// per parameter next to the head) gets an HTML 431, or nothing at all when the parameters
+/// overflow (MHD then overwrites the error state and waits for more of the head). The
+/// server answers these requests itself instead (see
+/// ``ServerCore/answerLibraryRejection(_:)``) whenever it can tell the connection.
 enum LibraryHeadRejection {
-    /// The problem to answer for an MHD log line, or nil when the line is not one of these.
-    static func problem(forMessage message: String) -> ProblemDetails? {
+    /// How far MHD got with the head when it failed: decides which connections can be the one.
+    enum Stage: Sendable {
+        /// The request line did not fit: no callback has seen this request yet.
+        case beforeRequestLine
+        /// After the request line (the URI-log callback ran), before the head was complete.
+        case requestLineParsed
+        /// The whole head was in: MHD was checking its fields (`parse_connection_headers`).
+        case headComplete
+    }
+
+    /// What to answer, and when MHD failed.
+    struct Rejection: Sendable {
+        var problem: ProblemDetails
+        var stage: Stage
+    }
+
+    /// 431 for a head that ran the connection's pool out after its request line.
+    static let poolHeaderFieldsTooLarge = ProblemDetails(
+        kind: "request-header-fields-too-large", title: "Request header fields too large", status: 431,
+        detail:
+            "The request line and header fields do not fit in the connection's memory "
+            + "(server.connectionMemoryLimitBytes); send fewer header fields or query parameters.")
+
+    /// 414 for a request line that ran the connection's pool out.
+    static let poolURITooLong = ProblemDetails(
+        kind: "uri-too-long", title: "URI too long", status: 414,
+        detail: "The request line does not fit in the connection's memory (server.connectionMemoryLimitBytes).")
+
+    /// The rejection for an MHD log line, or nil when the line is not one of these.
+    static func rejection(forMessage message: String) -> Rejection? {
         // `+5`, `-1`, `5, 5`, an empty value: not 1*DIGIT; or more than 64 bits of digits.
         if message.hasPrefix("Failed to parse `Content-Length' header")
             || message.hasPrefix("Too large value of 'Content-Length' header")
         {
-            return .invalidContentLength
+            return Rejection(problem: .invalidContentLength, stage: .headComplete)
         }
-        // The Cookie header is copied into the connection's pool to be split; no room left.
-        if message.hasPrefix("Not enough memory in pool to parse cookies") {
-            return ProblemDetails(
-                kind: "request-header-fields-too-large", title: "Request header fields too large", status: 431,
-                detail: "The header fields do not fit in the connection's memory (server.connectionMemoryLimitBytes).")
+        // `transmit_error_response_len` logs this once per request (a second call returns
+        // before logging), on every pool-overflow path: a field or query-parameter record, a
+        // line that cannot grow the read buffer, a folded line, the Cookie copy. MHD sends
+        // 414 only while the request line is incomplete (`connection->url` still NULL).
+        if message.hasPrefix("Error processing request (HTTP response code is 431 (") {
+            return Rejection(problem: poolHeaderFieldsTooLarge, stage: .requestLineParsed)
+        }
+        if message.hasPrefix("Error processing request (HTTP response code is 414 (") {
+            return Rejection(problem: poolURITooLong, stage: .beforeRequestLine)
         }
         return nil
     }
@@ -57,11 +92,15 @@ enum LibraryHeadRejection {
 
 extension ServerCore {
     /// MHD is rejecting the head of a request on this worker thread (it just logged why):
-    /// answer with `problem` on the socket directly and shut it down, so MHD's malformed
-    /// answer is never sent. When the connection cannot be told apart, MHD's answer stands.
-    func answerLibraryRejection(_ problem: ProblemDetails) {
-        guard let tracked = connections.connectionRejectedByLibrary() else {
-            log(.warning, "http.library_rejection_unanswered", ["kind": .string(problem.kind)])
+    /// answer with the problem on the socket directly and shut it down, so MHD's answer is
+    /// never sent (or, for overflowing query parameters, the client is not left waiting).
+    /// When the connection cannot be told apart, MHD's answer stands.
+    func answerLibraryRejection(_ rejection: LibraryHeadRejection.Rejection) {
+        let problem = rejection.problem
+        guard let tracked = connections.connectionRejectedByLibrary(rejection.stage) else {
+            log(
+                .warning, "http.library_rejection_unanswered",
+                ["kind": .string(problem.kind), "status": .number(Double(problem.status))])
             return
         }
         let bytes = LibraryHeadRejection.wireBytes(of: problem.response(typePrefix: configuration.problemTypePrefix))

@@ -17,9 +17,13 @@ func mhdRequestStarted(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     core.requestsInFlight.add(1, ordering: .relaxed)
     let rawTarget = uri.map { String(cString: $0) } ?? ""
-    let tracked = connection.flatMap { cmhd_socket_context($0) }.map {
-        Unmanaged<TrackedConnection>.fromOpaque($0).takeUnretainedValue()
-    }
+    let socketContext = connection.flatMap { cmhd_socket_context($0) }
+    let tracked = socketContext.map { Unmanaged<TrackedConnection>.fromOpaque($0).takeUnretainedValue() }
+    // MHD parses the query parameters (right after this call) and the header fields into the
+    // connection's pool before the access handler: mark the connection so a pool overflow
+    // logged in between can be attributed to it.
+    tracked?.requestLineReceived()
+    cmhd_request_line_started(socketContext, uri)
     let context: RequestContext
     if let reused = tracked?.reusableContext() {
         reused.reset(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes)
@@ -128,8 +132,8 @@ func mhdLibraryMessage(_ context: UnsafeMutableRawPointer?, _ message: UnsafePoi
         if admission.suppressedBefore > 0 { fields.append("suppressedBefore", .number(Double(admission.suppressedBefore))) }
         core.log(.warning, "mhd.message", fields)
     }
-    if let problem = LibraryHeadRejection.problem(forMessage: text) {
-        core.answerLibraryRejection(problem)
+    if let rejection = LibraryHeadRejection.rejection(forMessage: text) {
+        core.answerLibraryRejection(rejection)
     }
 }
 

@@ -15,6 +15,11 @@ final class TrackedConnection: Sendable {
     enum Phase: Int {
         /// The (next) request head: cut when `headDeadline` passes.
         case awaitingHead = 0
+        /// libmicrohttpd has parsed this request's line (the URI-log callback ran) but not yet
+        /// called the access handler: the rest of the head is arriving or being parsed. Cut
+        /// like `awaitingHead`; it tells the one connection a mid-head library rejection can
+        /// belong to (see ``ConnectionTracker/connectionRejectedByLibrary(_:)``).
+        case receivingHead = 3
         /// The request body: cut when it arrives slower than the minimum rate.
         case readingBody = 1
         /// The responder or the client's reading: not bounded here (MHD's idle timeout is).
@@ -48,6 +53,12 @@ final class TrackedConnection: Sendable {
         self.remoteAddress = remoteAddress
         self.limits = limits
         headDeadline = Atomic(now + limits.headTimeoutMilliseconds)
+    }
+
+    /// The URI-log callback: libmicrohttpd has parsed the request line. One atomic store on
+    /// the hot path; the first access-handler call (``headReceived()``) clears the mark.
+    func requestLineReceived() {
+        phase.store(Phase.receivingHead.rawValue, ordering: .releasing)
     }
 
     /// The first access-handler call: the head is complete; the body (if any) starts now.
@@ -92,13 +103,13 @@ final class TrackedConnection: Sendable {
         spareContext.withLock { $0 = nil }
     }
 
-    /// Whether the connection still waits for its first access-handler call.
-    var isAwaitingHead: Bool { phase.load(ordering: .acquiring) == Phase.awaitingHead.rawValue }
+    /// What the connection waits for now.
+    var currentPhase: Phase? { Phase(rawValue: phase.load(ordering: .acquiring)) }
 
     /// Why the connection must be cut at `now`, or nil.
     func overdue(now: Int64) -> ConnectionTracker.CutReason? {
         switch Phase(rawValue: phase.load(ordering: .acquiring)) {
-        case .awaitingHead:
+        case .awaitingHead, .receivingHead:
             return now >= headDeadline.load(ordering: .relaxed) ? .headTimeout : nil
         case .readingBody:
             guard limits.minBodyBytesPerSecond > 0 else { return nil }

@@ -457,22 +457,26 @@ struct OpenAPIContractTests {
         }
     }
 
-    /// A request head past libmicrohttpd's memory pool gets the library's own HTML 414 or 431
-    /// without Content-Type, as the URITooLong and HeaderFieldsTooLarge descriptions say.
-    @Test("past the memory pool libmicrohttpd answers 414/431 itself, as documented")
+    /// A request line past libmicrohttpd's memory pool gets the library's own HTML 414 without
+    /// Content-Type, as URITooLong says; a header section past it gets the daemon's
+    /// problem+json 431 (answered for libmicrohttpd), as HeaderFieldsTooLarge says.
+    @Test("past the memory pool: libmicrohttpd's HTML 414, the daemon's problem+json 431, as documented")
     func libraryRejections() throws {
         let document = try OpenAPIDocument.load()
         let daemon = try DaemonProcess()
         let long = String(repeating: "a", count: 40_000)
         let target = try Curl.request(daemon.baseURL + "/healthz?" + long)
+        #expect(target.status == 414)
+        #expect(target.headers["content-type"] == nil)
+        #expect(target.body.hasPrefix("<html><head><title>Request too big</title>"))
+        let uriTooLong = document.node(at: "#/components/responses/URITooLong")?["description"]?.string ?? ""
+        #expect(uriTooLong.contains("no Content-Type"), "URITooLong must document the library's answer")
+
         let header = try Curl.request(daemon.baseURL + "/healthz", ["-H", "X-Big: " + long])
-        for (response, status, name) in [(target, 414, "URITooLong"), (header, 431, "HeaderFieldsTooLarge")] {
-            #expect(response.status == status)
-            #expect(response.headers["content-type"] == nil)
-            #expect(response.body.hasPrefix("<html><head><title>Request too big</title>"))
-            let description = document.node(at: "#/components/responses/\(name)")?["description"]?.string ?? ""
-            #expect(description.contains("no Content-Type"), "\(name) must document the library's answer")
-        }
+        try ResponseChecker(document: document).checkComponent("HeaderFieldsTooLarge", 431, header, head: false)
+        #expect(header.json?["type"] as? String == "urn:navpolicyd:problem:request-header-fields-too-large")
+        let fieldsTooLarge = document.node(at: "#/components/responses/HeaderFieldsTooLarge")?["description"]?.string ?? ""
+        #expect(fieldsTooLarge.contains("memory pool"), "HeaderFieldsTooLarge must document the pool's 431")
     }
 
     private func documentedQuery(_ document: OpenAPIDocument) throws -> String {

@@ -38,6 +38,19 @@ unsigned int cmhd_queued_status(struct MHD_Connection *connection);
 /// Returns 0 on success, -1 when the address is unknown or not IP.
 int cmhd_client_address(struct MHD_Connection *connection, char *buffer, size_t buffer_size);
 
+/// Called from the URI-log callback: this thread is now parsing the request line of the
+/// connection `owner` stands for (its socket context); `uri` is the pointer MHD passed.
+/// Does nothing useful when uri is NULL (MHD then never unescapes a path to end it).
+void cmhd_request_line_started(void *owner, const char *uri);
+
+/// The owner given to cmhd_request_line_started while this thread is still inside that
+/// request line (between the URI-log callback and the path's unescaping), else NULL.
+void *cmhd_request_line_owner(void);
+
+/// MHD_OPTION_UNESCAPE_CALLBACK: MHD_http_unescape (what MHD does by default), and the end
+/// of the request line cmhd_request_line_started began.
+size_t cmhd_unescape(void *context, struct MHD_Connection *connection, char *text);
+
 /// Receives one formatted libmicrohttpd log line.
 typedef void (*cmhd_log_sink)(void *context, const char *message);
 
