@@ -169,6 +169,9 @@ final class ConnectionTracker: Sendable {
         let current = pthread_self()
         // Inside a request line (query parameters overflowing): the C shim knows which.
         let parsingRequestLine = stage == .requestLineParsed ? cmhd_request_line_owner() : nil
+        // One overflow names its connection once: a mark left set (MHD gave up on the line
+        // before unescaping its path) must not name that connection for a later head.
+        if parsingRequestLine != nil { cmhd_request_line_started(nil, nil) }
         return connections.withLock { all -> TrackedConnection? in
             if let parsingRequestLine {
                 // Compared as addresses, never dereferenced: only a registered record is used.
