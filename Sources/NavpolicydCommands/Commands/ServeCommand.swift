@@ -176,6 +176,10 @@ package struct ServeCommand: ParsableCommand {
             output.err("navpolicyd serve: --decision-log: \(error)")
             return ExitCode.usage
         }
+        // Before the start: a signal sent once the daemon is listening (or READY=1) must find
+        // its source registered; what arrives during the start waits for it (StartupSignals).
+        let startup = StartupSignals()
+        let signalSources = Self.installSignalHandlers(daemon: daemon, log: log, startup: startup)
         let port: UInt16
         do {
             port = try daemon.start()
@@ -196,7 +200,12 @@ package struct ServeCommand: ParsableCommand {
             "intakeDatabase", intake != nil ? .string(Self.intakeLocation(intakeSettings).description) : .null)
         listening.append("intakeToken", .bool(intake?.token != nil))
         log.log(.info, "listening", listening)
-        let signalSources = Self.installSignalHandlers(daemon: daemon, log: log)
+        let pending = startup.markRunning()
+        if let stopSignal = pending.stopSignal {
+            Self.stop(daemon: daemon, log: log, signal: stopSignal)
+        } else if pending.reloadPending {
+            _ = daemon.reload(trigger: "signal")
+        }
         // The main thread parks here for good (the SIGTERM handler ends the process with exit)
         // instead of in dispatchMain(): dispatchMain() pthread_exits the main thread, and
         // AddressSanitizer then flags libdispatch's signal thread writing into the poisoned
@@ -260,7 +269,11 @@ package struct ServeCommand: ParsableCommand {
 
     /// Signals are turned into dispatch events: SIGHUP reloads, SIGTERM/SIGINT drain and exit.
     /// The returned sources must stay alive for as long as the signals should be handled.
-    private static func installSignalHandlers(daemon: PolicyDaemon, log: EventLog) -> [any DispatchSourceSignal] {
+    /// Signals arriving before the daemon runs are held by `startup` and carried out by the
+    /// caller once the start returned.
+    private static func installSignalHandlers(
+        daemon: PolicyDaemon, log: EventLog, startup: StartupSignals
+    ) -> [any DispatchSourceSignal] {
         var sources: [any DispatchSourceSignal] = []
         let queue = DispatchQueue(label: "navpolicyd.signals")
         for signalNumber in [SIGHUP, SIGTERM, SIGINT] {
@@ -268,17 +281,24 @@ package struct ServeCommand: ParsableCommand {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler {
                 if signalNumber == SIGHUP {
-                    _ = daemon.reload(trigger: "signal")
+                    if startup.reloadRequested() == .handleNow { _ = daemon.reload(trigger: "signal") }
                     return
                 }
-                log.log(.info, "shutdown.started", ["signal": .string(signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")])
-                daemon.shutdown()
-                log.log(.info, "shutdown.finished")
-                exit(ExitCode.success)
+                if startup.stopRequested(signalNumber) == .handleNow {
+                    stop(daemon: daemon, log: log, signal: signalNumber)
+                }
             }
             source.resume()
             sources.append(source)
         }
         return sources
+    }
+
+    /// SIGTERM/SIGINT: drain every listener and exit.
+    private static func stop(daemon: PolicyDaemon, log: EventLog, signal signalNumber: Int32) -> Never {
+        log.log(.info, "shutdown.started", ["signal": .string(signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")])
+        daemon.shutdown()
+        log.log(.info, "shutdown.finished")
+        exit(ExitCode.success)
     }
 }
