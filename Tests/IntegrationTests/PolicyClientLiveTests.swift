@@ -164,25 +164,14 @@ struct PolicyClientLiveTests {
 
 /// scripts/bundle-origin.py: one bundle with the bytes, signature and ETag a test chooses.
 final class BundleOrigin: Sendable {
-    let process: Process
-    let port: Int
-    private let output: Pipe
+    private let server: ScriptedServer
+    var port: Int { server.port }
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(body: String, signature: String?, etag: String?) throws {
-        let server = try ScriptedServer.launch(
+        server = try ScriptedServer.launch(
             "bundle-origin.py",
             arguments: ["--body", body] + (signature.map { ["--signature", $0] } ?? []) + (etag.map { ["--etag", $0] } ?? []),
             describedAs: "bundle origin")
-        self.process = server.process
-        self.output = server.output
-        self.port = server.port
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
     }
 }

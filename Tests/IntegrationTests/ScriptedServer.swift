@@ -1,13 +1,28 @@
 import Foundation
 
 /// A Python helper server from scripts/ that binds a free loopback port and prints
-/// "listening PORT" as its first line (test-origin.py, bundle-origin.py).
-struct ScriptedServer {
+/// "listening PORT" as its first line (test-origin.py, bundle-origin.py). It owns the process:
+/// the server is killed when the last reference goes.
+final class ScriptedServer: Sendable {
     let process: Process
     let port: Int
     /// Must be kept for the server's lifetime: a pipe released early closes its descriptor
     /// while other tests spawn processes, and a recycled descriptor number breaks their spawn.
     let output: Pipe
+
+    private init(process: Process, port: Int, output: Pipe) {
+        self.process = process
+        self.port = port
+        self.output = output
+    }
+
+    deinit {
+        // SIGKILL: the test runner blocks SIGTERM, and children inherit the blocked mask.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
 
     /// Starts `scripts/<script>` with `arguments` and waits until it is bound.
     static func launch(_ script: String, arguments: [String], describedAs what: String) throws -> ScriptedServer {

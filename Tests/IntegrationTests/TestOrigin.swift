@@ -3,13 +3,10 @@ import Foundation
 /// scripts/test-origin.py on a free loopback port: the web app behind nginx or the proxy.
 /// Its request log tells tests exactly which requests reached the origin.
 final class TestOrigin: Sendable {
-    let process: Process
-    let port: Int
     let logPath: String
-    /// Kept for the origin's lifetime: a pipe released early closes its descriptor while
-    /// other tests spawn processes, and a recycled descriptor number then breaks their spawn.
-    private let output: Pipe
+    private let server: ScriptedServer
 
+    var port: Int { server.port }
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init() throws {
@@ -17,18 +14,11 @@ final class TestOrigin: Sendable {
             FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-origin-\(UUID().uuidString).log")
             .path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let server = try ScriptedServer.launch("test-origin.py", arguments: ["--log", logPath], describedAs: "test origin")
-        self.process = server.process
-        self.output = server.output
-        self.port = server.port
+        server = try ScriptedServer.launch("test-origin.py", arguments: ["--log", logPath], describedAs: "test origin")
     }
 
     deinit {
-        // SIGKILL: the test runner blocks SIGTERM, and children inherit the blocked mask.
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // The server (a stored property) is killed after this body runs; the log goes now.
         try? FileManager.default.removeItem(atPath: logPath)
     }
 
