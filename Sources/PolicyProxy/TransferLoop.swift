@@ -44,12 +44,14 @@ final class TransferLoop: @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private let timeoutNanoseconds: UInt64
 
-    // Loop thread only.
+    // Loop thread only. The fields read or written from inside libcurl's callbacks (every
+    // header line, every socket) skip the runtime exclusivity check: the loop thread is their
+    // only user and no access to them is nested in another.
     private var active: [UnsafeMutableRawPointer: UpstreamExchange] = [:]
     /// Easy handles between transfers, each with its header-line buffer (reused together).
     private var idleHandles: [(easy: UnsafeMutableRawPointer, fieldLines: RequestFieldLines)] = []
     /// Exchanges whose head completed during the current pass, delivered after it.
-    private var completedHeads: [UpstreamExchange] = []
+    @exclusivity(unchecked) private var completedHeads: [UpstreamExchange] = []
     /// The commands of the current pass, swapped with the inbox's array under the lock:
     /// the two arrays trade places every pass and both keep their capacity (a copy
     /// followed by `removeAll(keepingCapacity:)` allocated a new array on every pass).
@@ -60,10 +62,10 @@ final class TransferLoop: @unchecked Sendable {
     /// No active transfer's deadline is earlier than this.
     private var nextDeadline = UInt64.max
     /// When the loop's current pass (commands, then `curl_multi_perform`) began, in uptime nanoseconds.
-    private var passStarted: UInt64 = 0
+    @exclusivity(unchecked) private var passStarted: UInt64 = 0
     /// Every upstream socket libcurl has open (pooled or busy) → its local port, looked up
     /// on first use (0 until then).
-    private var upstreamSockets: [Int32: Int] = [:]
+    @exclusivity(unchecked) private var upstreamSockets: [Int32: Int] = [:]
 
     /// Starts the loop thread; nil when libcurl cannot create a multi handle.
     init?(configuration: UpstreamClient.Configuration) {
