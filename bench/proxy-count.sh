@@ -18,6 +18,8 @@
 # Prints one line per path: "cancel: 33.00 allocations/request (…)".
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source=bench/origin-nginx.sh
+source "$ROOT/bench/origin-nginx.sh"
 MODE="${1:-allocations}"
 case "$MODE" in
     allocations) N="${2:-2000}"; BASE=200 ;;
@@ -48,26 +50,10 @@ port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 wait_port() { for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; exit 1; }
 
 origin_port="$(port)"
-mkdir -p "$TMP/www"
-printf '<!doctype html><html><body>allowed page</body></html>\n' >"$TMP/www/index.html"
-cat >"$TMP/nginx.conf" <<CONF
-daemon off; worker_processes 1; pid $TMP/nginx.pid; error_log $TMP/nginx.error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off; client_body_temp_path $TMP/cb; proxy_temp_path $TMP/px;
-  fastcgi_temp_path $TMP/fc; uwsgi_temp_path $TMP/uw; scgi_temp_path $TMP/sc;
-  keepalive_requests 1000000;
-  server { listen 127.0.0.1:$origin_port; root $TMP/www; location / { try_files /index.html =404; } }
-}
-CONF
-nginx -p "$TMP" -e "$TMP/nginx.error.log" -c "$TMP/nginx.conf" &
-nginx_pid=$!
+origin_nginx_start "$TMP" "$origin_port"
+nginx_pid="$origin_nginx_pid"
 wait_port "$origin_port"
-cat >"$TMP/policy.json" <<CONF
-{"defaultDecision": "allow",
- "handlers": [{"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}}],
- "server": {"watchConfig": false}}
-CONF
+proxy_bench_policy "$TMP/policy.json"
 
 # count PATH REQUESTS → allocations or instructions of a daemon run answering REQUESTS × PATH
 count() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Proxy benchmark: one run, one loopback origin (nginx serving a small page), wrk as client.
-#   cancel path: navpolicyd forward proxy vs Privoxy +block   (target: navpolicyd >= 10x Privoxy)
+#   cancel path: navpolicyd forward proxy vs Privoxy +block   (target: navpolicyd >= 15x Privoxy, issue 18)
 #   allow path:  navpolicyd forward proxy vs nginx proxy_pass with keep-alive upstreams
-#                                                          (target: navpolicyd >= 0.5x nginx)
+#                                                          (target: navpolicyd >= 0.75x nginx, issue 18)
 # Each round runs every pair back to back, alternating which side goes first; the ratio of a
 # round compares runs seconds apart, and the median of the rounds is the figure to quote
 # (this shared machine's speed drifts by tens of percent between minutes).
@@ -11,6 +11,8 @@
 # Usage: bench/proxy.sh [DURATION_SECONDS] [CONNECTIONS] [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/origin-nginx.sh
+source bench/origin-nginx.sh
 duration=${1:-10}
 connections=${2:-32}
 rounds=${3:-3}
@@ -25,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 
 for tool in wrk nginx privoxy; do
-  command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk nginx-light privoxy)" >&2; exit 1; }
+  command -v "$tool" >/dev/null || { echo "missing $tool (scripts/install-deps.sh bench)" >&2; exit 1; }
 done
 # NAVPOLICYD=path measures another binary (an A/B against an older build in the same minutes).
 binary=${NAVPOLICYD:-.build/release/navpolicyd}
@@ -38,21 +40,10 @@ origin_port=$(free_port); nginx_proxy_port=$(free_port); privoxy_port=$(free_por
 navpolicyd_port=$(free_port); proxy_port=$(free_port)
 
 # One nginx process serves both the origin and the proxy_pass reference, 1 worker each side's share.
-mkdir -p "$work/www"; printf '<!doctype html><html><body>allowed page</body></html>\n' > "$work/www/index.html"
-cat > "$work/nginx.conf" <<CONF
-daemon off; worker_processes 1; pid $work/nginx.pid; error_log $work/nginx.error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; client_body_temp_path $work/cb; proxy_temp_path $work/px;
-  fastcgi_temp_path $work/fc; uwsgi_temp_path $work/uw; scgi_temp_path $work/sc;
-  keepalive_requests 1000000;
-  server { listen 127.0.0.1:$origin_port; root $work/www; location / { try_files /index.html =404; } }
-  upstream origin { server 127.0.0.1:$origin_port; keepalive 64; }
+origin_nginx_start "$work" "$origin_port" "  upstream origin { server 127.0.0.1:$origin_port; keepalive 64; }
   server { listen 127.0.0.1:$nginx_proxy_port;
-    location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection ""; } }
-}
-CONF
-nginx -p "$work" -e "$work/nginx.error.log" -c "$work/nginx.conf" & pids+=($!)
+    location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection \"\"; } }"
+pids+=("$origin_nginx_pid")
 
 # Privoxy: block /logout on every host, forward the rest (only the block path is measured).
 cat > "$work/bench.action" <<'CONF'
@@ -68,11 +59,7 @@ keep-alive-timeout 300
 CONF
 privoxy --no-daemon "$work/privoxy.conf" >/dev/null 2>&1 & pids+=($!)
 
-cat > "$work/policy.json" <<CONF
-{"defaultDecision": "allow",
- "handlers": [{"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}}],
- "server": {"watchConfig": false}}
-CONF
+proxy_bench_policy "$work/policy.json"
 "$binary" serve --config "$work/policy.json" --listen "127.0.0.1:$navpolicyd_port" \
   --proxy-listen "127.0.0.1:$proxy_port" 2>"$work/navpolicyd.log" & pids+=($!)
 
@@ -119,5 +106,5 @@ for round in $(seq 1 "$rounds"); do
   cancel_ratios+=("$(ratio "$a" "$b")"); allow_ratios+=("$(ratio "$c" "$d")")
   echo "  cancel ratio ${cancel_ratios[-1]}x, allow ratio ${allow_ratios[-1]}x" >&2
 done
-echo "cancel path: navpolicyd / privoxy = $(median "${cancel_ratios[@]}")x median of ${cancel_ratios[*]} (target >= 10)"
-echo "allow path:  navpolicyd / nginx   = $(median "${allow_ratios[@]}")x median of ${allow_ratios[*]} (target >= 0.5)"
+echo "cancel path: navpolicyd / privoxy = $(median "${cancel_ratios[@]}")x median of ${cancel_ratios[*]} (target >= 15)"
+echo "allow path:  navpolicyd / nginx   = $(median "${allow_ratios[@]}")x median of ${allow_ratios[*]} (target >= 0.75)"

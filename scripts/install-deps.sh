@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages navpolicyd builds and tests with, skipping those already present.
-# Usage: scripts/install-deps.sh [build|test]   (test adds the tools the live tests drive)
+# Usage: scripts/install-deps.sh [build|test|bench]   (test adds the tools the live tests drive;
+#   bench adds those and the references and counters bench/*.sh measure with)
 set -euo pipefail
 
 build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev libsodium-dev)
@@ -13,9 +14,17 @@ build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev
 # openssl: generates Ed25519 bundle keys and verifies bundle signatures independently of libsodium.
 test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus logrotate
   bash zsh fish man-db groff-base postgresql openssl)
+# bench/: wrk drives every throughput run; privoxy is bench/proxy.sh's cancel reference (nginx-light,
+# from the test list, is the origin and the other references); valgrind counts instructions
+# (bench/proxy-count.sh instructions, callgrind profiles); linux-perf for CPU per request and
+# `perf record`; gcc builds bench/malloc-count.c and bench/mhd-reference.c.
+bench_packages=(wrk privoxy valgrind linux-perf gcc)
 
 wanted=("${build_packages[@]}")
-if [[ "${1:-build}" == "test" ]]; then wanted+=("${test_packages[@]}"); fi
+case "${1:-build}" in
+  test) wanted+=("${test_packages[@]}") ;;
+  bench) wanted+=("${test_packages[@]}" "${bench_packages[@]}") ;;
+esac
 
 missing=()
 for package in "${wanted[@]}"; do

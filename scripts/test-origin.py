@@ -8,7 +8,7 @@ naming the path (keep-alive, Content-Length), so tests can see what reached the 
 Special paths: /slow sleeps 5 s (timeouts), /big sends 1 MiB, /echo returns the request
 headers and body, /huge?mb=N sends N MiB with Content-Length, /drip?pause=S sends a
 chunked body "first" chunk, pauses S seconds, then a "last" chunk (streaming tests),
-/peer answers "peer PORT" with the client's port (connection reuse).
+/peer answers "peer PORT" with the client's port (connection reuse; ?sleep=S answers after S seconds).
 Hostile modes (proxy security tests): /inject?when=now|later answers "first" and then a
 second, unsolicited response "INJECTED" on the same connection (at once, or 0.2 s later);
 /inject-chunked does the same after a chunked body; /extra-body?status=N answers status N
@@ -62,6 +62,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             payload = b"x" * (1 << 20)
             content_type = "application/octet-stream"
         elif path == "/peer":
+            # ?sleep=S holds the answer S seconds: overlapping transfers need one connection each.
+            time.sleep(min(float(arguments.get("sleep", "0")), 5))
             payload = f"peer {self.client_address[1]}".encode()
             content_type = "text/plain; charset=utf-8"
         elif path == "/echo":

@@ -47,6 +47,10 @@ static inline CURLcode ccurl_get_off_t(CURL *handle, CURLINFO info, curl_off_t *
 static inline CURLcode ccurl_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+/// A long-valued multi handle option (curl_multi_setopt is variadic too).
+static inline CURLMcode ccurl_multi_set_long(CURLM *handle, CURLMoption option, long value) {
+    return curl_multi_setopt(handle, option, value);
+}
 /// Resumes a transfer paused by its write callback (CURLPAUSE_CONT is a composite macro).
 static inline CURLcode ccurl_unpause(CURL *handle) {
     return curl_easy_pause(handle, CURLPAUSE_CONT);

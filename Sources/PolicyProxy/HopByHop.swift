@@ -29,26 +29,80 @@ public enum HopByHop {
         private let headers: HTTPHeaders
         private let count: Int
         private let only: String?
+        /// Bit `n` set: some element of the `Connection` values is `n` bytes long (bit 63: 63
+        /// or more). A name of any other length is listed by none, so it needs no scan: the
+        /// typical `Connection: keep-alive` has one length, and this check runs for every
+        /// field of both messages of a forwarded request.
+        private let elementLengths: UInt64
 
         init(_ headers: HTTPHeaders) {
             var count = 0
             var first: String?
-            for field in headers where HTTPHeaders.namesMatch(field.name, "Connection") {
+            var lengths: UInt64 = 0
+            // The length first: `namesMatch` is a call with two views per field.
+            for field in headers where field.name.utf8.count == 10 && HTTPHeaders.namesMatch(field.name, "Connection") {
                 count += 1
                 if first == nil { first = field.value }
+                lengths |= HopByHop.elementLengths(of: field.value)
             }
             self.headers = headers
             self.count = count
             only = count == 1 ? first : nil
+            elementLengths = lengths
         }
 
         /// Whether any of the message's `Connection` fields lists `name`.
         func list(_ name: String) -> Bool {
+            guard count > 0, elementLengths & HopByHop.lengthBit(name.utf8.count) != 0 else { return false }
             if let only { return HopByHop.lists(only, name) }
-            guard count > 1 else { return false }
             for field in headers where HTTPHeaders.namesMatch(field.name, "Connection") {
                 if HopByHop.lists(field.value, name) { return true }
             }
+            return false
+        }
+    }
+
+    /// The bit of ``ConnectionFields``' length mask for an element of `length` bytes.
+    private static func lengthBit(_ length: Int) -> UInt64 {
+        1 << UInt64(min(length, 63))
+    }
+
+    /// The length mask of the non-empty elements of one comma-separated value, each without
+    /// the blanks around it (the same elements ``lists(_:_:)`` compares).
+    private static func elementLengths(of value: String) -> UInt64 {
+        var value = value
+        return value.withUTF8 { list in
+            var mask: UInt64 = 0
+            forEachElement(of: list) { first, last in mask |= lengthBit(last - first) }
+            return mask
+        }
+    }
+
+    /// Calls `body` with the bounds (start, end) of each non-empty element of a
+    /// comma-separated list, blanks around it excluded; stops when `body` returns true.
+    @discardableResult
+    private static func forEachElement(
+        of list: UnsafeBufferPointer<UInt8>, _ body: (_ first: Int, _ last: Int) -> Bool
+    ) -> Bool {
+        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        var start = 0
+        while start < list.count {
+            var end = start
+            while end < list.count, list[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start
+            var last = end
+            while first < last, isBlank(list[first]) { first += 1 }
+            while last > first, isBlank(list[last - 1]) { last -= 1 }
+            // Empty elements (",,") name nothing, not even a field with an empty name.
+            if last > first, body(first, last) { return true }
+            start = end + 1
+        }
+        return false
+    }
+
+    private static func forEachElement(of list: UnsafeBufferPointer<UInt8>, _ body: (_ first: Int, _ last: Int) -> Void) {
+        forEachElement(of: list) { first, last -> Bool in
+            body(first, last)
             return false
         }
     }
@@ -102,24 +156,10 @@ public enum HopByHop {
     }
 
     private static func lists(_ list: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        var start = 0
-        while start < list.count {
-            var end = start
-            while end < list.count, list[end] != UInt8(ascii: ",") { end += 1 }
-            var first = start
-            var last = end
-            while first < last, isBlank(list[first]) { first += 1 }
-            while last > first, isBlank(list[last - 1]) { last -= 1 }
-            // Empty elements (",,") name nothing, not even a field with an empty name.
-            if last > first, last - first == name.count,
-                name.indices.allSatisfy({ lowercased(list[first + $0]) == lowercased(name[$0]) })
-            {
-                return true
-            }
-            start = end + 1
+        forEachElement(of: list) { first, last in
+            last - first == name.count
+                && name.indices.allSatisfy { lowercased(list[first + $0]) == lowercased(name[$0]) }
         }
-        return false
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {

@@ -52,12 +52,19 @@ public struct ResponseHead: Sendable {
     /// The body length the origin declared, when it is a plain `Content-Length` (no
     /// `Transfer-Encoding`, one consistent value).
     public var declaredContentLength: Int? {
-        guard headers["Transfer-Encoding"] == nil else { return nil }
-        // One pass over the fields, no array of values: this runs for every relayed answer.
+        // One pass over the fields, no array of values, names compared only when the length
+        // fits (17: Transfer-Encoding, 14: Content-Length): this runs for every relayed answer.
         var declared: String?
-        for field in headers where HTTPHeaders.namesMatch(field.name, "Content-Length") {
-            if let earlier = declared, earlier != field.value { return nil }
-            declared = field.value
+        for field in headers {
+            switch field.name.utf8.count {
+            case 17 where HTTPHeaders.namesMatch(field.name, "Transfer-Encoding"):
+                return nil
+            case 14 where HTTPHeaders.namesMatch(field.name, "Content-Length"):
+                if let earlier = declared, earlier != field.value { return nil }
+                declared = field.value
+            default:
+                continue
+            }
         }
         guard let first = declared else { return nil }
         guard !first.isEmpty, first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }

@@ -21,6 +21,15 @@ final class TransferLoop: @unchecked Sendable {
         case cancel(UpstreamExchange)
     }
 
+    /// Connections libcurl's pool keeps (busy and idle) before it closes the oldest idle one.
+    ///
+    /// libcurl's default is four per easy handle *currently added*; the loop adds a handle
+    /// only while its transfer runs, so between bursts the limit fell below the connections
+    /// just used and each completed transfer closed pooled connections that the next burst
+    /// opened again (≈ 1 connect and close per 100 allowed requests at 32 clients). A fixed
+    /// bound keeps them, as nginx's `keepalive` does; past it the oldest idle one is closed.
+    static let pooledConnections = 256
+
     /// Origin fields libmicrohttpd writes itself for the relayed response.
     private static let setByServer = ["content-length", "date"]
 
@@ -35,12 +44,14 @@ final class TransferLoop: @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private let timeoutNanoseconds: UInt64
 
-    // Loop thread only.
+    // Loop thread only. The fields read or written from inside libcurl's callbacks (every
+    // header line, every socket) skip the runtime exclusivity check: the loop thread is their
+    // only user and no access to them is nested in another.
     private var active: [UnsafeMutableRawPointer: UpstreamExchange] = [:]
     /// Easy handles between transfers, each with its header-line buffer (reused together).
     private var idleHandles: [(easy: UnsafeMutableRawPointer, fieldLines: RequestFieldLines)] = []
     /// Exchanges whose head completed during the current pass, delivered after it.
-    private var completedHeads: [UpstreamExchange] = []
+    @exclusivity(unchecked) private var completedHeads: [UpstreamExchange] = []
     /// The commands of the current pass, swapped with the inbox's array under the lock:
     /// the two arrays trade places every pass and both keep their capacity (a copy
     /// followed by `removeAll(keepingCapacity:)` allocated a new array on every pass).
@@ -51,14 +62,16 @@ final class TransferLoop: @unchecked Sendable {
     /// No active transfer's deadline is earlier than this.
     private var nextDeadline = UInt64.max
     /// When the loop's current pass (commands, then `curl_multi_perform`) began, in uptime nanoseconds.
-    private var passStarted: UInt64 = 0
+    @exclusivity(unchecked) private var passStarted: UInt64 = 0
     /// Every upstream socket libcurl has open (pooled or busy) → its local port, looked up
     /// on first use (0 until then).
-    private var upstreamSockets: [Int32: Int] = [:]
+    @exclusivity(unchecked) private var upstreamSockets: [Int32: Int] = [:]
 
     /// Starts the loop thread; nil when libcurl cannot create a multi handle.
     init?(configuration: UpstreamClient.Configuration) {
         guard let multi = curl_multi_init() else { return nil }
+        // Not fatal if refused: only the pool's size (and so connection reuse) depends on it.
+        _ = ccurl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, Self.pooledConnections)
         self.multi = multi
         self.configuration = configuration
         timeoutNanoseconds = UInt64(max(1, configuration.timeoutMilliseconds)) * 1_000_000

@@ -31,22 +31,26 @@ final class UpstreamExchange: HTTPBodyStream, @unchecked Sendable {
     let loop: TransferLoop
     private let shared = Mutex(Shared())
 
-    // Loop thread only.
-    var head = ResponseHead()
+    // Loop thread only. The fields libcurl's callbacks touch on every header line and body
+    // chunk are exempt from the runtime exclusivity check (`swift_beginAccess`/`endAccess`,
+    // ≈ 1.5k instructions per allowed request in the header callback alone): only the loop
+    // thread reads or writes them, and no access is nested in another (each is one mutating
+    // call, read or assignment).
+    @exclusivity(unchecked) var head = ResponseHead()
     var headDelivered = false
     /// The easy handle while the transfer is attached to the multi handle.
-    var easy: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) var easy: UnsafeMutableRawPointer?
     /// The easy handle's header-line buffer while the transfer is attached (they travel together).
     var fieldLines: RequestFieldLines?
     /// Body bytes received so far (checked against maxResponseBytes).
-    var received = 0
+    @exclusivity(unchecked) var received = 0
     var overflowed = false
     /// The connection libcurl picked had bytes waiting before the request was sent.
     var connectionHadUnreadBytes = false
     /// Whether the exchange already moved to a fresh connection once (for unread bytes).
     var retriedOnFreshConnection = false
     /// Uptime nanoseconds after which the origin has been silent too long (not checked while paused).
-    var deadline: UInt64 = 0
+    @exclusivity(unchecked) var deadline: UInt64 = 0
     /// The declared length relayed as Content-Length; set on the loop thread before the
     /// head is delivered, read by the server only after.
     var contentLength: Int?

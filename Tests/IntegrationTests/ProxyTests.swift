@@ -174,4 +174,34 @@ struct ProxyTests {
         #expect(!origin.saw("/logout"))
         #expect(!origin.saw("/pay"))
     }
+
+    @Test("upstream connections stay pooled between bursts: a burst as wide as the last one opens no new connection")
+    func upstreamConnectionsStayPooled() throws {
+        let origin = try TestOrigin()
+        let daemon = try DaemonProcess(
+            config: proxyTestConfig(origin: origin, proxySection: #"{"timeoutMilliseconds": 5000}"#),
+            arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let proxy = "127.0.0.1:\(try daemon.proxyPort())"
+        // Eight transfers at once, ending one after another (the origin holds each a little
+        // longer): eight upstream connections. libcurl's default pool limit follows the
+        // transfers still running, so the last ones to end used to close pooled connections
+        // that the next burst had to open again.
+        func burst() throws -> Set<String> {
+            let urls = (0..<8).map { "\(origin.baseURL)/peer?sleep=0.\($0 + 1)" }
+            let output = try Curl.standardOutput(
+                of: "/usr/bin/curl",
+                [
+                    "-s", "-g", "--max-time", "20", "-x", proxy, "--parallel", "--parallel-immediate", "--parallel-max", "8",
+                    "-w", "\\n",
+                ] + urls)
+            let peers = output.split(separator: "\n").map(String.init)
+            #expect(peers.count == 8, "\(output)")
+            #expect(peers.allSatisfy { $0.hasPrefix("peer ") }, "\(output)")
+            return Set(peers)
+        }
+        let first = try burst()
+        let second = try burst()
+        #expect(first.count == 8, "\(first)")
+        #expect(second.isSubset(of: first), "new connections: \(second.subtracting(first)) (first burst \(first))")
+    }
 }

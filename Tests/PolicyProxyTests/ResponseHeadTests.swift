@@ -92,6 +92,22 @@ struct HopByHopConnectionListTests {
         ])
         #expect(HopByHop.stripped(headers).map(\.name) == ["X-AB", "X", ""])
     }
+
+    @Test("names of every length, long ones included, are matched against the list (lengths decide nothing alone)")
+    func elementLengths() {
+        // 63 and more bytes share one bit of the length mask: the bytes still decide.
+        let long70 = String(repeating: "a", count: 70)
+        let long64 = String(repeating: "a", count: 64)
+        let long63 = String(repeating: "b", count: 63)
+        let headers = HTTPHeaders([
+            ("Connection", " \(long70.uppercased()) , x-one"), ("CONNECTION", "\(long63)"), ("X-One", "1"), ("X-Onf", "2"),
+            (long70, "3"), (long64, "4"), (long63, "5"), (String(repeating: "b", count: 62), "6"), ("Y", "7"),
+        ])
+        #expect(HopByHop.stripped(headers).map(\.name) == ["X-Onf", long64, String(repeating: "b", count: 62), "Y"])
+        // A second Connection field's elements count as much as the first's.
+        let split = HTTPHeaders([("Connection", "close"), ("connection", "x-later"), ("X-Later", "1"), ("Close", "2")])
+        #expect(HopByHop.stripped(split).map(\.name).isEmpty)
+    }
 }
 
 @Suite("hop-by-hop fields: the fixed names")

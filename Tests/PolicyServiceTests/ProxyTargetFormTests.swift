@@ -20,4 +20,15 @@ struct ProxyTargetFormTests {
         #expect(!ProxyResponder.isAbsoluteHTTP("https://\u{301}a/"))
         #expect(ProxyResponder.isAbsoluteHTTP("http://é/"))
     }
+
+    @Test("the fragment is cut at the first #, bytes before it kept exactly; a URL without one is unchanged")
+    func withoutFragment() {
+        #expect(ProxyResponder.withoutFragment("http://a/p?q#f") == "http://a/p?q")
+        #expect(ProxyResponder.withoutFragment("http://a/p#f#g") == "http://a/p")
+        #expect(ProxyResponder.withoutFragment("http://a/#") == "http://a/")
+        #expect(ProxyResponder.withoutFragment("http://a/p?q") == "http://a/p?q")
+        #expect(ProxyResponder.withoutFragment("http://é.example/ü#x") == "http://é.example/ü")
+        #expect(ProxyResponder.withoutFragment("#") == "")
+        #expect(ProxyResponder.withoutFragment("") == "")
+    }
 }

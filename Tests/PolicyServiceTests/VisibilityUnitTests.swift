@@ -20,6 +20,14 @@ struct VisibilityUnitTests {
         #expect(ProxyMetrics.codeLabel(599) == "5xx")
         #expect(ProxyMetrics.codeLabel(999) == "other")
         #expect(ProxyMetrics.codeLabel(-1) == "other")
+        // The prebuilt labels agree with the rule for every code, the table's ends included.
+        for status in 0...1_000 {
+            let expected =
+                !(100...599).contains(status)
+                ? "other"
+                : ProxyMetrics.statusCodes.contains(status) ? "\(status)" : "\(status / 100)xx"
+            #expect(ProxyMetrics.codeLabel(status) == expected, "\(status)")
+        }
     }
 
     @Test("proxy families appear only once a proxy listener enabled them, every error kind at 0")

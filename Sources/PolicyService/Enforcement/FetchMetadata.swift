@@ -35,7 +35,8 @@ public struct FetchMetadata: Sendable, Equatable {
         var destinations = 0
         var mode: String?
         var destination: String?
-        for field in headers {
+        // Both names are 14 bytes: other lengths skip the comparisons.
+        for field in headers where field.name.utf8.count == 14 {
             if HTTPHeaders.namesMatch(field.name, "Sec-Fetch-Mode") {
                 modes += 1
                 mode = field.value
