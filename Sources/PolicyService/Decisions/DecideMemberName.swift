@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The names a decide request may use, as query parameters (`GET /v1/decide`) and as JSON
 /// members (`POST /v1/decide`), recognised straight from the request's bytes.
 ///
@@ -26,9 +30,9 @@ enum DecideMemberName {
         guard range.count == name.utf8CodeUnitCount, range.lowerBound >= 0, range.upperBound <= bytes.count else {
             return false
         }
-        let expected = name.utf8Start
-        for offset in 0..<range.count where bytes[range.lowerBound + offset] != expected[offset] { return false }
-        return true
+        // The range was checked to lie inside `bytes` just above; an empty one compares equal.
+        guard let base = bytes.baseAddress else { return range.isEmpty }
+        return memcmp(base + range.lowerBound, name.utf8Start, range.count) == 0
     }
 }
 
