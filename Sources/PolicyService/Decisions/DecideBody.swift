@@ -119,13 +119,18 @@ extension DecideMembers<DecideBody.Value> {
         default: return nil
         }
         guard case .some(.some(let url)) = text(url), case .some(let source) = text(sourceURL) else { return nil }
-        var navigation = NavigationRequest(url: url)
+        // The defaults of an absent or null member are the request's own; the request is built
+        // once with every field (each copy of it retains and releases its Strings).
+        let defaults = NavigationRequest(url: "")
+        var requestMethod = defaults.method
+        var type = defaults.navigationType
+        var frame = defaults.targetFrame
         // The enumerations and the usual methods are recognised on the bytes: a String built
         // only to be looked up and dropped cost ~0.2k instructions each.
         switch method {
         case nil, .null?: break
         case .string(let range)?:
-            navigation.method =
+            requestMethod =
                 Self.knownMethod(body, range) ?? String(decoding: UnsafeBufferPointer(rebasing: body[range]), as: UTF8.self)
         case .literal?: return nil
         }
@@ -133,18 +138,20 @@ extension DecideMembers<DecideBody.Value> {
         case nil, .null?: break
         case .string(let range)?:
             guard let parsed = Self.navigationType(body, range) else { return nil }
-            navigation.navigationType = parsed
+            type = parsed
         case .literal?: return nil
         }
         switch targetFrame {
         case nil, .null?: break
         case .string(let range)?:
             guard let parsed = Self.targetFrame(body, range) else { return nil }
-            navigation.targetFrame = parsed
+            frame = parsed
         case .literal?: return nil
         }
-        navigation.sourceURL = source
-        return DecideBody(navigation: navigation, explain: explainFlag)
+        return DecideBody(
+            navigation: NavigationRequest(
+                url: url, method: requestMethod, navigationType: type, targetFrame: frame, sourceURL: source),
+            explain: explainFlag)
     }
 
     /// The method's String when the bytes spell one of the usual methods exactly; nil for any
