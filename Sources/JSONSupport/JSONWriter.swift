@@ -50,7 +50,17 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    /// Appends text that is already JSON (a literal or a pre-serialized fragment).
+    /// Appends a literal that is already JSON.
+    ///
+    /// String literals passed to `writeRaw` land here: a `StaticString` is its bytes and a
+    /// length, with none of the checks a `String`'s storage needs before it can be read.
+    public mutating func writeRaw(_ text: StaticString) {
+        // withUTF8Buffer also covers the one-scalar form a single-character literal may take.
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends text that is already JSON (a pre-serialized fragment held as a String).
+    @_disfavoredOverload
     public mutating func writeRaw(_ text: String) {
         // One copy of the String's own storage (literals and native Strings have one):
         // appending the UTF8View element by element cost ~200 instructions per member name.
@@ -88,6 +98,12 @@ public struct JSONWriter: Sendable {
         appendContents(of: first)
         appendContents(of: second)
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `text` escaped as a JSON string's contents, without the quotes: the caller's
+    /// literals around it carry them, so a member costs one append fewer on each side.
+    public mutating func writeStringContents(_ text: String) {
+        appendContents(of: text)
     }
 
     private mutating func appendContents(of text: String) {

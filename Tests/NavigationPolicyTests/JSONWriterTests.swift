@@ -71,6 +71,26 @@ struct JSONWriterTests {
     }
 }
 
+/// Literals take the `StaticString` path; a one-character literal may be stored as a scalar
+/// rather than as bytes, and both must come out as the same UTF-8.
+@Suite("JSON writer literals")
+struct JSONWriterLiteralTests {
+    @Test("literals of every form and String fragments give their UTF-8 bytes")
+    func literalsAndFragments() {
+        var writer = JSONWriter()
+        writer.writeRaw("{")
+        writer.writeRaw(#""a":"#)
+        writer.writeRaw("é")
+        writer.writeRaw("\u{20AC}")
+        let fragment = String(repeating: "x", count: 20)
+        writer.writeRaw(fragment)
+        writer.writeRaw(#"""#)
+        writer.writeStringContents("q\"\n")
+        writer.writeRaw("}")
+        #expect(writer.string == #"{"a":é\#u{20AC}"# + fragment + #""q\"\n}"#)
+    }
+}
+
 /// The hot path writes a decision member by member; the tree form is the reference.
 @Suite("Decision members written in place")
 struct DecisionMembersTests {
@@ -78,6 +98,10 @@ struct DecisionMembersTests {
         "writeMembers gives the bytes of the decision's JSON object",
         arguments: [
             Decision(verdict: .allow, handler: nil, action: nil, location: nil, url: "https://app.example.com/home"),
+            Decision(verdict: .allow, handler: "app", action: nil, location: nil, url: "https://app.example.com/home"),
+            Decision(verdict: .cancel, handler: nil, action: "block", location: nil, url: "https://a.example/\"q"),
+            Decision(verdict: .cancel, handler: "h\\", action: nil, location: "https://b.example/", url: "https://a.example/"),
+            Decision(verdict: .cancel, handler: "h", action: nil, location: nil, url: "https://a.example/\u{7F}"),
             Decision(
                 verdict: .cancel, handler: "sso\"", action: "logout", location: "https://a.example/\u{1}",
                 url: "https://x.example/é"),
@@ -91,5 +115,9 @@ struct DecisionMembersTests {
         decision.writeMembers(to: &writer)
         writer.writeRaw("}")
         #expect(writer.string == JSONValue.object(decision.jsonObject).serialized)
+        var opened = JSONWriter()
+        decision.writeOpenObject(to: &opened)
+        opened.writeRaw("}")
+        #expect(opened.string == JSONValue.object(decision.jsonObject).serialized)
     }
 }

@@ -32,6 +32,11 @@ struct DecideBodyTests {
             #"{"explain":false,"sourceURL":"https://s.example/","url":"https://a.example/"}"#,
             #"{"url":"https://a.example/","sourceURL":null,"method":null,"navigationType":null,"targetFrame":null}"#,
             #"{"url":"","method":"post","targetFrame":"sub"}"#,
+            #"{"url":"https://a.example/","method":"POST","navigationType":"formSubmitted"}"#,
+            #"{"url":"https://a.example/","method":"HEAD","navigationType":"backForward"}"#,
+            #"{"url":"https://a.example/","method":"PUT","navigationType":"reload"}"#,
+            #"{"url":"https://a.example/","method":"GETX","navigationType":"formResubmitted"}"#,
+            #"{"url":"https://a.example/","method":"Get","navigationType":"other","targetFrame":"main"}"#,
         ])
     func agreesWithTree(body: String) throws {
         let fast = try #require(read(body))
@@ -50,6 +55,11 @@ struct DecideBodyTests {
             #"{"url":"https://a.example/","explain":"yes"}"#, #"{"url":"https://a.example/","explain":null}"#,
             #"{"url":"https://a.example/","navigationType":"teleport"}"#,
             #"{"url":"https://a.example/","targetFrame":"side"}"#, #"{"url":"https://a.example/","method":false}"#,
+            #"{"url":"https://a.example/","navigationType":"linkactivated"}"#,
+            #"{"url":"https://a.example/","navigationType":"formSubmitteD"}"#,
+            #"{"url":"https://a.example/","navigationType":"Other"}"#, #"{"url":"https://a.example/","targetFrame":"mainx"}"#,
+            #"{"url":"https://a.example/","targetFrame":"su"}"#, #"{"url":"https://a.example/","navigationType":1}"#,
+            #"{"url":"https://a.example/","targetFrame":false}"#,
             #"{"url":"https://ä.example/"}"#, "{\"url\":\"a\u{1}\"}", #"{"url":"https://a.example/","explain":tru}"#,
             #"{"url":"https://a.example/","explain":truex}"#,
         ])

@@ -99,8 +99,8 @@ struct DecideQueryTests {
     func decisionIdWrittenInPlace() {
         let id = DecisionID(prefix: 0x00ab_cdef, sequence: 0x1234_5678_9abc)
         var writer = JSONWriter()
-        id.writeQuoted(to: &writer)
-        #expect(writer.string == "\"00abcdef-123456789abc\"")
+        id.writeMember(to: &writer)
+        #expect(writer.string == #","decisionId":"00abcdef-123456789abc""#)
         #expect(id.text == "00abcdef-123456789abc")
     }
 }

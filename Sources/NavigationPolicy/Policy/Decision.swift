@@ -63,23 +63,33 @@ extension Decision {
     /// The HTTP API writes every decision straight into its response buffer this way and
     /// appends its own members (`decisionId`, `policyRevision`) before closing the object.
     public func writeMembers(to writer: inout JSONWriter) {
-        // The verdict's two spellings need no escaping: each is one literal with its member name.
-        switch verdict {
-        case .allow: writer.writeRaw(#""decision":"allow","handler":"#)
-        case .cancel: writer.writeRaw(#""decision":"cancel","handler":"#)
-        }
-        writer.writeOptionalString(handler)
+        writeMembers(to: &writer, openingObject: false)
+    }
+
+    /// Writes `{` and the decision object's members, leaving the object open for the caller's
+    /// own members: the same bytes as `{` followed by ``writeMembers(to:)``, one append fewer.
+    public func writeOpenObject(to writer: inout JSONWriter) {
+        writeMembers(to: &writer, openingObject: true)
+    }
+
+    private func writeMembers(to writer: inout JSONWriter, openingObject: Bool) {
+        // Member names, fixed values and the quotes around the strings between them are merged
+        // into as few literals as the members allow: each append costs its checks again.
+        writer.writeRaw(Self.head(verdict, openingObject: openingObject, handler: handler != nil))
+        if let handler { writer.writeStringContents(handler) }
         if action == nil, location == nil {
-            // The usual allow has neither: one literal instead of five pieces.
-            writer.writeRaw(#","action":null,"location":null,"url":"#)
+            // The usual allow has neither.
+            writer.writeRaw(
+                handler == nil ? #","action":null,"location":null,"url":""# : #"","action":null,"location":null,"url":""#)
         } else {
-            writer.writeRaw(#","action":"#)
+            writer.writeRaw(handler == nil ? #","action":"# : #"","action":"#)
             writer.writeOptionalString(action)
             writer.writeRaw(#","location":"#)
             writer.writeOptionalString(location)
-            writer.writeRaw(#","url":"#)
+            writer.writeRaw(#","url":""#)
         }
-        writer.writeString(url)
+        writer.writeStringContents(url)
+        writer.writeRaw(#"""#)
         if let shadow {
             writer.writeRaw(#","shadow":"#)
             writer.write(.array(shadow.map { .object($0.jsonObject) }))
@@ -87,6 +97,21 @@ extension Decision {
         if let trace {
             writer.writeRaw(#","trace":"#)
             writer.write(.array(trace.map { .object($0.jsonObject) }))
+        }
+    }
+
+    /// The members up to the handler's value: `"decision":"…","handler":` and then the
+    /// handler string's opening quote, or `null`; after `{` when the object is opened here.
+    private static func head(_ verdict: Verdict, openingObject: Bool, handler: Bool) -> StaticString {
+        switch (verdict, openingObject, handler) {
+        case (.allow, false, true): #""decision":"allow","handler":""#
+        case (.allow, false, false): #""decision":"allow","handler":null"#
+        case (.allow, true, true): #"{"decision":"allow","handler":""#
+        case (.allow, true, false): #"{"decision":"allow","handler":null"#
+        case (.cancel, false, true): #""decision":"cancel","handler":""#
+        case (.cancel, false, false): #""decision":"cancel","handler":null"#
+        case (.cancel, true, true): #"{"decision":"cancel","handler":""#
+        case (.cancel, true, false): #"{"decision":"cancel","handler":null"#
         }
     }
 }

@@ -15,9 +15,10 @@ public final class PolicySnapshot: Sendable {
     public let settings: ServerSettings
     /// The app bundle of this policy (`GET /v1/policy/bundle`), built and signed with it.
     public let bundle: PolicyBundle
-    /// `,"policyRevision":"…"` as JSON bytes, written once here: every decision response
-    /// ends with it, and copying it beats escaping the same 71 characters per request.
-    let revisionMemberJSON: [UInt8]
+    /// `,"policyRevision":"…"}` as JSON bytes, written once here: every decision response
+    /// ends with it (and the object's closing brace), and copying it beats escaping the same
+    /// 71 characters per request.
+    let closingRevisionMemberJSON: [UInt8]
 
     public init(policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle) {
         self.policy = policy
@@ -25,7 +26,8 @@ public final class PolicySnapshot: Sendable {
         var member = JSONWriter(reservingCapacity: 96)
         member.writeRaw(#","policyRevision":"#)
         member.writeString(revision)
-        self.revisionMemberJSON = member.bytes
+        member.writeRaw("}")
+        self.closingRevisionMemberJSON = member.bytes
         self.loadedAt = loadedAt
         self.settings = settings
         self.bundle = bundle

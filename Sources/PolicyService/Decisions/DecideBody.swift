@@ -118,21 +118,75 @@ extension DecideMembers<DecideBody.Value> {
         case .literal(let flag)?: explainFlag = flag
         default: return nil
         }
-        guard case .some(.some(let url)) = text(url), case .some(let method) = text(method),
-            case .some(let type) = text(navigationType), case .some(let frame) = text(targetFrame),
-            case .some(let source) = text(sourceURL)
-        else { return nil }
-        var navigation = NavigationRequest(url: url)
-        if let method { navigation.method = method }
-        if let type {
-            guard let parsed = NavigationType(rawValue: type) else { return nil }
-            navigation.navigationType = parsed
+        guard case .some(.some(let url)) = text(url), case .some(let source) = text(sourceURL) else { return nil }
+        // The defaults of an absent or null member are the request's own; the request is built
+        // once with every field (each copy of it retains and releases its Strings).
+        let defaults = NavigationRequest(url: "")
+        var requestMethod = defaults.method
+        var type = defaults.navigationType
+        var frame = defaults.targetFrame
+        // The enumerations and the usual methods are recognised on the bytes: a String built
+        // only to be looked up and dropped cost ~0.2k instructions each.
+        switch method {
+        case nil, .null?: break
+        case .string(let range)?:
+            requestMethod =
+                Self.knownMethod(body, range) ?? String(decoding: UnsafeBufferPointer(rebasing: body[range]), as: UTF8.self)
+        case .literal?: return nil
         }
-        if let frame {
-            guard let parsed = TargetFrame(rawValue: frame) else { return nil }
-            navigation.targetFrame = parsed
+        switch navigationType {
+        case nil, .null?: break
+        case .string(let range)?:
+            guard let parsed = Self.navigationType(body, range) else { return nil }
+            type = parsed
+        case .literal?: return nil
         }
-        navigation.sourceURL = source
-        return DecideBody(navigation: navigation, explain: explainFlag)
+        switch targetFrame {
+        case nil, .null?: break
+        case .string(let range)?:
+            guard let parsed = Self.targetFrame(body, range) else { return nil }
+            frame = parsed
+        case .literal?: return nil
+        }
+        return DecideBody(
+            navigation: NavigationRequest(
+                url: url, method: requestMethod, navigationType: type, targetFrame: frame, sourceURL: source),
+            explain: explainFlag)
+    }
+
+    /// The method's String when the bytes spell one of the usual methods exactly; nil for any
+    /// other spelling, which is built from the bytes (and normalized later, as before).
+    private static func knownMethod(_ body: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
+        func spells(_ name: StaticString) -> Bool { DecideMemberName.spells(body, range, name) }
+        switch range.count {
+        case 3 where spells("GET"): return "GET"
+        case 4 where spells("POST"): return "POST"
+        case 4 where spells("HEAD"): return "HEAD"
+        default: return nil
+        }
+    }
+
+    /// The navigation type the bytes spell exactly (what `NavigationType(rawValue:)` accepts).
+    private static func navigationType(_ body: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> NavigationType? {
+        func spells(_ name: StaticString) -> Bool { DecideMemberName.spells(body, range, name) }
+        switch range.count {
+        case 13 where spells("linkActivated"): return .linkActivated
+        case 13 where spells("formSubmitted"): return .formSubmitted
+        case 11 where spells("backForward"): return .backForward
+        case 6 where spells("reload"): return .reload
+        case 15 where spells("formResubmitted"): return .formResubmitted
+        case 5 where spells("other"): return .other
+        default: return nil
+        }
+    }
+
+    /// The target frame the bytes spell exactly (what `TargetFrame(rawValue:)` accepts).
+    private static func targetFrame(_ body: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> TargetFrame? {
+        func spells(_ name: StaticString) -> Bool { DecideMemberName.spells(body, range, name) }
+        switch range.count {
+        case 4 where spells("main"): return .main
+        case 3 where spells("sub"): return .sub
+        default: return nil
+        }
     }
 }

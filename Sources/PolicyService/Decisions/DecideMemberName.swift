@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The names a decide request may use, as query parameters (`GET /v1/decide`) and as JSON
 /// members (`POST /v1/decide`), recognised straight from the request's bytes.
 ///
@@ -8,12 +12,7 @@ enum DecideMemberName {
 
     /// The name `bytes[range]` spells exactly (case-sensitive, unescaped), or nil.
     init?(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
-        func spells(_ name: StaticString) -> Bool {
-            guard range.count == name.utf8CodeUnitCount, range.upperBound <= bytes.count else { return false }
-            let expected = name.utf8Start
-            for offset in 0..<range.count where bytes[range.lowerBound + offset] != expected[offset] { return false }
-            return true
-        }
+        func spells(_ name: StaticString) -> Bool { Self.spells(bytes, range, name) }
         // The length picks the one candidate, so no name is compared byte by byte twice.
         switch range.count {
         case 3 where spells("url"): self = .url
@@ -24,6 +23,16 @@ enum DecideMemberName {
         case 14 where spells("navigationType"): self = .navigationType
         default: return nil
         }
+    }
+
+    /// Whether `bytes[range]` is exactly `name` (a multi-character literal: pointer form).
+    static func spells(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ name: StaticString) -> Bool {
+        guard range.count == name.utf8CodeUnitCount, range.lowerBound >= 0, range.upperBound <= bytes.count else {
+            return false
+        }
+        // The range was checked to lie inside `bytes` just above; an empty one compares equal.
+        guard let base = bytes.baseAddress else { return range.isEmpty }
+        return memcmp(base + range.lowerBound, name.utf8Start, range.count) == 0
     }
 }
 

@@ -42,14 +42,17 @@ public struct DecisionID: Sendable, Equatable {
         }
     }
 
-    /// Appends the identifier as a JSON string (hex digits and `-` need no escaping), formatted
-    /// on the stack.
-    public func writeQuoted(to writer: inout JSONWriter) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.length + 2) { buffer in
-            buffer[0] = UInt8(ascii: "\"")
-            // Always 23 bytes: the slice below is inside the allocation.
-            format(into: UnsafeMutableBufferPointer(rebasing: buffer[1..<(Self.length + 1)]))
-            buffer[Self.length + 1] = UInt8(ascii: "\"")
+    /// Appends the member `,"decisionId":"…"` (hex digits and `-` need no escaping), formatted
+    /// on the stack and appended in one go.
+    public func writeMember(to writer: inout JSONWriter) {
+        let name: StaticString = #","decisionId":""#
+        let nameLength = name.utf8CodeUnitCount
+        let total = nameLength + Self.length + 1
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { buffer in
+            // `total` bytes: the name, the 21 characters and the closing quote fill it exactly.
+            _ = buffer.initialize(from: UnsafeBufferPointer(start: name.utf8Start, count: nameLength))
+            format(into: UnsafeMutableBufferPointer(rebasing: buffer[nameLength..<(nameLength + Self.length)]))
+            buffer[total - 1] = UInt8(ascii: "\"")
             writer.writeRaw(bytes: UnsafeBufferPointer(buffer))
         }
     }

@@ -36,12 +36,9 @@ struct DecisionRecorder: Sendable {
         if let log {
             log.append(Self.logLine(decision, for: navigation, id: id.text, revision: snapshot.revision, at: Date()))
         }
-        writer.writeRaw("{")
-        decision.writeMembers(to: &writer)
-        writer.writeRaw(#","decisionId":"#)
-        id.writeQuoted(to: &writer)
-        snapshot.revisionMemberJSON.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
-        writer.writeRaw("}")
+        decision.writeOpenObject(to: &writer)
+        id.writeMember(to: &writer)
+        snapshot.closingRevisionMemberJSON.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
     }
 
     /// The decision's counters in `/metrics` (and the shadow counters when it carries shadow results).
