@@ -16,7 +16,6 @@ func mhdRequestStarted(
     guard let cls else { return nil }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     core.requestsInFlight.add(1, ordering: .relaxed)
-    let rawTarget = uri.map { String(cString: $0) } ?? ""
     let socketContext = connection.flatMap { cmhd_socket_context($0) }
     let tracked = socketContext.map { Unmanaged<TrackedConnection>.fromOpaque($0).takeUnretainedValue() }
     // MHD parses the query parameters (right after this call) and the header fields into the
@@ -26,10 +25,10 @@ func mhdRequestStarted(
     cmhd_request_line_started(socketContext, uri)
     let context: RequestContext
     if let reused = tracked?.reusableContext() {
-        reused.reset(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes)
+        reused.reset(target: uri, maxBodyBytes: core.configuration.maxBodyBytes)
         context = reused
     } else {
-        context = RequestContext(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes, connection: tracked)
+        context = RequestContext(target: uri, maxBodyBytes: core.configuration.maxBodyBytes, connection: tracked)
     }
     return Unmanaged.passRetained(context).toOpaque()
 }

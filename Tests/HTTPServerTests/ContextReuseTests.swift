@@ -16,23 +16,51 @@ import Testing
     @Test func aFinishedContextIsReusedOnlyWhenNothingElseHoldsIt() throws {
         let connection = try #require(makeConnection())
         #expect(connection.reusableContext() == nil)
-        var first: RequestContext? = RequestContext(rawTarget: "/a", maxBodyBytes: 10, connection: connection)
+        var first: RequestContext? = RequestContext(target: "/a", maxBodyBytes: 10, connection: connection)
         let firstIdentity = first.map(ObjectIdentifier.init)
         first?.headers.add(name: "X-A", value: "1")
         if let first { connection.keepForReuse(first) }
         first = nil
         let reused = try #require(connection.reusableContext())
         #expect(ObjectIdentifier(reused) == firstIdentity)
-        reused.reset(rawTarget: "/b", maxBodyBytes: 10)
-        #expect(reused.rawTarget == "/b" && reused.headers.count == 0 && reused.method.isEmpty)
+        reused.reset(target: "/b", maxBodyBytes: 10)
+        #expect(reused.targetBytes == Array("/b".utf8) && reused.headers.count == 0 && reused.method.isEmpty)
         // Taken: not handed out twice.
         #expect(connection.reusableContext() == nil)
         // Still referenced elsewhere (as a suspended request's task would): not reused.
         connection.keepForReuse(reused)
         withExtendedLifetime(reused) { #expect(connection.reusableContext() == nil) }
-        connection.keepForReuse(RequestContext(rawTarget: "/c", maxBodyBytes: 10, connection: connection))
+        connection.keepForReuse(RequestContext(target: "/c", maxBodyBytes: 10, connection: connection))
         connection.dropReusableContext()
         #expect(connection.reusableContext() == nil)
+    }
+
+    @Test func theTargetBufferIsRefilledInPlaceAndNeverUnderARequestThatStillHoldsIt() {
+        let context = RequestContext(target: "/v1/decide?url=https%3A%2F%2Fapp.example.com%2Fhome", maxBodyBytes: 10)
+        var request: HTTPRequest? = context.makeRequest(body: [])
+        // A request still holding the bytes (a responder that kept it) keeps its own target.
+        context.reset(target: "/healthz", maxBodyBytes: 10)
+        #expect(request?.rawTarget == "/v1/decide?url=https%3A%2F%2Fapp.example.com%2Fhome")
+        #expect(request?.path == "/v1/decide")
+        #expect(context.targetBytes == Array("/healthz".utf8))
+        // Once the request is gone the storage is unique: the next target is written into it.
+        request = context.makeRequest(body: [])
+        #expect(request?.rawTarget == "/healthz")
+        request = nil
+        let refilled = context.targetBytes.withUnsafeBufferPointer { $0.baseAddress }
+        context.reset(target: "/v1/decide?url=x", maxBodyBytes: 10)
+        #expect(context.targetBytes.withUnsafeBufferPointer { $0.baseAddress } == refilled)
+        #expect(context.targetBytes == Array("/v1/decide?url=x".utf8))
+    }
+
+    @Test func aTargetThatIsNotUTF8IsRepairedAsAStringWouldBe() {
+        let sent: [CChar] = [0x2F, 0x61, -1, 0x3F, 0x71, -62, 0]  // "/a\xFF?q\xC2"
+        let context = sent.withUnsafeBufferPointer { RequestContext(target: $0.baseAddress, maxBodyBytes: 10) }
+        #expect(context.targetBytes == Array("/a\u{FFFD}?q\u{FFFD}".utf8))
+        let request = context.makeRequest(body: [])
+        #expect(request.path == "/a\u{FFFD}" && request.query == "q\u{FFFD}")
+        context.reset(target: nil, maxBodyBytes: 10)
+        #expect(context.targetBytes.isEmpty)
     }
 
     struct HeaderEcho: HTTPResponder {

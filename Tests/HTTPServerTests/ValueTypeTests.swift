@@ -43,6 +43,20 @@ import Testing
         #expect(request.rawQuery == "a=1&%75rl=https%3A%2F%2Fx.test%2F&url=second&u+v=w")
     }
 
+    @Test func pathAndQueryBytesAreSlicesOfTheTarget() {
+        let request = HTTPRequest(method: "GET", rawTarget: "/d/x?a=1?b&c")
+        #expect(Array(request.pathBytes) == Array("/d/x".utf8))
+        #expect(request.rawQueryBytes.map(Array.init) == Array("a=1?b&c".utf8))
+        #expect(request.rawQuery == "a=1?b&c")
+        let bare = HTTPRequest(method: "GET", rawTargetBytes: Array("/p".utf8))
+        #expect(Array(bare.pathBytes) == Array("/p".utf8) && bare.rawQueryBytes == nil)
+        let empty = HTTPRequest(method: "GET", rawTargetBytes: Array("/p?".utf8))
+        #expect(empty.rawQueryBytes.map(Array.init) == [] && empty.query == "")
+        var moved = request
+        moved.rawTargetBytes = Array("?q".utf8)
+        #expect(moved.pathBytes.isEmpty && moved.path == "" && moved.query == "q")
+    }
+
     @Test func pathAndQuerySettersRewriteTheTarget() {
         var request = HTTPRequest(method: "GET", rawTarget: "/old?q=1")
         request.path = "/new"

@@ -33,7 +33,7 @@ struct DecideEndpoints: Sendable {
         // The usual query (known names, each once) is read in place; anything else takes the
         // item-by-item reading, which also words every error. The query is read as a slice of
         // the target: `request.query` would copy it into a String (an allocation past 15 bytes).
-        switch request.rawQuery?.utf8.withContiguousStorageIfAvailable({ Self.readQuery($0) }) {
+        switch request.rawQueryBytes?.withContiguousStorageIfAvailable({ Self.readQuery($0) }) {
         case .some(.some(.success(let read))): (navigation, explain) = read
         case .some(.some(.failure(let problem))): throw problem
         default: (navigation, explain) = try Self.readQueryItems(request.queryItems)
