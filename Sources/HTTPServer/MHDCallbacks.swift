@@ -100,7 +100,10 @@ func mhdCollectHeader(
     let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
     let nameBytes = UnsafeRawBufferPointer(start: key, count: keySize)
     let valueBytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
-    if !RequestHeadValidation.isToken(nameBytes) {
+    // A name spelled as one of the interned common names is a token (they are literals,
+    // tested to be tokens), so only other names go through the token check (≈ 100 each).
+    let knownName = InternedTokens.knownFieldName(nameBytes)
+    if knownName == nil && !RequestHeadValidation.isToken(nameBytes) {
         context.fieldSyntax = .invalidName
         return .NO
     }
@@ -112,8 +115,9 @@ func mhdCollectHeader(
         context.fieldSyntax = .unaccountedBytes
         return .NO
     }
-    let name = InternedTokens.fieldName(nameBytes)
+    let name = knownName ?? String(decoding: nameBytes, as: UTF8.self)
     let text = String(decoding: valueBytes, as: UTF8.self)
+    context.framing.note(name: nameBytes, value: text)
     context.headers.add(name: name, value: text)
     context.headerBytes += keySize + valueSize + 4  // ": " and CRLF
     return .YES

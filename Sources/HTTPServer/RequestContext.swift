@@ -18,7 +18,7 @@ final class RequestContext: @unchecked Sendable {
     /// Set when the request is handed to a suspension (a task or an event loop may keep
     /// the context, and the registry knows it by identity): such a context is never reused.
     var hasEscaped = false
-    // The fields mutated in place on every request (these three and `targetBytes`) are exempt from the runtime
+    // The fields mutated in place on every request (these three, `framing` and `targetBytes`) are exempt from the runtime
     // exclusivity check (`swift_beginAccess`/`endAccess`, ≈ 115 instructions per access, ≈ 10
     // accesses per request): one thread at a time owns the context (above), and no access to
     // them is ever nested in another (each is a single mutating call or assignment).
@@ -29,6 +29,8 @@ final class RequestContext: @unchecked Sendable {
     @exclusivity(unchecked) var headers = HTTPHeaders()
     /// Size of the header section as sent: `name: value\r\n` per field.
     var headerBytes = 0
+    /// Host / Content-Length / Transfer-Encoding, noted while collecting.
+    @exclusivity(unchecked) var framing = FramingFields()
     /// The first field line that breaks RFC 9112 syntax, found while collecting.
     var fieldSyntax: FieldSyntaxViolation?
     /// The walk over MHD's in-place parsed head while collecting (nil: not checked).
@@ -90,6 +92,7 @@ final class RequestContext: @unchecked Sendable {
         remoteAddress = ""
         headers.removeAll(keepingCapacity: true)
         headerBytes = 0
+        framing = FramingFields()
         fieldSyntax = nil
         layout = nil
         hasEscaped = false

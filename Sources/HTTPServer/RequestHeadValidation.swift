@@ -34,6 +34,17 @@ package struct RequestHeadValidation: Sendable {
         method: String, target: [UInt8], httpVersion: String, headers: HTTPHeaders, headerBytes: Int,
         fieldSyntax: FieldSyntaxViolation? = nil
     ) throws(ProblemDetails) -> Int? {
+        try validate(
+            method: method, target: target, httpVersion: httpVersion, framing: FramingFields(headers),
+            headerBytes: headerBytes, fieldSyntax: fieldSyntax)
+    }
+
+    /// ``validate(method:target:httpVersion:headers:headerBytes:fieldSyntax:)`` with the
+    /// framing facts the server gathered while it collected the fields.
+    func validate(
+        method: String, target: [UInt8], httpVersion: String, framing fields: FramingFields, headerBytes: Int,
+        fieldSyntax: FieldSyntaxViolation?
+    ) throws(ProblemDetails) -> Int? {
         guard Self.isToken(method) else { throw Self.invalidMethod }
         guard target.withUnsafeBufferPointer({ Self.isRequestTarget($0) }) else { throw Self.invalidRequestTarget }
         if let fieldSyntax { throw fieldSyntax.problem }
@@ -42,7 +53,6 @@ package struct RequestHeadValidation: Sendable {
         if target.count > maxTargetBytes { throw .uriTooLong(limit: maxTargetBytes) }
         if headerBytes > maxHeaderBytes { throw .headerFieldsTooLarge(limit: maxHeaderBytes) }
 
-        let fields = FramingFields(headers)
         let hosts = fields.hosts
         if hosts > 1 {
             throw .badRequest(
@@ -191,32 +201,59 @@ package struct RequestHeadValidation: Sendable {
     }
 }
 
-/// The fields the head checks look at, gathered in one pass over the header section.
+/// The fields the head checks look at, gathered while the fields are collected.
 ///
 /// Three lookups (`count(of: "Host")`, `values(for:)` twice) walked every field three times
-/// and compared each name (≈ 600 instructions per request); here each field's name length
-/// picks the one name it could be (Host 4, Content-Length 14, Transfer-Encoding 17) and only
-/// then are the names compared, ignoring case as before.
-struct FramingFields {
+/// and compared each name (≈ 600 instructions per request); then one pass over the collected
+/// fields (≈ 320: each tuple copied, retained and released); now the server notes each field
+/// as it collects it, on the name's bytes. The name's length picks the one name it could be
+/// (Host 4, Content-Length 14, Transfer-Encoding 17) and only then are the names compared,
+/// ignoring ASCII case as before.
+struct FramingFields: Equatable {
     private(set) var hosts = 0
     /// Values of every Content-Length field, in order.
     private(set) var contentLengths: [String] = []
     /// Values of every Transfer-Encoding field, in order.
     private(set) var transferEncodings: [String] = []
 
+    /// No fields yet.
+    init() {}
+
+    /// The facts of a whole header section.
     init(_ headers: HTTPHeaders) {
         for field in headers {
-            switch field.name.utf8.count {
-            case 4:
-                if HTTPHeaders.namesMatch(field.name, "Host") { hosts += 1 }
-            case 14:
-                if HTTPHeaders.namesMatch(field.name, "Content-Length") { contentLengths.append(field.value) }
-            case 17:
-                if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") { transferEncodings.append(field.value) }
-            default:
-                break
-            }
+            var name = field.name
+            name.withUTF8 { note(name: UnsafeRawBufferPointer($0), value: field.value) }
         }
+    }
+
+    /// Takes one field into account: its name's bytes as received, its value.
+    mutating func note(name: UnsafeRawBufferPointer, value: String) {
+        switch name.count {
+        case 4:
+            if Self.name(name, is: "host") { hosts += 1 }
+        case 14:
+            if Self.name(name, is: "content-length") { contentLengths.append(value) }
+        case 17:
+            if Self.name(name, is: "transfer-encoding") { transferEncodings.append(value) }
+        default:
+            break
+        }
+    }
+
+    /// Whether `name` spells `lowercased` ignoring ASCII case (as ``HTTPHeaders/namesMatch(_:_:)``).
+    private static func name(_ name: UnsafeRawBufferPointer, is lowercased: StaticString) -> Bool {
+        guard name.count == lowercased.utf8CodeUnitCount else { return false }
+        let expected = UnsafeRawBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
+        // Both hold `name.count` bytes (checked above).
+        var index = 0
+        while index < name.count {
+            let byte = name[index]
+            let lower = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+            guard lower == expected[index] else { return false }
+            index += 1
+        }
+        return true
     }
 }
 

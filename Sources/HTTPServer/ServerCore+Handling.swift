@@ -50,7 +50,7 @@ extension ServerCore {
         do throws(ProblemDetails) {
             let declaredLength = try headValidation.validate(
                 method: context.method, target: context.targetBytes, httpVersion: context.httpVersion,
-                headers: context.headers, headerBytes: context.headerBytes, fieldSyntax: context.fieldSyntax)
+                framing: context.framing, headerBytes: context.headerBytes, fieldSyntax: context.fieldSyntax)
             return context.machine.headersReceived(problem: nil, declaredContentLength: declaredLength)
         } catch {
             return context.machine.headersReceived(problem: error, declaredContentLength: nil)

@@ -96,6 +96,32 @@ import Testing
         }
     }
 
+    @Test func everyInternedFieldNameIsAToken() {
+        // The collector skips the token check for a name spelled as an interned one.
+        #expect(InternedTokens.knownFieldNames.count == 16)
+        for name in InternedTokens.knownFieldNames {
+            #expect(FieldSyntax.isToken(Array(name.utf8)), "\(name)")
+            #expect(Array(name.utf8).withUnsafeBytes { InternedTokens.knownFieldName($0) } == name)
+        }
+        #expect(Array("host".utf8).withUnsafeBytes { InternedTokens.knownFieldName($0) } == nil)
+        #expect(Array("Host ".utf8).withUnsafeBytes { InternedTokens.knownFieldName($0) } == nil)
+    }
+
+    @Test func framingFactsNotedPerFieldMatchACaseInsensitiveLookup() {
+        let names = [
+            "Host", "host", "HOST", "hOsT", "Hosu", "Hos", "Hostt", "Content-Length", "content-length", "CONTENT-LENGTH",
+            "Content-Lengtj", "Content_Length", "Transfer-Encoding", "transfer-encoding", "TRANSFER-ENCODING",
+            "Transfer-Encodinh", "Transfer-Encodings", "X-Other", "Content-Type", "Ho\u{C5}F", "Content-Lengt\u{130}",
+        ]
+        var headers = HTTPHeaders()
+        for (index, name) in names.enumerated() { headers.add(name: name, value: "v\(index)") }
+        let noted = FramingFields(headers)
+        #expect(noted.hosts == headers.count(of: "Host"))
+        #expect(noted.contentLengths == headers.values(for: "Content-Length"))
+        #expect(noted.transferEncodings == headers.values(for: "Transfer-Encoding"))
+        #expect(noted.hosts == 4 && noted.contentLengths.count == 3 && noted.transferEncodings.count == 3)
+    }
+
     @Test func formDecodingNeverFailsOnInvalidInput() {
         #expect(FormURLDecoding.decode(Array("%".utf8)) == "%")
         #expect(FormURLDecoding.decode(Array("%4".utf8)) == "%4")
