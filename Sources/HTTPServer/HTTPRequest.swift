@@ -18,8 +18,17 @@ public struct HTTPRequest: Sendable {
     public var rawTargetBytes: [UInt8] {
         didSet { questionMark = Self.firstQuestionMark(in: rawTargetBytes) }
     }
-    /// Header fields in the order received.
-    public var headers: HTTPHeaders
+    /// Header fields in the order received. A received request's fields are made into
+    /// Strings on the first read (most routes never read one); setting replaces them.
+    public var headers: HTTPHeaders {
+        get {
+            switch headerStorage {
+            case .fields(let fields): fields
+            case .received(let received): received.headers
+            }
+        }
+        set { headerStorage = .fields(newValue) }
+    }
     /// The request body (already de-chunked).
     public var body: [UInt8]
     /// The peer's IP address as text ("127.0.0.1", "::1"); empty when unknown.
@@ -29,6 +38,13 @@ public struct HTTPRequest: Sendable {
     /// Where the query starts in ``rawTargetBytes`` (the offset of the first `?`): path and
     /// query are slices of the target, made into Strings only when asked for.
     private var questionMark: Int?
+    private var headerStorage: HeaderStorage
+
+    /// Where ``headers`` come from: given as Strings, or the bytes the server received.
+    private enum HeaderStorage: Sendable {
+        case fields(HTTPHeaders)
+        case received(ReceivedHeaderFields)
+    }
 
     /// Creates a request; `path` and `query` are derived from `rawTarget`.
     public init(
@@ -54,10 +70,29 @@ public struct HTTPRequest: Sendable {
         remoteAddress: String = "",
         httpVersion: String = "HTTP/1.1"
     ) {
+        self.init(
+            method: method, rawTargetBytes: rawTargetBytes, headerStorage: .fields(headers), body: body,
+            remoteAddress: remoteAddress, httpVersion: httpVersion)
+    }
+
+    /// A request as the server received it: the fields stay bytes until read.
+    init(
+        method: String, rawTargetBytes: [UInt8], receivedHeaders: ReceivedHeaderFields, body: [UInt8],
+        remoteAddress: String, httpVersion: String
+    ) {
+        self.init(
+            method: method, rawTargetBytes: rawTargetBytes, headerStorage: .received(receivedHeaders), body: body,
+            remoteAddress: remoteAddress, httpVersion: httpVersion)
+    }
+
+    private init(
+        method: String, rawTargetBytes: [UInt8], headerStorage: HeaderStorage, body: [UInt8], remoteAddress: String,
+        httpVersion: String
+    ) {
         self.method = method
         self.rawTargetBytes = rawTargetBytes
         self.questionMark = Self.firstQuestionMark(in: rawTargetBytes)
-        self.headers = headers
+        self.headerStorage = headerStorage
         self.body = body
         self.remoteAddress = remoteAddress
         self.httpVersion = httpVersion

@@ -89,8 +89,8 @@ func mhdAccessHandler(
         on: connection, context: context, method: method, version: version, chunk: chunk)
 }
 
-/// MHD_KeyValueIteratorN: checks one received header field and appends it to the request
-/// context; stops the iteration at the first field that breaks the syntax (the request is
+/// MHD_KeyValueIteratorN: checks one received header field and appends its bytes to the
+/// request context; stops the iteration at the first field that breaks the syntax (the request is
 /// rejected, so the rest need not be copied).
 func mhdCollectHeader(
     _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
@@ -115,10 +115,10 @@ func mhdCollectHeader(
         context.fieldSyntax = .unaccountedBytes
         return .NO
     }
-    let name = knownName ?? String(decoding: nameBytes, as: UTF8.self)
-    let text = String(decoding: valueBytes, as: UTF8.self)
-    context.framing.note(name: nameBytes, value: text)
-    context.headers.add(name: name, value: text)
+    // Strings only for the values the head checks read (Content-Length, Transfer-Encoding);
+    // the fields stay bytes until a responder reads them.
+    context.framing.note(name: nameBytes, value: String(decoding: valueBytes, as: UTF8.self))
+    context.receivedHeaders.append(name: nameBytes, value: valueBytes)
     context.headerBytes += keySize + valueSize + 4  // ": " and CRLF
     return .YES
 }

@@ -18,7 +18,7 @@ final class RequestContext: @unchecked Sendable {
     /// Set when the request is handed to a suspension (a task or an event loop may keep
     /// the context, and the registry knows it by identity): such a context is never reused.
     var hasEscaped = false
-    // The fields mutated in place on every request (these three, `framing` and `targetBytes`) are exempt from the runtime
+    // The fields mutated in place on every request (these three, `framing`, `receivedHeaders` and `targetBytes`) are exempt from the runtime
     // exclusivity check (`swift_beginAccess`/`endAccess`, ≈ 115 instructions per access, ≈ 10
     // accesses per request): one thread at a time owns the context (above), and no access to
     // them is ever nested in another (each is a single mutating call or assignment).
@@ -26,7 +26,9 @@ final class RequestContext: @unchecked Sendable {
     var method = ""
     var httpVersion = ""
     var remoteAddress = ""
-    @exclusivity(unchecked) var headers = HTTPHeaders()
+    /// The header fields as received (bytes; Strings only when a responder reads them).
+    /// Replaced instead of emptied when a request that still holds it is alive.
+    @exclusivity(unchecked) private(set) var receivedHeaders = ReceivedHeaderFields()
     /// Size of the header section as sent: `name: value\r\n` per field.
     var headerBytes = 0
     /// Host / Content-Length / Transfer-Encoding, noted while collecting.
@@ -46,8 +48,6 @@ final class RequestContext: @unchecked Sendable {
         self.targetBytes = []
         self.connection = connection
         self.machine = RequestStateMachine(maxBodyBytes: maxBodyBytes)
-        // Browsers send 10-20 fields: one allocation instead of one per doubling.
-        headers.reserveCapacity(16)
         setTarget(target)
     }
 
@@ -90,7 +90,11 @@ final class RequestContext: @unchecked Sendable {
         method = ""
         httpVersion = ""
         remoteAddress = ""
-        headers.removeAll(keepingCapacity: true)
+        if isKnownUniquelyReferenced(&receivedHeaders) {
+            receivedHeaders.removeAll()
+        } else {
+            receivedHeaders = ReceivedHeaderFields()
+        }
         headerBytes = 0
         framing = FramingFields()
         fieldSyntax = nil
@@ -102,7 +106,7 @@ final class RequestContext: @unchecked Sendable {
     /// The complete request for the responder.
     func makeRequest(body: [UInt8]) -> HTTPRequest {
         HTTPRequest(
-            method: method, rawTargetBytes: targetBytes, headers: headers, body: body,
+            method: method, rawTargetBytes: targetBytes, receivedHeaders: receivedHeaders, body: body,
             remoteAddress: remoteAddress, httpVersion: httpVersion)
     }
 }

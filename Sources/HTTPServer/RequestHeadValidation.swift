@@ -228,14 +228,15 @@ struct FramingFields: Equatable {
     }
 
     /// Takes one field into account: its name's bytes as received, its value.
-    mutating func note(name: UnsafeRawBufferPointer, value: String) {
+    /// `value` is made only for a Content-Length or Transfer-Encoding field.
+    mutating func note(name: UnsafeRawBufferPointer, value: @autoclosure () -> String) {
         switch name.count {
         case 4:
             if Self.name(name, is: "host") { hosts += 1 }
         case 14:
-            if Self.name(name, is: "content-length") { contentLengths.append(value) }
+            if Self.name(name, is: "content-length") { contentLengths.append(value()) }
         case 17:
-            if Self.name(name, is: "transfer-encoding") { transferEncodings.append(value) }
+            if Self.name(name, is: "transfer-encoding") { transferEncodings.append(value()) }
         default:
             break
         }

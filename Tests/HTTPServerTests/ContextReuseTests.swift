@@ -18,13 +18,15 @@ import Testing
         #expect(connection.reusableContext() == nil)
         var first: RequestContext? = RequestContext(target: "/a", maxBodyBytes: 10, connection: connection)
         let firstIdentity = first.map(ObjectIdentifier.init)
-        first?.headers.add(name: "X-A", value: "1")
+        Array("X-A1".utf8).withUnsafeBytes {
+            first?.receivedHeaders.append(name: .init(rebasing: $0[..<3]), value: .init(rebasing: $0[3...]))
+        }
         if let first { connection.keepForReuse(first) }
         first = nil
         let reused = try #require(connection.reusableContext())
         #expect(ObjectIdentifier(reused) == firstIdentity)
         reused.reset(target: "/b", maxBodyBytes: 10)
-        #expect(reused.targetBytes == Array("/b".utf8) && reused.headers.count == 0 && reused.method.isEmpty)
+        #expect(reused.targetBytes == Array("/b".utf8) && reused.receivedHeaders.count == 0 && reused.method.isEmpty)
         // Taken: not handed out twice.
         #expect(connection.reusableContext() == nil)
         // Still referenced elsewhere (as a suspended request's task would): not reused.
@@ -61,6 +63,49 @@ import Testing
         #expect(request.path == "/a\u{FFFD}" && request.query == "q\u{FFFD}")
         context.reset(target: nil, maxBodyBytes: 10)
         #expect(context.targetBytes.isEmpty)
+    }
+
+    private func received(_ context: RequestContext, _ name: String, _ value: [UInt8]) {
+        Array(name.utf8).withUnsafeBytes { name in
+            value.withUnsafeBytes { context.receivedHeaders.append(name: name, value: $0) }
+        }
+    }
+
+    @Test func receivedFieldsBecomeTheStringsTheCollectorMadeInOrder() {
+        let context = RequestContext(target: "/", maxBodyBytes: 10)
+        received(context, "Host", Array("a.test".utf8))
+        received(context, "user-agent", Array("curl/8 with a value longer than fifteen bytes".utf8))
+        received(context, "X-Bin", [0x61, 0xFF, 0x62])
+        received(context, "X-Empty", [])
+        received(context, "host", Array("b.test".utf8))
+        let request = context.makeRequest(body: [])
+        let expected = HTTPHeaders([
+            ("Host", "a.test"), ("user-agent", "curl/8 with a value longer than fifteen bytes"), ("X-Bin", "a\u{FFFD}b"),
+            ("X-Empty", ""), ("host", "b.test"),
+        ])
+        #expect(request.headers == expected)
+        #expect(request.headers.map(\.name) == ["Host", "user-agent", "X-Bin", "X-Empty", "host"])
+        #expect(request.headers["HOST"] == "a.test" && request.headers.count(of: "Host") == 2)
+        // Setting or changing the fields of a received request replaces them.
+        var changed = request
+        changed.headers.add(name: "X-New", value: "1")
+        #expect(changed.headers.count == 6 && request.headers.count == 5)
+        changed.headers = HTTPHeaders()
+        #expect(changed.headers.count == 0 && request.headers == expected)
+    }
+
+    @Test func aRequestStillHoldingItsFieldsKeepsThemWhenTheContextIsReused() {
+        let context = RequestContext(target: "/a", maxBodyBytes: 10)
+        received(context, "X-A", Array("1".utf8))
+        let held = context.makeRequest(body: [])
+        // The next request of the connection while `held` is alive (a task kept it).
+        context.reset(target: "/b", maxBodyBytes: 10)
+        received(context, "X-B", Array("2".utf8))
+        #expect(held.headers == HTTPHeaders([("X-A", "1")]))
+        #expect(context.makeRequest(body: []).headers == HTTPHeaders([("X-B", "2")]))
+        // Nothing holds the fields any more: emptied in place.
+        context.reset(target: "/c", maxBodyBytes: 10)
+        #expect(context.receivedHeaders.count == 0 && context.makeRequest(body: []).headers.count == 0)
     }
 
     struct HeaderEcho: HTTPResponder {
