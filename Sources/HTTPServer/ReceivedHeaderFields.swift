@@ -34,40 +34,83 @@ final class ReceivedHeaderFields: @unchecked Sendable {
         var isMade = false
     }
 
-    // Exempt from the runtime exclusivity check (`swift_beginAccess`, ≈ 115 instructions per
-    // access, three per field appended): only the connection's worker thread writes them,
-    // before the request is handed out or once nothing else references this instance, and no
-    // access to either nests inside another access to the same one.
-    @exclusivity(unchecked) private var bytes: [UInt8] = []
-    @exclusivity(unchecked) private var spans: [Span] = []
+    // The bytes and offsets live in storage this instance owns (grown by doubling, kept for
+    // the next request): `Array.append(contentsOf:)` of a buffer cost ≈ 90 instructions a
+    // call and `removeAll(keepingCapacity:)` ≈ 80, more than the Strings this type saves.
+    // Every write is bounds-checked once against the capacity in `reserve` (`append` grows
+    // first, then copies exactly `count` bytes); reads cover only `[0, byteCount)` and
+    // `[0, spanCount)`. The fields are exempt from the runtime exclusivity check
+    // (`swift_beginAccess`, ≈ 115 instructions per access): only the connection's worker
+    // thread writes them, before the request is handed out or once nothing else references
+    // this instance, and no access nests inside another access to the same field.
+    @exclusivity(unchecked) private var bytes: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var byteCount = 0
+    @exclusivity(unchecked) private var byteCapacity = 0
+    @exclusivity(unchecked) private var spans: UnsafeMutablePointer<Span>?
+    @exclusivity(unchecked) private var spanCount = 0
+    @exclusivity(unchecked) private var spanCapacity = 0
     private let materialized = Mutex(Materialized())
     /// Whether ``headers`` was read since the last ``removeAll()`` (set under the lock), so
     /// that emptying an instance whose fields nobody read takes no lock.
     private let wasMaterialized = Atomic<Bool>(false)
 
-    init() {
-        // Room for a browser's head without growing: one allocation each per connection.
-        bytes.reserveCapacity(1024)
-        spans.reserveCapacity(16)
+    init() {}
+
+    deinit {
+        bytes?.deallocate()
+        spans?.deallocate()
     }
 
     /// The number of fields received.
-    var count: Int { spans.count }
+    var count: Int { spanCount }
 
     /// Appends one field (only while the head is collected, before the request is handed out).
     func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        let nameStart = bytes.count
-        bytes.append(contentsOf: name.assumingMemoryBound(to: UInt8.self))
-        let valueStart = bytes.count
-        bytes.append(contentsOf: value.assumingMemoryBound(to: UInt8.self))
-        spans.append(Span(nameStart: nameStart, nameCount: name.count, valueStart: valueStart, valueCount: value.count))
+        let nameStart = byteCount
+        let valueStart = nameStart + name.count
+        reserveBytes(valueStart + value.count)
+        reserveSpans(spanCount + 1)
+        // Both reserves succeeded: `bytes` holds at least `valueStart + value.count` bytes and
+        // `spans` at least `spanCount + 1` elements (they trap like Array when memory runs out).
+        guard let bytes, let spans else { return }
+        if let source = name.baseAddress { (bytes + nameStart).copyMemory(from: source, byteCount: name.count) }
+        if let source = value.baseAddress { (bytes + valueStart).copyMemory(from: source, byteCount: value.count) }
+        (spans + spanCount).initialize(
+            to: Span(nameStart: nameStart, nameCount: name.count, valueStart: valueStart, valueCount: value.count))
+        byteCount = valueStart + value.count
+        spanCount += 1
+    }
+
+    private func reserveBytes(_ needed: Int) {
+        guard needed > byteCapacity || bytes == nil else { return }
+        let capacity = max(needed, byteCapacity * 2, 512)
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+        if let bytes {
+            grown.copyMemory(from: bytes, byteCount: byteCount)
+            bytes.deallocate()
+        }
+        bytes = grown
+        byteCapacity = capacity
+    }
+
+    private func reserveSpans(_ needed: Int) {
+        guard needed > spanCapacity || spans == nil else { return }
+        let capacity = max(needed, spanCapacity * 2, 16)
+        let grown = UnsafeMutablePointer<Span>.allocate(capacity: capacity)
+        if let spans {
+            grown.moveInitialize(from: spans, count: spanCount)
+            spans.deallocate()
+        }
+        spans = grown
+        spanCapacity = capacity
     }
 
     /// Empties the fields for the next request of the connection, keeping the storage; only
     /// for an instance nothing else references.
     func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-        spans.removeAll(keepingCapacity: true)
+        // Spans are plain integers: nothing to deinitialize.
+        byteCount = 0
+        spanCount = 0
         // Nothing else references this instance (the caller checked), so no read of `headers`
         // can race with this one; the acquiring load sees a flag set on another thread.
         guard wasMaterialized.load(ordering: .acquiring) else { return }
@@ -82,7 +125,7 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     var headers: HTTPHeaders {
         materialized.withLock { made in
             if !made.isMade {
-                made.headers.reserveCapacity(spans.count)
+                made.headers.reserveCapacity(spanCount)
                 add(to: &made.headers)
                 made.isMade = true
                 wasMaterialized.store(true, ordering: .releasing)
@@ -92,13 +135,12 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     }
 
     private func add(to headers: inout HTTPHeaders) {
-        bytes.withUnsafeBytes { all in
-            for span in spans {
-                // Every span was appended with bytes of its own counts at its offsets.
-                let name = UnsafeRawBufferPointer(rebasing: all[span.nameStart..<(span.nameStart + span.nameCount)])
-                let value = UnsafeRawBufferPointer(rebasing: all[span.valueStart..<(span.valueStart + span.valueCount)])
-                headers.add(name: InternedTokens.fieldName(name), value: String(decoding: value, as: UTF8.self))
-            }
+        let all = UnsafeRawBufferPointer(start: bytes, count: byteCount)
+        for span in UnsafeBufferPointer(start: spans, count: spanCount) {
+            // Every span was appended with bytes of its own counts at its offsets, inside `all`.
+            let name = UnsafeRawBufferPointer(rebasing: all[span.nameStart..<(span.nameStart + span.nameCount)])
+            let value = UnsafeRawBufferPointer(rebasing: all[span.valueStart..<(span.valueStart + span.valueCount)])
+            headers.add(name: InternedTokens.fieldName(name), value: String(decoding: value, as: UTF8.self))
         }
     }
 }

@@ -94,6 +94,20 @@ import Testing
         #expect(changed.headers.count == 0 && request.headers == expected)
     }
 
+    @Test func receivedFieldsGrowPastTheirFirstStorageAndKeepEveryByte() {
+        let context = RequestContext(target: "/", maxBodyBytes: 10)
+        var expected: [(String, String)] = []
+        for index in 0..<40 {
+            let value = String(repeating: Character(UnicodeScalar(UInt8(65 + index % 26))), count: 100 + index)
+            received(context, "X-Field-\(index)", Array(value.utf8))
+            expected.append(("X-Field-\(index)", value))
+        }
+        #expect(context.makeRequest(body: []).headers == HTTPHeaders(expected))
+        context.reset(target: "/", maxBodyBytes: 10)
+        received(context, "Host", Array("a".utf8))
+        #expect(context.makeRequest(body: []).headers == HTTPHeaders([("Host", "a")]))
+    }
+
     @Test func aRequestStillHoldingItsFieldsKeepsThemWhenTheContextIsReused() {
         let context = RequestContext(target: "/a", maxBodyBytes: 10)
         received(context, "X-A", Array("1".utf8))
