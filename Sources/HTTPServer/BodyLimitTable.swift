@@ -19,9 +19,13 @@ struct BodyLimitTable: Sendable {
 
     /// The limit for a raw request target (its path, up to the first `?`), if it has one.
     func limit(forTarget rawTarget: String) -> Int? {
+        limit(forTarget: Array(rawTarget.utf8))
+    }
+
+    /// ``limit(forTarget:)-(String)`` on the target's bytes (what the server holds).
+    func limit(forTarget target: [UInt8]) -> Int? {
         guard !entries.isEmpty else { return nil }
-        var target = rawTarget
-        return target.withUTF8 { bytes in
+        return target.withUnsafeBufferPointer { bytes in
             for entry in entries where Self.isPath(entry.path, of: bytes) { return entry.limit }
             return nil
         }

@@ -36,6 +36,12 @@ enum InternedTokens {
     /// builds a String per name (≈ 170 instructions), a length check and `memcmp` is ≈ 30.
     static func fieldName(_ bytes: UnsafeRawBufferPointer) -> String { interned(bytes, among: fieldNames) }
 
+    /// The interned literal when `bytes` spell one of the common field names exactly, else nil.
+    static func knownFieldName(_ bytes: UnsafeRawBufferPointer) -> String? { known(bytes, among: fieldNames) }
+
+    /// The common field names handed out as literals (for the tests: each must be a token).
+    static var knownFieldNames: [String] { fieldNames.map(\.text) }
+
     private static func interned(_ text: UnsafePointer<CChar>, among known: [Token]) -> String {
         interned(UnsafeRawBufferPointer(start: text, count: strlen(text)), among: known)
     }
@@ -44,7 +50,12 @@ enum InternedTokens {
     /// even invalid UTF-8, is decoded as before so that validation sees exactly what was sent.
     /// The length first, then `memcmp` on the stored bytes: `elementsEqual` between the
     /// literal's `UTF8View` and the C bytes cost ≈ 300 instructions per token, twice a request.
-    private static func interned(_ bytes: UnsafeRawBufferPointer, among known: [Token]) -> String {
+    private static func interned(_ bytes: UnsafeRawBufferPointer, among table: [Token]) -> String {
+        known(bytes, among: table) ?? String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The literal whose bytes are exactly `bytes`, or nil.
+    private static func known(_ bytes: UnsafeRawBufferPointer, among known: [Token]) -> String? {
         for candidate in known where candidate.bytes.count == bytes.count {
             let equal = candidate.bytes.withUnsafeBytes { stored in
                 // Both hold `bytes.count` bytes (checked above); known tokens are never empty.
@@ -53,6 +64,6 @@ enum InternedTokens {
             }
             if equal { return candidate.text }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return nil
     }
 }

@@ -16,7 +16,6 @@ func mhdRequestStarted(
     guard let cls else { return nil }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     core.requestsInFlight.add(1, ordering: .relaxed)
-    let rawTarget = uri.map { String(cString: $0) } ?? ""
     let socketContext = connection.flatMap { cmhd_socket_context($0) }
     let tracked = socketContext.map { Unmanaged<TrackedConnection>.fromOpaque($0).takeUnretainedValue() }
     // MHD parses the query parameters (right after this call) and the header fields into the
@@ -26,10 +25,10 @@ func mhdRequestStarted(
     cmhd_request_line_started(socketContext, uri)
     let context: RequestContext
     if let reused = tracked?.reusableContext() {
-        reused.reset(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes)
+        reused.reset(target: uri, maxBodyBytes: core.configuration.maxBodyBytes)
         context = reused
     } else {
-        context = RequestContext(rawTarget: rawTarget, maxBodyBytes: core.configuration.maxBodyBytes, connection: tracked)
+        context = RequestContext(target: uri, maxBodyBytes: core.configuration.maxBodyBytes, connection: tracked)
     }
     return Unmanaged.passRetained(context).toOpaque()
 }
@@ -90,8 +89,8 @@ func mhdAccessHandler(
         on: connection, context: context, method: method, version: version, chunk: chunk)
 }
 
-/// MHD_KeyValueIteratorN: checks one received header field and appends it to the request
-/// context; stops the iteration at the first field that breaks the syntax (the request is
+/// MHD_KeyValueIteratorN: checks one received header field and appends its bytes to the
+/// request context; stops the iteration at the first field that breaks the syntax (the request is
 /// rejected, so the rest need not be copied).
 func mhdCollectHeader(
     _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
@@ -101,7 +100,10 @@ func mhdCollectHeader(
     let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
     let nameBytes = UnsafeRawBufferPointer(start: key, count: keySize)
     let valueBytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
-    if !RequestHeadValidation.isToken(nameBytes) {
+    // A name spelled as one of the interned common names is a token (they are literals,
+    // tested to be tokens), so only other names go through the token check (≈ 100 each).
+    let knownName = InternedTokens.knownFieldName(nameBytes)
+    if knownName == nil && !RequestHeadValidation.isToken(nameBytes) {
         context.fieldSyntax = .invalidName
         return .NO
     }
@@ -113,9 +115,10 @@ func mhdCollectHeader(
         context.fieldSyntax = .unaccountedBytes
         return .NO
     }
-    let name = InternedTokens.fieldName(nameBytes)
-    let text = String(decoding: valueBytes, as: UTF8.self)
-    context.headers.add(name: name, value: text)
+    // Strings only for the values the head checks read (Content-Length, Transfer-Encoding);
+    // the fields stay bytes until a responder reads them.
+    context.framing.note(name: nameBytes, value: String(decoding: valueBytes, as: UTF8.self))
+    context.receivedHeaders.append(name: nameBytes, value: valueBytes)
     context.headerBytes += keySize + valueSize + 4  // ": " and CRLF
     return .YES
 }

@@ -24,25 +24,35 @@ package struct RequestHeadValidation: Sendable {
     ///
     /// - Parameters:
     ///   - method: the request method.
-    ///   - rawTarget: the target as on the request line.
+    ///   - target: the target's bytes as on the request line.
     ///   - httpVersion: "HTTP/1.1" or "HTTP/1.0".
     ///   - headers: the header fields in order.
     ///   - headerBytes: size of the header section (`name: value\r\n` per field).
     ///   - fieldSyntax: the first field-line violation found while the fields were collected.
     /// - Throws: the first violated rule as a problem.
     package func validate(
-        method: String, rawTarget: String, httpVersion: String, headers: HTTPHeaders, headerBytes: Int,
+        method: String, target: [UInt8], httpVersion: String, headers: HTTPHeaders, headerBytes: Int,
         fieldSyntax: FieldSyntaxViolation? = nil
     ) throws(ProblemDetails) -> Int? {
+        try validate(
+            method: method, target: target, httpVersion: httpVersion, framing: FramingFields(headers),
+            headerBytes: headerBytes, fieldSyntax: fieldSyntax)
+    }
+
+    /// ``validate(method:target:httpVersion:headers:headerBytes:fieldSyntax:)`` with the
+    /// framing facts the server gathered while it collected the fields.
+    func validate(
+        method: String, target: [UInt8], httpVersion: String, framing fields: FramingFields, headerBytes: Int,
+        fieldSyntax: FieldSyntaxViolation?
+    ) throws(ProblemDetails) -> Int? {
         guard Self.isToken(method) else { throw Self.invalidMethod }
-        guard Self.isRequestTarget(rawTarget) else { throw Self.invalidRequestTarget }
+        guard target.withUnsafeBufferPointer({ Self.isRequestTarget($0) }) else { throw Self.invalidRequestTarget }
         if let fieldSyntax { throw fieldSyntax.problem }
         // MHD 0.9.75 cannot tunnel: it would send a 200 without framing and keep the socket.
         if method == "CONNECT" { throw Self.connectNotSupported }
-        if rawTarget.utf8.count > maxTargetBytes { throw .uriTooLong(limit: maxTargetBytes) }
+        if target.count > maxTargetBytes { throw .uriTooLong(limit: maxTargetBytes) }
         if headerBytes > maxHeaderBytes { throw .headerFieldsTooLarge(limit: maxHeaderBytes) }
 
-        let fields = FramingFields(headers)
         let hosts = fields.hosts
         if hosts > 1 {
             throw .badRequest(
@@ -59,6 +69,17 @@ package struct RequestHeadValidation: Sendable {
             return nil
         }
         return try declaredLength(contentLengths)
+    }
+
+    /// ``validate(method:target:httpVersion:headers:headerBytes:fieldSyntax:)`` with the target
+    /// as text (its UTF-8 bytes are checked).
+    package func validate(
+        method: String, rawTarget: String, httpVersion: String, headers: HTTPHeaders, headerBytes: Int,
+        fieldSyntax: FieldSyntaxViolation? = nil
+    ) throws(ProblemDetails) -> Int? {
+        try validate(
+            method: method, target: Array(rawTarget.utf8), httpVersion: httpVersion, headers: headers,
+            headerBytes: headerBytes, fieldSyntax: fieldSyntax)
     }
 
     static let invalidMethod = ProblemDetails.badRequest(
@@ -142,20 +163,12 @@ package struct RequestHeadValidation: Sendable {
         return method.withUTF8 { FieldSyntax.isToken($0) }
     }
 
-    /// Whether `target` may be a request target as libmicrohttpd split it off the request
+    /// Whether `bytes` may be a request target as libmicrohttpd split it off the request
     /// line: not empty, no whitespace (a space means a second space-separated part that
     /// MHD folded into the target), no control characters.
     ///
-    /// A plain loop over the String's contiguous UTF-8 (a native String has it, so
-    /// `withUTF8` does not copy): the generic `Sequence` version walked the `UTF8View` at
-    /// ≈ 34 instructions per byte, ≈ 1.7k for a decide target.
-    static func isRequestTarget(_ target: String) -> Bool {
-        var target = target
-        return target.withUTF8 { isRequestTarget($0) }
-    }
-
-    /// ``isRequestTarget(_:)-(String)`` on raw bytes, eight at a time: a byte loop cost ≈ 12
-    /// instructions per byte (≈ 650 for a decide target), the word test ≈ 2.
+    /// Eight bytes at a time: the generic `Sequence` version walked a `UTF8View` at ≈ 34
+    /// instructions per byte, a byte loop ≈ 12 (≈ 650 for a decide target), the word test ≈ 2.
     static func isRequestTarget(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !bytes.isEmpty else { return false }
         let raw = UnsafeRawBufferPointer(bytes)
@@ -188,32 +201,60 @@ package struct RequestHeadValidation: Sendable {
     }
 }
 
-/// The fields the head checks look at, gathered in one pass over the header section.
+/// The fields the head checks look at, gathered while the fields are collected.
 ///
 /// Three lookups (`count(of: "Host")`, `values(for:)` twice) walked every field three times
-/// and compared each name (≈ 600 instructions per request); here each field's name length
-/// picks the one name it could be (Host 4, Content-Length 14, Transfer-Encoding 17) and only
-/// then are the names compared, ignoring case as before.
-struct FramingFields {
+/// and compared each name (≈ 600 instructions per request); then one pass over the collected
+/// fields (≈ 320: each tuple copied, retained and released); now the server notes each field
+/// as it collects it, on the name's bytes. The name's length picks the one name it could be
+/// (Host 4, Content-Length 14, Transfer-Encoding 17) and only then are the names compared,
+/// ignoring ASCII case as before.
+struct FramingFields: Equatable {
     private(set) var hosts = 0
     /// Values of every Content-Length field, in order.
     private(set) var contentLengths: [String] = []
     /// Values of every Transfer-Encoding field, in order.
     private(set) var transferEncodings: [String] = []
 
+    /// No fields yet.
+    init() {}
+
+    /// The facts of a whole header section.
     init(_ headers: HTTPHeaders) {
         for field in headers {
-            switch field.name.utf8.count {
-            case 4:
-                if HTTPHeaders.namesMatch(field.name, "Host") { hosts += 1 }
-            case 14:
-                if HTTPHeaders.namesMatch(field.name, "Content-Length") { contentLengths.append(field.value) }
-            case 17:
-                if HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") { transferEncodings.append(field.value) }
-            default:
-                break
-            }
+            var name = field.name
+            name.withUTF8 { note(name: UnsafeRawBufferPointer($0), value: field.value) }
         }
+    }
+
+    /// Takes one field into account: its name's bytes as received, its value.
+    /// `value` is made only for a Content-Length or Transfer-Encoding field.
+    mutating func note(name: UnsafeRawBufferPointer, value: @autoclosure () -> String) {
+        switch name.count {
+        case 4:
+            if Self.name(name, is: "host") { hosts += 1 }
+        case 14:
+            if Self.name(name, is: "content-length") { contentLengths.append(value()) }
+        case 17:
+            if Self.name(name, is: "transfer-encoding") { transferEncodings.append(value()) }
+        default:
+            break
+        }
+    }
+
+    /// Whether `name` spells `lowercased` ignoring ASCII case (as ``HTTPHeaders/namesMatch(_:_:)``).
+    private static func name(_ name: UnsafeRawBufferPointer, is lowercased: StaticString) -> Bool {
+        guard name.count == lowercased.utf8CodeUnitCount else { return false }
+        let expected = UnsafeRawBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
+        // Both hold `name.count` bytes (checked above).
+        var index = 0
+        while index < name.count {
+            let byte = name[index]
+            let lower = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+            guard lower == expected[index] else { return false }
+            index += 1
+        }
+        return true
     }
 }
 

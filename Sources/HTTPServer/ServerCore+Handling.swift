@@ -44,13 +44,13 @@ extension ServerCore {
         if context.fieldSyntax == nil, let layout = context.layout, !layout.finish() {
             context.fieldSyntax = .unaccountedBytes
         }
-        if let limit = bodyLimits.limit(forTarget: context.rawTarget) {
+        if let limit = bodyLimits.limit(forTarget: context.targetBytes) {
             context.machine.useBodyLimit(limit)
         }
         do throws(ProblemDetails) {
             let declaredLength = try headValidation.validate(
-                method: context.method, rawTarget: context.rawTarget, httpVersion: context.httpVersion,
-                headers: context.headers, headerBytes: context.headerBytes, fieldSyntax: context.fieldSyntax)
+                method: context.method, target: context.targetBytes, httpVersion: context.httpVersion,
+                framing: context.framing, headerBytes: context.headerBytes, fieldSyntax: context.fieldSyntax)
             return context.machine.headersReceived(problem: nil, declaredContentLength: declaredLength)
         } catch {
             return context.machine.headersReceived(problem: error, declaredContentLength: nil)
@@ -80,7 +80,7 @@ extension ServerCore {
                 [
                     "status": .number(Double(problem.status)), "kind": .string(problem.kind),
                     "remoteAddress": .string(context.remoteAddress), "method": .string(context.method),
-                    "targetBytes": .number(Double(context.rawTarget.utf8.count)),
+                    "targetBytes": .number(Double(context.targetBytes.count)),
                 ])
             // Closing is deliberate: the rest of a rejected request is never read.
             return reject(problem, on: connection)

@@ -43,6 +43,20 @@ import Testing
         #expect(request.rawQuery == "a=1&%75rl=https%3A%2F%2Fx.test%2F&url=second&u+v=w")
     }
 
+    @Test func pathAndQueryBytesAreSlicesOfTheTarget() {
+        let request = HTTPRequest(method: "GET", rawTarget: "/d/x?a=1?b&c")
+        #expect(Array(request.pathBytes) == Array("/d/x".utf8))
+        #expect(request.rawQueryBytes.map(Array.init) == Array("a=1?b&c".utf8))
+        #expect(request.rawQuery == "a=1?b&c")
+        let bare = HTTPRequest(method: "GET", rawTargetBytes: Array("/p".utf8))
+        #expect(Array(bare.pathBytes) == Array("/p".utf8) && bare.rawQueryBytes == nil)
+        let empty = HTTPRequest(method: "GET", rawTargetBytes: Array("/p?".utf8))
+        #expect(empty.rawQueryBytes.map(Array.init) == [] && empty.query == "")
+        var moved = request
+        moved.rawTargetBytes = Array("?q".utf8)
+        #expect(moved.pathBytes.isEmpty && moved.path == "" && moved.query == "q")
+    }
+
     @Test func pathAndQuerySettersRewriteTheTarget() {
         var request = HTTPRequest(method: "GET", rawTarget: "/old?q=1")
         request.path = "/new"
@@ -80,6 +94,32 @@ import Testing
             let interned = Array(name.utf8).withUnsafeBytes { InternedTokens.fieldName($0) }
             #expect(interned == name && Array(interned.utf8) == Array(name.utf8))
         }
+    }
+
+    @Test func everyInternedFieldNameIsAToken() {
+        // The collector skips the token check for a name spelled as an interned one.
+        #expect(InternedTokens.knownFieldNames.count == 16)
+        for name in InternedTokens.knownFieldNames {
+            #expect(FieldSyntax.isToken(Array(name.utf8)), "\(name)")
+            #expect(Array(name.utf8).withUnsafeBytes { InternedTokens.knownFieldName($0) } == name)
+        }
+        #expect(Array("host".utf8).withUnsafeBytes { InternedTokens.knownFieldName($0) } == nil)
+        #expect(Array("Host ".utf8).withUnsafeBytes { InternedTokens.knownFieldName($0) } == nil)
+    }
+
+    @Test func framingFactsNotedPerFieldMatchACaseInsensitiveLookup() {
+        let names = [
+            "Host", "host", "HOST", "hOsT", "Hosu", "Hos", "Hostt", "Content-Length", "content-length", "CONTENT-LENGTH",
+            "Content-Lengtj", "Content_Length", "Transfer-Encoding", "transfer-encoding", "TRANSFER-ENCODING",
+            "Transfer-Encodinh", "Transfer-Encodings", "X-Other", "Content-Type", "Ho\u{C5}F", "Content-Lengt\u{130}",
+        ]
+        var headers = HTTPHeaders()
+        for (index, name) in names.enumerated() { headers.add(name: name, value: "v\(index)") }
+        let noted = FramingFields(headers)
+        #expect(noted.hosts == headers.count(of: "Host"))
+        #expect(noted.contentLengths == headers.values(for: "Content-Length"))
+        #expect(noted.transferEncodings == headers.values(for: "Transfer-Encoding"))
+        #expect(noted.hosts == 4 && noted.contentLengths.count == 3 && noted.transferEncodings.count == 3)
     }
 
     @Test func formDecodingNeverFailsOnInvalidInput() {

@@ -31,16 +31,10 @@ struct DecideEndpoints: Sendable {
         let navigation: NavigationRequest
         let explain: Bool
         // The usual query (known names, each once) is read in place; anything else takes the
-        // item-by-item reading, which also words every error. The query is read from the
-        // target's own bytes, after its first `?` (where `rawQuery` starts): `request.query`
-        // would copy it into a String (an allocation past 15 bytes), and even the `rawQuery`
-        // Substring cost ~0.3k instructions to form and unwrap.
-        let readInPlace = request.rawTarget.utf8.withContiguousStorageIfAvailable { target in
-            target.firstIndex(of: UInt8(ascii: "?")).flatMap { mark in
-                Self.readQuery(UnsafeBufferPointer(rebasing: target[(mark + 1)...]))
-            }
-        }
-        switch readInPlace {
+        // item-by-item reading, which also words every error. The query is read as a slice of
+        // the target's bytes: `request.query` would copy it into a String (an allocation past
+        // 15 bytes), and even a `rawQuery` Substring cost ~0.3k instructions to form and unwrap.
+        switch request.rawQueryBytes?.withContiguousStorageIfAvailable({ Self.readQuery($0) }) {
         case .some(.some(.success(let read))): (navigation, explain) = read
         case .some(.some(.failure(let problem))): throw problem
         default: (navigation, explain) = try Self.readQueryItems(request.queryItems)

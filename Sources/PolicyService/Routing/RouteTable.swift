@@ -141,12 +141,10 @@ struct RouteTable: Sendable {
 
     /// ``match(_:)`` for a request: its place in ``routes`` (a `Route` copy would retain
     /// each of its fields) and parameters. A literal template is found from the bytes of the
-    /// request target, without making the path a String.
+    /// request's path bytes (the request already knows where its query starts), without
+    /// making the path a String.
     func match(_ request: HTTPRequest) -> (index: Int, parameters: [String: String])? {
-        let literal = request.rawTarget.utf8.withContiguousStorageIfAvailable { target in
-            let pathEnd = target.firstIndex(of: UInt8(ascii: "?")) ?? target.count
-            return literalRoute(path: UnsafeBufferPointer(rebasing: target[..<pathEnd]))
-        }
+        let literal = request.pathBytes.withContiguousStorageIfAvailable { literalRoute(path: $0) }
         if case .some(.some(let index)) = literal { return (index, [:]) }
         return matchIndex(request.path)
     }
