@@ -6,12 +6,12 @@ struct HostSet: Sendable {
     /// Canonical hosts (`pay.example.com`, `127.0.0.1`, `[::1]`), looked up with a request's
     /// host as the slice of its URL it already is; few (nearly always one) are kept unhashed.
     private(set) var exact = FewKeys()
-    /// Registrable parts of `*.` patterns, without the `*.` (`example.com`); substrings so a
-    /// request's parent domains can be looked up as slices of its host.
-    private(set) var wildcardSuffixes: Set<Substring> = []
+    /// Registrable parts of `*.` patterns, without the `*.` (`example.com`), looked up with a
+    /// request's parent domains as slices of its host; few are kept unhashed.
+    private(set) var wildcardSuffixes = FewKeys()
 
     mutating func insertExact(_ host: String) { exact.insert(host) }
-    mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(Substring(suffix)) }
+    mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(suffix) }
 
     /// Whether `host` (already in match form) is listed, or is a subdomain of a wildcard on a label boundary.
     func contains(_ host: Substring) -> Bool {

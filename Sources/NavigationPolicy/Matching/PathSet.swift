@@ -5,8 +5,8 @@
 struct PathSet: Sendable {
     /// Looked up with a request's path as the slice it already is; few are kept unhashed.
     private(set) var exact = FewKeys()
-    /// Substrings, so a request's leading sub-paths can be looked up as slices of its path.
-    private(set) var prefixes: Set<Substring> = []
+    /// Looked up with a request's leading sub-paths as slices of its path; few are kept unhashed.
+    private(set) var prefixes = FewKeys()
     /// `pathPatterns`, tried in order; only handlers that have some pay for them.
     private(set) var patterns: [PathPattern] = []
     let caseSensitive: Bool
@@ -18,7 +18,7 @@ struct PathSet: Sendable {
     /// Adds a config path already reduced to match form (`MatchPath.text`).
     // Keys are copied into strings of their own, so a set does not keep the config URL they were sliced from.
     mutating func insertExact(_ path: MatchPath) { exact.insert(String(key(path))) }
-    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(Substring(String(key(path)))) }
+    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(String(key(path))) }
 
     var hasExact: Bool { !exact.isEmpty }
     var hasPrefixes: Bool { !prefixes.isEmpty }
