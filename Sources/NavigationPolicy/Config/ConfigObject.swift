@@ -148,6 +148,9 @@ public struct ConfigStringList: Sequence, Sendable {
         Iterator(elements: elements)
     }
 
+    /// The number of entries (exact: every element is a string), so callers can size a set once.
+    public var underestimatedCount: Int { elements.count }
+
     /// Yields each string entry with its position in the list.
     public struct Iterator: IteratorProtocol {
         fileprivate let elements: [JSONValue]

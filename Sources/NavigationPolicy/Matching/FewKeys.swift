@@ -1,34 +1,68 @@
-/// A copy of a set's keys kept while the set is small (most `match` lists hold a handful of
-/// hosts or paths), so a lookup compares lengths and then bytes instead of hashing the key.
-struct FewKeys: Sendable {
-    /// Above this many keys hashing wins (and the copy is dropped, so big sets cost no memory).
+/// A set of match-form keys (hosts, paths) that stays a short array while it holds few keys
+/// and becomes a hashed set past ``limit``.
+///
+/// Nearly every `match` list holds one to four entries, and a 100k-handler config has as many
+/// lists: building a `Set` per list (first insert allocates, the next rehashes) plus a copy of
+/// its keys for fast lookups cost ~0.25G instructions at compile. Small lookups compare lengths,
+/// then bytes, which beats hashing the key; match forms are ASCII, where byte equality and
+/// `String` equality agree (inserts still de-duplicate with `==`, as the set does).
+struct FewKeys: Sendable, Sequence {
+    /// Above this many keys hashing wins.
     static let limit = 4
 
-    /// The keys' UTF-8, so a lookup compares raw bytes (generic `elementsEqual` over string
-    /// views cost more than the hashing this replaces).
-    private var keys: [[UInt8]] = []
-    private var overflowed = false
+    /// The keys while there are at most ``limit``, in insertion order.
+    private var few: [String] = []
+    /// Every key, once there are more than ``limit`` (then `few` is emptied).
+    private var many: Set<Substring>?
 
-    /// Records a key the set just gained.
-    mutating func insert(_ key: Substring) {
-        guard !overflowed else { return }
-        if keys.count == Self.limit {
-            overflowed = true
-            keys = []
+    /// Adds `key`; false when an equal key is already there.
+    @discardableResult
+    mutating func insert(_ key: String) -> Bool {
+        if many != nil { return many?.insert(Substring(key)).inserted ?? false }
+        guard !few.contains(key) else { return false }
+        if few.count == Self.limit {
+            var set = Set(few.map { Substring($0) })
+            set.insert(Substring(key))
+            many = set
+            few = []
         } else {
-            keys.append(Array(key.utf8))
+            few.append(key)
+        }
+        return true
+    }
+
+    var count: Int { many?.count ?? few.count }
+    /// The first key (insertion order while few, the set's order after).
+    var first: Substring? { many?.first ?? few.first.map { Substring($0) } }
+    var isEmpty: Bool { count == 0 }
+
+    /// Whether `key` is one of the keys.
+    func contains(_ key: Substring) -> Bool {
+        if let many { return many.contains(key) }
+        var key = key
+        return key.withUTF8 { wanted in
+            for candidate in few where candidate.utf8.count == wanted.count {
+                let equal =
+                    candidate.utf8.withContiguousStorageIfAvailable { URLParser.bytesEqual($0, wanted) }
+                    ?? candidate.utf8.elementsEqual(wanted)
+                if equal { return true }
+            }
+            return false
         }
     }
 
-    /// Whether `key` is one of the keys, or nil when the set is too big to scan.
-    func contains(_ key: Substring) -> Bool? {
-        guard !overflowed else { return nil }
-        var key = key
-        return key.withUTF8 { wanted in
-            for candidate in keys where candidate.count == wanted.count {
-                if candidate.withUnsafeBufferPointer({ URLParser.bytesEqual($0, wanted) }) { return true }
-            }
-            return false
+    func makeIterator() -> Iterator {
+        Iterator(few: few.makeIterator(), many: many?.makeIterator())
+    }
+
+    /// The keys as substrings (of the strings they were inserted as).
+    struct Iterator: IteratorProtocol {
+        fileprivate var few: IndexingIterator<[String]>
+        fileprivate var many: Set<Substring>.Iterator?
+
+        mutating func next() -> Substring? {
+            if many != nil { return many?.next() }
+            return few.next().map { Substring($0) }
         }
     }
 }

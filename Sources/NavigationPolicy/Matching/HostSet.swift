@@ -1,25 +1,22 @@
 /// A set of host patterns: exact hosts and `*.suffix` wildcards, compared in canonical form.
 ///
-/// Both kinds are hash lookups, so a list of 100,000 hosts costs the same per request as a
-/// list of three: exact hosts are one lookup, wildcards one lookup per parent domain.
+/// Both kinds are one lookup (exact hosts) or one per parent domain (wildcards): byte compares
+/// against up to four keys, hash lookups past that, so a list of 100,000 hosts costs the same
+/// per request as a list of three.
 struct HostSet: Sendable {
-    /// Canonical hosts (`pay.example.com`, `127.0.0.1`, `[::1]`); substrings so a request's
-    /// host is looked up as the slice of its URL it already is.
-    private(set) var exact: Set<Substring> = []
-    /// Registrable parts of `*.` patterns, without the `*.` (`example.com`); substrings so a
-    /// request's parent domains can be looked up as slices of its host.
-    private(set) var wildcardSuffixes: Set<Substring> = []
+    /// Canonical hosts (`pay.example.com`, `127.0.0.1`, `[::1]`), looked up with a request's
+    /// host as the slice of its URL it already is; few (nearly always one) are kept unhashed.
+    private(set) var exact = FewKeys()
+    /// Registrable parts of `*.` patterns, without the `*.` (`example.com`), looked up with a
+    /// request's parent domains as slices of its host; few are kept unhashed.
+    private(set) var wildcardSuffixes = FewKeys()
 
-    mutating func insertExact(_ host: String) {
-        if exact.insert(Substring(host)).inserted { fewExact.insert(Substring(host)) }
-    }
-    /// The exact hosts again while there are few: comparing lengths then bytes beats hashing.
-    private var fewExact = FewKeys()
-    mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(Substring(suffix)) }
+    mutating func insertExact(_ host: String) { exact.insert(host) }
+    mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(suffix) }
 
     /// Whether `host` (already in match form) is listed, or is a subdomain of a wildcard on a label boundary.
     func contains(_ host: Substring) -> Bool {
-        if fewExact.contains(host) ?? exact.contains(host) { return true }
+        if exact.contains(host) { return true }
         guard !wildcardSuffixes.isEmpty else { return false }
         return MatchHost.anyParentDomain(of: host) { wildcardSuffixes.contains($0) }
     }

@@ -3,10 +3,10 @@
 /// Prefixes are looked up per leading sub-path of the request (`/a`, `/a/b`, …), so a
 /// request costs one hash lookup per path segment however many prefixes are configured.
 struct PathSet: Sendable {
-    /// Substrings, so a request's path is looked up as the slice it already is.
-    private(set) var exact: Set<Substring> = []
-    /// Substrings, so a request's leading sub-paths can be looked up as slices of its path.
-    private(set) var prefixes: Set<Substring> = []
+    /// Looked up with a request's path as the slice it already is; few are kept unhashed.
+    private(set) var exact = FewKeys()
+    /// Looked up with a request's leading sub-paths as slices of its path; few are kept unhashed.
+    private(set) var prefixes = FewKeys()
     /// `pathPatterns`, tried in order; only handlers that have some pay for them.
     private(set) var patterns: [PathPattern] = []
     let caseSensitive: Bool
@@ -17,13 +17,8 @@ struct PathSet: Sendable {
 
     /// Adds a config path already reduced to match form (`MatchPath.text`).
     // Keys are copied into strings of their own, so a set does not keep the config URL they were sliced from.
-    mutating func insertExact(_ path: MatchPath) {
-        let key = Substring(String(key(path)))
-        if exact.insert(key).inserted { fewExact.insert(key) }
-    }
-    /// The exact paths again while there are few: comparing lengths then bytes beats hashing.
-    private var fewExact = FewKeys()
-    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(Substring(String(key(path)))) }
+    mutating func insertExact(_ path: MatchPath) { exact.insert(String(key(path))) }
+    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(String(key(path))) }
 
     var hasExact: Bool { !exact.isEmpty }
     var hasPrefixes: Bool { !prefixes.isEmpty }
@@ -36,7 +31,7 @@ struct PathSet: Sendable {
     }
 
     func containsExact(_ path: MatchPath) -> Bool {
-        fewExact.contains(key(path)) ?? exact.contains(key(path))
+        exact.contains(key(path))
     }
 
     /// Whether a configured prefix equals the path or one of its leading whole-segment parts.
