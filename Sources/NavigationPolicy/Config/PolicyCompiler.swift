@@ -226,7 +226,7 @@ public struct PolicyCompiler: Sendable {
             }
         }
         guard let handlerType, let typeName,
-            let handler = handlerType.init(name: name, parameters: config, diagnostics: &diagnostics)
+            let handler = handlerType.makeHandler(name: name, parameters: config, diagnostics: &diagnostics)
         else { return nil }
         return ChainLink(name: name, type: typeName, matcher: matcher, handler: handler, isShadow: isShadow)
     }
