@@ -26,6 +26,14 @@ public struct JSONStreamReader {
         cursor.skipWhitespace()
     }
 
+    /// The offset of the next unread byte. With ``byteCount`` it lets a caller reading a large
+    /// array one element at a time estimate how many elements are left from the size of those
+    /// read so far (the config compiler sizes its tables that way).
+    public var offset: Int { cursor.position }
+
+    /// The length of the text in bytes.
+    public var byteCount: Int { cursor.bytes.count }
+
     /// Whether the next value is an object (`{`).
     public var nextIsObject: Bool { cursor.current == UInt8(ascii: "{") }
 

@@ -63,8 +63,18 @@ public struct PolicyCompiler: Sendable {
             if key == "handlers", !sawHandlers, reader.nextIsArray {
                 var builder = HandlerChainBuilder(compiler: self)
                 try reader.beginArray()
+                let arrayStart = reader.offset
+                // The array's length is unknown until its `]`: size the tables from the bytes
+                // left, and look again whenever the handlers outgrow the estimate.
+                var estimateAt = HandlerCountEstimate.firstSample
                 while try reader.nextElement() {
                     builder.add(try reader.readValue())
+                    if builder.count == estimateAt {
+                        estimateAt = HandlerCountEstimate.capacity(
+                            read: builder.count, bytesRead: reader.offset - arrayStart,
+                            bytesLeft: reader.byteCount - reader.offset)
+                        builder.reserveCapacity(estimateAt)
+                    }
                 }
                 chain = builder
                 root.append(key, .array([]))
@@ -141,7 +151,8 @@ public struct PolicyCompiler: Sendable {
         private(set) var links: [ChainLink] = []
         private(set) var diagnostics = ConfigDiagnostics()
         private var firstIndexByName: [String: Int] = [:]
-        private var count = 0
+        /// Entries added so far, valid or not.
+        private(set) var count = 0
 
         init(compiler: PolicyCompiler) {
             self.compiler = compiler
@@ -150,8 +161,10 @@ public struct PolicyCompiler: Sendable {
         /// Reads a slot through `inout`, so `dictionary[key, default: value]` inserts and reads in one access.
         private static func value(_ slot: inout Int) -> Int { slot }
 
+        /// Room for `capacity` handlers in the link list and the name table.
         mutating func reserveCapacity(_ capacity: Int) {
             links.reserveCapacity(capacity)
+            firstIndexByName.reserveCapacity(capacity)
         }
 
         mutating func add(_ entry: JSONValue) {
@@ -213,7 +226,7 @@ public struct PolicyCompiler: Sendable {
             }
         }
         guard let handlerType, let typeName,
-            let handler = handlerType.init(name: name, parameters: config, diagnostics: &diagnostics)
+            let handler = handlerType.makeHandler(name: name, parameters: config, diagnostics: &diagnostics)
         else { return nil }
         return ChainLink(name: name, type: typeName, matcher: matcher, handler: handler, isShadow: isShadow)
     }

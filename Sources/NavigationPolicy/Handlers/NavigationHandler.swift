@@ -19,4 +19,21 @@ public protocol ConfigurableHandler: NavigationHandler {
     static var parameterKeys: [String] { get }
     /// Builds the handler, reporting invalid parameters; returns nil when it cannot be built.
     init?(name: String, parameters: ConfigObject, diagnostics: inout ConfigDiagnostics)
+    /// ``init(name:parameters:diagnostics:)``, boxed as a handler; what the compiler calls.
+    static func makeHandler(
+        name: String, parameters: ConfigObject, diagnostics: inout ConfigDiagnostics
+    ) -> (any NavigationHandler)?
+}
+
+extension ConfigurableHandler {
+    /// Builds `Self` through the initializer. A requirement rather than a call to the
+    /// initializer through `any ConfigurableHandler.Type`: that call returned an
+    /// `Optional<opened type>` whose metadata the runtime looked up for every handler compiled
+    /// (~470 instructions each); through each type's witness `Self` is concrete.
+    public static func makeHandler(
+        name: String, parameters: ConfigObject, diagnostics: inout ConfigDiagnostics
+    ) -> (any NavigationHandler)? {
+        guard let handler = Self(name: name, parameters: parameters, diagnostics: &diagnostics) else { return nil }
+        return handler
+    }
 }

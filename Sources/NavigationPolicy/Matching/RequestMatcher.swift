@@ -109,6 +109,14 @@ extension RequestMatcher {
         config.checkKeys(allowed: keys, diagnostics: &diagnostics)
         let caseSensitive = config.bool("caseSensitive", diagnostics: &diagnostics) ?? false
         var matcher = Conditions(caseSensitive: caseSensitive)
+        // One allocation for the entries, from the lists' lengths before any is read (so issues
+        // come out in the same order): a typical handler lists two entries, and growing the
+        // array 1 → 2 (→ 4) cost ~0.05G over a 100k-handler config. Invalid entries, unknown or
+        // repeated keys only make this too large by a few slots for that handler.
+        let listed = config.object.members.reduce(0) { total, member in
+            if case .array(let elements) = member.value { total + elements.count } else { total }
+        }
+        if listed > 0 { matcher.entries.reserveCapacity(listed) }
 
         if let entries = config.stringList("schemes", diagnostics: &diagnostics) {
             var schemes: Set<String> = []
