@@ -31,6 +31,17 @@ final class LogCollector: Sendable {
     private let events = Mutex<[HTTPServerLogEvent]>([])
     var logger: HTTPServerLogger { { event in self.events.withLock { $0.append(event) } } }
     var all: [HTTPServerLogEvent] { events.withLock { $0 } }
+
+    /// Whether an event matching `predicate` arrives within `seconds` (polled every 10 ms).
+    /// For events written after something a client can already observe: the connection
+    /// sweep shuts a socket down first and logs the cut afterwards.
+    func eventually(within seconds: Double = 5, _ predicate: (HTTPServerLogEvent) -> Bool) -> Bool {
+        for _ in 0..<max(1, Int(seconds * 100)) {
+            if all.contains(where: predicate) { return true }
+            usleep(10_000)
+        }
+        return all.contains(where: predicate)
+    }
 }
 
 /// Starts a server on an ephemeral loopback port.
