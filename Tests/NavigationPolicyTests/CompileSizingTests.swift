@@ -66,9 +66,9 @@ struct CompileSizingTests {
         let duplicates: Set<Int> = [63, 64, 65, 127, 128, 129, 255, 256, 511, 512, 1_023, 1_024, 2_047, 2_048, 2_999]
         let bytes = Self.skewedConfig(duplicateAt: duplicates, invalidAt: [64, 700, 2_999])
         let compiler = PolicyCompiler(registry: .builtIn, sectionValidators: ["server": { _, _ in }])
-        let streamed = issues { () throws(ConfigError) in try compiler.compile(bytes) }
+        let streamed = compileIssues { () throws(ConfigError) in try compiler.compile(bytes) }
         let document = try JSONParser(maximumDepth: 32, rejectsDuplicateMembers: false).parse(bytes)
-        let tree = issues { () throws(ConfigError) in try compiler.compile(document) }
+        let tree = compileIssues { () throws(ConfigError) in try compiler.compile(document) }
         #expect(streamed == tree)
         #expect(streamed.count(where: { $0.contains("duplicate handler name") }) == duplicates.count)
         #expect(streamed.contains(#"/handlers/64/name: duplicate handler name "h9" (first used at /handlers/9)"#))
@@ -96,12 +96,4 @@ struct CompileSizingTests {
         #expect(diagnostics.issues.map(\.pointer.description) == ["/hosts/2", "/methods/1", "/targetFrames/1"])
     }
 
-    private func issues(_ compile: () throws(ConfigError) -> CompiledPolicy) -> [String] {
-        do {
-            _ = try compile()
-            return []
-        } catch {
-            return error.issues.map(\.description)
-        }
-    }
 }

@@ -30,13 +30,13 @@ struct StreamedConfigReadingTests {
     @Test("issues are exactly those of parsing the whole document, then compiling it", arguments: configs)
     func sameIssuesAsTreeCompile(config: String) {
         let bytes = Array(config.utf8)
-        #expect(issues { () throws(ConfigError) in try PolicyCompiler().compile(bytes) } == treeIssues(bytes))
+        #expect(compileIssues { () throws(ConfigError) in try PolicyCompiler().compile(bytes) } == treeIssues(bytes))
     }
 
     @Test("invalid UTF-8 inside a handler is the same syntax error")
     func invalidUTF8() {
         let bytes = Array(#"{"handlers":[{"name":""#.utf8) + [0xC3, 0x28] + Array(#""}]}"#.utf8)
-        #expect(issues { () throws(ConfigError) in try PolicyCompiler().compile(bytes) } == treeIssues(bytes))
+        #expect(compileIssues { () throws(ConfigError) in try PolicyCompiler().compile(bytes) } == treeIssues(bytes))
         #expect(treeIssues(bytes).count == 1)
     }
 
@@ -91,20 +91,11 @@ struct StreamedConfigReadingTests {
         return try reader.readValue()
     }
 
-    private func issues(_ compile: () throws(ConfigError) -> CompiledPolicy) -> [String] {
-        do {
-            _ = try compile()
-            return []
-        } catch {
-            return error.issues.map(\.description)
-        }
-    }
-
     /// What the compiler reported before streaming: parse the whole text, then compile the tree.
     private func treeIssues(_ bytes: [UInt8]) -> [String] {
         do {
             let document = try JSONParser(maximumDepth: 32, rejectsDuplicateMembers: false).parse(bytes)
-            return issues { () throws(ConfigError) in try PolicyCompiler().compile(document) }
+            return compileIssues { () throws(ConfigError) in try PolicyCompiler().compile(document) }
         } catch {
             return [ConfigIssue(pointer: .root, message: JSONSlipHint.describe(error, in: bytes)).description]
         }

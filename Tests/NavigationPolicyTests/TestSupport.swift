@@ -8,8 +8,13 @@ func compile(_ json: String) throws -> CompiledPolicy {
 
 /// The issues a config produces, as `pointer: message` strings.
 func configIssues(_ json: String) -> [String] {
+    compileIssues { () throws(ConfigError) in try PolicyCompiler().compile(Array(json.utf8)) }
+}
+
+/// The issues `compile` throws, as `pointer: message` strings (none when it compiles).
+func compileIssues(_ compile: () throws(ConfigError) -> CompiledPolicy) -> [String] {
     do {
-        _ = try PolicyCompiler().compile(Array(json.utf8))
+        _ = try compile()
         return []
     } catch {
         return error.issues.map(\.description)
