@@ -29,6 +29,25 @@ public struct HTTPRequest: Sendable {
         }
         set { headerStorage = .fields(newValue) }
     }
+    /// Calls `body` with the value of the first field named `name` (ASCII case-insensitive:
+    /// the field `headers[name]` returns) as bytes; nil when no field has that name.
+    ///
+    /// For a received request this reads the bytes as they arrived, without making every field
+    /// a String the way reading ``headers`` does; a value that is not UTF-8 is handed over as
+    /// sent, where ``headers`` would have replaced it with U+FFFD.
+    public func withFirstHeaderValue<Result>(
+        named name: String, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result? {
+        switch headerStorage {
+        case .fields(let fields):
+            guard var value = fields[name] else { return nil }
+            return value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        case .received(let received):
+            var name = name
+            return name.withUTF8 { received.withFirstValue(named: UnsafeRawBufferPointer($0), body) }
+        }
+    }
+
     /// The request body (already de-chunked).
     public var body: [UInt8]
     /// The peer's IP address as text ("127.0.0.1", "::1"); empty when unknown.

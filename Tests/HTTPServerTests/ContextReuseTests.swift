@@ -94,6 +94,30 @@ import Testing
         #expect(changed.headers.count == 0 && request.headers == expected)
     }
 
+    @Test func oneFieldIsReadFromTheBytesAsTheSubscriptWouldFindIt() {
+        let context = RequestContext(target: "/", maxBodyBytes: 10)
+        received(context, "Content-Typo", Array("text/plain".utf8))
+        received(context, "content-TYPE", Array("application/json; charset=utf-8".utf8))
+        received(context, "Content-Type", Array("text/html".utf8))
+        received(context, "X-Bin", [0x61, 0xFF, 0x62])
+        received(context, "X-Empty", [])
+        let request = context.makeRequest(body: [])
+        let given = HTTPRequest(method: "GET", rawTarget: "/", headers: request.headers)
+        for candidate in [request, given] {
+            func read(_ name: String) -> [UInt8]? { candidate.withFirstHeaderValue(named: name) { Array($0) } }
+            // The first field of that name in any case, as `headers[name]` returns it.
+            #expect(read("Content-Type") == Array("application/json; charset=utf-8".utf8))
+            #expect(read("CONTENT-type") == read("content-type"))
+            #expect(read("X-Empty") == [])
+            #expect(read("Content-Typ") == nil && read("Content-Types") == nil && read("Accept") == nil)
+            // Only ASCII letters fold: "_" (0x5F) is not "\u{7F}" and "-" (0x2D) is not "\r" (0x0D).
+            #expect(read("Content_Type") == nil && read("Content\rType") == nil)
+        }
+        // The received bytes as sent; the Strings replace what is not UTF-8.
+        #expect(request.withFirstHeaderValue(named: "x-bin") { Array($0) } == [0x61, 0xFF, 0x62])
+        #expect(given.withFirstHeaderValue(named: "x-bin") { Array($0) } == Array("a\u{FFFD}b".utf8))
+    }
+
     @Test func receivedFieldsGrowPastTheirFirstStorageAndKeepEveryByte() {
         let context = RequestContext(target: "/", maxBodyBytes: 10)
         var expected: [(String, String)] = []
