@@ -16,7 +16,8 @@
  * Runs until SIGTERM or SIGINT. Exit 2 on bad arguments or a bad MHD_REFERENCE_WORK_NS, 1 if the
  * daemon does not start.
  *
- * Built by bench/http.sh: cc -O2 -o .build/bench/mhd-reference bench/mhd-reference.c -lmicrohttpd
+ * Built by bench/lib-http.sh for bench/http.sh and bench/budget.sh:
+ *   cc -O2 -Wall -Wextra -o .build/bench/mhd-reference bench/mhd-reference.c -lmicrohttpd
  */
 #include <arpa/inet.h>
 #include <errno.h>
