@@ -8,8 +8,14 @@
 # limit), then runs wrk against each in alternation: for every round, GET /v1/decide?url=… and
 # POST /v1/decide on all three servers back to back, and GET /healthz on navpolicyd (its
 # reference is the C server's GET of the same round: the C server answers every path alike).
-# Prints requests/s, p50 and p99 per round and endpoint, the ratios navpolicyd/nginx and
-# navpolicyd/C, and the median ratios across rounds against the targets of issue 18.
+# Prints requests/s, p50 and p99 per round and endpoint, each server's user and system CPU per
+# request (µs: utime and stime of its processes from /proc before and after the wrk run, divided
+# by the requests wrk completed; nginx is master + workers), the ratios navpolicyd/nginx and
+# navpolicyd/C, and the median ratios and CPU figures across rounds against the targets of
+# issue 18. On a shared machine the CPU per request is the load-independent figure: req/s moves
+# with whatever else runs, a server's own CPU per request much less.
+# The servers, the wrk request and the CPU accounting are set up by bench/lib-http.sh, shared
+# with bench/budget.sh.
 #
 # With SWEEP=1 it then measures GET /v1/decide on all three servers at 16, 64, 256 and 1000
 # connections (SWEEP_CONNECTIONS) and prints the ratios per connection count and the
@@ -66,101 +72,28 @@ P99_TARGET=2.0
 HEALTHZ_C_TARGET=0.9
 SWEEP_TARGET=0.9
 
-log() { printf '%s\n' "$*" >&2; }
-die() { log "bench/http.sh: $*"; exit 1; }
+# shellcheck source=bench/lib-http.sh
+source "$BENCH/lib-http.sh"
 
-# --- dependencies -------------------------------------------------------------------------
-as_root() {
-    if [ "$(id -u)" -eq 0 ]; then "$@"
-    elif command -v sudo >/dev/null 2>&1; then sudo "$@"
-    else die "need root or sudo to run: $*"
-    fi
-}
-missing=()
-command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
-command -v wrk >/dev/null 2>&1 || missing+=(wrk)
-command -v curl >/dev/null 2>&1 || missing+=(curl)
-command -v cc >/dev/null 2>&1 || missing+=(gcc)
-[ -f /usr/include/microhttpd.h ] || missing+=(libmicrohttpd-dev)
-command -v jq >/dev/null 2>&1 || missing+=(jq)
-if [ "${#missing[@]}" -gt 0 ]; then
-    log "installing ${missing[*]} (apt-get)"
-    as_root apt-get update -qq || die "apt-get update failed"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-        || die "apt-get install ${missing[*]} failed"
-fi
-NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
-
-# --- build ----------------------------------------------------------------------------------
-if [ -n "${NAVPOLICYD:-}" ]; then SKIP_BUILD=1; fi
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    log "building release (swift build -c release)"
-    swift build -c release >&2 || die "release build failed"
-fi
-BIN="${NAVPOLICYD:-$ROOT/.build/release/navpolicyd}"
-[ -x "$BIN" ] || die "$BIN not found (build first or unset SKIP_BUILD)"
+http_bench_deps
+http_bench_binary
 [ -f "$CONFIG" ] || die "config $CONFIG not found"
-
-# The C reference is rebuilt on every run (it takes well under a second), so it always matches
-# bench/mhd-reference.c and the installed libmicrohttpd.
-MHD_REF="$ROOT/.build/bench/mhd-reference"
-mkdir -p "$ROOT/.build/bench" || die "cannot create .build/bench"
-cc -O2 -Wall -Wextra -o "$MHD_REF" "$BENCH/mhd-reference.c" -lmicrohttpd >&2 \
-    || die "building bench/mhd-reference.c failed (needs cc and libmicrohttpd-dev)"
+http_build_mhd_reference
 
 # --- temp dir and cleanup -------------------------------------------------------------------
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/navpolicy-bench.XXXXXX")"
-NP_PID=""
-NGINX_PID=""
-MHD_PID=""
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-    for pid in "$NP_PID" "$NGINX_PID" "$MHD_PID"; do
-        [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
-    done
-    for pid in "$NP_PID" "$NGINX_PID" "$MHD_PID"; do
-        [ -n "$pid" ] && wait "$pid" 2>/dev/null
-    done
+    http_stop_all
     if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-pick_port() {
-    local p
-    for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 30000))
-        port_in_use "$p" || { echo "$p"; return 0; }
-    done
-    die "no free port found"
-}
 NP_PORT="${NAVPOLICYD_PORT:-$(pick_port)}"
-NGINX_PORT="${NGINX_PORT:-$(pick_port)}"
-[ "$NP_PORT" != "$NGINX_PORT" ] || NGINX_PORT="$(pick_port)"
-MHD_PORT="${MHD_PORT:-$(pick_port)}"
-while [ "$MHD_PORT" = "$NP_PORT" ] || [ "$MHD_PORT" = "$NGINX_PORT" ]; do MHD_PORT="$(pick_port)"; done
-
-urlencode() {
-    local s="$1" out="" c i
-    for ((i = 0; i < ${#s}; i++)); do
-        c="${s:i:1}"
-        case "$c" in
-            [a-zA-Z0-9.~_-]) out+="$c" ;;
-            *) out+="$(printf '%%%02X' "'$c")" ;;
-        esac
-    done
-    printf '%s' "$out"
-}
-export DECIDE_PATH="/v1/decide?url=$(urlencode "$DECIDE_URL")"
-export DECIDE_BODY="{\"url\":\"$DECIDE_URL\",\"method\":\"GET\",\"navigationType\":\"linkActivated\",\"targetFrame\":\"main\"}"
-
-wait_for() { # URL — until it answers (any status), at most ~10 s
-    for _ in $(seq 1 100); do
-        curl -s -o /dev/null "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
+NGINX_PORT="${NGINX_PORT:-$(pick_port "$NP_PORT")}"
+MHD_PORT="${MHD_PORT:-$(pick_port "$NP_PORT" "$NGINX_PORT")}"
+http_decide_request "$DECIDE_URL"
 
 # --- navpolicyd -----------------------------------------------------------------------------
 # Most connections any wrk run opens; above the default per-address limit the config is copied
@@ -174,14 +107,11 @@ if [ "$SWEEP" = 1 ]; then
 fi
 RUN_CONFIG="$CONFIG"
 LIMIT_NOTE="server limits as in $CONFIG"
-cfg_limit() { # KEY DEFAULT — server.KEY from CONFIG
-    jq -r --arg k "$1" --argjson d "$2" '(.server // {})[$k] // $d' "$CONFIG" 2>/dev/null
-}
-per_ip="$(cfg_limit perIPConnectionLimit 256)" || die "cannot read $CONFIG with jq"
-conn_limit="$(cfg_limit connectionLimit 4096)" || die "cannot read $CONFIG with jq"
+per_ip="$(cfg_limit "$CONFIG" perIPConnectionLimit 256)" || die "cannot read $CONFIG with jq"
+conn_limit="$(cfg_limit "$CONFIG" connectionLimit 4096)" || die "cannot read $CONFIG with jq"
 # The C reference gets navpolicyd's per-connection memory pool too: libmicrohttpd zeroes the
 # whole pool after every request, so its size is part of what each request costs.
-pool_bytes="$(cfg_limit connectionMemoryLimitBytes 32768)" || die "cannot read $CONFIG with jq"
+pool_bytes="$(cfg_limit "$CONFIG" connectionMemoryLimitBytes 32768)" || die "cannot read $CONFIG with jq"
 if { [ "$per_ip" != 0 ] && [ "$max_conn" -gt "$per_ip" ]; } || [ "$max_conn" -gt "$conn_limit" ]; then
     raised=$((max_conn + 64))
     [ "$per_ip" = 0 ] || per_ip="$raised"
@@ -193,57 +123,21 @@ if { [ "$per_ip" != 0 ] && [ "$max_conn" -gt "$per_ip" ]; } || [ "$max_conn" -gt
     LIMIT_NOTE="$CONFIG copied with server.perIPConnectionLimit=$per_ip connectionLimit=$conn_limit (wrk opens up to $max_conn connections from one address; the default per-address limit is 256)"
 fi
 
-"$BIN" serve --config "$RUN_CONFIG" --listen "127.0.0.1:$NP_PORT" 2>"$TMP/navpolicyd.log" &
-NP_PID=$!
-wait_for "http://127.0.0.1:$NP_PORT/healthz" || { cat "$TMP/navpolicyd.log" >&2; die "navpolicyd did not start"; }
-curl -s -o /dev/null "http://127.0.0.1:$NP_PORT/readyz" || true
-
-NP_GET_BODY="$(curl -s -w '\n%{http_code}' "http://127.0.0.1:$NP_PORT$DECIDE_PATH")"
-[ "${NP_GET_BODY##*$'\n'}" = 200 ] || die "navpolicyd GET $DECIDE_PATH answered: $NP_GET_BODY"
-NP_GET_BODY="${NP_GET_BODY%$'\n'*}"
+http_start_navpolicyd "$BIN" "$RUN_CONFIG" "$NP_PORT" "$TMP/navpolicyd.log"
 np_post="$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
     --data-binary "$DECIDE_BODY" "http://127.0.0.1:$NP_PORT/v1/decide")"
 [ "$np_post" = 200 ] || die "navpolicyd POST /v1/decide answered $np_post"
 
-# Threads navpolicyd runs MHD with: server.threads from the config, 0 or absent = one per core.
-cfg_threads="$(tr -d '\n' <"$CONFIG" | grep -o '"threads"[[:space:]]*:[[:space:]]*[0-9]*' | grep -o '[0-9]*$' | head -1)"
-if [ -z "$cfg_threads" ] || [ "$cfg_threads" = 0 ]; then cfg_threads="$(nproc)"; fi
+cfg_threads="$(cfg_threads "$CONFIG")"
 WORKERS="${WORKERS:-$cfg_threads}"
 
-# --- nginx ----------------------------------------------------------------------------------
-# The body nginx returns is navpolicyd's own answer to the same request (same bytes, same size),
-# unless it holds characters that nginx's quoted string would interpret.
-BODY="$NP_GET_BODY"
-case "$BODY" in
-    *"'"* | *'$'* | *'\'*)
-        BODY='{"decision":"allow","handler":null,"action":null,"location":null,"url":"https://app.example.com/home","decisionId":"00000000-000000000000","policyRevision":"sha256:0000000000000000000000000000000000000000000000000000000000000000"}'
-        ;;
-esac
-mkdir -p "$TMP/client_body" "$TMP/proxy" "$TMP/fastcgi" "$TMP/uwsgi" "$TMP/scgi"
-sed -e "s|@WORKERS@|$WORKERS|g" -e "s|@TMP@|$TMP|g" -e "s|@PORT@|$NGINX_PORT|g" \
-    "$BENCH/nginx.conf.template" >"$TMP/nginx.conf.1"
-# The body goes in last, with awk, so nothing in it is read as a sed pattern.
-BODY="$BODY" awk '{ gsub(/@BODY@/, ENVIRON["BODY"]); print }' "$TMP/nginx.conf.1" >"$TMP/nginx.conf"
-"$NGINX" -q -t -p "$TMP" -e "$TMP/nginx-error.log" -c "$TMP/nginx.conf" 2>"$TMP/nginx-test.log" \
-    || { cat "$TMP/nginx-test.log" "$TMP/nginx-error.log" >&2 2>/dev/null; die "nginx config invalid"; }
-"$NGINX" -p "$TMP" -e "$TMP/nginx-error.log" -c "$TMP/nginx.conf" 2>>"$TMP/nginx-error.log" &
-NGINX_PID=$!
-wait_for "http://127.0.0.1:$NGINX_PORT/v1/decide" || { cat "$TMP/nginx-error.log" >&2; die "nginx did not start"; }
-ng_get="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$NGINX_PORT$DECIDE_PATH")"
-ng_post="$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
-    --data-binary "$DECIDE_BODY" "http://127.0.0.1:$NGINX_PORT/v1/decide")"
-[ "$ng_get" = 200 ] && [ "$ng_post" = 200 ] || die "nginx answered GET $ng_get, POST $ng_post (want 200)"
-
-# --- C libmicrohttpd reference --------------------------------------------------------------
-# Same body as nginx, same thread count, connection limits and memory pool as navpolicyd.
-"$MHD_REF" "$MHD_PORT" "$cfg_threads" "$conn_limit" "$per_ip" "$BODY" "$pool_bytes" 2>"$TMP/mhd-reference.log" &
-MHD_PID=$!
-wait_for "http://127.0.0.1:$MHD_PORT/v1/decide" || { cat "$TMP/mhd-reference.log" >&2; die "the C reference did not start"; }
-mhd_get="$(curl -s -w '\n%{http_code}' "http://127.0.0.1:$MHD_PORT$DECIDE_PATH")"
-mhd_post="$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
-    --data-binary "$DECIDE_BODY" "http://127.0.0.1:$MHD_PORT/v1/decide")"
-[ "$mhd_get" = "$BODY"$'\n'200 ] && [ "$mhd_post" = 200 ] \
-    || die "the C reference answered GET '$mhd_get', POST $mhd_post (want 200 and the body)"
+# --- references -----------------------------------------------------------------------------
+# nginx and the C server return navpolicyd's own answer; the C server runs with navpolicyd's
+# thread count, connection limits and memory pool, and no per-request work.
+reference_body "$NP_GET_BODY"
+http_start_nginx "$TMP" "$NGINX_PORT" "$WORKERS" "$BODY"
+http_start_mhd "$MHD_PORT" "$cfg_threads" "$conn_limit" "$per_ip" "$BODY" "$pool_bytes" "$TMP/mhd-reference.log" 0
+MHD_PID="$MHD_STARTED_PID"
 np_health="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$NP_PORT/healthz")"
 [ "$np_health" = 200 ] || die "navpolicyd GET /healthz answered $np_health"
 
@@ -258,13 +152,27 @@ run_wrk() {
         *) port="$MHD_PORT" ;;
     esac
     if [ "$2" = HEALTHZ ]; then method=GET path=/healthz; fi
-    DECIDE_METHOD="$method" DECIDE_PATH="$path" wrk -t"$THREADS" -c"${5:-$CONNECTIONS}" -d"${3}s" --latency \
-        -s "$BENCH/decide.lua" "http://127.0.0.1:$port/v1/decide" >"$4" 2>&1
+    http_wrk "$port" "$method" "$path" "$3" "${5:-$CONNECTIONS}" "$4"
+}
+server_pids() { # SERVER — the processes whose CPU the server's requests cost
+    case "$1" in
+        navpolicyd) echo "$NP_PID" ;;
+        nginx) nginx_pids "$NGINX_PID" ;;
+        *) echo "$MHD_PID" ;;
+    esac
 }
 # measure SERVER ENDPOINT SECONDS OUTFILE LABEL [CONNECTIONS] — run_wrk, then RPS/P50/P99[SERVER]
-# from its BENCH line; wrk errors go to warnings.
+# from its BENCH line and USR/SYS[SERVER], the server's user and system CPU per request in µs
+# (from /proc, so no perf needed: on a shared machine these move far less than req/s);
+# wrk errors go to warnings.
 measure() {
+    local pids before after cpu
+    pids="$(server_pids "$1")"
+    # shellcheck disable=SC2086 # a space-separated list of pids
+    before="$(server_cpu_ticks $pids)"
     run_wrk "$1" "$2" "$3" "$4" "${6:-}"
+    # shellcheck disable=SC2086
+    after="$(server_cpu_ticks $pids)"
     if ! grep -q '^BENCH ' "$4"; then
         cat "$4" >&2
         die "wrk produced no result for $1 $2 ($5)"
@@ -272,19 +180,12 @@ measure() {
     RPS[$1]="$(field rps "$4")"
     P50[$1]="$(field p50_us "$4")"
     P99[$1]="$(field p99_us "$4")"
+    cpu="$(cpu_per_request "$before" "$after" "$(field requests "$4")")"
+    USR[$1]="${cpu% *}"
+    SYS[$1]="${cpu#* }"
     local errs
     errs="$(grep -m1 '^BENCH ' "$4" | grep -o 'err_[a-z]*=[1-9][0-9]*' | tr '\n' ' ')"
     [ -z "$errs" ] || warnings+=("$5 $2 $1: $errs")
-}
-field() { # FIELD FILE — a key=value from the BENCH line
-    grep -m1 '^BENCH ' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
-ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }'; }
-median() { # numbers as arguments
-    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-        if (NR == 0) { print "nan"; exit }
-        if (NR % 2) printf "%.2f", v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 verdict() { # VALUE OP TARGET
     awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
@@ -294,8 +195,8 @@ verdict() { # VALUE OP TARGET
 nproc_n="$(nproc)"
 echo "navpolicyd vs nginx and C libmicrohttpd — $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -sr), nproc=$nproc_n"
 echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, $ROUNDS rounds; navpolicyd threads=$cfg_threads, nginx worker_processes=$WORKERS, C libmicrohttpd threads=$cfg_threads"
-echo "navpolicyd ${BIN#$ROOT/} 127.0.0.1:$NP_PORT ($CONFIG), nginx $("$NGINX" -v 2>&1 | sed 's|.*/||') 127.0.0.1:$NGINX_PORT; response body ${#BODY} bytes"
-echo "C libmicrohttpd ${MHD_REF#$ROOT/} 127.0.0.1:$MHD_PORT (bench/mhd-reference.c, libmicrohttpd $(pkg-config --modversion libmicrohttpd 2>/dev/null || echo '?'): epoll pool of $cfg_threads threads, $pool_bytes-byte connection memory pool, static body, every path)"
+echo "navpolicyd ${BIN#"$ROOT"/} 127.0.0.1:$NP_PORT ($CONFIG), nginx $("$NGINX" -v 2>&1 | sed 's|.*/||') 127.0.0.1:$NGINX_PORT; response body ${#BODY} bytes"
+echo "C libmicrohttpd ${MHD_REF#"$ROOT"/} 127.0.0.1:$MHD_PORT (bench/mhd-reference.c, libmicrohttpd $(pkg-config --modversion libmicrohttpd 2>/dev/null || echo '?'): epoll pool of $cfg_threads threads, $pool_bytes-byte connection memory pool, static body, every path)"
 echo "limits: $LIMIT_NOTE"
 echo "GET  $DECIDE_PATH"
 echo "POST /v1/decide $DECIDE_BODY"
@@ -312,7 +213,10 @@ if [ "$WARMUP" != 0 ]; then
     run_wrk navpolicyd HEALTHZ "$WARMUP" "$TMP/warmup.out"
 fi
 
-declare -A RPS P50 P99 CPU NOTES
+declare -A RPS P50 P99 USR SYS CPU NOTES
+# Per-round user / sys µs per request, space-separated, keyed SERVER,ENDPOINT (HEALTHZ for
+# navpolicyd's /healthz), for the medians of the summary.
+declare -A USR_ALL SYS_ALL
 declare -a GET_R GET_P POST_R POST_P GET_CR GET_CP POST_CR POST_CP HZ_CR HZ_CP C_NG_R
 TABLE=()
 CTABLE=()
@@ -323,6 +227,8 @@ for round in $(seq 1 "$ROUNDS"); do
     for ep in GET POST; do
         for srv in $order; do
             measure "$srv" "$ep" "$DURATION" "$TMP/r$round-$ep-$srv.out" "round $round"
+            USR_ALL[$srv,$ep]+="${USR[$srv]} "
+            SYS_ALL[$srv,$ep]+="${SYS[$srv]} "
         done
         r="$(ratio "${RPS[navpolicyd]}" "${RPS[nginx]}")"
         p="$(ratio "${P99[navpolicyd]}" "${P99[nginx]}")"
@@ -334,64 +240,75 @@ for round in $(seq 1 "$ROUNDS"); do
         else
             POST_R+=("$r"); POST_P+=("$p"); POST_CR+=("$cr"); POST_CP+=("$cp")
         fi
-        printf 'round %d  %-4s  navpolicyd %9.0f req/s  p50 %6s ms  p99 %6s ms | nginx %9.0f req/s  p50 %6s ms  p99 %6s ms | ratio req/s %s  p99 %s\n' \
+        printf 'round %d  %-4s  navpolicyd %9.0f req/s  p50 %6s ms  p99 %6s ms  user %6s sys %6s us/req | nginx %9.0f req/s  p50 %6s ms  p99 %6s ms  user %6s sys %6s us/req | ratio req/s %s  p99 %s\n' \
             "$round" "$ep" "${RPS[navpolicyd]}" "$(ms "${P50[navpolicyd]}")" "$(ms "${P99[navpolicyd]}")" \
-            "${RPS[nginx]}" "$(ms "${P50[nginx]}")" "$(ms "${P99[nginx]}")" "$r" "$p"
-        printf 'round %d  %-4s  %31s | C libmicrohttpd %9.0f req/s  p50 %6s ms  p99 %6s ms | vs C req/s %s  p99 %s\n' \
-            "$round" "$ep" "" "${RPS[mhd]}" "$(ms "${P50[mhd]}")" "$(ms "${P99[mhd]}")" "$cr" "$cp"
-        TABLE+=("$(printf '| %d | %s | %.0f | %s | %s | %.0f | %s | %s | %s | %s |' \
+            "${USR[navpolicyd]}" "${SYS[navpolicyd]}" \
+            "${RPS[nginx]}" "$(ms "${P50[nginx]}")" "$(ms "${P99[nginx]}")" "${USR[nginx]}" "${SYS[nginx]}" "$r" "$p"
+        printf 'round %d  %-4s  %63s | C libmicrohttpd %9.0f req/s  p50 %6s ms  p99 %6s ms  user %6s sys %6s us/req | vs C req/s %s  p99 %s\n' \
+            "$round" "$ep" "" "${RPS[mhd]}" "$(ms "${P50[mhd]}")" "$(ms "${P99[mhd]}")" "${USR[mhd]}" "${SYS[mhd]}" "$cr" "$cp"
+        TABLE+=("$(printf '| %d | %s | %.0f | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s |' \
             "$round" "$ep" "${RPS[navpolicyd]}" "$(ms "${P50[navpolicyd]}")" "$(ms "${P99[navpolicyd]}")" \
-            "${RPS[nginx]}" "$(ms "${P50[nginx]}")" "$(ms "${P99[nginx]}")" "$r" "$p")")
-        CTABLE+=("$(printf '| %d | %s /v1/decide | %.0f | %s | %s | %.0f | %s | %s | %s | %s |' \
+            "${USR[navpolicyd]}" "${SYS[navpolicyd]}" \
+            "${RPS[nginx]}" "$(ms "${P50[nginx]}")" "$(ms "${P99[nginx]}")" "${USR[nginx]}" "${SYS[nginx]}" "$r" "$p")")
+        CTABLE+=("$(printf '| %d | %s /v1/decide | %.0f | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s |' \
             "$round" "$ep" "${RPS[navpolicyd]}" "$(ms "${P50[navpolicyd]}")" "$(ms "${P99[navpolicyd]}")" \
-            "${RPS[mhd]}" "$(ms "${P50[mhd]}")" "$(ms "${P99[mhd]}")" "$cr" "$cp")")
+            "${USR[navpolicyd]}" "${SYS[navpolicyd]}" \
+            "${RPS[mhd]}" "$(ms "${P50[mhd]}")" "$(ms "${P99[mhd]}")" "${USR[mhd]}" "${SYS[mhd]}" "$cr" "$cp")")
         if [ "$ep" = GET ]; then
             C_GET_RPS="${RPS[mhd]}" C_GET_P50="${P50[mhd]}" C_GET_P99="${P99[mhd]}"
+            C_GET_USR="${USR[mhd]}" C_GET_SYS="${SYS[mhd]}"
         fi
     done
     # /healthz: the least navpolicyd's own request path can cost, against the C server's GET
     # of this round (same libmicrohttpd, same options, an answer it built in advance).
     measure navpolicyd HEALTHZ "$DURATION" "$TMP/r$round-healthz.out" "round $round"
+    USR_ALL[navpolicyd,HEALTHZ]+="${USR[navpolicyd]} "
+    SYS_ALL[navpolicyd,HEALTHZ]+="${SYS[navpolicyd]} "
     cr="$(ratio "${RPS[navpolicyd]}" "$C_GET_RPS")"
     cp="$(ratio "${P99[navpolicyd]}" "$C_GET_P99")"
     HZ_CR+=("$cr"); HZ_CP+=("$cp")
-    printf 'round %d  healthz navpolicyd %9.0f req/s  p50 %6s ms  p99 %6s ms | vs C GET of this round: req/s %s  p99 %s\n' \
-        "$round" "${RPS[navpolicyd]}" "$(ms "${P50[navpolicyd]}")" "$(ms "${P99[navpolicyd]}")" "$cr" "$cp"
-    CTABLE+=("$(printf '| %d | GET /healthz | %.0f | %s | %s | %.0f | %s | %s | %s | %s |' \
+    printf 'round %d  healthz navpolicyd %9.0f req/s  p50 %6s ms  p99 %6s ms  user %6s sys %6s us/req | vs C GET of this round: req/s %s  p99 %s\n' \
         "$round" "${RPS[navpolicyd]}" "$(ms "${P50[navpolicyd]}")" "$(ms "${P99[navpolicyd]}")" \
-        "$C_GET_RPS" "$(ms "$C_GET_P50")" "$(ms "$C_GET_P99")" "$cr" "$cp")")
+        "${USR[navpolicyd]}" "${SYS[navpolicyd]}" "$cr" "$cp"
+    CTABLE+=("$(printf '| %d | GET /healthz | %.0f | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s |' \
+        "$round" "${RPS[navpolicyd]}" "$(ms "${P50[navpolicyd]}")" "$(ms "${P99[navpolicyd]}")" \
+        "${USR[navpolicyd]}" "${SYS[navpolicyd]}" \
+        "$C_GET_RPS" "$(ms "$C_GET_P50")" "$(ms "$C_GET_P99")" "$C_GET_USR" "$C_GET_SYS" "$cr" "$cp")")
 done
 
 gr="$(median "${GET_R[@]}")"; gp="$(median "${GET_P[@]}")"
 pr="$(median "${POST_R[@]}")"; pp="$(median "${POST_P[@]}")"
 echo
-echo "Results (markdown; latencies in ms, ratios navpolicyd/nginx):"
+echo "Results (markdown; latencies in ms, server CPU in µs per request, ratios navpolicyd/nginx):"
 echo
-echo "| round | endpoint | navpolicyd req/s | p50 | p99 | nginx req/s | p50 | p99 | req/s ratio | p99 ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| round | endpoint | navpolicyd req/s | p50 | p99 | user µs/req | sys µs/req | nginx req/s | p50 | p99 | user µs/req | sys µs/req | req/s ratio | p99 ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${TABLE[@]}"
 echo
-echo "Against the C libmicrohttpd server (markdown; latencies in ms, ratios navpolicyd/C; /healthz against the C GET of the same round):"
+echo "Against the C libmicrohttpd server (markdown; latencies in ms, server CPU in µs per request, ratios navpolicyd/C; /healthz against the C GET of the same round):"
 echo
-echo "| round | endpoint | navpolicyd req/s | p50 | p99 | C libmicrohttpd req/s | p50 | p99 | req/s ratio | p99 ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| round | endpoint | navpolicyd req/s | p50 | p99 | user µs/req | sys µs/req | C libmicrohttpd req/s | p50 | p99 | user µs/req | sys µs/req | req/s ratio | p99 ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${CTABLE[@]}"
 echo
-echo "Summary (median over $ROUNDS rounds):"
+# cpu_cols SERVER ENDPOINT — "user | sys": medians over rounds of the µs per request
+# shellcheck disable=SC2086 # the lists are space-separated on purpose
+cpu_cols() { printf '%s | %s' "$(median ${USR_ALL[$1,$2]})" "$(median ${SYS_ALL[$1,$2]})"; }
+echo "Summary (median over $ROUNDS rounds; server CPU in µs per request: first the server measured — navpolicyd, or the C server in the last row — then the reference in \"vs\"):"
 echo
-echo "| endpoint | vs | req/s ratio | target | | p99 ratio | target | |"
-echo "|---|---|---|---|---|---|---|---|"
-echo "| GET /v1/decide | nginx | $gr | ≥ $GET_TARGET | $(verdict "$gr" '>=' "$GET_TARGET") | $gp | ≤ $P99_TARGET | $(verdict "$gp" '<=' "$P99_TARGET") |"
-echo "| POST /v1/decide | nginx | $pr | ≥ $POST_TARGET | $(verdict "$pr" '>=' "$POST_TARGET") | $pp | ≤ $P99_TARGET | $(verdict "$pp" '<=' "$P99_TARGET") |"
-echo "| GET /v1/decide | C libmicrohttpd | $(median "${GET_CR[@]}") | | | $(median "${GET_CP[@]}") | | |"
-echo "| POST /v1/decide | C libmicrohttpd | $(median "${POST_CR[@]}") | | | $(median "${POST_CP[@]}") | | |"
+echo "| endpoint | vs | req/s ratio | target | | p99 ratio | target | | user µs/req | sys µs/req | vs: user µs/req | sys µs/req |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| GET /v1/decide | nginx | $gr | ≥ $GET_TARGET | $(verdict "$gr" '>=' "$GET_TARGET") | $gp | ≤ $P99_TARGET | $(verdict "$gp" '<=' "$P99_TARGET") | $(cpu_cols navpolicyd GET) | $(cpu_cols nginx GET) |"
+echo "| POST /v1/decide | nginx | $pr | ≥ $POST_TARGET | $(verdict "$pr" '>=' "$POST_TARGET") | $pp | ≤ $P99_TARGET | $(verdict "$pp" '<=' "$P99_TARGET") | $(cpu_cols navpolicyd POST) | $(cpu_cols nginx POST) |"
+echo "| GET /v1/decide | C libmicrohttpd | $(median "${GET_CR[@]}") | | | $(median "${GET_CP[@]}") | | | $(cpu_cols navpolicyd GET) | $(cpu_cols mhd GET) |"
+echo "| POST /v1/decide | C libmicrohttpd | $(median "${POST_CR[@]}") | | | $(median "${POST_CP[@]}") | | | $(cpu_cols navpolicyd POST) | $(cpu_cols mhd POST) |"
 hz="$(median "${HZ_CR[@]}")"
-echo "| GET /healthz | C libmicrohttpd | $hz | ≥ $HEALTHZ_C_TARGET | $(verdict "$hz" '>=' "$HEALTHZ_C_TARGET") | $(median "${HZ_CP[@]}") | | |"
-echo "| (C libmicrohttpd GET) | nginx | $(median "${C_NG_R[@]}") | | | | | |"
+echo "| GET /healthz | C libmicrohttpd | $hz | ≥ $HEALTHZ_C_TARGET | $(verdict "$hz" '>=' "$HEALTHZ_C_TARGET") | $(median "${HZ_CP[@]}") | | | $(cpu_cols navpolicyd HEALTHZ) | $(cpu_cols mhd GET) |"
+echo "| (C libmicrohttpd GET) | nginx | $(median "${C_NG_R[@]}") | | | | | | $(cpu_cols mhd GET) | $(cpu_cols nginx GET) |"
 
 # --- connection sweep -------------------------------------------------------------------------
 if [ "$SWEEP" = 1 ]; then
-    declare -A SW_RPS SW_P99 SW_NG SW_C SW_CPU SW_BEST
+    declare -A SW_RPS SW_P99 SW_NG SW_C SW_CPU SW_USR SW_SYS SW_BEST
     # CPU per request needs perf (software task-clock only, so it works in VMs without hardware
     # counters) and permission to attach to our own processes.
     HAVE_PERF=0
@@ -400,13 +317,6 @@ if [ "$SWEEP" = 1 ]; then
     fi
     HAVE_NSTAT=0
     command -v nstat >/dev/null 2>&1 && HAVE_NSTAT=1
-    server_pids() { # SERVER — comma-separated pids whose CPU the server's requests cost
-        case "$1" in
-            navpolicyd) echo "$NP_PID" ;;
-            nginx) { echo "$NGINX_PID"; pgrep -P "$NGINX_PID"; } | paste -sd, - ;;
-            *) echo "$MHD_PID" ;;
-        esac
-    }
     # sweep_run SERVER OUTFILE LABEL CONNECTIONS — measure with perf stat and nstat around it;
     # sets CPU_US (µs of server CPU per request, or -) and NSTAT_NOTE (non-zero TCP counters).
     sweep_run() {
@@ -414,7 +324,7 @@ if [ "$SWEEP" = 1 ]; then
         CPU_US="-" NSTAT_NOTE=""
         [ "$HAVE_NSTAT" = 1 ] && nstat -n >/dev/null 2>&1
         if [ "$HAVE_PERF" = 1 ]; then
-            perf stat -x, -e task-clock -p "$(server_pids "$1")" -o "$2.perf" 2>/dev/null &
+            perf stat -x, -e task-clock -p "$(server_pids "$1" | tr ' ' ,)" -o "$2.perf" 2>/dev/null &
             perf_pid=$!
         fi
         measure "$1" GET "$DURATION" "$2" "$3" "$4"
@@ -441,6 +351,8 @@ if [ "$SWEEP" = 1 ]; then
                 sweep_run "$srv" "$TMP/sweep-r$round-c$n-$srv.out" "sweep round $round c=$n" "$n"
                 SW_RPS[$srv,$n]+="${RPS[$srv]} "
                 SW_P99[$srv,$n]+="${P99[$srv]} "
+                SW_USR[$srv,$n]+="${USR[$srv]} "
+                SW_SYS[$srv,$n]+="${SYS[$srv]} "
                 [ "$CPU_US" = - ] || SW_CPU[$srv,$n]+="$CPU_US "
                 CPU[$srv]="$CPU_US"
                 # Per round, for the 1000-vs-64 ratio.
@@ -458,29 +370,34 @@ if [ "$SWEEP" = 1 ]; then
             done
             SW_NG[$n]+="$(ratio "${RPS[navpolicyd]}" "${RPS[nginx]}") "
             SW_C[$n]+="$(ratio "${RPS[navpolicyd]}" "${RPS[mhd]}") "
-            printf 'sweep round %d  c=%-5s navpolicyd %9.0f req/s  p99 %7s ms  cpu %5s us/req | nginx %9.0f  p99 %7s ms  cpu %5s | C %9.0f  p99 %7s ms  cpu %5s | vs nginx %s  vs C %s\n' \
-                "$round" "$n" "${RPS[navpolicyd]}" "$(ms "${P99[navpolicyd]}")" "${CPU[navpolicyd]}" \
-                "${RPS[nginx]}" "$(ms "${P99[nginx]}")" "${CPU[nginx]}" \
-                "${RPS[mhd]}" "$(ms "${P99[mhd]}")" "${CPU[mhd]}" "$(ratio "${RPS[navpolicyd]}" "${RPS[nginx]}")" \
+            printf 'sweep round %d  c=%-5s navpolicyd %9.0f req/s  p99 %7s ms  cpu %5s us/req (user %s sys %s) | nginx %9.0f  p99 %7s ms  cpu %5s (user %s sys %s) | C %9.0f  p99 %7s ms  cpu %5s (user %s sys %s) | vs nginx %s  vs C %s\n' \
+                "$round" "$n" "${RPS[navpolicyd]}" "$(ms "${P99[navpolicyd]}")" "${CPU[navpolicyd]}" "${USR[navpolicyd]}" "${SYS[navpolicyd]}" \
+                "${RPS[nginx]}" "$(ms "${P99[nginx]}")" "${CPU[nginx]}" "${USR[nginx]}" "${SYS[nginx]}" \
+                "${RPS[mhd]}" "$(ms "${P99[mhd]}")" "${CPU[mhd]}" "${USR[mhd]}" "${SYS[mhd]}" "$(ratio "${RPS[navpolicyd]}" "${RPS[nginx]}")" \
                 "$(ratio "${RPS[navpolicyd]}" "${RPS[mhd]}")"
             for srv in $SERVERS; do
                 [ -z "${NOTES[$srv]}" ] || printf '    tcp counters during %s: %s\n' "$srv" "${NOTES[$srv]}"
             done
         done
     done
-    med_ms() { ms "$(median $1)"; } # unquoted on purpose: a space-separated list
+    # shellcheck disable=SC2086 # unquoted on purpose: a space-separated list
+    med_ms() { ms "$(median $1)"; }
     echo
-    med_cpu() { if [ -z "$1" ]; then echo -; else median $1; fi; } # unquoted on purpose, as above
-    echo "Sweep (markdown; medians over $ROUNDS rounds; req/s, p99 in ms, server CPU in µs per request; ratios are medians of the per-round navpolicyd/reference ratios):"
+    # shellcheck disable=SC2086 # unquoted on purpose, as above
+    med_cpu() { if [ -z "$1" ]; then echo -; else median $1; fi; }
+    echo "Sweep (markdown; medians over $ROUNDS rounds; req/s, p99 in ms, server CPU in µs per request — CPU from perf task-clock, user and sys from /proc; ratios are medians of the per-round navpolicyd/reference ratios):"
     echo
-    echo "| connections | navpolicyd req/s | p99 | CPU | nginx req/s | p99 | CPU | C libmicrohttpd req/s | p99 | CPU | vs nginx | vs C |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| connections | navpolicyd req/s | p99 | CPU | user | sys | nginx req/s | p99 | CPU | user | sys | C libmicrohttpd req/s | p99 | CPU | user | sys | vs nginx | vs C |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for n in $SWEEP_CONNECTIONS; do
         # shellcheck disable=SC2086
-        printf '| %s | %.0f | %s | %s | %.0f | %s | %s | %.0f | %s | %s | %s | %s |\n' "$n" \
+        printf '| %s | %.0f | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s |\n' "$n" \
             "$(median ${SW_RPS[navpolicyd,$n]})" "$(med_ms "${SW_P99[navpolicyd,$n]}")" "$(med_cpu "${SW_CPU[navpolicyd,$n]:-}")" \
+            "$(median ${SW_USR[navpolicyd,$n]})" "$(median ${SW_SYS[navpolicyd,$n]})" \
             "$(median ${SW_RPS[nginx,$n]})" "$(med_ms "${SW_P99[nginx,$n]}")" "$(med_cpu "${SW_CPU[nginx,$n]:-}")" \
+            "$(median ${SW_USR[nginx,$n]})" "$(median ${SW_SYS[nginx,$n]})" \
             "$(median ${SW_RPS[mhd,$n]})" "$(med_ms "${SW_P99[mhd,$n]}")" "$(med_cpu "${SW_CPU[mhd,$n]:-}")" \
+            "$(median ${SW_USR[mhd,$n]})" "$(median ${SW_SYS[mhd,$n]})" \
             "$(median ${SW_NG[$n]})" "$(median ${SW_C[$n]})"
     done
     if [[ " $SWEEP_CONNECTIONS " == *" 64 "* && " $SWEEP_CONNECTIONS " == *" 1000 "* ]]; then

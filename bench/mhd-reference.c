@@ -9,9 +9,15 @@
  * Usage: mhd-reference PORT THREADS CONNECTION_LIMIT PER_IP_LIMIT BODY [POOL_BYTES]
  * POOL_BYTES is MHD_OPTION_CONNECTION_MEMORY_LIMIT (navpolicyd's server.connectionMemoryLimitBytes;
  * 32768 when absent).
- * Runs until SIGTERM or SIGINT. Exit 2 on bad arguments, 1 if the daemon does not start.
+ * Environment: MHD_REFERENCE_WORK_NS=N (default 0, at most 1000000000) makes the handler spin
+ * on clock_gettime(CLOCK_MONOTONIC) for N ns before it queues the answer: a stand-in for an
+ * application's per-request CPU, so bench/budget.sh can show how much user-space time per request
+ * a libmicrohttpd server may spend and still keep up with nginx.
+ * Runs until SIGTERM or SIGINT. Exit 2 on bad arguments or a bad MHD_REFERENCE_WORK_NS, 1 if the
+ * daemon does not start.
  *
- * Built by bench/http.sh: cc -O2 -o .build/bench/mhd-reference bench/mhd-reference.c -lmicrohttpd
+ * Built by bench/lib-http.sh for bench/http.sh and bench/budget.sh:
+ *   cc -O2 -Wall -Wextra -o .build/bench/mhd-reference bench/mhd-reference.c -lmicrohttpd
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,10 +29,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
 static struct MHD_Response *answer;
+/* Busy-wait per request (MHD_REFERENCE_WORK_NS); 0 = none. Set once before MHD starts. */
+static long long work_ns;
+
+static long long monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+/* Spins rather than sleeps: the point is CPU spent on the worker thread, the way an
+ * application's request handling would spend it, not a wait that frees the core. */
+static void spin_for_work_ns(void) {
+    long long start = monotonic_ns();
+    while (monotonic_ns() - start < work_ns) {
+    }
+}
 
 /* MHD calls the handler once with the head (*state == NULL), then with each body chunk, then
  * once more with *upload_size == 0. Answering on the second call is the earliest MHD allows
@@ -47,6 +70,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *connection, cons
         *upload_size = 0; /* drop the body chunk */
         return MHD_YES;
     }
+    if (work_ns > 0) spin_for_work_ns();
     return MHD_queue_response(connection, MHD_HTTP_OK, answer);
 }
 
@@ -75,6 +99,17 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *body = argv[5];
+    const char *work_text = getenv("MHD_REFERENCE_WORK_NS");
+    if (work_text != NULL) {
+        /* strtol would accept leading blanks and a sign; a count of ns is digits only. */
+        long work = work_text[0] >= '0' && work_text[0] <= '9' ? parse_number(work_text, 0, 1000000000L) : -1;
+        if (work < 0) {
+            fprintf(stderr, "mhd-reference: MHD_REFERENCE_WORK_NS must be an integer from 0 to 1000000000 (ns), got '%s'\n",
+                    work_text);
+            return 2;
+        }
+        work_ns = work;
+    }
 
     /* SIGTERM/SIGINT are blocked before MHD starts its threads (they inherit the mask), so
      * only the main thread's sigwait below receives them. */

@@ -16,9 +16,10 @@ test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-v
   bash zsh fish man-db groff-base postgresql openssl)
 # bench/: wrk drives every throughput run; privoxy is bench/proxy.sh's cancel reference (nginx-light,
 # from the test list, is the origin and the other references); valgrind counts instructions
-# (bench/proxy-count.sh instructions, callgrind profiles); linux-perf for CPU per request and
-# `perf record`; gcc builds bench/malloc-count.c and bench/mhd-reference.c.
-bench_packages=(wrk privoxy valgrind linux-perf gcc)
+# (bench/proxy-count.sh instructions, callgrind profiles); linux-perf for the sweep's task-clock and
+# `perf record`; gcc builds bench/malloc-count.c and bench/mhd-reference.c; shellcheck lints the
+# bench scripts (bench/http.sh, budget.sh and the lib-http.sh they source).
+bench_packages=(wrk privoxy valgrind linux-perf gcc shellcheck)
 
 wanted=("${build_packages[@]}")
 case "${1:-build}" in
