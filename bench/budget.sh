@@ -68,19 +68,7 @@ for w in $WORK; do
     case " ${C_WORK[*]} " in *" $w "*) ;; *) C_WORK+=("$w") ;; esac
 done
 
-http_bench_deps
-http_bench_binary
-[ -f "$CONFIG" ] || die "config $CONFIG not found"
-http_build_mhd_reference
-
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/navpolicy-budget.XXXXXX")"
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    http_stop_all
-    if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $TMP"; else rm -rf "$TMP"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+http_bench_prepare budget
 
 http_decide_request "$DECIDE_URL"
 per_ip="$(cfg_limit "$CONFIG" perIPConnectionLimit 256)" || die "cannot read $CONFIG with jq"

@@ -75,20 +75,7 @@ SWEEP_TARGET=0.9
 # shellcheck source=bench/lib-http.sh
 source "$BENCH/lib-http.sh"
 
-http_bench_deps
-http_bench_binary
-[ -f "$CONFIG" ] || die "config $CONFIG not found"
-http_build_mhd_reference
-
-# --- temp dir and cleanup -------------------------------------------------------------------
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/navpolicy-bench.XXXXXX")"
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    http_stop_all
-    if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $TMP"; else rm -rf "$TMP"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+http_bench_prepare bench
 
 NP_PORT="${NAVPOLICYD_PORT:-$(pick_port)}"
 NGINX_PORT="${NGINX_PORT:-$(pick_port "$NP_PORT")}"

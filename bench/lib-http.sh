@@ -8,6 +8,9 @@
 # its EXIT trap: every server started here is recorded in HTTP_BENCH_PIDS as soon as it is
 # forked, so a failed check right after a start still leaves nothing running.
 #
+#   http_bench_prepare NAME         all of the below a script needs before it starts servers: deps,
+#                                   BIN, CONFIG checked, MHD_REF, TMP (a temp dir navpolicy-NAME.*)
+#                                   and the EXIT/INT/TERM traps that stop every server and remove TMP
 #   http_bench_deps                 apt-get install what is missing (nginx, wrk, curl, cc, …)
 #   http_bench_binary               BIN = $NAVPOLICYD, or the release build (built unless SKIP_BUILD=1)
 #   http_build_mhd_reference        MHD_REF = .build/bench/mhd-reference, compiled from bench/mhd-reference.c
@@ -90,6 +93,24 @@ http_build_mhd_reference() {
     mkdir -p "$ROOT/.build/bench" || die "cannot create .build/bench"
     cc -O2 -Wall -Wextra -o "$MHD_REF" "$BENCH/mhd-reference.c" -lmicrohttpd >&2 \
         || die "building bench/mhd-reference.c failed (needs cc and libmicrohttpd-dev)"
+}
+
+# The common start of bench/http.sh and bench/budget.sh. The EXIT trap stops every server
+# started here and removes TMP unless KEEP_TMP=1 (then it prints the path).
+http_bench_prepare() { # NAME
+    http_bench_deps
+    http_bench_binary
+    [ -f "$CONFIG" ] || die "config $CONFIG not found"
+    http_build_mhd_reference
+    TMP="$(mktemp -d "${TMPDIR:-/tmp}/navpolicy-$1.XXXXXX")"
+    trap http_bench_cleanup EXIT
+    trap 'exit 130' INT TERM
+}
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+http_bench_cleanup() {
+    http_stop_all
+    if [ "${KEEP_TMP:-0}" = 1 ]; then log "kept $TMP"; else rm -rf "$TMP"; fi
 }
 
 # --- ports, requests, config ----------------------------------------------------------------
