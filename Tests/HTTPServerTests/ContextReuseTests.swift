@@ -110,8 +110,8 @@ import Testing
             #expect(read("CONTENT-type") == read("content-type"))
             #expect(read("X-Empty") == [])
             #expect(read("Content-Typ") == nil && read("Content-Types") == nil && read("Accept") == nil)
-            // Only ASCII letters fold: "_" (0x5F) is not "\u{7F}" and "-" (0x2D) is not "\r" (0x0D).
-            #expect(read("Content_Type") == nil && read("Content\rType") == nil)
+            // Only letters fold: "\r" (0x0D) and "-" (0x2D) differ in the case bit alone.
+            #expect(read("Content\rType") == nil)
         }
         // The received bytes as sent; the Strings replace what is not UTF-8.
         #expect(request.withFirstHeaderValue(named: "x-bin") { Array($0) } == [0x61, 0xFF, 0x62])
