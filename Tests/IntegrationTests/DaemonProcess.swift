@@ -12,7 +12,7 @@ final class DaemonProcess: Sendable {
     private let stderrLines: LineCollector
     /// The data directory this instance made up (nil when `environment` named one): removed once
     /// the process has exited, never while it may still write.
-    private let ownedDataDirectory: String?
+    let ownedDataDirectory: String?
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
