@@ -57,7 +57,7 @@ enum BinaryRunner {
 
     /// Writes `contents` to a fresh temporary file and returns its path.
     static func temporaryFile(_ contents: String, suffix: String = ".json") throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-test-\(UUID().uuidString)\(suffix)")
+        let url = URL(fileURLWithPath: TestScratch.path("navpolicyd-test", suffix: suffix))
         try Data(contents.utf8).write(to: url)
         return url.path
     }

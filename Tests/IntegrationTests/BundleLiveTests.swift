@@ -14,7 +14,7 @@ struct BundleLiveTests {
         var publicKey: String { directory + "/bundle-key.pub.pem" }
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-live-\(UUID().uuidString)").path
+            directory = TestScratch.url.appendingPathComponent("bundle-live-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             #expect(try Self.openssl(["genpkey", "-algorithm", "ed25519", "-out", privateKey]) == 0)
             #expect(try Self.openssl(["pkey", "-in", privateKey, "-pubout", "-out", publicKey]) == 0)
@@ -55,7 +55,7 @@ struct BundleLiveTests {
 
     /// The body exactly as received (curl -o), so byte-for-byte comparisons see every byte.
     static func rawBody(_ url: String) throws -> Data {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString)").path
+        let path = TestScratch.url.appendingPathComponent("bundle-\(UUID().uuidString)").path
         _ = try Curl.standardOutput(of: "/usr/bin/curl", ["-s", "--max-time", "20", "-o", path, url])
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try Data(contentsOf: URL(fileURLWithPath: path))

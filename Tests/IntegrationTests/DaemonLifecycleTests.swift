@@ -61,7 +61,7 @@ struct DaemonLifecycleTests {
 
     @Test("atomic rename and Kubernetes-style symlink swaps reload")
     func swaps() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-swap-\(UUID().uuidString)")
+        let directory = TestScratch.url.appendingPathComponent("navpolicyd-swap-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // ConfigMap layout: navpolicy.json -> ..data/navpolicy.json, ..data -> ..v1
         let v1 = directory.appendingPathComponent("..v1")
@@ -235,7 +235,7 @@ struct DaemonLifecycleTests {
 
     @Test("the decision log gets one NDJSON line per decision")
     func decisionLog() throws {
-        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("decisions-\(UUID().uuidString).ndjson").path
+        let logPath = TestScratch.url.appendingPathComponent("decisions-\(UUID().uuidString).ndjson").path
         let daemon = try DaemonProcess(arguments: ["--decision-log", logPath])
         let decided = try Curl.request(
             daemon.baseURL + "/v1/decide?url=https://app.example.com/logout&navigationType=linkActivated")

@@ -10,6 +10,9 @@ final class DaemonProcess: Sendable {
     let port: Int
     let configPath: String
     private let stderrLines: LineCollector
+    /// The data directory this instance made up (nil when `environment` named one): removed once
+    /// the process has exited, never while it may still write.
+    let ownedDataDirectory: String?
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -40,8 +43,11 @@ final class DaemonProcess: Sendable {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NAVPOLICY_ADMIN_TOKEN")
         env.removeValue(forKey: "NAVPOLICY_INTAKE_TOKEN")
-        env["NAVPOLICY_DATA_DIR"] = NSTemporaryDirectory() + "navpolicyd-data-\(UUID().uuidString)"
+        let dataDirectory = TestScratch.path("navpolicyd-data")
+        env["NAVPOLICY_DATA_DIR"] = dataDirectory
         env.merge(environment) { _, new in new }
+        let ownedDataDirectory = environment["NAVPOLICY_DATA_DIR"] == nil ? dataDirectory : nil
+        self.ownedDataDirectory = ownedDataDirectory
         process.environment = env
         let errPipe = Pipe()
         process.standardError = errPipe
@@ -63,6 +69,8 @@ final class DaemonProcess: Sendable {
         }
         guard let found else {
             process.terminate()
+            process.waitUntilExit()
+            if let ownedDataDirectory { try? FileManager.default.removeItem(atPath: ownedDataDirectory) }
             throw DaemonError("daemon did not start: \(lines.lines.joined(separator: "\n"))")
         }
         self.port = found
@@ -73,6 +81,7 @@ final class DaemonProcess: Sendable {
             process.interrupt()
             process.waitUntilExit()
         }
+        if let ownedDataDirectory { try? FileManager.default.removeItem(atPath: ownedDataDirectory) }
     }
 
     private static func port(fromListeningLine line: String) -> Int? {

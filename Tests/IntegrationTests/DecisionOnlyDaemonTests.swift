@@ -20,7 +20,7 @@ struct DecisionOnlyDaemonTests {
     /// Data directories no daemon can create or write: missing under a regular file (as root,
     /// permission bits would not stop the test process), and, when not root, a 0555 directory.
     static func unusableDataDirectories() throws -> [(path: String, reason: String)] {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-unusable-\(UUID().uuidString)")
+        let base = TestScratch.url.appendingPathComponent("navpolicyd-unusable-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         let regularFile = base.appendingPathComponent("not-a-directory").path
         _ = FileManager.default.createFile(atPath: regularFile, contents: Data("x".utf8))
@@ -38,7 +38,7 @@ struct DecisionOnlyDaemonTests {
         "intake off: starts with a missing data directory and never creates it; decide and the proxy work; intake answers 404 intake-disabled"
     )
     func startsWithoutDataDirectory() throws {
-        let missing = NSTemporaryDirectory() + "navpolicyd-missing-\(UUID().uuidString)/data"
+        let missing = TestScratch.root + "/navpolicyd-missing-\(UUID().uuidString)/data"
         let origin = try TestOrigin()
         let daemon = try DaemonProcess(
             config: Self.config(intakeEnabled: false), arguments: ["--proxy-listen", "127.0.0.1:0"],

@@ -28,7 +28,7 @@ struct DeployManifestTests {
 
     @Test("the checker catches a scaled intake Deployment, a shipped token, an optional token and a mixed Service")
     func checkerCatchesTheUnsafeShapes() throws {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-k8s-\(UUID().uuidString)")
+        let copy = TestScratch.url.appendingPathComponent("navpolicyd-k8s-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: Self.manifests, to: copy)
         func edit(_ file: String, _ change: (String) -> String) throws {
             let url = copy.appendingPathComponent(file)

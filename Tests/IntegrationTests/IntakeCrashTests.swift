@@ -17,7 +17,7 @@ struct IntakeCrashTests {
 
     @Test("kill -9 mid-load, restart on the same database")
     func killDuringLoad() throws {
-        let dataDirectory = NSTemporaryDirectory() + "navpolicyd-crash-\(UUID().uuidString)"
+        let dataDirectory = TestScratch.root + "/navpolicyd-crash-\(UUID().uuidString)"
         let environment = ["NAVPOLICY_DATA_DIR": dataDirectory]
         let daemon = try DaemonProcess(environment: environment)
         let intake = daemon.baseURL + "/v1/intake"

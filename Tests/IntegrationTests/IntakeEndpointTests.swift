@@ -55,7 +55,7 @@ struct IntakeEndpointTests {
         let daemon = try DaemonProcess()
         let intake = daemon.baseURL + "/v1/intake"
         let bigMultipart = try BinaryRunner.temporaryFile(String(repeating: "a", count: 270_000))
-        let invalidUTF8 = NSTemporaryDirectory() + "intake-\(UUID().uuidString).json"
+        let invalidUTF8 = TestScratch.root + "/intake-\(UUID().uuidString).json"
         try Data(Array(#"{"url":"https://a/"#.utf8) + [0xFF] + Array(#""}"#.utf8)).write(to: URL(fileURLWithPath: invalidUTF8))
         let cases: [(arguments: [String], status: Int, kind: String)] = [
             (Self.json + ["-d", #"{"url":"https://a/","x":[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}"#], 400, "malformed-body"),

@@ -15,7 +15,7 @@ struct IntakeStorageFaultTests {
         var base: String { daemon.baseURL }
 
         init(intake: String = "", directory: String? = nil) throws {
-            self.directory = directory ?? NSTemporaryDirectory() + "navpolicyd-faults-\(UUID().uuidString)"
+            self.directory = directory ?? TestScratch.root + "/navpolicyd-faults-\(UUID().uuidString)"
             // A short busy timeout keeps the lock test quick; the default is 5 s.
             let config = #"{"handlers":[],"intake":{"busyTimeoutMilliseconds":200\#(intake)}}"#
             daemon = try DaemonProcess(config: config, environment: ["NAVPOLICY_DATA_DIR": self.directory])
@@ -94,7 +94,7 @@ struct IntakeStorageFaultTests {
     /// Whether `chattr +i` works here: tests run as root, which chmod does not stop, and the
     /// immutable flag needs root and a file system that has it (ext4, xfs, btrfs).
     static let immutableFlagWorks: Bool = {
-        let path = NSTemporaryDirectory() + "navpolicyd-chattr-\(UUID().uuidString)"
+        let path = TestScratch.root + "/navpolicyd-chattr-\(UUID().uuidString)"
         guard FileManager.default.createFile(atPath: path, contents: Data()) else { return false }
         defer { try? FileManager.default.removeItem(atPath: path) }
         guard (try? run("/usr/bin/chattr", ["+i", path])) != nil else { return false }
@@ -169,7 +169,7 @@ struct IntakeStorageFaultTests {
         "a full file system (tmpfs): 503, then stores again once space is freed",
         .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
     func fullFileSystem() throws {
-        let mountPoint = NSTemporaryDirectory() + "navpolicyd-tmpfs-\(UUID().uuidString)"
+        let mountPoint = TestScratch.root + "/navpolicyd-tmpfs-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         try Self.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint])
         defer { _ = try? Self.run("/usr/bin/umount", ["-l", mountPoint]) }

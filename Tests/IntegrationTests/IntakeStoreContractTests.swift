@@ -22,7 +22,7 @@ struct IntakeStoreContractTests {
         static func fresh(_ kind: Kind) throws -> Location {
             switch kind {
             case .sqlite:
-                return Location(kind: kind, text: NSTemporaryDirectory() + "intake-contract-\(UUID().uuidString)/intake.sqlite3")
+                return Location(kind: kind, text: TestScratch.root + "/intake-contract-\(UUID().uuidString)/intake.sqlite3")
             case .postgres:
                 return Location(kind: kind, text: try PostgresCluster.shared.get().createDatabase())
             }

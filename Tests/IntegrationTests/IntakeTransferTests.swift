@@ -8,7 +8,7 @@ import Testing
 struct IntakeTransferTests {
     @Test("SQLite → NDJSON → PostgreSQL keeps ids, items byte for byte and replays; ids continue after the highest")
     func sqliteToPostgres() async throws {
-        let sqlitePath = NSTemporaryDirectory() + "intake-transfer-\(UUID().uuidString)/intake.sqlite3"
+        let sqlitePath = TestScratch.root + "/intake-transfer-\(UUID().uuidString)/intake.sqlite3"
         try FileManager.default.createDirectory(
             atPath: (sqlitePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let source = try SQLiteIntakeStore(path: sqlitePath)

@@ -35,7 +35,7 @@ struct LogLevelTests {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "NAVPOLICY_ADMIN_TOKEN")
         environment.removeValue(forKey: "NAVPOLICY_INTAKE_TOKEN")
-        environment["NAVPOLICY_DATA_DIR"] = NSTemporaryDirectory() + "navpolicyd-data-\(UUID().uuidString)"
+        environment["NAVPOLICY_DATA_DIR"] = TestScratch.root + "/navpolicyd-data-\(UUID().uuidString)"
         process.environment = environment
         let errors = Pipe()
         process.standardError = errors

@@ -24,7 +24,7 @@ struct PolicyClientLiveTests {
 
     /// A fresh Ed25519 key (openssl, as docs tell operators) and the verifier for it.
     static func signingKey() throws -> (path: String, verifier: SodiumBundleVerifier) {
-        let path = NSTemporaryDirectory() + "navpolicy-bundle-key-\(UUID().uuidString).pem"
+        let path = TestScratch.root + "/navpolicy-bundle-key-\(UUID().uuidString).pem"
         _ = try Curl.standardOutput(of: "/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", path])
         let key = try Ed25519PrivateKey(pemFile: path)
         return (path, SodiumBundleVerifier(publicKey: key.publicKey))
@@ -47,7 +47,7 @@ struct PolicyClientLiveTests {
     }
 
     static func temporaryDirectory() -> URL {
-        URL(fileURLWithPath: NSTemporaryDirectory() + "navpolicy-client-cache-\(UUID().uuidString)")
+        URL(fileURLWithPath: TestScratch.root + "/navpolicy-client-cache-\(UUID().uuidString)")
     }
 
     /// The daemon's revision as its bundle endpoint names it (the ETag without quotes).

@@ -198,7 +198,7 @@ struct PostgresReplicaTests {
         process.arguments = ["serve", "--config", config, "--listen", "127.0.0.1:0"]
         process.environment = ProcessInfo.processInfo.environment.merging([
             "NAVPOLICY_INTAKE_DATABASE_URL": uri,
-            "NAVPOLICY_DATA_DIR": NSTemporaryDirectory() + "navpolicyd-data-\(UUID().uuidString)",
+            "NAVPOLICY_DATA_DIR": TestScratch.root + "/navpolicyd-data-\(UUID().uuidString)",
         ]) { _, new in new }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))

@@ -8,7 +8,7 @@ struct ShadowModeLiveTests {
     @Test("/v1/decide, /v1/authz and the forward proxy apply the enforcing chain and record the shadow result")
     func shadowEverywhere() throws {
         let origin = try TestOrigin()
-        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("shadow-\(UUID().uuidString).ndjson").path
+        let logPath = TestScratch.url.appendingPathComponent("shadow-\(UUID().uuidString).ndjson").path
         let config = """
             {"defaultDecision": "allow", "handlers": [
               {"name": "new-block", "type": "cancel", "mode": "shadow", "match": {"pathPatterns": ["/admin/*"]}},

@@ -62,7 +62,7 @@ struct VisibilityTests {
         let adminToken = "Adm1n-\(UUID().uuidString)"
         let intakeToken = "Int4ke-\(UUID().uuidString)"
         let wrong = "Wr0ng-\(UUID().uuidString)"
-        let logPath = NSTemporaryDirectory() + "auth-decisions-\(UUID().uuidString).ndjson"
+        let logPath = TestScratch.root + "/auth-decisions-\(UUID().uuidString).ndjson"
         let daemon = try DaemonProcess(
             arguments: ["--decision-log", logPath],
             environment: ["NAVPOLICY_ADMIN_TOKEN": adminToken, "NAVPOLICY_INTAKE_TOKEN": intakeToken])
@@ -104,7 +104,7 @@ struct VisibilityTests {
 
     @Test("an intake POST writes its decision to the decision log, with a decisionId")
     func intakeDecisionLogged() throws {
-        let logPath = NSTemporaryDirectory() + "intake-decisions-\(UUID().uuidString).ndjson"
+        let logPath = TestScratch.root + "/intake-decisions-\(UUID().uuidString).ndjson"
         let daemon = try DaemonProcess(arguments: ["--decision-log", logPath])
         let url = "https://app.example.com/logout?from=share-\(UUID().uuidString)"
         let response = try Curl.request(
@@ -123,7 +123,7 @@ struct VisibilityTests {
 
     @Test("SIGUSR1 reopens the decision log: after a rename, new lines go to a new file at the path, none lost")
     func reopenOnSIGUSR1() throws {
-        let directory = NSTemporaryDirectory() + "rotate-\(UUID().uuidString)"
+        let directory = TestScratch.root + "/rotate-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let logPath = directory + "/decisions.ndjson"
         let daemon = try DaemonProcess(arguments: ["--decision-log", logPath])
@@ -158,7 +158,7 @@ struct VisibilityTests {
 
     @Test("the shipped deploy/logrotate file, run by logrotate, rotates the decision log without losing a line")
     func shippedLogrotate() throws {
-        let directory = NSTemporaryDirectory() + "logrotate-\(UUID().uuidString)"
+        let directory = TestScratch.root + "/logrotate-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let logPath = directory + "/decisions.ndjson"
         let daemon = try DaemonProcess(arguments: ["--decision-log", logPath])
@@ -198,7 +198,7 @@ struct VisibilityTests {
     @Test("the listening line names the intake database and whether the tokens are set, never their values")
     func listeningLine() throws {
         let token = "L1sten-\(UUID().uuidString)"
-        let dataDirectory = NSTemporaryDirectory() + "listening-\(UUID().uuidString)"
+        let dataDirectory = TestScratch.root + "/listening-\(UUID().uuidString)"
         let daemon = try DaemonProcess(
             environment: ["NAVPOLICY_INTAKE_TOKEN": token, "NAVPOLICY_DATA_DIR": dataDirectory])
         let line = try #require(daemon.logLines.first { $0.contains(#""event":"listening""#) })

@@ -40,7 +40,7 @@ struct BundleEndpointTests {
     }
 
     static func temporaryDirectory() throws -> String {
-        let directory = NSTemporaryDirectory() + "bundle-tests-\(UUID().uuidString)"
+        let directory = TestScratch.root + "/bundle-tests-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return directory
     }

@@ -7,7 +7,7 @@ import Testing
 @Suite("config file size cap")
 struct ConfigFileTests {
     private static func file(_ contents: String) throws -> String {
-        let path = NSTemporaryDirectory() + "config-file-tests-\(UUID().uuidString).json"
+        let path = TestScratch.root + "/config-file-tests-\(UUID().uuidString).json"
         try contents.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

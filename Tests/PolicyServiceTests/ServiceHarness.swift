@@ -42,7 +42,7 @@ struct ServiceHarness {
         config: String? = serviceTestConfig, adminToken: String? = nil, requireTokenForDecide: Bool = false,
         intake: Intake = .open(token: nil)
     ) throws {
-        let directory = NSTemporaryDirectory() + "policy-service-tests-\(UUID().uuidString)"
+        let directory = TestScratch.root + "/policy-service-tests-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         configPath = directory + "/navpolicy.json"
         decisionLogPath = directory + "/decisions.ndjson"

@@ -110,7 +110,7 @@ struct VisibilityUnitTests {
 
     @Test("a decision log whose path cannot be reopened keeps writing to the old file and reports why")
     func reopenFailureKeepsOldFile() throws {
-        let directory = NSTemporaryDirectory() + "reopen-\(UUID().uuidString)"
+        let directory = TestScratch.root + "/reopen-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let reports = Mutex<[String?]>([])
         let log = try DecisionLog(

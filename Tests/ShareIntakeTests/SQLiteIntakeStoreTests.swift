@@ -8,7 +8,7 @@ import Testing
 @Suite("SQLite intake store")
 struct SQLiteIntakeStoreTests {
     static func temporaryDatabase() -> String {
-        NSTemporaryDirectory() + "intake-tests-\(UUID().uuidString)/nested/intake.sqlite3"
+        TestScratch.root + "/intake-tests-\(UUID().uuidString)/nested/intake.sqlite3"
     }
 
     static func submission(
