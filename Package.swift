@@ -84,6 +84,10 @@ let package = Package(
         // The executable: only hands its arguments to NavpolicydCommands.
         .executableTarget(name: "navpolicyd", dependencies: ["NavpolicydCommands"], swiftSettings: strictSettings),
 
+        // The per-process scratch directory the test targets that write files share (not a test
+        // target itself: a library only test targets depend on).
+        .target(name: "TestScratchSupport", path: "Tests/Support/TestScratchSupport", swiftSettings: strictSettings),
+
         // Resources: the WPT URL and IDNA conformance data (provenance in Resources/README-*.txt).
         .testTarget(
             name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
@@ -98,12 +102,16 @@ let package = Package(
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
         .testTarget(name: "BundleSigningTests", dependencies: ["BundleSigning"], swiftSettings: strictSettings),
         .testTarget(
-            name: "ShareIntakeTests", dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport"],
+            name: "ShareIntakeTests",
+            dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport", "TestScratchSupport"],
             swiftSettings: strictSettings),
         // The service layer driven in-process with HTTPRequest values: no sockets, so it runs in parallel.
         .testTarget(
             name: "PolicyServiceTests",
-            dependencies: ["PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning"],
+            dependencies: [
+                "PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning",
+                "TestScratchSupport",
+            ],
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
         .testTarget(
@@ -113,7 +121,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "navpolicyd", "PolicyService", "ShareIntake", "JSONSupport", "CSQLite", "LockSupport", "NavigationPolicy",
-                "NavigationPolicyClient", "NavigationPolicyClientSodium", "BundleSigning",
+                "NavigationPolicyClient", "NavigationPolicyClientSodium", "BundleSigning", "TestScratchSupport",
             ],
             swiftSettings: strictSettings),
     ],

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 
 /// Runs the built `navpolicyd` the way a user does, from the package root.
 enum BinaryRunner {

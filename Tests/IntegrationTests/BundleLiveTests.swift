@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// The policy bundle on the real binary, driven with curl and openssl as an app developer

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScratchSupport
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScratchSupport
 
 /// A real `navpolicyd serve` on a free loopback port, driven the way users drive it.
 ///

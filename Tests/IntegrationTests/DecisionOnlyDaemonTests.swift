@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// `intake.enabled: false`: a decision-only daemon (the shape that may run replicated)

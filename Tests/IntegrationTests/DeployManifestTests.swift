@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// The Kubernetes manifests must not ship a working token, must not put several SQLite files

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Synchronization
+import TestScratchSupport
 import Testing
 
 /// `kill -9` under intake load: every acknowledged share survives, the database is intact,

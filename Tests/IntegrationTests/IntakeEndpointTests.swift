@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScratchSupport
 import Testing
 
 /// Share intake over HTTP with curl, as a share extension, a browser form or a script sends it.

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// Storage faults under a running daemon (issue 12): a full database or disk, a read-only

@@ -2,6 +2,7 @@ import Foundation
 import JSONSupport
 import ShareIntake
 import Synchronization
+import TestScratchSupport
 import Testing
 
 /// The ``IntakeStore`` contract, run against every store: SQLite on a temporary file and

@@ -1,5 +1,6 @@
 import Foundation
 import ShareIntake
+import TestScratchSupport
 import Testing
 
 /// `navpolicyd intake migrate|export|import`, run as the built binary: an SQLite store moves

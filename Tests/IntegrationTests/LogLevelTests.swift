@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// `serve --log-level`: events below the level are not written; those at or above it are.

@@ -3,6 +3,7 @@ import Foundation
 import NavigationPolicy
 import NavigationPolicyClient
 import NavigationPolicyClientSodium
+import TestScratchSupport
 import Testing
 
 /// NavigationPolicyClient against a real daemon: the bundle endpoint's ETag and 304, a reload

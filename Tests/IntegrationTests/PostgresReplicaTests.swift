@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestScratchSupport
 import Testing
 
 /// Several `navpolicyd serve` replicas sharing one PostgreSQL intake store, reached through a

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// A shadow handler on a running daemon: never decides in any front end, and what it would

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// The suite cleans up after itself: a daemon's state must not outlive the test that started it.

@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// What an operator sees of a running daemon: the proxy's and the process's metrics (checked

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import JSONSupport
 import NavigationPolicy
+import TestScratchSupport
 import Testing
 
 @testable import PolicyService

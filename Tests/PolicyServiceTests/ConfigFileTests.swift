@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 @testable import PolicyService

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import JSONSupport
 import ShareIntake
+import TestScratchSupport
 import Testing
 
 @testable import PolicyService

@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import Synchronization
+import TestScratchSupport
 import Testing
 
 @testable import ShareIntake

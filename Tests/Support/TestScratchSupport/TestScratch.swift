@@ -1,17 +1,17 @@
-import Foundation
+public import Foundation
 
 /// The one directory this test process writes its temporary files under, removed when the
 /// process exits.
 ///
-/// Many temporary paths (config files, daemon data directories, signing keys) are handed to a
-/// daemon or a CLI run by path and outlive any object a test could clean up in; putting them
-/// all under one per-process root means a run leaves nothing in `/tmp` even when a test fails
-/// half-way. Owners that know when they are done (a daemon that has exited) still remove
+/// Many temporary paths (config files, daemon data directories, SQLite databases, signing keys)
+/// are handed to a daemon, a CLI run or the code under test by path and outlive any value a test
+/// could clean up in; putting them all under one per-process root means a run leaves nothing in
+/// `/tmp` even when a test fails half-way. Owners that know when they are done (a daemon that has exited) still remove
 /// their part earlier, so the root stays small during a long run. The name is short because
 /// Unix socket paths under it are limited to 107 bytes.
-enum TestScratch {
+public enum TestScratch {
     /// `/tmp/navpolicyd-tests-<pid>-<random>`, created on first use.
-    static let root: String = {
+    public static let root: String = {
         let path = NSTemporaryDirectory() + "navpolicyd-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
         // 0700: signing keys are written under it. A failure here surfaces as the first write
         // under the root failing, with its path.
@@ -24,10 +24,10 @@ enum TestScratch {
     }()
 
     /// `root` as a directory URL.
-    static var url: URL { URL(fileURLWithPath: root, isDirectory: true) }
+    public static var url: URL { URL(fileURLWithPath: root, isDirectory: true) }
 
     /// A fresh path under the root: `name` followed by a UUID and `suffix`; nothing is created.
-    static func path(_ name: String, suffix: String = "") -> String {
+    public static func path(_ name: String, suffix: String = "") -> String {
         root + "/\(name)-\(UUID().uuidString)\(suffix)"
     }
 }
