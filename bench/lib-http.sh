@@ -198,7 +198,7 @@ reference_body() { # ANSWER
 }
 
 http_start_nginx() { # DIR PORT WORKERS BODY — nginx returning BODY, everything it writes in DIR
-    local dir="$1" port="$2" get post
+    local dir="$1" port="$2"
     mkdir -p "$dir/client_body" "$dir/proxy" "$dir/fastcgi" "$dir/uwsgi" "$dir/scgi"
     sed -e "s|@WORKERS@|$3|g" -e "s|@TMP@|$dir|g" -e "s|@PORT@|$port|g" \
         "$BENCH/nginx.conf.template" >"$dir/nginx.conf.1"
@@ -212,32 +212,31 @@ http_start_nginx() { # DIR PORT WORKERS BODY — nginx returning BODY, everythin
     "$NGINX" -p "$dir" -e "$dir/nginx-error.log" -c "$dir/nginx.conf" 2>>"$dir/nginx-error.log" &
     NGINX_PID=$!
     HTTP_BENCH_PIDS+=("$NGINX_PID")
-    wait_for "http://127.0.0.1:$port/v1/decide" || {
-        cat "$dir/nginx-error.log" >&2
-        die "nginx did not start"
-    }
-    get="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$DECIDE_PATH")"
-    post="$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
-        --data-binary "$DECIDE_BODY" "http://127.0.0.1:$port/v1/decide")"
-    if [ "$get" != 200 ] || [ "$post" != 200 ]; then die "nginx answered GET $get, POST $post (want 200)"; fi
+    http_check_reference nginx "$port" "$dir/nginx-error.log"
 }
 
 # The C reference with navpolicyd's thread count, connection limits and memory pool, answering
 # BODY; WORK_NS is its per-request busy wait (MHD_REFERENCE_WORK_NS, 0 = none).
 http_start_mhd() { # PORT THREADS CONNECTION_LIMIT PER_IP_LIMIT BODY POOL_BYTES LOG WORK_NS
-    local port="$1" get post
-    MHD_REFERENCE_WORK_NS="$8" "$MHD_REF" "$port" "$2" "$3" "$4" "$5" "$6" 2>"$7" &
+    MHD_REFERENCE_WORK_NS="$8" "$MHD_REF" "$1" "$2" "$3" "$4" "$5" "$6" 2>"$7" &
     MHD_STARTED_PID=$!
     HTTP_BENCH_PIDS+=("$MHD_STARTED_PID")
-    wait_for "http://127.0.0.1:$port/v1/decide" || {
-        cat "$7" >&2
-        die "the C reference did not start"
+    http_check_reference "the C reference" "$1" "$7" "$5"
+}
+
+# Waits for a reference server on PORT and checks that GET and POST /v1/decide answer 200 (and
+# GET with exactly EXPECTED_BODY when given); otherwise prints LOG and stops the run.
+http_check_reference() { # NAME PORT LOG [EXPECTED_BODY]
+    local get post
+    wait_for "http://127.0.0.1:$2/v1/decide" || {
+        cat "$3" >&2
+        die "$1 did not start"
     }
-    get="$(curl -s -w '\n%{http_code}' "http://127.0.0.1:$port$DECIDE_PATH")"
+    get="$(curl -s -w '\n%{http_code}' "http://127.0.0.1:$2$DECIDE_PATH")"
     post="$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
-        --data-binary "$DECIDE_BODY" "http://127.0.0.1:$port/v1/decide")"
-    if [ "$get" != "$5"$'\n'200 ] || [ "$post" != 200 ]; then
-        die "the C reference answered GET '$get', POST $post (want 200 and the body)"
+        --data-binary "$DECIDE_BODY" "http://127.0.0.1:$2/v1/decide")"
+    if [ "${get##*$'\n'}" != 200 ] || [ "$post" != 200 ] || { [ $# -ge 4 ] && [ "${get%$'\n'*}" != "$4" ]; }; then
+        die "$1 answered GET '$get', POST $post (want 200${4:+ and the body})"
     fi
 }
 
