@@ -121,8 +121,8 @@ final class ReceivedHeaderFields: @unchecked Sendable {
         wasMaterialized.store(false, ordering: .releasing)
     }
 
-    /// Calls `body` with the value bytes of the first field whose name equals `name` ASCII
-    /// case-insensitively (the field `HTTPHeaders`' subscript finds); nil when none has it.
+    /// Calls `body` with the value bytes of the first field whose name matches `name` by
+    /// `HTTPHeaders.namesMatch` (the field `HTTPHeaders`' subscript finds); nil when none has it.
     ///
     /// Reads the received bytes without making the fields into Strings: a route that needs one
     /// field (a POST's `Content-Type`) skipped ≈ 2.8k instructions of materializing them all.
@@ -135,22 +135,10 @@ final class ReceivedHeaderFields: @unchecked Sendable {
         for span in UnsafeBufferPointer(start: spans, count: spanCount) where span.nameCount == name.count {
             // Every span was appended with bytes of its own counts at its offsets, inside `all`.
             let candidate = UnsafeRawBufferPointer(rebasing: all[span.nameStart..<(span.nameStart + span.nameCount)])
-            guard Self.asciiCaseInsensitiveEqual(candidate, name) else { continue }
+            guard HTTPHeaders.namesMatch(candidate, name) else { continue }
             return body(UnsafeRawBufferPointer(rebasing: all[span.valueStart..<(span.valueStart + span.valueCount)]))
         }
         return nil
-    }
-
-    /// Byte equality with A–Z folded to a–z (field names are tokens: ASCII only).
-    private static func asciiCaseInsensitiveEqual(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for index in 0..<lhs.count {
-            let left = lhs[index]
-            let right = rhs[index]
-            guard left == right || (left | 0x20 == right | 0x20 && (left | 0x20) >= 0x61 && (left | 0x20) <= 0x7A)
-            else { return false }
-        }
-        return true
     }
 
     /// The fields as Strings, made on the first call and kept.

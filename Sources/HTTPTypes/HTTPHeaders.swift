@@ -87,20 +87,23 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
         // Over the contiguous UTF-8 of both (native and small Strings always have it): a
         // plain byte loop, where `elementsEqual` on the views cost ~450 instructions a call.
         if let matched = lhs.utf8.withContiguousStorageIfAvailable({ left in
-            rhs.utf8.withContiguousStorageIfAvailable { right in
-                // Both lengths are equal (checked above); the bound covers both anyway.
-                guard left.count == right.count else { return false }
-                var index = 0
-                while index < left.count {
-                    guard asciiLowercased(left[index]) == asciiLowercased(right[index]) else { return false }
-                    index += 1
-                }
-                return true
-            }
+            rhs.utf8.withContiguousStorageIfAvailable { namesMatch(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer($0)) }
         }), let matched {
             return matched
         }
         return lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercased($0) == asciiLowercased($1) }
+    }
+
+    /// ``namesMatch(_:_:)`` on the names' bytes (as a server receives them): equal ignoring
+    /// ASCII case, only A–Z folded.
+    public static func namesMatch(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var index = 0
+        while index < lhs.count {
+            guard asciiLowercased(lhs[index]) == asciiLowercased(rhs[index]) else { return false }
+            index += 1
+        }
+        return true
     }
 
     private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
