@@ -1,4 +1,5 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
 /// Issue 26, items 5, 7 and 8, from outside: one address cannot starve a listener (the admin
@@ -116,6 +117,33 @@ struct ConnectionFairnessLiveTests {
         // 0 still turns a limit off (a listener behind one proxy), and is accepted.
         let open = try BinaryRunner.temporaryFile(#"{"handlers": [], "server": {"perIPConnectionLimit": 0}}"#)
         #expect(try BinaryRunner.run(["validate", "--config", open]).status == 0)
+    }
+
+    @Test("item 5: every Kubernetes variant limits its admin port with a NetworkPolicy; the checker notices one missing")
+    func adminPortsHaveANetworkPolicy() throws {
+        for variant in ["", "decision-only/", "postgres/"] {
+            let url = DeployManifestTests.manifests.appendingPathComponent(variant + "networkpolicy.yaml")
+            let text = try String(contentsOf: url, encoding: .utf8)
+            #expect(text.contains("kind: NetworkPolicy") && text.contains("port: admin"), "\(variant)networkpolicy.yaml")
+            let deployment = try String(
+                contentsOf: DeployManifestTests.manifests.appendingPathComponent(variant + "deployment.yaml"), encoding: .utf8)
+            #expect(deployment.contains(#""--admin-listen", "0.0.0.0:9090""#), "\(variant) probes on the admin listener")
+        }
+        let copy = TestScratch.url.appendingPathComponent("navpolicyd-k8s-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: DeployManifestTests.manifests, to: copy)
+        try FileManager.default.removeItem(at: copy.appendingPathComponent("postgres/networkpolicy.yaml"))
+        // A rule that admits the admin port from anywhere does not count.
+        let open = copy.appendingPathComponent("decision-only/networkpolicy.yaml")
+        let text = try String(contentsOf: open, encoding: .utf8)
+        try text.replacingOccurrences(of: "        - port: http\n", with: "        - port: http\n        - port: admin\n")
+            .write(to: open, atomically: true, encoding: .utf8)
+        let result = try DeployManifestTests.check(copy)
+        #expect(result.status == 1)
+        for name in ["navpolicyd-shared", "navpolicyd-decide"] {
+            let finding = "Deployment \(name) runs an admin listener that no NetworkPolicy limits"
+            #expect(result.findings.contains { $0.contains(finding) }, "\(result.findings)")
+        }
+        #expect(!result.findings.contains { $0.contains("Deployment navpolicyd runs") })
     }
 
     static let token = "cF8nM3pQ7rS2tU9vW4xY"
