@@ -51,9 +51,11 @@ final class ConnectionTracker: Sendable {
     private let queue = DispatchQueue(label: "navpolicyd.http.connection-reaper")
 
     /// `perSubnetLimit`: connections one IPv4 /24 or IPv6 /64 may hold; 0 = no limit.
-    init(limits: ConnectionLimits, perSubnetLimit: Int = 0) {
+    /// `totalLimit`: the listener's connection limit, whose last eighth ``SubnetAdmission``
+    /// keeps for networks with few connections.
+    init(limits: ConnectionLimits, perSubnetLimit: Int = 0, totalLimit: Int = 0) {
         self.limits = limits
-        subnets = Mutex(SubnetAdmission(limit: perSubnetLimit))
+        subnets = Mutex(SubnetAdmission(limit: perSubnetLimit, totalLimit: totalLimit))
     }
 
     /// Monotonic milliseconds; the coarse clock (a few ms resolution) costs no syscall.

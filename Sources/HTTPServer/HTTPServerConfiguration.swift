@@ -37,6 +37,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// cloud addresses) share one budget, so filling ``connectionLimit`` takes several
     /// networks. When not 0 it must be below ``connectionLimit`` and not below
     /// ``perIPConnectionLimit``. Enforced by the accept policy, before a connection is set up.
+    /// When not 0 it also keeps the last eighth of ``connectionLimit`` for networks holding
+    /// fewer than 16 connections (a quarter of this limit if less), so networks filled to
+    /// this limit cannot take the last slots from a probe or a light client.
     public var perSubnetConnectionLimit: Int
     /// Seconds a connection may stay idle before it is closed. Values below 1 are raised to
     /// 1 because libmicrohttpd treats 0 as "never". libmicrohttpd restarts this timer on

@@ -41,7 +41,7 @@ final class ServerCore: Sendable {
                 idleTimeoutMilliseconds: Int64(max(1, configuration.connectionTimeoutSeconds)) * 1000,
                 minBodyBytesPerSecond: configuration.minBodyBytesPerSecond,
                 bodyGraceMilliseconds: Int64(configuration.bodyRateGraceSeconds) * 1000),
-            perSubnetLimit: configuration.perSubnetConnectionLimit)
+            perSubnetLimit: configuration.perSubnetConnectionLimit, totalLimit: configuration.connectionLimit)
         // Every body limit a request can be rejected with: the default and the per-path ones.
         let bodyLimits = Set([configuration.maxBodyBytes] + configuration.bodyLimitsByPath.values)
         self.prebuilt = PrebuiltResponses(

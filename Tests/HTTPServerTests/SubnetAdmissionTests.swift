@@ -65,6 +65,29 @@ struct SubnetAdmissionTests {
         #expect(admission.count(of: other) == 0, "a release without a connection is harmless")
     }
 
+    @Test("the last eighth of the total is kept for networks with few connections")
+    func reserveForLightNetworks() {
+        // 64 in total, 32 per network: 8 reserved for networks holding fewer than 8.
+        var admission = SubnetAdmission(limit: 32, totalLimit: 64)
+        #expect(admission.reserved == 8 && admission.lightNetworkConnections == 8)
+        let first = ClientSubnet(ipv4: 10, 0, 1)
+        let second = ClientSubnet(ipv4: 10, 0, 2)
+        let light = ClientSubnet(ipv4: 10, 0, 3)
+        let admittedFirst = (0..<40).filter { _ in admission.admit(first) }.count
+        let admittedSecond = (0..<40).filter { _ in admission.admit(second) }.count
+        #expect(admittedFirst == 32, "a network gets its limit while the total has room")
+        #expect(admittedSecond == 24, "a second heavy network stops where the reserve begins (56 of 64)")
+        let admittedLight = (0..<10).filter { _ in admission.admit(light) }.count
+        #expect(admittedLight == 8, "a light network gets the reserved slots, up to the threshold")
+        #expect(admission.total == 64)
+        admission.release(first)
+        #expect(!admission.allows(first), "a heavy network cannot take a freed reserved slot")
+        #expect(admission.allows(ClientSubnet(ipv4: 10, 0, 4)), "a new network can")
+        #expect(SubnetAdmission(limit: 1024, totalLimit: 4096).reserved == 512)
+        #expect(SubnetAdmission(limit: 1024, totalLimit: 4096).lightNetworkConnections == 16)
+        #expect(SubnetAdmission(limit: 0, totalLimit: 4096).reserved == 0, "no network limit, no reserve")
+    }
+
     @Test("limit 0 admits everything")
     func unlimited() {
         var admission = SubnetAdmission(limit: 0)

@@ -91,6 +91,25 @@ struct ConnectionFairnessLiveTests {
         #expect(cut?.contains(#""perSubnetConnectionLimit":32"#) == true)
     }
 
+    @Test("item 7: two networks at their share leave the last eighth to a third one")
+    func twoNetworksCannotFillTheListener() throws {
+        #expect(raiseDescriptorLimit() >= 1_024)
+        // 64 in total, 8 per address, 32 per /24 (derived): two /24s at 32 each used to take all
+        // 64; the last 8 slots are now kept for networks holding fewer than 8.
+        let daemon = try DaemonProcess(
+            config: #"{"server": {"connectionLimit": 64, "perIPConnectionLimit": 8}, "handlers": []}"#)
+        var flood: [SlowClients] = []
+        for network in [1, 2] {
+            for host in 1...5 {
+                flood.append(try SlowClients(count: 8, port: daemon.port, source: "127.0.\(network).\(host)"))
+            }
+        }
+        let held = Self.settle(flood, atMost: 56)
+        #expect(held <= 56, "two heavy /24s hold at most 56 of 64: \(held)")
+        let others = Self.answered(daemon.baseURL + "/healthz", from: "127.0.3.1", count: 10, dripping: flood)
+        #expect(others == 10, "a client of a third /24 while two /24s flood")
+    }
+
     @Test("items 5 and 7: limits at or above the total are refused with a pointer")
     func unfairLimitsAreRefused() throws {
         let cases: [(String, String)] = [
