@@ -31,17 +31,20 @@ struct ClientSubnet: Hashable, Sendable, CustomStringConvertible {
 
     /// The subnet of `bytes` as `cmhd_address_bytes` fills them (`family` 4 or 6); nil for
     /// any other family or a short buffer.
-    init?(family: Int32, bytes: [UInt8]) {
+    init?<Bytes: RandomAccessCollection<UInt8>>(family: Int32, bytes: Bytes) where Bytes.Index == Int {
+        let start = bytes.startIndex
         switch family {
         case 4 where bytes.count >= 3:
-            self.init(ipv4: bytes[0], bytes[1], bytes[2])
+            self.init(ipv4: bytes[start], bytes[start + 1], bytes[start + 2])
         case 6 where bytes.count >= 16:
-            let mappedPrefix: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]
-            if bytes[0..<12].elementsEqual(mappedPrefix) {
-                self.init(ipv4: bytes[12], bytes[13], bytes[14])
+            // ::ffff:a.b.c.d, what a dual-stack socket reports for an IPv4 peer.
+            let mapped =
+                bytes[start..<start + 10].allSatisfy { $0 == 0 } && bytes[start + 10] == 0xff && bytes[start + 11] == 0xff
+            if mapped {
+                self.init(ipv4: bytes[start + 12], bytes[start + 13], bytes[start + 14])
                 return
             }
-            self.init(high: bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }, low: 0, isIPv6: true)
+            self.init(high: bytes[start..<start + 8].reduce(0) { $0 << 8 | UInt64($1) }, low: 0, isIPv6: true)
         default:
             return nil
         }
@@ -49,16 +52,23 @@ struct ClientSubnet: Hashable, Sendable, CustomStringConvertible {
 
     /// The subnet of a socket address (the accept-policy callback's argument).
     init?(_ address: UnsafePointer<sockaddr>?) {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        let family = bytes.withUnsafeMutableBufferPointer { cmhd_address_bytes(address, $0.baseAddress) }
-        self.init(family: family, bytes: bytes)
+        let subnet = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes -> ClientSubnet? in
+            bytes.initialize(repeating: 0)
+            return ClientSubnet(family: cmhd_address_bytes(address, bytes.baseAddress), bytes: UnsafeBufferPointer(bytes))
+        }
+        guard let subnet else { return nil }
+        self = subnet
     }
 
     /// The subnet of a connection's peer.
     init?(connection: OpaquePointer) {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        let family = bytes.withUnsafeMutableBufferPointer { cmhd_connection_address_bytes(connection, $0.baseAddress) }
-        self.init(family: family, bytes: bytes)
+        let subnet = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes -> ClientSubnet? in
+            bytes.initialize(repeating: 0)
+            let family = cmhd_connection_address_bytes(connection, bytes.baseAddress)
+            return ClientSubnet(family: family, bytes: UnsafeBufferPointer(bytes))
+        }
+        guard let subnet else { return nil }
+        self = subnet
     }
 
     /// `192.0.2.0/24` or `2001:db8:1:2::/64`, for logs.
