@@ -64,6 +64,7 @@ struct ConnectionFairnessLiveTests {
         #expect(probes == 14)
         let started = try #require(daemon.waitForLog { $0.contains(#""event":"http.started""#) })
         #expect(started.contains(#""perIPConnectionLimit":16"#), "\(started)")
+        #expect(started.contains(#""perSubnetConnectionLimit":32"#), "\(started)")
     }
 
     @Test("item 7: ten addresses of one /24 share one budget; another /24 still gets in")
