@@ -35,6 +35,22 @@ struct ConnectionFairnessLiveTests {
         return open
     }
 
+    /// A daemon with the limits a config could already set before this change (64 in total,
+    /// 8 per address; now 32 per /24, derived), and 8 slow connections from each of `hosts`
+    /// addresses in each 127.0.`network`.0/24 of `networks`.
+    static func flooded(networks: [Int], hosts: Int) throws -> (DaemonProcess, [SlowClients]) {
+        #expect(raiseDescriptorLimit() >= 1_024)
+        let daemon = try DaemonProcess(
+            config: #"{"server": {"connectionLimit": 64, "perIPConnectionLimit": 8}, "handlers": []}"#)
+        var flood: [SlowClients] = []
+        for network in networks {
+            for host in 1...hosts {
+                flood.append(try SlowClients(count: 8, port: daemon.port, source: "127.0.\(network).\(host)"))
+            }
+        }
+        return (daemon, flood)
+    }
+
     @Test("item 5: 200 slow connections from one address leave the admin listener's probes to another address")
     func adminListenerKeepsRoomForProbes() throws {
         #expect(raiseDescriptorLimit() >= 1_024)
@@ -69,13 +85,8 @@ struct ConnectionFairnessLiveTests {
 
     @Test("item 7: ten addresses of one /24 share one budget; another /24 still gets in")
     func addressesOfOneNetworkShareABudget() throws {
-        #expect(raiseDescriptorLimit() >= 1_024)
-        // The same limits as before this change (64 in total, 8 per address): ten addresses
-        // at 8 each used to take all 64. The /24 now gets half (32, derived).
-        let daemon = try DaemonProcess(
-            config: #"{"server": {"connectionLimit": 64, "perIPConnectionLimit": 8}, "handlers": []}"#)
-        var flood: [SlowClients] = []
-        for host in 1...10 { flood.append(try SlowClients(count: 8, port: daemon.port, source: "127.0.1.\(host)")) }
+        // Ten addresses at 8 each used to take all 64. The /24 now gets half (32, derived).
+        let (daemon, flood) = try Self.flooded(networks: [1], hosts: 10)
         let held = Self.settle(flood, atMost: 32)
         #expect(held <= 32, "the attacking /24 holds at most 32 connections: \(held)")
         #expect(held >= 24, "the /24 still gets its share: \(held)")
@@ -94,17 +105,9 @@ struct ConnectionFairnessLiveTests {
 
     @Test("item 7: two networks at their share leave the last eighth to a third one")
     func twoNetworksCannotFillTheListener() throws {
-        #expect(raiseDescriptorLimit() >= 1_024)
-        // 64 in total, 8 per address, 32 per /24 (derived): two /24s at 32 each used to take all
-        // 64; the last 8 slots are now kept for networks holding fewer than 8.
-        let daemon = try DaemonProcess(
-            config: #"{"server": {"connectionLimit": 64, "perIPConnectionLimit": 8}, "handlers": []}"#)
-        var flood: [SlowClients] = []
-        for network in [1, 2] {
-            for host in 1...5 {
-                flood.append(try SlowClients(count: 8, port: daemon.port, source: "127.0.\(network).\(host)"))
-            }
-        }
+        // Two /24s at 32 each used to take all 64; the last 8 slots are now kept for networks
+        // holding fewer than 8.
+        let (daemon, flood) = try Self.flooded(networks: [1, 2], hosts: 5)
         let held = Self.settle(flood, atMost: 56)
         #expect(held <= 56, "two heavy /24s hold at most 56 of 64: \(held)")
         let others = Self.answered(daemon.baseURL + "/healthz", from: "127.0.3.1", count: 10, dripping: flood)
