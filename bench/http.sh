@@ -102,7 +102,8 @@ pool_bytes="$(cfg_limit "$CONFIG" connectionMemoryLimitBytes 32768)" || die "can
 if { [ "$per_ip" != 0 ] && [ "$max_conn" -gt "$per_ip" ]; } || [ "$max_conn" -gt "$conn_limit" ]; then
     raised=$((max_conn + 64))
     [ "$per_ip" = 0 ] || per_ip="$raised"
-    [ "$conn_limit" -ge "$raised" ] || conn_limit="$raised"
+    # The per-address limit must stay below the total (the daemon refuses it otherwise).
+    [ "$conn_limit" -gt "$raised" ] || conn_limit=$((raised + 64))
     RUN_CONFIG="$TMP/navpolicy.json"
     jq --argjson p "$per_ip" --argjson c "$conn_limit" \
         '.server = ((.server // {}) + {perIPConnectionLimit: $p, connectionLimit: $c})' \

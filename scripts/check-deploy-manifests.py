@@ -10,6 +10,8 @@ Reads every *.yaml under DIR (recursively) and reports, one line each, exit 1 if
   PostgreSQL) with more than one replica, a strategy other than Recreate, or a data volume that is not a
   PersistentVolumeClaim: each replica would have its own SQLite file behind one Service;
 - a Service whose selector reaches pods with intake on and pods with intake off;
+- a Deployment that runs an admin listener (--admin-listen) on pods no NetworkPolicy limits:
+  some ingress rule must name the admin port, and every rule that admits it needs a `from`;
 - a ConfigMap navpolicy.json that `navpolicyd validate` rejects (with --navpolicyd).
 Needs PyYAML (Debian: python3-yaml).
 """
@@ -69,6 +71,7 @@ def main():
                         + (result.stdout + result.stderr).strip().replace("\n", " | "))
 
     pod_sets = []  # (labels, intake enabled, deployment name)
+    admin_pods = []  # (path, deployment name, pod labels, admin port names and numbers)
     for path, document in documents:
         if document.get("kind") != "Deployment":
             continue
@@ -89,6 +92,12 @@ def main():
                 shared_store = True
         pod_sets.append((spec.get("template", {}).get("metadata", {}).get("labels", {}), intake_on, name))
         for container in pod.get("containers", []):
+            arguments_of = [str(a) for a in container.get("args", []) + container.get("command", [])]
+            if "--admin-listen" in arguments_of:
+                listen = arguments_of[arguments_of.index("--admin-listen") + 1:][:1]
+                ports = {p.get("name") for p in container.get("ports", []) if p.get("name") == "admin"}
+                ports |= {listen[0].rsplit(":", 1)[-1]} if listen else set()
+                admin_pods.append((path, name, spec.get("template", {}).get("metadata", {}).get("labels", {}), ports))
             for variable in container.get("env", []):
                 reference = variable.get("valueFrom", {}).get("secretKeyRef")
                 if variable.get("name") == "NAVPOLICY_ADMIN_TOKEN" and reference and reference.get("optional"):
@@ -117,6 +126,25 @@ def main():
         if len({on for on, _ in reached}) > 1:
             findings.append(
                 f"{path}: Service {name_of(document)} selects pods with and without intake: {sorted(n for _, n in reached)}")
+
+    policies_in = [d for _, d in documents if d.get("kind") == "NetworkPolicy"]
+    for path, name, labels, admin_ports in admin_pods:
+        limited = False
+        for policy in policies_in:
+            spec = policy.get("spec", {})
+            if not spec.get("podSelector", {}).get("matchLabels", {}).items() <= labels.items():
+                continue
+            if "Ingress" not in spec.get("policyTypes", ["Ingress"]):
+                continue
+            rules = spec.get("ingress", [])
+            admitting = [r for r in rules if not r.get("ports") or {str(p.get("port")) for p in r["ports"]} & admin_ports]
+            named = any({str(p.get("port")) for p in r.get("ports", [])} & admin_ports for r in rules)
+            if named and all(r.get("from") for r in admitting):
+                limited = True
+        if not limited:
+            findings.append(
+                f"{path}: Deployment {name} runs an admin listener that no NetworkPolicy limits to the kubelet and "
+                "Prometheus (add one like networkpolicy.yaml)")
 
     for finding in findings:
         print(finding)

@@ -3,12 +3,35 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 
-struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AccessHandlerCallback handler,
+struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AcceptPolicyCallback accept_policy,
+                                     void *accept_policy_context, MHD_AccessHandlerCallback handler,
                                      void *handler_context, const struct MHD_OptionItem *options) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+    return MHD_start_daemon(flags, 0, accept_policy, accept_policy_context, handler, handler_context,
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+int cmhd_address_bytes(const struct sockaddr *address, uint8_t bytes[16]) {
+    if (address == NULL) return 0;
+    if (address->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
+        memcpy(bytes, &v4->sin_addr, 4);
+        return 4;
+    }
+    if (address->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
+        memcpy(bytes, &v6->sin6_addr, 16);
+        return 6;
+    }
+    return 0;
+}
+
+int cmhd_connection_address_bytes(struct MHD_Connection *connection, uint8_t bytes[16]) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? 0 : cmhd_address_bytes(info->client_addr, bytes);
 }
 
 unsigned int cmhd_current_connections(struct MHD_Daemon *daemon) {

@@ -24,13 +24,17 @@ final class ConnectionTracker: Sendable {
         case slowBody
     }
 
-    /// Counts of cuts not yet logged, and when the last `http.connections_cut` was written.
+    /// Counts of cuts and refusals not yet logged, and when the last `http.connections_cut`
+    /// was written.
     private struct CutLog {
         var headTimeouts = 0
         var slowBodies = 0
         var lastRemoteAddress = ""
+        /// Connections refused because their subnet held `perSubnetConnectionLimit` already.
+        var subnetRefusals = 0
+        var lastRefusedSubnet = ""
         var lastLogged: Int64?
-        var isEmpty: Bool { headTimeouts == 0 && slowBodies == 0 }
+        var isEmpty: Bool { headTimeouts == 0 && slowBodies == 0 && subnetRefusals == 0 }
     }
 
     /// At most one `http.connections_cut` event per this many milliseconds: a slowloris
@@ -40,12 +44,18 @@ final class ConnectionTracker: Sendable {
 
     let limits: ConnectionLimits
     private let connections = Mutex<[ObjectIdentifier: TrackedConnection]>([:])
+    /// Connections per client subnet (a lock of its own: taken on accept and close only).
+    private let subnets: Mutex<SubnetAdmission>
     private let cutLog = Mutex(CutLog())
     private let timer = Mutex<SweepTimer?>(nil)
     private let queue = DispatchQueue(label: "navpolicyd.http.connection-reaper")
 
-    init(limits: ConnectionLimits) {
+    /// `perSubnetLimit`: connections one IPv4 /24 or IPv6 /64 may hold; 0 = no limit.
+    /// `totalLimit`: the listener's connection limit, whose last eighth ``SubnetAdmission``
+    /// keeps for networks with few connections.
+    init(limits: ConnectionLimits, perSubnetLimit: Int = 0, totalLimit: Int = 0) {
         self.limits = limits
+        subnets = Mutex(SubnetAdmission(limit: perSubnetLimit, totalLimit: totalLimit))
     }
 
     /// Monotonic milliseconds; the coarse clock (a few ms resolution) costs no syscall.
@@ -55,17 +65,55 @@ final class ConnectionTracker: Sendable {
         return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 
+    /// The accept policy (`MHD_AcceptPolicyCallback`): whether a peer in `subnet` may
+    /// connect, asked before libmicrohttpd sets the connection up, so a refused one costs
+    /// no pool. Only a pre-check: two threads may both pass it for the last slot, and
+    /// MHD can still drop an accepted connection before it starts, so the count is taken
+    /// in ``connectionStarted(_:socket:remoteAddress:subnet:)``.
+    func accepts(_ subnet: ClientSubnet?) -> Bool {
+        guard let subnet else { return true }
+        guard subnets.withLock({ $0.allows(subnet) }) else {
+            noteSubnetRefusal(subnet)
+            return false
+        }
+        return true
+    }
+
     /// `MHD_CONNECTION_NOTIFY_STARTED`, on the worker thread that accepted the connection.
-    func connectionStarted(_ handle: ConnectionHandle, socket: Int32, remoteAddress: String) -> TrackedConnection {
+    ///
+    /// A connection whose subnet is already at its limit (it passed the accept policy in
+    /// a race for the last slot) is registered uncounted and shut down at once: MHD reads
+    /// the end of the stream and closes it through the normal path.
+    func connectionStarted(
+        _ handle: ConnectionHandle, socket: Int32, remoteAddress: String, subnet: ClientSubnet? = nil
+    ) -> TrackedConnection {
+        let admitted = subnet.map { subnet in subnets.withLock { $0.admit(subnet) } } ?? true
         let tracked = TrackedConnection(
-            handle: handle, socket: socket, remoteAddress: remoteAddress, limits: limits, now: Self.now())
+            handle: handle, socket: socket, remoteAddress: remoteAddress, limits: limits, now: Self.now(),
+            countedSubnet: admitted ? subnet : nil)
         connections.withLock { $0[ObjectIdentifier(tracked)] = tracked }
+        if !admitted, let subnet {
+            // MHD closes the socket only after NOTIFY_CLOSED, which cannot run before this returns.
+            _ = shutdown(socket, Int32(SHUT_RDWR))
+            noteSubnetRefusal(subnet)
+        }
         return tracked
     }
 
     /// `MHD_CONNECTION_NOTIFY_CLOSED`: from now on the socket may be closed and reused.
     func connectionClosed(_ tracked: TrackedConnection) {
         _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(tracked)) }
+        if let subnet = tracked.countedSubnet { subnets.withLock { $0.release(subnet) } }
+    }
+
+    /// Connections `subnet` holds now.
+    func connections(of subnet: ClientSubnet) -> Int { subnets.withLock { $0.count(of: subnet) } }
+
+    private func noteSubnetRefusal(_ subnet: ClientSubnet) {
+        cutLog.withLock { pending in
+            pending.subnetRefusals += 1
+            pending.lastRefusedSubnet = subnet.description
+        }
     }
 
     /// Connections currently registered.
@@ -132,13 +180,18 @@ final class ConnectionTracker: Sendable {
         cutLog.withLock { pending -> JSONObject? in
             guard !pending.isEmpty else { return nil }
             if !force, let last = pending.lastLogged, now - last < Self.logIntervalMilliseconds { return nil }
-            let fields: JSONObject = [
+            var fields: JSONObject = [
                 "headTimeouts": .number(Double(pending.headTimeouts)),
                 "slowBodies": .number(Double(pending.slowBodies)),
                 "lastRemoteAddress": .string(pending.lastRemoteAddress),
                 "headTimeoutSeconds": .number(Double(limits.headTimeoutMilliseconds) / 1000),
                 "minBodyBytesPerSecond": .number(Double(limits.minBodyBytesPerSecond)),
             ]
+            if pending.subnetRefusals > 0 {
+                fields.append("subnetLimitRefusals", .number(Double(pending.subnetRefusals)))
+                fields.append("lastRefusedSubnet", .string(pending.lastRefusedSubnet))
+                fields.append("perSubnetConnectionLimit", .number(Double(subnets.withLock { $0.limit })))
+            }
             pending = CutLog(lastLogged: now)
             return fields
         }

@@ -35,7 +35,7 @@ enum DaemonStarter {
             MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_ITC.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let started = options.withUnsafeBufferPointer { items in
-            cmhd_start_daemon(flags, mhdAccessHandler, corePointer, items.baseAddress)
+            cmhd_start_daemon(flags, mhdAcceptPolicy, corePointer, mhdAccessHandler, corePointer, items.baseAddress)
         }
         guard let daemon = started else {
             if configuration.inheritedListenSocket == nil { close(listen.socket) }
@@ -67,9 +67,15 @@ enum DaemonStarter {
         if configuration.bodyLimitsByPath.values.contains(where: { $0 < 0 }) {
             throw HTTPServerError.invalidConfiguration.with(detail: "bodyLimitsByPath values must not be negative")
         }
-        if configuration.maxBodyBytes < 0 || configuration.perIPConnectionLimit < 0 || configuration.minBodyBytesPerSecond < 0 {
+        if configuration.maxBodyBytes < 0 || configuration.perIPConnectionLimit < 0 || configuration.minBodyBytesPerSecond < 0
+            || configuration.perSubnetConnectionLimit < 0
+        {
             throw HTTPServerError.invalidConfiguration.with(
-                detail: "maxBodyBytes, perIPConnectionLimit and minBodyBytesPerSecond must not be negative")
+                detail:
+                    "maxBodyBytes, perIPConnectionLimit, perSubnetConnectionLimit and minBodyBytesPerSecond must not be negative")
+        }
+        if let problem = configuration.connectionSharingProblem {
+            throw HTTPServerError.invalidConfiguration.with(detail: problem)
         }
     }
 

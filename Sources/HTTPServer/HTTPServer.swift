@@ -103,6 +103,7 @@ public final class HTTPServer: Sendable {
                 "threads": .number(Double(configuration.threadPoolSize)),
                 "connectionLimit": .number(Double(configuration.connectionLimit)),
                 "perIPConnectionLimit": .number(Double(configuration.perIPConnectionLimit)),
+                "perSubnetConnectionLimit": .number(Double(configuration.perSubnetConnectionLimit)),
                 "headTimeoutSeconds": .number(Double(configuration.headTimeoutSeconds)),
                 "minBodyBytesPerSecond": .number(Double(configuration.minBodyBytesPerSecond)),
             ])

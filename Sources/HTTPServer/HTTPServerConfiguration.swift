@@ -28,7 +28,19 @@ public struct HTTPServerConfiguration: Sendable {
     /// shares the proxy's address, so this is also the most connections the proxy may
     /// open; 256 concurrent requests is far above what a policy check needs, but raise it
     /// (or set 0) for a proxy that opens more, and limit per client at the proxy.
+    /// When not 0 it must be below ``connectionLimit`` (``connectionSharingProblem``).
     public var perIPConnectionLimit: Int
+    /// Connections one client network (an IPv4 /24, an IPv6 /64; IPv4-mapped IPv6 counts as
+    /// IPv4) may hold at once; 0 means unlimited.
+    ///
+    /// 1024 by default: many addresses of one network (a host with a /64, neighbouring
+    /// cloud addresses) share one budget, so filling ``connectionLimit`` takes several
+    /// networks. When not 0 it must be below ``connectionLimit`` and not below
+    /// ``perIPConnectionLimit``. Enforced by the accept policy, before a connection is set up.
+    /// When not 0 it also keeps the last eighth of ``connectionLimit`` for networks holding
+    /// fewer than 16 connections (a quarter of this limit if less), so networks filled to
+    /// this limit cannot take the last slots from a probe or a light client.
+    public var perSubnetConnectionLimit: Int
     /// Seconds a connection may stay idle before it is closed. Values below 1 are raised to
     /// 1 because libmicrohttpd treats 0 as "never". libmicrohttpd restarts this timer on
     /// every byte, so it does not bound slow clients: ``headTimeoutSeconds`` and
@@ -81,6 +93,7 @@ public struct HTTPServerConfiguration: Sendable {
         threadPoolSize: Int = HTTPServerConfiguration.onlineProcessorCount,
         connectionLimit: Int = 4096,
         perIPConnectionLimit: Int = 256,
+        perSubnetConnectionLimit: Int = 1024,
         connectionTimeoutSeconds: Int = 30,
         headTimeoutSeconds: Int = 10,
         minBodyBytesPerSecond: Int = 1024,
@@ -97,6 +110,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.threadPoolSize = threadPoolSize
         self.connectionLimit = connectionLimit
         self.perIPConnectionLimit = perIPConnectionLimit
+        self.perSubnetConnectionLimit = perSubnetConnectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.headTimeoutSeconds = headTimeoutSeconds
         self.minBodyBytesPerSecond = minBodyBytesPerSecond
@@ -113,6 +127,44 @@ public struct HTTPServerConfiguration: Sendable {
     /// Number of processors currently online (at least 1).
     public static var onlineProcessorCount: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// Why these connection limits do not share ``connectionLimit`` fairly, or nil when they do.
+    public var connectionSharingProblem: String? {
+        Self.connectionSharingProblem(
+            connectionLimit: connectionLimit, perIP: perIPConnectionLimit, perSubnet: perSubnetConnectionLimit)?.message
+    }
+
+    /// The one rule for the three connection limits, for the server and for config
+    /// validation: a per-address or per-network limit (when not 0) stays below the total,
+    /// or one address (network) can take every connection, health checks included; and an
+    /// address cannot be allowed more than its network. Returns the offending setting's
+    /// name (`perIPConnectionLimit` or `perSubnetConnectionLimit`) and why.
+    public static func connectionSharingProblem(
+        connectionLimit: Int, perIP: Int, perSubnet: Int
+    ) -> (setting: String, message: String)? {
+        if perIP != 0 && perIP >= connectionLimit {
+            return (
+                "perIPConnectionLimit",
+                "perIPConnectionLimit \(perIP) must be below connectionLimit \(connectionLimit): one address could take "
+                    + "every connection, health checks included (0 turns the per-address limit off)"
+            )
+        }
+        if perSubnet != 0 && perSubnet >= connectionLimit {
+            return (
+                "perSubnetConnectionLimit",
+                "perSubnetConnectionLimit \(perSubnet) must be below connectionLimit \(connectionLimit): one network "
+                    + "could take every connection (0 turns the per-network limit off)"
+            )
+        }
+        if perSubnet != 0 && perIP > perSubnet {
+            return (
+                "perIPConnectionLimit",
+                "perIPConnectionLimit \(perIP) is above perSubnetConnectionLimit \(perSubnet): an address can never hold "
+                    + "more connections than its network; lower it or raise the network limit"
+            )
+        }
+        return nil
     }
 
     /// The host as an IP literal the socket layer understands ("localhost" → "127.0.0.1").

@@ -44,7 +44,7 @@ func mhdConnectionNotified(
     if code == .CONNECTION_NOTIFY_STARTED {
         let tracked = core.connections.connectionStarted(
             ConnectionHandle(pointer: connection), socket: cmhd_connection_fd(connection),
-            remoteAddress: ServerCore.clientAddress(of: connection))
+            remoteAddress: ServerCore.clientAddress(of: connection), subnet: ClientSubnet(connection: connection))
         socketContext.pointee = Unmanaged.passRetained(tracked).toOpaque()
     } else if let pointer = socketContext.pointee {
         let tracked = Unmanaged<TrackedConnection>.fromOpaque(pointer)
@@ -53,6 +53,14 @@ func mhdConnectionNotified(
         socketContext.pointee = nil
         tracked.release()
     }
+}
+
+/// The accept policy (`MHD_AcceptPolicyCallback`): refuses a peer whose subnet already holds
+/// its share of the connections, before MHD sets the connection up.
+func mhdAcceptPolicy(_ cls: UnsafeMutableRawPointer?, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t) -> MHD_Result {
+    guard let cls else { return .YES }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return core.connections.accepts(ClientSubnet(address)) ? .YES : .NO
 }
 
 /// MHD_OPTION_NOTIFY_COMPLETED: the request is over (sent, rejected, timed out or aborted).

@@ -40,7 +40,8 @@ final class ServerCore: Sendable {
                 headTimeoutMilliseconds: Int64(configuration.headTimeoutSeconds) * 1000,
                 idleTimeoutMilliseconds: Int64(max(1, configuration.connectionTimeoutSeconds)) * 1000,
                 minBodyBytesPerSecond: configuration.minBodyBytesPerSecond,
-                bodyGraceMilliseconds: Int64(configuration.bodyRateGraceSeconds) * 1000))
+                bodyGraceMilliseconds: Int64(configuration.bodyRateGraceSeconds) * 1000),
+            perSubnetLimit: configuration.perSubnetConnectionLimit, totalLimit: configuration.connectionLimit)
         // Every body limit a request can be rejected with: the default and the per-path ones.
         let bodyLimits = Set([configuration.maxBodyBytes] + configuration.bodyLimitsByPath.values)
         self.prebuilt = PrebuiltResponses(

@@ -34,6 +34,9 @@ final class TrackedConnection: Sendable {
     /// The worker thread that owns the connection (the one that accepted it).
     let thread: pthread_t
     let remoteAddress: String
+    /// The client subnet this connection counts against; nil when it was not counted (an
+    /// address that is not IP, or a connection refused for its subnet's limit).
+    let countedSubnet: ClientSubnet?
     private let limits: ConnectionLimits
     private let phase = Atomic<Int>(Phase.awaitingHead.rawValue)
     /// Milliseconds on ``ConnectionTracker/now()`` after which an unfinished head is cut.
@@ -46,11 +49,15 @@ final class TrackedConnection: Sendable {
     /// since the context references this record.
     private let spareContext = Mutex<RequestContext?>(nil)
 
-    init(handle: ConnectionHandle, socket: Int32, remoteAddress: String, limits: ConnectionLimits, now: Int64) {
+    init(
+        handle: ConnectionHandle, socket: Int32, remoteAddress: String, limits: ConnectionLimits, now: Int64,
+        countedSubnet: ClientSubnet? = nil
+    ) {
         self.handle = handle
         self.socket = socket
         self.thread = pthread_self()
         self.remoteAddress = remoteAddress
+        self.countedSubnet = countedSubnet
         self.limits = limits
         headDeadline = Atomic(now + limits.headTimeoutMilliseconds)
     }

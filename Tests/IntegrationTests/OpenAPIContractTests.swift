@@ -307,6 +307,11 @@ struct OpenAPIContractTests {
             try checker.check("GET", "/v1/policy/bundle", 401, Curl.request(base + "/v1/policy/bundle", credentials))
             try checker.check(
                 "HEAD", "/v1/policy/bundle", 401, Curl.request(base + "/v1/policy/bundle", credentials + ["-I"]))
+            // /v1/policy and /metrics show the chain the option hides (issue 26, item 8).
+            for path in ["/v1/policy", "/metrics"] {
+                try checker.check("GET", path, 401, Curl.request(base + path, credentials))
+                try checker.check("HEAD", path, 401, Curl.request(base + path, credentials + ["-I"]))
+            }
             try checker.check("GET", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz))
             try checker.check("HEAD", "/v1/authz", 401, Curl.request(base + "/v1/authz", authz + ["-I"]))
             for path in ["/v1/status", "/", "/status"] {
@@ -326,7 +331,7 @@ struct OpenAPIContractTests {
         let refused = try Curl.request(base + "/v1/policy/reload", good + ["-X", "POST"])
         try checker.check("POST", "/v1/policy/reload", 422, refused)
         #expect((refused.json?["errors"] as? [String])?.contains { $0.contains("/handlers/0/type") } == true, "\(refused.body)")
-        let policyAfterFailure = try Curl.request(base + "/v1/policy")
+        let policyAfterFailure = try Curl.request(base + "/v1/policy", good)
         try checker.check("GET", "/v1/policy", 200, policyAfterFailure)
         #expect(policyAfterFailure.json?["lastReloadError"] is [String: Any])
         try Data(#"{"defaultDecision":"cancel","handlers":[{"name":"about","type":"about","match":{"paths":["/about"]}}]}"#.utf8)

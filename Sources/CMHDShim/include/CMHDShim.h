@@ -15,8 +15,18 @@
 
 /// Starts a daemon with the given option array (terminated by MHD_OPTION_END).
 /// Port is 0 because the listen socket is always passed via MHD_OPTION_LISTEN_SOCKET.
-struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AccessHandlerCallback handler,
+/// `accept_policy` (may be NULL) sees each accepted peer address before MHD sets the
+/// connection up and can refuse it.
+struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AcceptPolicyCallback accept_policy,
+                                     void *accept_policy_context, MHD_AccessHandlerCallback handler,
                                      void *handler_context, const struct MHD_OptionItem *options);
+
+/// Copies the raw address of `address` into `bytes`: 4 bytes for IPv4 (returns 4), 16 for
+/// IPv6 (returns 6); returns 0 for NULL or any other family.
+int cmhd_address_bytes(const struct sockaddr *address, uint8_t bytes[16]);
+
+/// cmhd_address_bytes for a connection's peer (MHD_CONNECTION_INFO_CLIENT_ADDRESS).
+int cmhd_connection_address_bytes(struct MHD_Connection *connection, uint8_t bytes[16]);
 
 /// Number of connections the daemon currently holds (MHD_DAEMON_INFO_CURRENT_CONNECTIONS).
 unsigned int cmhd_current_connections(struct MHD_Daemon *daemon);

@@ -20,7 +20,8 @@ struct PolicyAdminEndpoints: Sendable {
     let intakeHealth: @Sendable () -> IntakeStoreHealth?
     let problems = ProblemRenderer()
 
-    /// `/v1/policy`: readable without the admin token.
+    /// `/v1/policy`: registered in the group of the decision endpoints (it reveals the whole
+    /// chain, more than the decision oracle), so it needs the token exactly when they do.
     func registerPolicy(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.policy.rawValue) { _ throws(ServiceProblem) in
             .now(.json(.object(policyDescription())))
@@ -41,9 +42,8 @@ struct PolicyAdminEndpoints: Sendable {
         }
     }
 
-    /// The probes and the scrape endpoint.
-    func registerProbes(in group: inout RouteGroup) {
-        registerHealthProbes(in: &group)
+    /// `/metrics`: registered like `/v1/policy`, since its labels name the chain's handlers.
+    func registerMetrics(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.metrics.rawValue) { _ throws(ServiceProblem) in
             .now(metricsResponse())
         }

@@ -196,13 +196,21 @@ public final class PolicyDaemon: Sendable {
     /// Admin traffic is a few probes and scrapes: one worker thread and a small connection
     /// limit of its own, so neither a flood on the API port nor one here starves the other.
     static let adminConnectionLimit = 64
+    /// One address gets an eighth of the admin listener and one network half of it, whatever
+    /// the API listener's limits are (even 0 there, for a listener behind a proxy): a probe
+    /// or scrape from another address always finds a slot, and one from another network
+    /// finds one even when a whole network floods. A kubelet probes one connection at a
+    /// time and Prometheus keeps one or two open, far below these.
+    static let adminPerIPConnectionLimit = 8
+    static let adminPerSubnetConnectionLimit = 32
 
     private static func adminConfiguration(settings: ServerSettings, address: ListenAddress) -> HTTPServerConfiguration {
         var configuration = settings.httpConfiguration(
             address: address, bodyLimitsByPath: bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
         configuration.threadPoolSize = 1
         configuration.connectionLimit = adminConnectionLimit
-        configuration.perIPConnectionLimit = min(settings.perIPConnectionLimit, adminConnectionLimit)
+        configuration.perIPConnectionLimit = adminPerIPConnectionLimit
+        configuration.perSubnetConnectionLimit = adminPerSubnetConnectionLimit
         return configuration
     }
 

@@ -23,8 +23,15 @@ public struct ServerSettings: Sendable, Equatable {
     /// slowloris) from taking every slot, so health checks and other clients still get in.
     /// Behind a proxy or ingress every client shares the proxy's address, so this is also
     /// the most connections the proxy may open: raise it (or 0) for a proxy that opens
-    /// more, and limit per client at the proxy.
+    /// more, and limit per client at the proxy. When not 0 it must be below
+    /// `connectionLimit`; left out, it is 256 or a quarter of `connectionLimit` if less.
     public var perIPConnectionLimit = 256
+    /// Connections one client network (IPv4 /24, IPv6 /64) may hold at once; 0 = unlimited.
+    /// Left out, it is 1024 or half of `connectionLimit` if less (never below
+    /// `perIPConnectionLimit`), and 0 when `perIPConnectionLimit` is 0 (a listener behind
+    /// one proxy, whose address is every client's). When not 0 it must be below
+    /// `connectionLimit` and not below `perIPConnectionLimit`.
+    public var perSubnetConnectionLimit = 1024
     /// Idle connections are closed after this long. libmicrohttpd restarts this timer on
     /// every byte, so it does not bound slow clients; the two settings below do.
     public var idleTimeoutSeconds = 30
@@ -70,6 +77,7 @@ public struct ServerSettings: Sendable, Equatable {
             host: address.host, port: address.port,
             threadPoolSize: threads > 0 ? threads : HTTPServerConfiguration.onlineProcessorCount,
             connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit,
+            perSubnetConnectionLimit: perSubnetConnectionLimit,
             connectionTimeoutSeconds: idleTimeoutSeconds, headTimeoutSeconds: headTimeoutSeconds,
             minBodyBytesPerSecond: minBodyBytesPerSecond, bodyRateGraceSeconds: bodyRateGraceSeconds,
             connectionMemoryLimitBytes: connectionMemoryLimitBytes, maxBodyBytes: maxBodyBytes,
@@ -77,7 +85,8 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     static let keys = [
-        "listen", "adminListen", "threads", "connectionLimit", "perIPConnectionLimit", "idleTimeoutSeconds", "headTimeoutSeconds",
+        "listen", "adminListen", "threads", "connectionLimit", "perIPConnectionLimit", "perSubnetConnectionLimit",
+        "idleTimeoutSeconds", "headTimeoutSeconds",
         "minBodyBytesPerSecond", "bodyRateGraceSeconds", "connectionMemoryLimitBytes", "drainTimeoutSeconds",
         "requireTokenForDecide", "adminTokenFile", "watchConfig", "watchIntervalMilliseconds", "bundle",
     ]
@@ -108,8 +117,8 @@ public struct ServerSettings: Sendable, Equatable {
             if let value = section.integer(key, in: range, diagnostics: &diagnostics) { apply(value) }
         }
         integer("threads", 0...256) { settings.threads = $0 }
-        integer("connectionLimit", 1...100_000) { settings.connectionLimit = $0 }
-        integer("perIPConnectionLimit", 0...100_000) { settings.perIPConnectionLimit = $0 }
+        integer("connectionLimit", 2...100_000) { settings.connectionLimit = $0 }
+        decodeConnectionSharing(section, into: &settings, diagnostics: &diagnostics)
         integer("idleTimeoutSeconds", 1...3600) { settings.idleTimeoutSeconds = $0 }
         integer("headTimeoutSeconds", 1...3600) { settings.headTimeoutSeconds = $0 }
         integer("minBodyBytesPerSecond", 0...1_073_741_824) { settings.minBodyBytesPerSecond = $0 }
@@ -140,6 +149,25 @@ public struct ServerSettings: Sendable, Equatable {
             settings.bundle = BundleSettings.decode(bundle, diagnostics: &diagnostics)
         }
         return settings
+    }
+
+    /// `perIPConnectionLimit` and `perSubnetConnectionLimit`: the given values, checked
+    /// against `connectionLimit` by the server's own rule, or defaults derived from it (a
+    /// small `connectionLimit` alone is a valid config).
+    private static func decodeConnectionSharing(
+        _ section: ConfigObject, into settings: inout ServerSettings, diagnostics: inout ConfigDiagnostics
+    ) {
+        let total = settings.connectionLimit
+        let perIP = section.integer("perIPConnectionLimit", in: 0...100_000, diagnostics: &diagnostics)
+        let perSubnet = section.integer("perSubnetConnectionLimit", in: 0...100_000, diagnostics: &diagnostics)
+        settings.perIPConnectionLimit = perIP ?? min(256, max(1, total / 4))
+        settings.perSubnetConnectionLimit =
+            perSubnet ?? (settings.perIPConnectionLimit == 0 ? 0 : max(settings.perIPConnectionLimit, min(1024, total / 2)))
+        if let problem = HTTPServerConfiguration.connectionSharingProblem(
+            connectionLimit: total, perIP: settings.perIPConnectionLimit, perSubnet: settings.perSubnetConnectionLimit)
+        {
+            diagnostics.report(section.pointer.appending(problem.setting), problem.message)
+        }
     }
 
     /// Reads the settings from a compiled policy's `server` section (defaults when absent).

@@ -72,7 +72,9 @@ public final class PolicyAPI: HTTPRoutingResponder {
         var adminCheck: RouteCheck?
         if let admin { adminCheck = { request, route throws(ServiceProblem) in try admin.check(request, route: route) } }
         // The decision endpoints are one oracle: a decision endpoint left open would let anyone
-        // map the policy whatever requireTokenForDecide says, so /v1/authz shares the guard.
+        // map the policy whatever requireTokenForDecide says, so /v1/authz shares the guard,
+        // and so do the views that show the chain outright (/v1/policy, /metrics, the bundle).
+        // Only the probes stay open, for kubelets and load balancers.
         let decisionCheck = requireTokenForDecide ? adminCheck : nil
         let points = DecisionPoint(store: store, recorder: recorder)
         let policyAdmin = PolicyAdminEndpoints(
@@ -86,12 +88,13 @@ public final class PolicyAPI: HTTPRoutingResponder {
             table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
         }
         if servesAdmin {
-            table.group { policyAdmin.registerPolicy(in: &$0) }
+            table.group(checking: decisionCheck) { policyAdmin.registerPolicy(in: &$0) }
             table.group(checking: adminCheck) {
                 policyAdmin.registerReload(in: &$0)
                 policyAdmin.registerDiff(in: &$0)
             }
-            table.group { policyAdmin.registerProbes(in: &$0) }
+            table.group { policyAdmin.registerHealthProbes(in: &$0) }
+            table.group(checking: decisionCheck) { policyAdmin.registerMetrics(in: &$0) }
         } else {
             table.group { policyAdmin.registerHealthProbes(in: &$0) }
         }
