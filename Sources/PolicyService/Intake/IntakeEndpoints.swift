@@ -238,10 +238,13 @@ struct IntakeEndpoints: Sendable {
 
     // MARK: - Reading and deleting
 
-    /// A query number written only with ASCII digits: `Int64("+2")` and `Int64("-0")` parse, so
-    /// `limit=%2B2` would be a second spelling of `limit=2`. Nil for anything else or past Int64.
+    /// A positive query number in its one spelling, ASCII digits without a leading zero (the
+    /// OpenAPI pattern `^[1-9][0-9]{0,18}$`): `Int64("+2")` parses, so `limit=%2B2` would be a
+    /// second spelling of `limit=2`. Nil for anything else, zero, or past Int64.
     static func decimal(_ text: String) -> Int64? {
-        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard let first = text.utf8.first, (0x31...0x39).contains(first), text.utf8.count <= 19,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
         return Int64(text)
     }
 
