@@ -55,16 +55,15 @@ actor BundleUpdater {
         guard let http = response as? HTTPURLResponse else {
             return .unavailable(reason: "not an HTTP response")
         }
-        if let cacheControl = http.value(forHTTPHeaderField: "Cache-Control"),
-            let seconds = Self.maxAgeSeconds(cacheControl)
-        {
-            maxAge = .seconds(seconds)
-        }
+        // Unsigned (headers are never covered by the bundle's signature) and possibly injected,
+        // so taken only from an answer the client keeps, and never longer than the daemon allows.
+        let answeredMaxAge = http.value(forHTTPHeaderField: "Cache-Control").flatMap(Self.acceptedMaxAge)
         switch http.statusCode {
         case 304:
             guard let currentRevision else {
                 return .unavailable(reason: "304 Not Modified without a bundle to keep")
             }
+            if let answeredMaxAge { maxAge = answeredMaxAge }
             return .notModified(revision: currentRevision)
         case 200:
             break
@@ -91,6 +90,7 @@ actor BundleUpdater {
             return .rejected(
                 BundleRejection(.revisionMismatch, "ETag \(etag) does not name the body's revision \(bundle.revision)"))
         }
+        if let answeredMaxAge { maxAge = answeredMaxAge }
         if bundle.revision == currentRevision {
             return .unchanged(revision: bundle.revision)
         }
@@ -113,6 +113,17 @@ actor BundleUpdater {
         let session = URLSession(configuration: sessionConfiguration)
         defaultSession = session
         return session
+    }
+
+    /// The longest `max-age` the client keeps: the daemon's own limit for
+    /// `server.bundle.maxAgeSeconds` (one day), so a forged or injected answer cannot stop the
+    /// app from looking for a new policy for longer than the daemon ever asks.
+    static let maximumMaxAgeSeconds = 86_400
+
+    /// The refresh interval an answer's Cache-Control asks for, capped at ``maximumMaxAgeSeconds``;
+    /// nil when it has no valid `max-age`.
+    static func acceptedMaxAge(_ cacheControl: String) -> Duration? {
+        maxAgeSeconds(cacheControl).map { .seconds(min($0, maximumMaxAgeSeconds)) }
     }
 
     /// `max-age=N` from a Cache-Control value (other directives ignored); nil when absent or malformed.

@@ -157,7 +157,8 @@ public final class NavigationPolicyClient: Sendable {
         await updater.refresh()
     }
 
-    /// The `max-age` of the daemon's last answer (`server.bundle.maxAgeSeconds`), nil before one.
+    /// The `max-age` of the daemon's last kept answer (`server.bundle.maxAgeSeconds`), nil before
+    /// one; at most one day (86,400 s), the daemon's own limit, whatever the answer said.
     public var maxAge: Duration? {
         get async { await updater.maxAge }
     }

@@ -10,6 +10,7 @@ enum EffectiveSettings {
             ("server", fields(of: ServerSettings.from(policy))),
             ("intake", fields(of: IntakeSettings.from(policy))),
             ("proxy", fields(of: ProxySettings.from(policy))),
+            ("decisionLog", fields(of: DecisionLogSettings.from(policy))),
         ]
     }
 

@@ -31,16 +31,19 @@ enum ReplayInput {
         }
     }
 
-    /// The request and policy revision of one decision-log line (`{"time":…,"request":{…},"revision":…}`).
+    /// The request and policy revision of one decision-log line (`{"time":…,"request":{…},"revision":…}`);
+    /// nil for a `"truncated":true` line, whose URLs were cut to bound the line and so are not
+    /// the navigation that was decided.
     static func logRequest(_ line: String, path: String, line number: Int) throws(ReplayError) -> (
         NavigationRequest, revision: String?
-    ) {
+    )? {
         let value: JSONValue
         do {
             value = try JSONParser().parse(line)
         } catch {
             throw ReplayError(message: "\(path):\(number): not a JSON line: \(error)")
         }
+        if value.objectValue?["truncated"] != nil { return nil }
         guard let request = value.objectValue?["request"]?.objectValue else {
             throw ReplayError(message: "\(path):\(number): no \"request\" object (is this a navpolicyd decision log?)")
         }

@@ -80,7 +80,9 @@ public enum PolicyDiffRequest {
             source = "decisionLog"
             for line in recentLog().suffix(maximumRequests) {
                 // Lines the daemon did not write whole (a torn last line) are skipped, not fatal.
-                guard let value = try? JSONParser().parse(line), let request = value.objectValue?["request"]?.objectValue,
+                // A `truncated` line's URLs were cut (DecisionRecorder): not the navigation decided.
+                guard let value = try? JSONParser().parse(line), value.objectValue?["truncated"] == nil,
+                    let request = value.objectValue?["request"]?.objectValue,
                     let navigation = try? NavigationRequest(json: request)
                 else { continue }
                 diff.add(navigation)

@@ -3,6 +3,9 @@ struct MediaType: Equatable {
     var essence: String
     /// Parameter names in lower case; quoted values unquoted.
     var parameters: [String: String]
+    /// The first parameter name given more than once (`boundary=a; boundary=b`), compared
+    /// case-insensitively. Parsers disagree on which one wins, so callers refuse the value.
+    var repeatedParameter: String?
 
     /// Parses a header value; nil when it is not `type/subtype[; name=value]*`.
     /// - Parameter backslashEscapes: whether `\` quotes the next character inside a quoted
@@ -25,7 +28,11 @@ struct MediaType: Equatable {
                 let inner = value.dropFirst().dropLast()
                 value = backslashEscapes ? Self.unquote(inner) : String(inner)
             }
-            if parameters[name] == nil { parameters[name] = value }
+            if parameters[name] == nil {
+                parameters[name] = value
+            } else if repeatedParameter == nil {
+                repeatedParameter = name
+            }
         }
         self.parameters = parameters
     }

@@ -54,24 +54,36 @@ enum MultipartFormData {
     /// The `name` of a `Content-Disposition: form-data` part, refusing file parts.
     private static func fieldName(fromHeaders headers: String) throws(IntakeFailure) -> String {
         var name: String?
+        var seen: Set<String> = []
         for line in headers.split(separator: "\r\n", omittingEmptySubsequences: true) {
             guard let colon = line.firstIndex(of: ":") else {
                 throw IntakeFailure(.malformedBody, "a multipart header line has no colon")
             }
             let header = line[..<colon].lowercased()
             let value = String(line[line.index(after: colon)...]).trimmingASCIIWhitespace
+            // One meaning per part: with two dispositions, two names or two charsets, which one
+            // counts differs between parsers (the first here, the last in others).
+            if header == "content-disposition" || header == "content-type" {
+                guard seen.insert(header).inserted else {
+                    throw IntakeFailure(.malformedBody, "a multipart part has more than one \(header) header")
+                }
+            }
             switch header {
             case "content-disposition":
                 guard let disposition = MediaType("x/" + value, backslashEscapes: false), disposition.essence == "x/form-data"
                 else {
                     throw IntakeFailure(.malformedBody, "a multipart part is not Content-Disposition: form-data")
                 }
+                if let repeated = disposition.repeatedParameter {
+                    throw IntakeFailure(
+                        .malformedBody, "a multipart part's Content-Disposition gives \(repeated) more than once")
+                }
                 if disposition.parameters["filename"] != nil || disposition.parameters["filename*"] != nil {
                     throw IntakeFailure(.malformedBody, "file parts are not accepted; send url, title and text fields")
                 }
                 name = disposition.parameters["name"]
             case "content-type":
-                guard let type = MediaType(value), type.essence == "text/plain",
+                guard let type = MediaType(value), type.repeatedParameter == nil, type.essence == "text/plain",
                     type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
                 else {
                     throw IntakeFailure(.malformedBody, "file parts are not accepted (part Content-Type \(value))")

@@ -31,6 +31,10 @@ public struct PayloadParser: Sendable {
                     + (contentType.map { ", not \($0)" } ?? "; Content-Type is missing"),
                 extensions: ["accepted": .array(accepted.map { .string($0) })])
         }
+        if let repeated = mediaType.repeatedParameter {
+            throw IntakeFailure(
+                .malformedBody, "Content-Type gives the parameter \(repeated) more than once; send it once")
+        }
         if let charset = mediaType.parameters["charset"], charset.lowercased() != "utf-8" {
             throw IntakeFailure(
                 .unsupportedMediaType, "only UTF-8 is accepted, not charset=\(charset)",

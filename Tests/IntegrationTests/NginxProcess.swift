@@ -15,11 +15,17 @@ final class NginxProcess: Sendable {
         let shipped = try String(
             contentsOf: BinaryRunner.packageRoot.appendingPathComponent("deploy/nginx/navpolicyd-auth-request.conf"),
             encoding: .utf8)
+        guard shipped.contains("server_name app.example.com;") else {
+            throw DaemonError("deploy/nginx: the server_name line the tests extend is gone")
+        }
         let server =
             shipped
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(navpolicydPort)")
             .replacingOccurrences(of: "127.0.0.1:3000", with: "127.0.0.1:\(appPort)")
             .replacingOccurrences(of: "127.0.0.1:8088", with: "127.0.0.1:\(port)")
+            // The tests connect by address: that name joins the shipped allow-list, which
+            // stays as shipped (app.example.com passes, every other name is refused).
+            .replacingOccurrences(of: "server_name app.example.com;", with: "server_name app.example.com 127.0.0.1;")
         let directory = prefix.path
         let main = """
             daemon off;

@@ -169,10 +169,11 @@ final class BundleOrigin: Sendable {
     var port: Int { server.port }
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(body: String, signature: String?, etag: String?) throws {
+    init(body: String, signature: String?, etag: String?, extraArguments: [String] = []) throws {
         server = try ScriptedServer.launch(
             "bundle-origin.py",
-            arguments: ["--body", body] + (signature.map { ["--signature", $0] } ?? []) + (etag.map { ["--etag", $0] } ?? []),
+            arguments: ["--body", body] + (signature.map { ["--signature", $0] } ?? []) + (etag.map { ["--etag", $0] } ?? [])
+                + extraArguments,
             describedAs: "bundle origin")
     }
 }

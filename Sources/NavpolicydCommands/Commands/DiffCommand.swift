@@ -99,7 +99,7 @@ package struct DiffCommand: ParsableCommand {
             switch input {
             case .log(let path):
                 try ReplayInput.eachLine(path) { line, number throws(ReplayError) in
-                    let (request, revision) = try ReplayInput.logRequest(line, path: path, line: number)
+                    guard let (request, revision) = try ReplayInput.logRequest(line, path: path, line: number) else { return }
                     diff.add(request)
                     if let revision, revision != againstRevision {
                         otherRevision = ((otherRevision?.count ?? 0) + 1, otherRevision?.first ?? revision)

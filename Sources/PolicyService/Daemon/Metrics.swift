@@ -282,7 +282,9 @@ public final class Metrics: Sendable {
         out += "navpolicyd_intake_committed_writes_total \(snapshot.intakeCommittedWrites)\n"
         family("navpolicyd_open_connections", "gauge", "HTTP connections currently open.")
         out += "navpolicyd_open_connections \(openConnections)\n"
-        family("navpolicyd_decision_log_dropped_total", "counter", "Decision-log lines dropped because the log buffer was full.")
+        family(
+            "navpolicyd_decision_log_dropped_total", "counter",
+            "Decision-log lines dropped: buffer full, decisionLog.maxBytes reached, over a batch's allowance or too long.")
         out += "navpolicyd_decision_log_dropped_total \(snapshot.decisionLogDropped)\n"
         if let policyHandlers {
             family("navpolicyd_policy_handlers", "gauge", "Handlers in the active policy.")

@@ -123,6 +123,19 @@ public final class PolicyDaemon: Sendable {
                     } else {
                         log.log(.info, "decision_log.reopened", ["path": .string(path)])
                     }
+                },
+                // Read from the active policy before each write, so a reload changes it.
+                maximumBytes: {
+                    store.snapshot.map { DecisionLogSettings.from($0.policy).maxBytes } ?? DecisionLogSettings.defaultMaxBytes
+                },
+                onFull: { fileBytes, maximumBytes in
+                    log.log(
+                        .warning, "decision_log.full",
+                        [
+                            "path": .string(path), "fileBytes": .number(Double(fileBytes)),
+                            "maxBytes": .number(Double(maximumBytes)),
+                            "detail": .string("decisionLog.maxBytes reached: lines are dropped until the file is rotated"),
+                        ])
                 })
         }
         options.intake?.store.observeCommits { writes in metrics.recordIntakeCommit(writes: writes) }

@@ -184,6 +184,7 @@ public struct ServerSettings: Sendable, Equatable {
             "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) },
             "intake": IntakeSettings.validator,
             "proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) },
+            "decisionLog": { section, diagnostics in _ = DecisionLogSettings.decode(section, diagnostics: &diagnostics) },
         ])
         compiler.documentValidators = [checkProxyListenerClash]
         return compiler

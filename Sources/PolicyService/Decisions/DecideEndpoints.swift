@@ -163,13 +163,15 @@ struct DecideEndpoints: Sendable {
             }
             return try decideOne(navigation, explain: explain, snapshot: snapshot)
         }
-        return try decideBatch(batch, object: object, explain: explain, snapshot: snapshot)
+        return try decideBatch(
+            batch, object: object, explain: explain, snapshot: snapshot, logAllowance: LogAllowance(bytes: request.body.count))
     }
 
     /// Decides every request of a batch, or none: one invalid entry rejects the whole batch,
     /// so a client never gets a partial answer it could misalign.
+    /// - Parameter logAllowance: the decision-log bytes the batch may cause (its body's size).
     private func decideBatch(
-        _ batch: JSONValue, object: JSONObject, explain: Bool, snapshot: PolicySnapshot
+        _ batch: JSONValue, object: JSONObject, explain: Bool, snapshot: PolicySnapshot, logAllowance: LogAllowance
     ) throws(ServiceProblem) -> HTTPResponse {
         if let extra = object.keys.first(where: { $0 != "requests" && $0 != "explain" }) {
             throw ServiceProblem(.invalidRequest("unknown field \"\(extra)\" next to \"requests\"", field: extra))
@@ -198,11 +200,12 @@ struct DecideEndpoints: Sendable {
         }
         var writer = JSONWriter(reservingCapacity: 64 + 320 * canonical.count)
         writer.writeRaw(#"{"decisions":["#)
+        var allowance: LogAllowance? = logAllowance
         for (index, request) in canonical.enumerated() {
             if index > 0 { writer.writeRaw(",") }
             recorder.record(
                 snapshot.policy.decide(request, explain: explain), for: request.original, snapshot: snapshot,
-                into: &writer)
+                into: &writer, allowance: &allowance)
         }
         writer.writeRaw(#"],"policyRevision":"#)
         writer.writeString(snapshot.revision)
@@ -220,7 +223,8 @@ struct DecideEndpoints: Sendable {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }
         let body = ThreadResponseBuffer.json(reservingCapacity: 384) { writer in
-            recorder.record(decision, for: navigation, snapshot: snapshot, into: &writer)
+            var once: LogAllowance?
+            recorder.record(decision, for: navigation, snapshot: snapshot, into: &writer, allowance: &once)
         }
         return HTTPResponse(status: 200, headers: Self.jsonHeaders, body: body)
     }

@@ -10,6 +10,11 @@ import Synchronization
 /// Requests append a finished line to a bounded in-memory buffer and return; one writer
 /// thread drains it to the file. When the disk is slower than the traffic the buffer fills
 /// and new lines are dropped and counted, rather than slowing decisions down.
+///
+/// The file has a byte budget (`decisionLog.maxBytes`): the writer knows the file's size
+/// (measured when it opens the file, then counted), and a line that would take the file past
+/// the budget is dropped and counted too, so a flood of decisions cannot fill the disk. The
+/// budget is per file: reopening after a rotation measures the new file and starts afresh.
 public final class DecisionLog: Sendable {
     private struct Buffer {
         var lines: [[UInt8]] = []
@@ -23,6 +28,10 @@ public final class DecisionLog: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let capacity: Int
     private let onDrop: @Sendable () -> Void
+    /// The budget in force, read before each write (a reload may change it).
+    private let maximumBytes: @Sendable () -> Int
+    /// Called once per file, on the writer thread, when its first line is refused for the budget.
+    private let onFull: @Sendable (_ fileBytes: Int, _ maximumBytes: Int) -> Void
     /// The configured path, opened again on ``reopen()``.
     public let path: String
     /// Reports the outcome of each reopen (nil = success, else the reason), on the writer thread.
@@ -32,17 +41,24 @@ public final class DecisionLog: Sendable {
     ///
     /// `O_APPEND` (rather than seeking to the end once) keeps writes at the end after a
     /// `copytruncate` rotation, and works for pipes and `/dev/stdout`, which cannot seek.
+    /// - Parameters:
+    ///   - maximumBytes: the budget for the file (``DecisionLogSettings/maxBytes``).
+    ///   - onFull: told when a file reaches its budget (once per file).
     public init(
         path: String, capacity: Int = 8192, onDrop: @escaping @Sendable () -> Void,
-        onReopen: @escaping @Sendable (_ failure: String?) -> Void = { _ in }
+        onReopen: @escaping @Sendable (_ failure: String?) -> Void = { _ in },
+        maximumBytes: @escaping @Sendable () -> Int = { DecisionLogSettings.defaultMaxBytes },
+        onFull: @escaping @Sendable (_ fileBytes: Int, _ maximumBytes: Int) -> Void = { _, _ in }
     ) throws(DecisionLogError) {
         let descriptor = try Self.open(path)
         self.path = path
         self.capacity = capacity
         self.onDrop = onDrop
         self.onReopen = onReopen
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        let thread = Thread { [self] in self.drainLoop(handle) }
+        self.maximumBytes = maximumBytes
+        self.onFull = onFull
+        let file = OpenFile(descriptor)
+        let thread = Thread { [self] in self.drainLoop(file) }
         thread.name = "decision-log"
         thread.start()
     }
@@ -82,9 +98,25 @@ public final class DecisionLog: Sendable {
         return descriptor
     }
 
+    /// The writer's file: its handle and how many bytes it holds.
+    private struct OpenFile {
+        var handle: FileHandle
+        /// The size when opened (0 for a pipe or terminal) plus every byte written since.
+        var bytes: Int
+        /// Whether a line was already refused for the budget (``onFull`` is told once per file).
+        var full = false
+
+        init(_ descriptor: Int32) {
+            var status = stat()
+            // A regular file may already hold lines (a restart without rotation): they count.
+            bytes = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : 0
+            handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        }
+    }
+
     /// The writer thread: it alone owns the file handle, so a reopen swaps it between writes.
-    private func drainLoop(_ initial: FileHandle) {
-        var handle = initial
+    private func drainLoop(_ initial: OpenFile) {
+        var file = initial
         // One batched write per wake-up: the writer never holds the buffer lock during I/O.
         while true {
             wakeUp.wait()
@@ -97,27 +129,49 @@ public final class DecisionLog: Sendable {
             if reopen {
                 do throws(DecisionLogError) {
                     let descriptor = try Self.open(path)
-                    try? handle.close()
-                    handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+                    try? file.handle.close()
+                    file = OpenFile(descriptor)
                     onReopen(nil)
                 } catch {
                     onReopen(error.reason)
                 }
             }
-            if !lines.isEmpty {
-                var chunk: [UInt8] = []
-                chunk.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
-                for line in lines {
-                    chunk.append(contentsOf: line)
-                    chunk.append(0x0A)
-                }
-                try? handle.write(contentsOf: chunk)
-            }
+            if !lines.isEmpty { write(lines, to: &file) }
             if closed {
-                try? handle.close()
+                try? file.handle.close()
                 finished.signal()
                 return
             }
+        }
+    }
+}
+
+extension DecisionLog {
+    /// Writes what fits in the budget as one batch; drops and counts the rest. Lines are whole
+    /// or absent: the file never ends in a cut line because of the budget.
+    private func write(_ lines: [[UInt8]], to file: inout OpenFile) {
+        let budget = maximumBytes()
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
+        var dropped = 0
+        for line in lines {
+            guard file.bytes + chunk.count + line.count + 1 <= budget else {
+                dropped += 1
+                continue
+            }
+            chunk.append(contentsOf: line)
+            chunk.append(0x0A)
+        }
+        if !chunk.isEmpty {
+            // Counted as written even if the write fails: a disk error must not reopen the budget.
+            file.bytes += chunk.count
+            try? file.handle.write(contentsOf: chunk)
+        }
+        guard dropped > 0 else { return }
+        for _ in 0..<dropped { onDrop() }
+        if !file.full {
+            file.full = true
+            onFull(file.bytes, budget)
         }
     }
 }

@@ -21,20 +21,29 @@ struct DecisionRecorder: Sendable {
     func record(_ decision: Decision, for navigation: NavigationRequest, revision: String) -> String {
         let id = identifiers.next()
         account(decision)
-        log?.append(Self.logLine(decision, for: navigation, id: id, revision: revision, at: Date()))
+        if log != nil {
+            var unlimited: LogAllowance?
+            queue(Self.logLine(decision, for: navigation, id: id, revision: revision, at: Date()), allowance: &unlimited)
+        }
         return id
     }
 
     /// Records the decision and writes its response object (the decision's members, then
     /// `decisionId` and `policyRevision`) straight into the response buffer: the hot path.
     /// The identifier becomes text only when the decision log is on.
+    ///
+    /// - Parameter allowance: the log bytes the request has left (a batch's, see
+    ///   ``LogAllowance``); nil for a request that decides once.
     func record(
-        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, into writer: inout JSONWriter
+        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, into writer: inout JSONWriter,
+        allowance: inout LogAllowance?
     ) {
         let id = identifiers.nextID()
         account(decision)
-        if let log {
-            log.append(Self.logLine(decision, for: navigation, id: id.text, revision: snapshot.revision, at: Date()))
+        if log != nil {
+            queue(
+                Self.logLine(decision, for: navigation, id: id.text, revision: snapshot.revision, at: Date()),
+                allowance: &allowance)
         }
         decision.writeOpenObject(to: &writer)
         id.writeMember(to: &writer)
@@ -47,18 +56,68 @@ struct DecisionRecorder: Sendable {
         metrics.shadow.record(decision)
     }
 
+    /// Longest decision-log line, newline excluded. An ordinary line is ~400 bytes; only URLs
+    /// make one long (a `POST /v1/decide` may carry a 64 KiB URL, and its canonical form and a
+    /// `{url}` location repeat it), so a longer line is written with its URLs cut (see
+    /// ``logLine(_:for:id:revision:at:)``), and one still longer is dropped and counted.
+    static let maximumLineBytes = 16_384
+    /// What each URL field keeps in a line that had to be cut.
+    static let truncatedURLBytes = 1024
+
+    /// Queues a line, or counts it as dropped: an empty one (too long even cut) or one past
+    /// the request's allowance.
+    private func queue(_ line: [UInt8], allowance: inout LogAllowance?) {
+        guard let log else { return }
+        guard !line.isEmpty, allowance?.take(line.count + 1) ?? true else {
+            metrics.recordDecisionLogDrop()
+            return
+        }
+        log.append(line)
+    }
+
     /// One decision-log line (no newline): `time`, `decisionId`, `request` (every field,
     /// defaults included), `decision` (without its trace), `handler`, `revision`.
+    ///
+    /// A line longer than ``maximumLineBytes`` is written again with `request.url`,
+    /// `request.sourceURL`, `decision.url` and `decision.location` cut to their first
+    /// ``truncatedURLBytes`` bytes (whole characters) and `"truncated":true` added, so the
+    /// decision is still on record; replays (`diff --log`, `POST /v1/policy/diff`) skip such
+    /// lines, whose URLs are no longer the ones decided. If even that is too long (control
+    /// characters escape to six bytes each), the result is empty and the caller drops it.
     static func logLine(
         _ decision: Decision, for navigation: NavigationRequest, id: String, revision: String, at time: Date
     ) -> [UInt8] {
+        let line = writeLine(decision, for: navigation, id: id, revision: revision, at: time, cut: nil)
+        guard line.count > maximumLineBytes else { return line }
+        let cut = writeLine(decision, for: navigation, id: id, revision: revision, at: time, cut: truncatedURLBytes)
+        return cut.count <= maximumLineBytes ? cut : []
+    }
+
+    /// `text` cut to at most `limit` UTF-8 bytes at a character boundary (nil limit: whole).
+    static func prefix(_ text: String, bytes limit: Int?) -> String {
+        guard let limit, text.utf8.count > limit else { return text }
+        var kept = String.UnicodeScalarView()
+        var used = 0
+        for scalar in text.unicodeScalars {
+            used += UTF8.width(scalar)
+            guard used <= limit else { break }
+            kept.append(scalar)
+        }
+        return String(kept)
+    }
+
+    private static func writeLine(
+        _ decision: Decision, for navigation: NavigationRequest, id: String, revision: String, at time: Date, cut: Int?
+    ) -> [UInt8] {
+        func url(_ text: String) -> String { prefix(text, bytes: cut) }
         var writer = JSONWriter(reservingCapacity: 512)
         writer.writeRaw(#"{"time":"#)
         writer.writeString(Timestamp.iso8601(time))
         writer.writeRaw(#","decisionId":"#)
         writer.writeString(id)
+        if cut != nil { writer.writeRaw(#","truncated":true"#) }
         writer.writeRaw(#","request":{"url":"#)
-        writer.writeString(navigation.url)
+        writer.writeString(url(navigation.url))
         writer.writeRaw(#","method":"#)
         writer.writeString(navigation.method)
         writer.writeRaw(#","navigationType":"#)
@@ -66,10 +125,12 @@ struct DecisionRecorder: Sendable {
         writer.writeRaw(#","targetFrame":"#)
         writer.writeString(navigation.targetFrame.rawValue)
         writer.writeRaw(#","sourceURL":"#)
-        writer.writeOptionalString(navigation.sourceURL)
+        writer.writeOptionalString(navigation.sourceURL.map(url))
         writer.writeRaw(#"},"decision":{"#)
         var logged = decision
         logged.trace = nil
+        logged.url = url(logged.url)
+        logged.location = logged.location.map(url)
         logged.writeMembers(to: &writer)
         writer.writeRaw(#"},"handler":"#)
         writer.writeOptionalString(decision.handler)
@@ -106,5 +167,31 @@ struct DecisionPoint: Sendable {
         }
         let id = recorder.record(decision, for: navigation, revision: snapshot.revision)
         return EnforcedDecision(decision: decision, id: id)
+    }
+}
+
+/// The decision-log bytes one request may still cause: a batch's lines together take at most
+/// what the client sent (its body), so a batch cannot make the log grow faster than the
+/// traffic that asks for it. The first line is always written (a single decision is logged
+/// whatever its body's size, as a `GET` is); later ones while they fit, the rest are dropped
+/// and counted in `navpolicyd_decision_log_dropped_total`.
+struct LogAllowance: Sendable {
+    private var remaining: Int
+    private var first = true
+
+    /// An allowance of `bytes` (the request body's size).
+    init(bytes: Int) {
+        remaining = bytes
+    }
+
+    /// Whether a line of `count` bytes (newline included) may be written; charges it if so.
+    mutating func take(_ count: Int) -> Bool {
+        defer { first = false }
+        guard first || count <= remaining else {
+            remaining = 0
+            return false
+        }
+        remaining -= count
+        return true
     }
 }

@@ -238,21 +238,40 @@ struct IntakeEndpoints: Sendable {
 
     // MARK: - Reading and deleting
 
+    /// A positive query number in its one spelling, ASCII digits without a leading zero (the
+    /// OpenAPI pattern `^[1-9][0-9]{0,18}$`): `Int64("+2")` parses, so `limit=%2B2` would be a
+    /// second spelling of `limit=2`. Nil for anything else, zero, or past Int64.
+    static func decimal(_ text: String) -> Int64? {
+        guard let first = text.utf8.first, (0x31...0x39).contains(first), text.utf8.count <= 19,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
+        return Int64(text)
+    }
+
     func list(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
         let store = try openStore()
         var limit = Self.defaultPageSize
         var after: Int64?
+        var seen: Set<String> = []
         for item in request.queryItems {
+            // One meaning per input: a repeated parameter would be read as its first or its last
+            // value depending on who reads the query (a cache, a proxy, this loop).
+            guard seen.insert(item.name).inserted else {
+                throw ServiceProblem(
+                    .invalidIntakeQuery("query parameter \"\(item.name)\" is given more than once", field: item.name))
+            }
             switch item.name {
             case "limit":
-                guard let value = Int(item.value), (1...Self.maximumPageSize).contains(value) else {
+                guard let value = Self.decimal(item.value).flatMap({ Int(exactly: $0) }),
+                    (1...Self.maximumPageSize).contains(value)
+                else {
                     throw ServiceProblem(
                         .invalidIntakeQuery(
                             "limit must be a whole number 1-\(Self.maximumPageSize), not \"\(item.value)\"", field: "limit"))
                 }
                 limit = value
             case "after":
-                guard let value = Int64(item.value), value > 0 else {
+                guard let value = Self.decimal(item.value), value > 0 else {
                     throw ServiceProblem(
                         .invalidIntakeQuery(
                             "after must be an item id from a previous page's next, not \"\(item.value)\"", field: "after"))

@@ -11,6 +11,17 @@ enum IntakeItemPage {
         return html.lowerBound < json.lowerBound
     }
 
+    /// The page loads nothing and may not be framed: `frame-ancestors 'none'` for browsers that
+    /// read CSP, `X-Frame-Options: DENY` for those that do not; `nosniff` so the bytes are never
+    /// read as anything but this HTML (the title and URL are the sharer's text).
+    static let headers = HTTPHeaders([
+        ("Content-Type", "text/html; charset=utf-8"),
+        ("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+        ("X-Frame-Options", "DENY"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+    ])
+
     static func response(for item: IntakeItem) -> HTTPResponse {
         let verdict = item.decision["decision"]?.stringValue ?? "unknown"
         let title = item.title ?? item.url
@@ -24,11 +35,6 @@ enum IntakeItemPage {
             </body></html>
 
             """
-        return HTTPResponse(
-            status: 200,
-            headers: HTTPHeaders([
-                ("Content-Type", "text/html; charset=utf-8"),
-                ("Content-Security-Policy", "default-src 'none'"),
-            ]), body: Array(html.utf8))
+        return HTTPResponse(status: 200, headers: headers, body: Array(html.utf8))
     }
 }

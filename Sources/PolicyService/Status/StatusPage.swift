@@ -26,6 +26,8 @@ enum StatusPage {
                 ("Content-Type", "text/html; charset=utf-8"),
                 ("Content-Security-Policy", contentSecurityPolicy),
                 ("X-Content-Type-Options", "nosniff"),
+                // frame-ancestors 'none' above, for browsers that do not read it.
+                ("X-Frame-Options", "DENY"),
                 ("Referrer-Policy", "no-referrer"),
             ]), body: Array(html(report).utf8))
     }
