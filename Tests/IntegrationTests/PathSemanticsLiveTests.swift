@@ -29,7 +29,8 @@ struct PathSemanticsLiveTests {
             #expect(response.json?["handler"] as? String == "admin", "\(path)")
         }
         for path in ["/administrator/", "/", "/public/admin/"] {
-            let query = try #require(("https://app.example.com" + path).addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let query = try #require(
+                ("https://app.example.com" + path).addingPercentEncoding(withAllowedCharacters: .alphanumerics))
             let response = try Curl.request(daemon.baseURL + "/v1/decide?url=" + query)
             #expect(response.json?["decision"] as? String == "allow", "\(path): \(response.body)")
         }

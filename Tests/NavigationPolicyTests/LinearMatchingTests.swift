@@ -74,7 +74,8 @@ struct LinearMatchingTests {
     @Test("a chunk with ? longer than 64 bytes (byte-by-byte search) still matches right")
     func longWildChunk() throws {
         let middle = String(repeating: "ab", count: 40) + "?"
-        let policy = try compile(#"{"handlers": [{"name": "p", "type": "cancel", "match": {"pathPatterns": ["/*\#(middle)z*"]}}]}"#)
+        let policy = try compile(
+            #"{"handlers": [{"name": "p", "type": "cancel", "match": {"pathPatterns": ["/*\#(middle)z*"]}}]}"#)
         #expect(try decide(policy, "https://a.example/x" + String(repeating: "ab", count: 40) + "Qzy").handler == "p")
         #expect(try decide(policy, "https://a.example/x" + String(repeating: "ab", count: 39) + "Qzy").handler == nil)
     }
@@ -96,7 +97,8 @@ struct LinearMatchingTests {
                 let form = caseSensitive ? request.matchPath.text : request.matchPath.folded
                 let expected = prefixes.contains { prefix in
                     let key = caseSensitive ? prefix : prefix.lowercased()
-                    return MatchPath.isCovered(Substring(form), byPrefix: key == "/" || !key.hasSuffix("/") ? key : String(key.dropLast()))
+                    return MatchPath.isCovered(
+                        Substring(form), byPrefix: key == "/" || !key.hasSuffix("/") ? key : String(key.dropLast()))
                 }
                 #expect((policy.decide(request).handler == "p") == expected, "\(prefixes) vs \(form)")
             }
