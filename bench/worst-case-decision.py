@@ -3,7 +3,7 @@
 
 Adversarial URLs (one file per kind, each a single URL so every timed decision is the worst
 case), at the two sizes the HTTP layer accepts: 8 KB (the request-target limit, GET
-/v1/decide?url=) and 64 KB (the body limit, POST /v1/decide). And the adversarial configs of
+/v1/decide?url=) and 32 KB (the longest URL, which a 64 KB POST /v1/decide body can carry). And the adversarial configs of
 issue 26: 7 pathPrefixes, 2,000 `/*/secretN/*` patterns, 2,000 wildcard hosts.
 
     bench/worst-case-decision.py OUTDIR
@@ -42,7 +42,9 @@ def urls(size):
     return kinds
 
 
-for size, label in ((8 * 1024, "8k"), (64 * 1024, "64k")):
+# A URL is at most 32 KiB (NavigationRequest.maximumURLLength): the longest one a 64 KiB
+# POST /v1/decide body can carry.
+for size, label in ((8 * 1024, "8k"), (32 * 1024, "32k")):
     for kind, url in urls(size).items():
         with open(os.path.join(out, f"url-{label}-{kind}.txt"), "w") as handle:
             handle.write(url[:size] + "\n")
@@ -68,6 +70,21 @@ configs = {
         "handlers": [handler(f"m{i}", {"pathPatterns": [f"/a*/b{i}*", f"*{i}?x*/*"], "methods": ["POST"]}) for i in range(200)]
     },
 }
+# The configs the Kubernetes manifests ship (JSON inside a ConfigMap).
+try:
+    import yaml
+
+    for manifest in ("deploy/kubernetes/configmap.yaml", "deploy/kubernetes/decision-only/configmap.yaml"):
+        with open(manifest) as handle:
+            for document in yaml.safe_load_all(handle):
+                data = (document or {}).get("data", {})
+                if "navpolicy.json" in data:
+                    label = "shipped-" + manifest.replace("/", "-").removesuffix(".yaml")
+                    with open(os.path.join(out, label + ".json"), "w") as target:
+                        target.write(data["navpolicy.json"])
+except ImportError:
+    print("worst-case-decision.py: no PyYAML, the Kubernetes ConfigMaps are skipped", file=sys.stderr)
+
 for name, config in configs.items():
     with open(os.path.join(out, f"config-{name}.json"), "w") as handle:
         json.dump(config, handle)

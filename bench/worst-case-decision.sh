@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Worst-case cost of one decision (issue 26 item 4): adversarial URLs at the 8 KB request-target
-# and 64 KB body limits, decided in process by `navpolicyd bench` (canonicalization included)
+# limit and at 32 KB (URLs are capped there; the longest a 64 KB body carries), decided in process by `navpolicyd bench` (canonicalization included)
 # on every shipped config and on adversarial ones (7 pathPrefixes, 2,000 `/*/secretN/*`
 # patterns, 2,000 wildcard hosts). Explained decisions are bounded by the same index (see
 # LinearMatchingTests and PathSemanticsLiveTests); `bench` times plain ones.
@@ -27,7 +27,7 @@ if [[ -z "${BINARY:-}" ]]; then
 fi
 python3 bench/worst-case-decision.py "$work"
 
-shipped=(config/navpolicy.json config/conformance/default.json config/conformance/hosts.json)
+shipped=(config/navpolicy.json "$work"/shipped-*.json)
 adversarial=("$work"/config-adv-*.json)
 
 # measure BINARY CONFIG URLFILE: the p50 and max of `navpolicyd bench --json`.

@@ -9,7 +9,7 @@ import NavigationPolicy
 /// chain must also agree with the linear scan, and explain with both.
 ///
 /// Input: an even first byte, then the URL as is; an odd first byte, then a unit that is
-/// repeated after `https://app.example.com/` up to 64 KB, so that the fuzzer's small inputs
+/// repeated after `https://app.example.com/` up to 32 KB (the URL limit), so that the fuzzer's small inputs
 /// already are the long paths (`a/`, `%2e%2e/`, `secret1/`) and hosts (`a.`) of the attack.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecideCost(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
@@ -22,7 +22,8 @@ public func fuzzDecideCost(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     } else {
         guard !rest.isEmpty else { return 0 }
         let head = mode & 2 == 0 ? "https://app.example.com/" : "https://"
-        let repeats = max(1, (65_536 - head.utf8.count) / rest.utf8.count)
+        // Up to the longest URL a request may carry (NavigationRequest.maximumURLLength, 32 KiB).
+        let repeats = max(1, (32_700 - head.utf8.count) / rest.utf8.count)
         url = head + String(repeating: rest, count: repeats) + (mode & 2 == 0 ? "" : "h7.example/")
     }
     guard let canonical = try? CanonicalRequest(NavigationRequest(url: url, method: "GET")) else { return 0 }
