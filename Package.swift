@@ -138,6 +138,7 @@ if Context.environment["NAVPOLICYD_FUZZ"] != nil {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzURL", ["NavigationPolicy"]),
         ("FuzzDecide", ["NavigationPolicy", "JSONSupport"]),
+        ("FuzzDecideCost", ["NavigationPolicy", "JSONSupport"]),
         ("FuzzJSON", ["JSONSupport"]),
         ("FuzzConfig", ["NavigationPolicy", "JSONSupport", "PolicyService"]),
         ("FuzzIntake", ["ShareIntake", "NavigationPolicy"]),

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-${FUZZ_SECONDS:-30}}"
 shift || true
-all=(FuzzURL FuzzDecide FuzzJSON FuzzConfig FuzzIntake FuzzRequestHead FuzzProxyHeaders)
+all=(FuzzURL FuzzDecide FuzzDecideCost FuzzJSON FuzzConfig FuzzIntake FuzzRequestHead FuzzProxyHeaders)
 targets=("${@:-${all[@]}}")
 [[ $# -gt 0 ]] || targets=("${all[@]}")
 scratch=.build/fuzz
@@ -29,10 +29,14 @@ for target in "${targets[@]}"; do
     seeds="FuzzTesting/Corpus/$target"
     mkdir -p "$corpus"
     log="$scratch/$target.log"
+    # FuzzDecideCost is about time: inputs up to the 64 KB body limit, and a unit slower than
+    # TIMEOUT seconds (ASan build, ~10x release) is a failure, reported like a crash.
+    limits=(-timeout=10 -max_len=8192)
+    [[ $target == FuzzDecideCost ]] && limits=(-timeout="${FUZZ_COST_TIMEOUT:-2}" -max_len=65536 -report_slow_units=1)
     echo "fuzz: $target for ${seconds}s (log $log)"
     status=0
     ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" SWIFT_BACKTRACE=enable=no \
-        "$scratch/debug/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+        "$scratch/debug/$target" -max_total_time="$seconds" "${limits[@]}" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$scratch/artifacts/$target-" "$corpus" "$seeds" >"$log" 2>&1 ||
         status=$?
     inited=$(grep -m1 "INITED" "$log" || true)

@@ -53,9 +53,7 @@ extension RequestMatcher {
             guard let host = request.matchHostForm else { return false }
             return MatchHost.anyParentDomain(of: host) { $0 == suffix }
         case .path(let key): return path == key
-        case .prefix(let key):
-            guard path.utf8.first == UInt8(ascii: "/") else { return false }
-            return MatchPath.anyLeadingSubpath(of: path) { $0 == key }
+        case .prefix(let key): return MatchPath.isCovered(path, byPrefix: key)
         case .pattern(let pattern): return pattern.matches(request.matchPath)
         }
     }

@@ -171,7 +171,10 @@ public struct MatchPath: Sendable, Equatable {
 
     /// Whether `matches` holds for the path or one of its leading whole-segment parts,
     /// longest first, ending with `/`: `/a/b` → `/a/b`, `/a`, `/`. These are the prefixes that
-    /// cover it. Slices, not new strings: this runs for every request.
+    /// cover it. Slices, not new strings. Finding the slices is linear in the path, but a
+    /// `matches` that hashes each one is not (the lengths add up quadratically): requests use
+    /// it only where `matches` compares lengths first (``FewKeys``); larger sets walk a
+    /// ``SegmentTrie``.
     static func anyLeadingSubpath(of path: Substring, _ matches: (Substring) -> Bool) -> Bool {
         var current = path
         while true {
@@ -180,6 +183,17 @@ public struct MatchPath: Sendable, Equatable {
             if slash == current.startIndex { return current != "/" && matches("/") }
             current = current[..<slash]
         }
+    }
+
+    /// Whether the prefix `key` (a match form) covers `path`: equal, or a leading whole-segment
+    /// part of it (`/` covers every path that starts with `/`). One comparison of `key`'s bytes.
+    static func isCovered(_ path: Substring, byPrefix key: String) -> Bool {
+        let pathBytes = path.utf8
+        let keyBytes = key.utf8
+        guard pathBytes.first == UInt8(ascii: "/"), pathBytes.starts(with: keyBytes) else { return false }
+        if keyBytes.count == 1 || keyBytes.count == pathBytes.count { return true }
+        let next = pathBytes.index(pathBytes.startIndex, offsetBy: keyBytes.count)
+        return pathBytes[next] == UInt8(ascii: "/")
     }
 
     /// Decodes `%XX` when XX is an unreserved byte, upper-cases the hex of every other escape.

@@ -1,5 +1,7 @@
 /// One `pathPatterns` entry: `*` matches any run of bytes (across `/`), `?` exactly one,
-/// everything else literally, against the whole comparison form of the path.
+/// everything else literally, against the whole comparison form of the path. A pattern that
+/// ends in `/*` also matches the directory itself (`/admin/*` matches `/admin/`, which
+/// compares as `/admin`), see ``matches(_:)``.
 ///
 /// The pattern is reduced to match form by the same path parser as requests (so `/A/./b*`
 /// means what `/A/b*` means in a URL); wildcards survive that reduction because `*` is
@@ -18,6 +20,14 @@ public struct PathPattern: Sendable, Equatable {
     /// The bytes before the first wildcard: every path the pattern matches starts with them.
     let literalPrefix: String
     let caseSensitive: Bool
+    /// The tokens compiled for matching.
+    let glob: Glob
+    /// For a pattern ending in `/*`, the pattern without it (`/admin/*` → `/admin`): the
+    /// directory itself, which the match form writes without its trailing slash.
+    let directory: Glob?
+    /// A whole segment every matching path has somewhere (`/*/secret/*` → `secret`), folded, or
+    /// nil; ``ChainIndex`` files patterns whose ``indexKey`` is `/` under it.
+    let requiredSegment: String?
 
     /// The `%00` placeholder a `?` wildcard travels as through the path parser.
     private static let placeholder: [UInt8] = Array("%00".utf8)
@@ -69,52 +79,49 @@ public struct PathPattern: Sendable, Equatable {
         return .success(
             PathPattern(
                 text: shown, tokens: tokens, literalPrefix: String(decoding: prefix, as: UTF8.self),
-                caseSensitive: caseSensitive))
+                caseSensitive: caseSensitive, glob: Glob(tokens), directory: directoryForm(tokens).map(Glob.init),
+                requiredSegment: longestWholeSegment(tokens)))
+    }
+
+    /// `…/*` without the `/*`, unless that leaves nothing (`/*` already matches `/`).
+    private static func directoryForm(_ tokens: [Token]) -> [Token]? {
+        guard tokens.count >= 2, tokens.last == .anyRun, case .literal(var literal) = tokens[tokens.count - 2],
+            literal.last == UInt8(ascii: "/")
+        else { return nil }
+        literal.removeLast()
+        var form = Array(tokens.dropLast(2))
+        if !literal.isEmpty { form.append(.literal(literal)) }
+        return form.isEmpty ? nil : form
+    }
+
+    /// The longest segment that a literal token holds whole: between two `/` of the literal,
+    /// or after its last `/` when the literal ends the pattern. Match-form paths have `/` only
+    /// as separators, so such bytes are one whole segment of every path the pattern matches
+    /// (and of the ``directoryForm(_:)``, which only turns `/seg/` at its end into `/seg` at
+    /// the end of the path).
+    private static func longestWholeSegment(_ tokens: [Token]) -> String? {
+        var best: ArraySlice<UInt8> = []
+        for (position, token) in tokens.enumerated() {
+            guard case .literal(let literal) = token else { continue }
+            let slashes = literal.indices.filter { literal[$0] == UInt8(ascii: "/") }
+            var bounds = zip(slashes, slashes.dropFirst()).map { ($0 + 1, $1) }
+            if position == tokens.count - 1, let last = slashes.last { bounds.append((last + 1, literal.count)) }
+            for (start, end) in bounds where end - start > best.count { best = literal[start..<end] }
+        }
+        return best.isEmpty ? nil : asciiLowercased(String(decoding: best, as: UTF8.self))
     }
 
     /// Whether the whole path (in match form) matches.
     ///
-    /// Greedy with one backtrack point (the last `*`): linear in the path for each `*`,
-    /// never exponential, whatever the pattern.
+    /// A pattern that ends in `/*` also matches the path without that `/*`: match forms never
+    /// end in `/`, so `/admin/` (the index page, what browsers send) and `/admin//`,
+    /// `/admin/.`, `/admin/;x` all compare as `/admin`, and `/admin/*` must cover them.
+    /// Each form is matched chunk by chunk in one left-to-right pass (``Glob``): linear in the
+    /// path whatever the pattern.
     func matches(_ path: MatchPath) -> Bool {
         var subject = caseSensitive ? path.textForm : path.foldedForm
-        return subject.withUTF8 { matches(bytes: $0) }
-    }
-
-    private func matches(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var tokenIndex = 0
-        var position = 0
-        var resume: (token: Int, position: Int)?
-        while true {
-            if tokenIndex == tokens.count {
-                if position == bytes.count { return true }
-            } else {
-                switch tokens[tokenIndex] {
-                case .anyRun:
-                    resume = (tokenIndex + 1, position)
-                    tokenIndex += 1
-                    continue
-                case .anyOne:
-                    if position < bytes.count {
-                        tokenIndex += 1
-                        position += 1
-                        continue
-                    }
-                case .literal(let literal):
-                    if position + literal.count <= bytes.count,
-                        literal.indices.allSatisfy({ bytes[position + $0] == literal[$0] })
-                    {
-                        tokenIndex += 1
-                        position += literal.count
-                        continue
-                    }
-                }
-            }
-            // Mismatch: let the last `*` swallow one more byte, or fail.
-            guard let saved = resume, saved.position < bytes.count else { return false }
-            resume = (saved.token, saved.position + 1)
-            tokenIndex = saved.token
-            position = saved.position + 1
+        return subject.withUTF8 { bytes in
+            glob.matches(bytes) || (directory?.matches(bytes) ?? false)
         }
     }
 

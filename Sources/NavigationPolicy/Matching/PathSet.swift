@@ -1,12 +1,17 @@
 /// Exact paths and segment-boundary prefixes, in match form.
 ///
-/// Prefixes are looked up per leading sub-path of the request (`/a`, `/a/b`, …), so a
-/// request costs one hash lookup per path segment however many prefixes are configured.
+/// Prefixes are looked up per leading sub-path of the request (`/a`, `/a/b`, …): a few by
+/// comparing lengths first (a key can equal only the one sub-path of its length), more in a
+/// ``SegmentTrie`` (one hash per path segment). Either way a request costs time linear in
+/// its path however many prefixes are configured.
 struct PathSet: Sendable {
     /// Looked up with a request's path as the slice it already is; few are kept unhashed.
     private(set) var exact = FewKeys()
     /// Looked up with a request's leading sub-paths as slices of its path; few are kept unhashed.
     private(set) var prefixes = FewKeys()
+    /// The prefixes again, once there are more than ``FewKeys/limit``: hashing every leading
+    /// sub-path in full would be quadratic in the path's segments.
+    private var prefixTrie: SegmentTrie<Bool>?
     /// `pathPatterns`, tried in order; only handlers that have some pay for them.
     private(set) var patterns: [PathPattern] = []
     let caseSensitive: Bool
@@ -18,7 +23,17 @@ struct PathSet: Sendable {
     /// Adds a config path already reduced to match form (`MatchPath.text`).
     // Keys are copied into strings of their own, so a set does not keep the config URL they were sliced from.
     mutating func insertExact(_ path: MatchPath) { exact.insert(String(key(path))) }
-    mutating func insertPrefix(_ path: MatchPath) { prefixes.insert(String(key(path))) }
+    mutating func insertPrefix(_ path: MatchPath) {
+        guard prefixes.insert(String(key(path))) else { return }
+        if prefixTrie == nil, prefixes.count > FewKeys.limit {
+            var trie = SegmentTrie<Bool>()
+            for prefix in prefixes { trie.update(prefix, initial: true) { _ in } }
+            prefixTrie = trie
+        } else if prefixTrie != nil {
+            let added = key(path)
+            prefixTrie?.update(added, initial: true) { _ in }
+        }
+    }
 
     var hasExact: Bool { !exact.isEmpty }
     var hasPrefixes: Bool { !prefixes.isEmpty }
@@ -39,6 +54,7 @@ struct PathSet: Sendable {
         let text = key(path)
         // Opaque paths (`javascript:…`) have no segments: no prefix, not even `/`, covers them.
         guard text.utf8.first == UInt8(ascii: "/") else { return false }
+        if let prefixTrie { return prefixTrie.anyLeadingSubpath(of: text) { $0 } }
         return MatchPath.anyLeadingSubpath(of: text) { prefixes.contains($0) }
     }
 

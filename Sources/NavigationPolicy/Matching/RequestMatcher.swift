@@ -82,18 +82,44 @@ public struct RequestMatcher: Sendable {
     }
 
     /// A sentence saying why `field` rejected `request`, for `--explain` traces.
+    ///
+    /// Hosts and paths are shown up to ``explainedLength`` bytes: a trace has a step per
+    /// handler, and repeating a 64 KB path in each would make one explained decision cost
+    /// (and answer) the path times the chain.
     public func explain(_ field: Field, for request: CanonicalRequest) -> String {
-        switch field {
+        let path = { Self.shortened(request.matchPath.textForm) }
+        return switch field {
         case .schemes: "scheme \"\(request.scheme)\" is not in schemes"
         case .hosts:
-            request.matchHost.map { "host \"\($0)\" is not in hosts" } ?? "the URL has no host"
-        case .paths: "path \"\(request.matchPath.text)\" is not in paths"
-        case .pathPrefixes: "path \"\(request.matchPath.text)\" is not under any of pathPrefixes"
-        case .pathPatterns: "path \"\(request.matchPath.text)\" matches none of pathPatterns"
+            request.matchHostForm.map { "host \"\(Self.shortened($0))\" is not in hosts" } ?? "the URL has no host"
+        case .paths: "path \"\(path())\" is not in paths"
+        case .pathPrefixes: "path \"\(path())\" is not under any of pathPrefixes"
+        case .pathPatterns: "path \"\(path())\" matches none of pathPatterns"
         case .methods: "method \"\(request.method)\" is not in methods"
         case .navigationTypes: "navigationType \"\(request.navigationType.rawValue)\" is not in navigationTypes"
         case .targetFrames: "targetFrame \"\(request.targetFrame.rawValue)\" is not in targetFrames"
         }
+    }
+
+    /// How many bytes of a host or path an explain reason shows before `…`.
+    static let explainedLength = 200
+
+    private static func shortened(_ text: Substring) -> String {
+        let bytes = text.utf8
+        guard bytes.count > explainedLength else { return String(text) }
+        return String(decoding: bytes.prefix(explainedLength), as: UTF8.self) + "…"
+    }
+
+    /// ``firstMismatch(_:)`` for a handler the chain index did not offer for `request`: the
+    /// field it is filed under (`filed`) cannot hold, so it is reported without being checked
+    /// (a path pattern costs a pass over the path; an explained decision would pay that for
+    /// every handler). The fields checked before it are cheap and checked as usual.
+    func firstMismatch(_ request: CanonicalRequest, knownFailing filed: Field) -> Field {
+        if let targetFrames, !targetFrames.contains(request.targetFrame) { return .targetFrames }
+        if let navigationTypes, !navigationTypes.contains(request.navigationType) { return .navigationTypes }
+        if let methods, !methods.contains(request.method) { return .methods }
+        if let schemes, !schemes.contains(request.scheme) { return .schemes }
+        return filed
     }
 }
 

@@ -3,50 +3,76 @@
 /// Each handler is filed under the most selective field of its `match` block: its hosts
 /// (exact or `*.` suffix), else its exact paths, else its path prefixes, else the
 /// whole-segment part of each path pattern's literal prefix (``PathPattern/indexKey``,
-/// looked up like a prefix); handlers with none
-/// of these are always candidates. A handler can only match a request whose host or path
+/// looked up like a prefix) or, when that is only `/`, a whole segment the pattern requires
+/// anywhere (``PathPattern/requiredSegment``); handlers with none of these are always candidates. A handler can only match a request whose host or path
 /// is one of the keys it is filed under, so looking those keys up yields a superset of the
 /// matching handlers; the chain then checks the full match of each candidate in position
 /// order, which keeps first-match semantics identical to a linear scan.
+///
+/// Every lookup is linear in the request's host and path: prefixes are walked in a
+/// ``SegmentTrie`` (one hash per segment, not one per leading sub-path), and each distinct
+/// segment is looked up once for required segments.
 struct ChainIndex: Sendable {
     // Substring keys: a request's parent domains and leading sub-paths are looked up as
     // slices of its host and path, with no string allocated per lookup.
     private var byHost: [Substring: [Int32]] = [:]
     private var byWildcardSuffix: [Substring: [Int32]] = [:]
+    /// The byte lengths of the keys of `byWildcardSuffix`: a parent domain of another length
+    /// cannot be one, and hashing every parent of a 32 KB host of `a.` labels in full is
+    /// quadratic (266 ms with 2,000 wildcard hosts). Only parents of a filed length are hashed.
+    private var wildcardSuffixLengths: Set<Int> = []
     private var byPath: [Substring: [Int32]] = [:]
-    private var byPathPrefix: [Substring: [Int32]] = [:]
+    private var byPathPrefix = SegmentTrie<[Int32]>()
     /// Path patterns by the leading sub-path every path they match has; kept apart from
     /// `byPathPrefix` so policies without patterns do no extra lookups.
-    private var byPatternPrefix: [Substring: [Int32]] = [:]
+    private var byPatternPrefix = SegmentTrie<[Int32]>()
+    /// Path patterns whose leading sub-path is only `/` (`/*/secret/*`), by a whole segment
+    /// they require: otherwise every request would be a candidate for all of them.
+    private var byPatternSegment: [Substring: [Int32]] = [:]
     /// Handlers without host or path conditions, in position order.
     private var unindexed: [Int32] = []
+    /// The field each handler is filed under (nil: unindexed). A handler that is not a
+    /// candidate fails that field, which lets explain skip checking it (``RequestMatcher/firstMismatch(_:knownFailing:)``).
+    private(set) var filedUnder: [RequestMatcher.Field?]
 
     init(links: [ChainLink]) {
+        filedUnder = Array(repeating: nil, count: links.count)
         reserveCapacity(links)
         for (position, link) in links.enumerated() {
             let position = Int32(position)
             let matcher = link.matcher
             if let hosts = matcher.hosts {
+                filedUnder[Int(position)] = .hosts
                 for host in hosts.exact { byHost[host, default: []].append(position) }
                 for suffix in hosts.wildcardSuffixes { byWildcardSuffix[suffix, default: []].append(position) }
             } else if matcher.paths.hasExact {
+                filedUnder[Int(position)] = .paths
                 // Keys are folded even for case-sensitive handlers: the full match check that
                 // follows applies the exact case rule.
                 for path in matcher.paths.exact { byPath[asciiLowercased(path), default: []].append(position) }
             } else if matcher.paths.hasPrefixes {
+                filedUnder[Int(position)] = .pathPrefixes
                 for prefix in matcher.paths.prefixes {
-                    byPathPrefix[asciiLowercased(prefix), default: []].append(position)
+                    byPathPrefix.update(asciiLowercased(prefix), initial: []) { $0.append(position) }
                 }
             } else if matcher.paths.hasPatterns {
+                filedUnder[Int(position)] = .pathPatterns
                 for pattern in matcher.paths.patterns {
                     // A pattern may repeat a key; one entry per handler keeps candidate lists short.
-                    let key = Substring(pattern.indexKey)
-                    if byPatternPrefix[key]?.last != position { byPatternPrefix[key, default: []].append(position) }
+                    if pattern.indexKey == "/", let segment = pattern.requiredSegment {
+                        let key = Substring(segment)
+                        if byPatternSegment[key]?.last != position { byPatternSegment[key, default: []].append(position) }
+                    } else {
+                        byPatternPrefix.update(Substring(pattern.indexKey), initial: []) { list in
+                            if list.last != position { list.append(position) }
+                        }
+                    }
                 }
             } else {
                 unindexed.append(position)
             }
         }
+        wildcardSuffixLengths = Set(byWildcardSuffix.keys.map(\.utf8.count))
     }
 
     /// Sizes each dictionary for the keys it will get (counting a key repeated across handlers
@@ -57,7 +83,6 @@ struct ChainIndex: Sendable {
         var wildcardSuffixes = 0
         var paths = 0
         var pathPrefixes = 0
-        var patterns = 0
         for link in links {
             let matcher = link.matcher
             if let set = matcher.hosts {
@@ -67,15 +92,12 @@ struct ChainIndex: Sendable {
                 paths += matcher.paths.exact.count
             } else if matcher.paths.hasPrefixes {
                 pathPrefixes += matcher.paths.prefixes.count
-            } else if matcher.paths.hasPatterns {
-                patterns += matcher.paths.patterns.count
             }
         }
         byHost.reserveCapacity(hosts)
         byWildcardSuffix.reserveCapacity(wildcardSuffixes)
         byPath.reserveCapacity(paths)
         byPathPrefix.reserveCapacity(pathPrefixes)
-        byPatternPrefix.reserveCapacity(patterns)
     }
 
     /// Positions of the handlers that may match `request`, ascending, possibly with repeats.
@@ -86,23 +108,34 @@ struct ChainIndex: Sendable {
             if let list = byHost[host] { lists.append(list) }
             if !byWildcardSuffix.isEmpty {
                 _ = MatchHost.anyParentDomain(of: host) { parent in
-                    if let list = byWildcardSuffix[parent] { lists.append(list) }
+                    if wildcardSuffixLengths.contains(parent.utf8.count), let list = byWildcardSuffix[parent] {
+                        lists.append(list)
+                    }
                     return false
                 }
             }
         }
         let folded = request.matchPath.foldedForm
         if let list = byPath[folded] { lists.append(list) }
-        if !byPathPrefix.isEmpty, folded.utf8.first == UInt8(ascii: "/") {
-            _ = MatchPath.anyLeadingSubpath(of: folded) { prefix in
-                if let list = byPathPrefix[prefix] { lists.append(list) }
+        if !byPathPrefix.isEmpty {
+            byPathPrefix.anyLeadingSubpath(of: folded) { list in
+                lists.append(list)
                 return false
             }
         }
-        if !byPatternPrefix.isEmpty, folded.utf8.first == UInt8(ascii: "/") {
-            _ = MatchPath.anyLeadingSubpath(of: folded) { prefix in
-                if let list = byPatternPrefix[prefix] { lists.append(list) }
+        if !byPatternPrefix.isEmpty {
+            byPatternPrefix.anyLeadingSubpath(of: folded) { list in
+                lists.append(list)
                 return false
+            }
+        }
+        if !byPatternSegment.isEmpty, folded.utf8.first == UInt8(ascii: "/") {
+            // Each distinct segment once: `/a/a/a/…` must not add the list filed under `a`
+            // once per repeat (candidates, and their full match checks, would grow with the path).
+            var seen: Set<Substring> = []
+            SegmentTrie<[Int32]>.forEachSegment(of: folded) { segment in
+                if let list = byPatternSegment[segment], seen.insert(segment).inserted { lists.append(list) }
+                return true
             }
         }
         switch lists.count {

@@ -1,0 +1,66 @@
+import JSONSupport
+import NavigationPolicy
+
+/// Decision cost on large inputs (issue 26 item 4): canonicalize + decide (plain, indexed,
+/// linear and explained) on an adversarial policy, with inputs up to the 64 KB body limit.
+///
+/// Run with `-max_len=65536 -timeout=… -report_slow_units=1` (fuzz.sh does): a decision that
+/// is not linear in its input shows as a slow unit and fails the run by timeout. The indexed
+/// chain must also agree with the linear scan, and explain with both.
+///
+/// Input: an even first byte, then the URL as is; an odd first byte, then a unit that is
+/// repeated after `https://app.example.com/` up to 32 KB (the URL limit), so that the fuzzer's small inputs
+/// already are the long paths (`a/`, `%2e%2e/`, `secret1/`) and hosts (`a.`) of the attack.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDecideCost(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+    let bytes = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
+    guard let mode = bytes.first else { return 0 }
+    let rest = String(decoding: bytes.dropFirst(), as: UTF8.self)
+    let url: String
+    if mode & 1 == 0 {
+        url = rest
+    } else {
+        guard !rest.isEmpty else { return 0 }
+        let head = mode & 2 == 0 ? "https://app.example.com/" : "https://"
+        // Up to the longest URL a request may carry (NavigationRequest.maximumURLLength, 32 KiB).
+        let repeats = max(1, (32_700 - head.utf8.count) / rest.utf8.count)
+        url = head + String(repeating: rest, count: repeats) + (mode & 2 == 0 ? "" : "h7.example/")
+    }
+    guard let canonical = try? CanonicalRequest(NavigationRequest(url: url, method: "GET")) else { return 0 }
+    let linear = policy.decideLinear(canonical)
+    guard policy.decideIndexed(canonical) == linear, policy.decide(canonical) == linear else {
+        fatalError("indexed and linear chains disagree on \(canonical.href.prefix(200).debugDescription)")
+    }
+    let explained = policy.decide(canonical, explain: true)
+    guard explained.handler == linear.handler, explained.verdict == linear.verdict else {
+        fatalError("explain disagrees with the linear chain on \(canonical.href.prefix(200).debugDescription)")
+    }
+    return 0
+}
+
+/// The adversarial configs of bench/worst-case-decision.py in one chain: 7 prefixes, 2,000
+/// `/*/secretN/*` patterns and 2,000 wildcard hosts (methods POST: they never decide a GET, so
+/// every candidate is checked), then the default policy's handlers.
+private let policy: CompiledPolicy = {
+    func handler(_ name: String, _ match: JSONObject, _ type: String = "cancel") -> JSONValue {
+        .object(["name": .string(name), "type": .string(type), "match": .object(match)])
+    }
+    func strings(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
+    var handlers: [JSONValue] = []
+    for index in 0..<7 { handlers.append(handler("p\(index)", ["pathPrefixes": strings(["/x\(index)", "/a/b\(index)"])])) }
+    for index in 0..<2000 {
+        handlers.append(handler("s\(index)", ["pathPatterns": strings(["/*/secret\(index)/*"]), "methods": strings(["POST"])]))
+        handlers.append(handler("w\(index)", ["hosts": strings(["*.h\(index).example"]), "methods": strings(["POST"])]))
+    }
+    for index in 0..<50 {
+        handlers.append(
+            handler("m\(index)", ["pathPatterns": strings(["/a*/b\(index)*", "*\(index)?x*/*"]), "methods": strings(["POST"])]))
+    }
+    handlers.append(handler("logout", ["paths": strings(["/logout", "/sign_out"])], "logout"))
+    handlers.append(handler("admin", ["pathPatterns": strings(["/admin/*"])]))
+    do {
+        return try PolicyCompiler().compile(.object(["defaultDecision": .string("allow"), "handlers": .array(handlers)]))
+    } catch {
+        fatalError("the fixed adversarial policy does not compile: \(error)")
+    }
+}()

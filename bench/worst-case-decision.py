@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Writes the inputs of bench/worst-case-decision.sh into a directory.
+
+Adversarial URLs (one file per kind, each a single URL so every timed decision is the worst
+case), at the two sizes the HTTP layer accepts: 8 KB (the request-target limit, GET
+/v1/decide?url=) and 32 KB (the longest URL, which a 64 KB POST /v1/decide body can carry). And the adversarial configs of
+issue 26: 7 pathPrefixes, 2,000 `/*/secretN/*` patterns, 2,000 wildcard hosts.
+
+    bench/worst-case-decision.py OUTDIR
+"""
+import json
+import os
+import sys
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+HOST = "https://app.example.com"
+
+
+def fill(unit, size, head=HOST + "/", tail=""):
+    count = max(1, (size - len(head) - len(tail)) // len(unit))
+    return head + unit * count + tail
+
+
+def urls(size):
+    # Each kind targets one step: path normalization, prefix and pattern lookups, the host's
+    # parent domains, query handling, escapes, dot segments.
+    kinds = {
+        "a-segments": fill("a/", size),
+        "long-segment": fill("a", size),
+        "escapes": fill("%61", size),
+        "escaped-dots": fill("%2e%2e/a/", size),
+        "dot-runs": fill("../", size),
+        "semicolons": fill("a;b/", size),
+        "empty-segments": fill("/", size),
+        "secret-segments": HOST + "/" + "".join(f"secret{i}/" for i in range(size // 12))[: size - 40],
+        "many-labels": fill("a.", size, head="https://", tail="h7.example/"),
+        "long-query": fill("a=b&", size, head=HOST + "/search?"),
+        "admin-deep": fill("a/", size, head=HOST + "/admin/"),
+    }
+    return kinds
+
+
+# A URL is at most 32 KiB (NavigationRequest.maximumURLLength): the longest one a 64 KiB
+# POST /v1/decide body can carry.
+for size, label in ((8 * 1024, "8k"), (32 * 1024, "32k")):
+    for kind, url in urls(size).items():
+        with open(os.path.join(out, f"url-{label}-{kind}.txt"), "w") as handle:
+            handle.write(url[:size] + "\n")
+
+
+def handler(name, match, kind="cancel"):
+    return {"name": name, "type": kind, "match": match}
+
+
+configs = {
+    "adv-7-prefixes": {
+        "handlers": [handler(f"p{i}", {"pathPrefixes": [f"/x{i}", f"/a/b{i}"]}) for i in range(7)]
+        + [handler("allow", {"pathPrefixes": ["/" + "/".join(["z"] * 6)]}, "allow")]
+    },
+    "adv-2000-patterns": {
+        # methods: every candidate is checked and passes, so nothing stops the scan early.
+        "handlers": [handler(f"s{i}", {"pathPatterns": [f"/*/secret{i}/*"], "methods": ["POST"]}) for i in range(2000)]
+    },
+    "adv-2000-wildcard-hosts": {
+        "handlers": [handler(f"w{i}", {"hosts": [f"*.h{i}.example", f"*.a.h{i}.example"]}) for i in range(2000)]
+    },
+    "adv-mixed-patterns": {
+        "handlers": [handler(f"m{i}", {"pathPatterns": [f"/a*/b{i}*", f"*{i}?x*/*"], "methods": ["POST"]}) for i in range(200)]
+    },
+}
+# The configs the Kubernetes manifests ship (JSON inside a ConfigMap).
+try:
+    import yaml
+
+    for manifest in ("deploy/kubernetes/configmap.yaml", "deploy/kubernetes/decision-only/configmap.yaml"):
+        with open(manifest) as handle:
+            for document in yaml.safe_load_all(handle):
+                data = (document or {}).get("data", {})
+                if "navpolicy.json" in data:
+                    label = "shipped-" + manifest.replace("/", "-").removesuffix(".yaml")
+                    with open(os.path.join(out, label + ".json"), "w") as target:
+                        target.write(data["navpolicy.json"])
+except ImportError:
+    print("worst-case-decision.py: no PyYAML, the Kubernetes ConfigMaps are skipped", file=sys.stderr)
+
+for name, config in configs.items():
+    with open(os.path.join(out, f"config-{name}.json"), "w") as handle:
+        json.dump(config, handle)
