@@ -1,7 +1,8 @@
 /// Finds the handlers that could match a request without scanning the whole chain.
 ///
 /// Each handler is filed under the most selective field of its `match` block: its hosts
-/// (exact or `*.` suffix), else its exact paths, else its path prefixes, else the
+/// (exact or `*.` suffix, and ranges or classes in one list consulted only for address and
+/// `localhost` hosts), else its exact paths, else its path prefixes, else the
 /// whole-segment part of each path pattern's literal prefix (``PathPattern/indexKey``,
 /// looked up like a prefix); handlers with none
 /// of these are always candidates. A handler can only match a request whose host or path
@@ -18,6 +19,9 @@ struct ChainIndex: Sendable {
     /// Path patterns by the leading sub-path every path they match has; kept apart from
     /// `byPathPrefix` so policies without patterns do no extra lookups.
     private var byPatternPrefix: [Substring: [Int32]] = [:]
+    /// Handlers whose hosts list ranges or classes (`10.0.0.0/8`, `@loopback`), in position
+    /// order: candidates only for requests whose host is an address or a `localhost` name.
+    private var byAddress: [Int32] = []
     /// Handlers without host or path conditions, in position order.
     private var unindexed: [Int32] = []
 
@@ -29,6 +33,7 @@ struct ChainIndex: Sendable {
             if let hosts = matcher.hosts {
                 for host in hosts.exact { byHost[host, default: []].append(position) }
                 for suffix in hosts.wildcardSuffixes { byWildcardSuffix[suffix, default: []].append(position) }
+                if hosts.hasAddressEntries { byAddress.append(position) }
             } else if matcher.paths.hasExact {
                 // Keys are folded even for case-sensitive handlers: the full match check that
                 // follows applies the exact case rule.
@@ -84,6 +89,7 @@ struct ChainIndex: Sendable {
         if !unindexed.isEmpty { lists.append(unindexed) }
         if let host = request.matchHostForm {
             if let list = byHost[host] { lists.append(list) }
+            if !byAddress.isEmpty, HostAddress.mayMatch(host, of: request.url) { lists.append(byAddress) }
             if !byWildcardSuffix.isEmpty {
                 _ = MatchHost.anyParentDomain(of: host) { parent in
                     if let list = byWildcardSuffix[parent] { lists.append(list) }
