@@ -55,7 +55,10 @@ struct HostClassMatchingTests {
     @Test("the contract example: @loopback, 10.0.0.0/8, fd00::/8")
     func contractExample() throws {
         let policy = try Self.policy(#"["@loopback", "10.0.0.0/8", "fd00::/8"]"#)
-        for url in ["http://10.1.2.3/", "http://012.1.2.3/", "http://[::ffff:10.0.0.1]/", "http://[fd00::1]/", "http://[fdff:1::2]/", "http://0/"] {
+        for url in [
+            "http://10.1.2.3/", "http://012.1.2.3/", "http://[::ffff:10.0.0.1]/", "http://[fd00::1]/", "http://[fdff:1::2]/",
+            "http://0/",
+        ] {
             #expect(try decide(policy, url).verdict == .cancel, "\(url)")
         }
         for url in ["http://11.0.0.1/", "http://[fc00::1]/", "http://[fe00::1]/", "http://192.168.1.1/"] {
@@ -66,7 +69,10 @@ struct HostClassMatchingTests {
     @Test("each class: private, link-local, unspecified")
     func otherClasses() throws {
         let cases: [(String, [String], [String])] = [
-            ("@private", ["http://192.168.0.1/", "http://172.16.5.4/", "http://100.64.0.1/", "http://[fc00::1]/"], ["http://127.0.0.1/", "http://localhost/"]),
+            (
+                "@private", ["http://192.168.0.1/", "http://172.16.5.4/", "http://100.64.0.1/", "http://[fc00::1]/"],
+                ["http://127.0.0.1/", "http://localhost/"]
+            ),
             ("@link-local", ["http://169.254.169.254/", "http://[fe80::1]/"], ["http://10.0.0.1/"]),
             ("@unspecified", ["http://0/", "http://[::]/", "http://0.1.2.3/"], ["http://127.0.0.1/", "http://localhost/"]),
         ]

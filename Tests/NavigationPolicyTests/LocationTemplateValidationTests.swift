@@ -51,10 +51,16 @@ struct LocationTemplateValidationTests {
     @Test("legitimate templates keep working, emitted in serialized form")
     func serialized() throws {
         let cases: [(String, String)] = [
-            ("https://checkout.example.com/open?target={url}", "https://checkout.example.com/open?target=https%3A%2F%2Fa.example%2Fp"),
+            (
+                "https://checkout.example.com/open?target={url}",
+                "https://checkout.example.com/open?target=https%3A%2F%2Fa.example%2Fp"
+            ),
             ("myapp://checkout/start?return={url}", "myapp://checkout/start?return=https%3A%2F%2Fa.example%2Fp"),
             ("app://settings?from={url}", "app://settings?from=https%3A%2F%2Fa.example%2Fp"),
-            ("HTTPS://Help.EXAMPLE.com:443/a/./b/../c?x={url}#{url}", "https://help.example.com/a/c?x=https%3A%2F%2Fa.example%2Fp#https%3A%2F%2Fa.example%2Fp"),
+            (
+                "HTTPS://Help.EXAMPLE.com:443/a/./b/../c?x={url}#{url}",
+                "https://help.example.com/a/c?x=https%3A%2F%2Fa.example%2Fp#https%3A%2F%2Fa.example%2Fp"
+            ),
             ("https://a.example/ü?q=é&u={url}", "https://a.example/%C3%BC?q=%C3%A9&u=https%3A%2F%2Fa.example%2Fp"),
             ("https://bücher.example/{url}", "https://xn--bcher-kva.example/https%3A%2F%2Fa.example%2Fp"),
             ("https://fixed.example", "https://fixed.example/"),
@@ -80,7 +86,8 @@ enum JSONTextTest {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }

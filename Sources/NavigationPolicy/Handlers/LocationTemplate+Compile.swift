@@ -58,7 +58,8 @@ extension LocationTemplate {
         for byte in bytes {
             if byte < 0x20 || byte == 0x7F {
                 let hex = String(byte, radix: 16, uppercase: true)
-                return "a control character (U+\(byte < 0x10 ? "000" : "00")\(hex)); remove it or write %\(byte < 0x10 ? "0" : "")\(hex)"
+                return
+                    "a control character (U+\(byte < 0x10 ? "000" : "00")\(hex)); remove it or write %\(byte < 0x10 ? "0" : "")\(hex)"
             }
             switch byte {
             case UInt8(ascii: " "): return "a raw space; write %20"
