@@ -86,7 +86,10 @@ struct HostClassMatchingTests {
     @Test("an app scheme's opaque host is read as an address or localhost name too")
     func opaqueHosts() throws {
         let policy = try Self.policy(#"["@loopback"]"#)
-        for url in ["myapp://127.0.0.1/x", "myapp://localhost/", "myapp://0x7f.1/", "myapp://[::1]/"] {
+        for url in [
+            "myapp://127.0.0.1/x", "myapp://localhost/", "myapp://0x7f.1/", "myapp://[::1]/", "myapp://%6cocalhost/",
+            "myapp://0/",
+        ] {
             #expect(try decide(policy, url).verdict == .cancel, "\(url)")
         }
         #expect(try decide(policy, "myapp://app.example/").verdict == .allow)

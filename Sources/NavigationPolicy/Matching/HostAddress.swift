@@ -26,8 +26,17 @@ enum HostAddress {
     init(matchForm host: Substring) {
         if AddressClass.isLocalhostName(host) {
             self = .localhostName
-        } else if let parsed = try? URLHost.parse(String(host)), let address = IPAddress(parsed) {
+            return
+        }
+        guard let parsed = try? URLHost.parse(String(host)) else {
+            self = .name
+            return
+        }
+        if let address = IPAddress(parsed) {
             self = .address(address)
+        } else if case .domain(let domain) = parsed, AddressClass.isLocalhostName(Substring(domain)) {
+            // `myapp://%6cocalhost/`: an opaque host keeps its escapes; the special parser does not.
+            self = .localhostName
         } else {
             self = .name
         }
