@@ -13,25 +13,32 @@ struct HostSet: Sendable {
     /// Registrable parts of `*.` patterns, without the `*.` (`example.com`), looked up with a
     /// request's parent domains as slices of its host; few are kept unhashed.
     private(set) var wildcardSuffixes = FewKeys()
+    /// Ranges and classes, behind one reference that stays nil for name-only sets: every
+    /// handler's matcher holds a `HostSet?` inline, and three more stored fields cost a
+    /// 100,000-handler chain ~3 MB of resident memory for entries nearly none of them have.
+    private var addresses: AddressEntries?
+
     /// Every address range listed: CIDR entries and the ranges of `@` classes, in config order.
-    private(set) var ranges: [AddressRange] = []
+    var ranges: [AddressRange] { addresses?.ranges ?? [] }
     /// The `@` classes listed, for summaries and lint (their ranges are in ``ranges``).
-    private(set) var classes: [AddressClass] = []
+    var classes: [AddressClass] { addresses?.classes ?? [] }
     /// Whether a listed class covers `localhost`, `*.localhost` and `localhost.`.
-    private(set) var coversLocalhostNames = false
+    var coversLocalhostNames: Bool { addresses?.coversLocalhostNames ?? false }
 
     mutating func insertExact(_ host: String) { exact.insert(host) }
     mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(suffix) }
-    mutating func insertRange(_ range: AddressRange) { ranges.append(range) }
+    mutating func insertRange(_ range: AddressRange) {
+        addresses = AddressEntries(ranges: ranges + [range], classes: classes, coversLocalhostNames: coversLocalhostNames)
+    }
     mutating func insertClass(_ addressClass: AddressClass) {
         guard !classes.contains(addressClass) else { return }
-        classes.append(addressClass)
-        ranges.append(contentsOf: addressClass.ranges)
-        if addressClass.coversLocalhostNames { coversLocalhostNames = true }
+        addresses = AddressEntries(
+            ranges: ranges + addressClass.ranges, classes: classes + [addressClass],
+            coversLocalhostNames: coversLocalhostNames || addressClass.coversLocalhostNames)
     }
 
     /// Whether the set has entries that match by address (ranges, classes) rather than by name.
-    var hasAddressEntries: Bool { !ranges.isEmpty || coversLocalhostNames }
+    var hasAddressEntries: Bool { addresses != nil }
 
     /// Whether a request's host is listed, is a subdomain of a wildcard on a label boundary, or
     /// lies in a listed range or class. `host` is the match form of `url`'s host.
@@ -61,6 +68,19 @@ struct HostSet: Sendable {
         case .localhostName: coversLocalhostNames
         case .name: false
         }
+    }
+}
+
+/// The range and class entries of a ``HostSet``, frozen once built (config time only).
+final class AddressEntries: Sendable {
+    let ranges: [AddressRange]
+    let classes: [AddressClass]
+    let coversLocalhostNames: Bool
+
+    init(ranges: [AddressRange], classes: [AddressClass], coversLocalhostNames: Bool) {
+        self.ranges = ranges
+        self.classes = classes
+        self.coversLocalhostNames = coversLocalhostNames
     }
 }
 
