@@ -77,6 +77,29 @@ struct LocationTemplateValidationTests {
     }
 }
 
+extension LocationTemplateValidationTests {
+    @Test("for any request, the emitted location is already what the URL parser serializes")
+    func emittedIsSerialized() throws {
+        let templates = [
+            "https://a.example/open?t={url}", "myapp://x/{url}?r={url}#{url}", "HTTPS://A.example/./{url}/b/../c",
+            "app:{url}", "myapp://{url}/", "https://a.example/%7e{url}%2e%2E/x", "https://user:{url}@a.example/",
+        ]
+        let urls = [
+            "https://a.example/", "http://[::1]:8080/a b?c=d&e#f", "https://bücher.example/ü/../x?q=%zz",
+            "javascript:alert(1)", "myapp://X/%2E%2e/..", "https://a.example/" + String(repeating: "a/", count: 200),
+            "file:///C:/x", "data:text/html,<b>",
+        ]
+        for template in templates {
+            let compiled = try LocationTemplate.compile(template).get()
+            for url in urls {
+                let href = try CanonicalRequest(NavigationRequest(url: url)).href
+                let location = compiled.render(href: href)
+                #expect(try URLRecord.parse(location).href == location, "\(template) with \(url)")
+            }
+        }
+    }
+}
+
 /// JSON string quoting for test configs with control characters.
 enum JSONTextTest {
     static func quote(_ text: String) throws -> String {
