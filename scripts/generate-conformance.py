@@ -76,6 +76,59 @@ HOST_TRICKS = [
     ("port", "https://pay.example.com:65536/"),
 ]
 
+HOST_CLASSES_POLICY = """{
+  "defaultDecision": "allow",
+  "handlers": [
+    { "name": "internal", "type": "cancel", "action": "block", "match": { "hosts": ["@loopback", "10.0.0.0/8", "fd00::/8"] } },
+    { "name": "metadata", "type": "cancel", "action": "block-metadata", "match": { "hosts": ["@link-local"] } },
+    { "name": "private", "type": "cancel", "action": "block-private", "match": { "hosts": ["@private"] } },
+    { "name": "get-admin", "type": "cancel", "action": "block-admin", "match": { "methods": ["GET"], "paths": ["/admin"] } },
+    { "name": "help", "type": "payment-redirect", "match": { "hosts": ["help.example"] },
+      "location": "HTTPS://Help.EXAMPLE.com:443/a/./b/../c/\u00fc?x={url}" }
+  ]
+}
+"""
+
+# (class, url, method): host classes and ranges (every spelling of loopback), GET covering HEAD,
+# and locations emitted in serialized form.
+HOST_CLASS_CASES = [
+    ("loopback", "http://0.0.0.0/", "GET"),
+    ("loopback", "http://0/", "GET"),
+    ("loopback", "http://[::]/", "GET"),
+    ("loopback", "http://foo.localhost/", "GET"),
+    ("loopback", "http://a.b.localhost./", "GET"),
+    ("loopback", "http://127.1.2.3/", "GET"),
+    ("loopback", "http://localhost./", "GET"),
+    ("loopback", "http://LOCALHOST/", "GET"),
+    ("loopback", "http://[::ffff:127.0.0.1]/", "GET"),
+    ("loopback", "http://[64:ff9b::7f00:1]/", "GET"),
+    ("loopback", "http://0x7f.1/", "GET"),
+    ("loopback", "http://2130706433/", "GET"),
+    ("loopback", "http://[::1]/", "GET"),
+    ("loopback", "myapp://127.0.0.1/x", "GET"),
+    ("not-loopback", "http://localhost.example.com/", "GET"),
+    ("not-loopback", "http://notlocalhost/", "GET"),
+    ("not-loopback", "http://[::127.0.0.1]/", "GET"),
+    ("not-loopback", "http://128.0.0.1/", "GET"),
+    ("range", "http://10.1.2.3/", "GET"),
+    ("range", "http://012.0.0.1/", "GET"),
+    ("range", "http://[::ffff:10.0.0.1]/", "GET"),
+    ("range", "http://[fd00::1]/", "GET"),
+    ("range", "http://[fdab:1::2]/", "GET"),
+    ("range", "http://11.0.0.1/", "GET"),
+    ("link-local", "http://169.254.169.254/latest/meta-data/", "GET"),
+    ("link-local", "http://[fe80::1]/", "GET"),
+    ("private", "http://192.168.1.1/", "GET"),
+    ("private", "http://172.16.0.1/", "GET"),
+    ("private", "http://100.64.0.1/", "GET"),
+    ("private", "http://[fc00::1]/", "GET"),
+    ("private", "http://172.32.0.1/", "GET"),
+    ("head-with-get", "https://app.example/admin", "HEAD"),
+    ("head-with-get", "https://app.example/admin", "GET"),
+    ("head-with-get", "https://app.example/admin", "POST"),
+    ("serialized-location", "https://help.example/x?q=a b", "GET"),
+]
+
 PLACEHOLDERS = {"<TAB>": "\t", "<US>": "\x1f", "<SP>": " ", "<ZWSP>": "\u200b"}
 
 
@@ -167,6 +220,17 @@ def generate(binary):
         files["hosts.json"] = vector(
             binary, "hosts", "host matching: IPv4 forms, IPv4 in IPv6, IDNA, trailing dots, userinfo, case",
             hosts_config, host_cases)
+        classes_config = os.path.join(directory, "host-classes.json")
+        with open(classes_config, "w", encoding="utf-8") as file:
+            file.write(HOST_CLASSES_POLICY)
+        class_cases = [
+            (case_class, f"{method} {url}" if method != "GET" else url, request_of({"url": url, "method": method}))
+            for case_class, url, method in HOST_CLASS_CASES
+        ]
+        files["host-classes.json"] = vector(
+            binary, "host-classes",
+            "host ranges and @classes (every spelling of loopback), GET covering HEAD, serialized locations",
+            classes_config, class_cases)
     return files
 
 

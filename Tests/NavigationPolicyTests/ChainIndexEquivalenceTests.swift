@@ -21,13 +21,15 @@ struct ChainIndexEquivalenceTests {
 
     static let hostPatterns = [
         "a.example", "b.example", "*.example", "*.a.example", "pay.example.com", "*.example.com", "127.0.0.1", "[::1]",
-        "A.EXAMPLE.", "xn--nxasmq6b.example",
+        "A.EXAMPLE.", "xn--nxasmq6b.example", "@loopback", "@internal", "@private", "10.0.0.0/8", "fd00::/8",
+        "127.0.0.0/8",
     ]
     static let pathPatterns = ["/", "/a", "/a/b", "/Logout", "/x/", "/a/b/c", "/%6Cogout", "/checkout"]
     static let globPatterns = ["/a/*", "/a*", "/*/b", "/?", "/x/?/c*", "/Logout*", "/a/b", "/*", "/checkout*/*"]
     static let hosts = [
         "a.example", "b.example", "c.a.example", "x.example", "pay.example.com", "eu.pay.example.com", "example.com",
-        "127.0.0.1", "0x7f.1", "[::1]", "A.Example.", "other.test", "βόλος.example",
+        "127.0.0.1", "0x7f.1", "[::1]", "A.Example.", "other.test", "βόλος.example", "0.0.0.0", "[::]",
+        "foo.localhost", "localhost.", "10.1.2.3", "[fd00::1]", "[::ffff:127.0.0.1]", "127.1.2.3",
     ]
     static let pathPieces = ["a", "b", "c", "A", "Logout", "logout", "%6Cogout", "x", "..", ".", "", "checkout", "b;v=1"]
 
@@ -74,7 +76,7 @@ struct ChainIndexEquivalenceTests {
         let url =
             scheme == "javascript" ? "javascript:alert(1)" : "\(scheme)://\(pick(Self.hosts, &rng))\(path)"
         return NavigationRequest(
-            url: url, method: pick(["GET", "POST", "post"], &rng), navigationType: pick(NavigationType.allCases, &rng),
+            url: url, method: pick(["GET", "POST", "post", "HEAD"], &rng), navigationType: pick(NavigationType.allCases, &rng),
             targetFrame: pick(TargetFrame.allCases, &rng))
     }
 

@@ -13,6 +13,8 @@ struct ConfigShortcutTests {
         switch result {
         case .success(.exact(let host)): "exact \(host)"
         case .success(.wildcard(let suffix)): "wildcard \(suffix)"
+        case .success(.range(let range)): "range \(range.description)"
+        case .success(.addressClass(let addressClass)): "class \(addressClass.entry)"
         case .failure(let error): "error \(error.reason)"
         }
     }

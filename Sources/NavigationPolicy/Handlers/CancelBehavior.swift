@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// What every cancelling handler does: cancel with an action and, optionally, a location.
 ///
 /// The built-in cancel types differ only in their default action and in whether they
@@ -35,10 +37,13 @@ public struct CancelBehavior: Sendable {
         }
         var location: LocationTemplate?
         if locationRule != .notAllowed, let template = parameters.string("location", diagnostics: &diagnostics) {
-            switch Self.validatedTemplate(template) {
+            switch LocationTemplate.compile(template) {
             case .success(let parsed): location = parsed
             case .failure(let error):
-                diagnostics.report(parameters.pointer.appending("location"), "\"\(template)\": \(error.reason)")
+                // JSON-quoted: a template with a CR/LF must not break the error line it is refused in.
+                var quoted = JSONWriter()
+                quoted.writeString(template)
+                diagnostics.report(parameters.pointer.appending("location"), "\(quoted.string): \(error.reason)")
             }
         }
         guard diagnostics.issues.count == before else { return nil }
@@ -61,18 +66,6 @@ public struct CancelBehavior: Sendable {
     /// The fields a type with this rule reads.
     public static func parameterKeys(for rule: LocationRule) -> [String] {
         rule == .notAllowed ? ["action"] : ["action", "location"]
-    }
-
-    private static func validatedTemplate(_ template: String) -> Result<LocationTemplate, PatternError> {
-        switch LocationTemplate.parse(template) {
-        case .failure(let error): return .failure(error)
-        case .success(let parsed):
-            // A template must yield an absolute URL whatever the request, or apps get garbage.
-            guard (try? URLRecord.parse(parsed.render(href: "https://example.com/"))) != nil else {
-                return .failure(PatternError("the location is not an absolute URL"))
-            }
-            return .success(parsed)
-        }
     }
 
     private static func isValidAction(_ action: String) -> Bool {

@@ -2,6 +2,10 @@
 ///
 /// The only placeholder is `{url}`: the request's href with every byte except
 /// `A-Z a-z 0-9 - . _ ~` percent-encoded (upper-case hex), so it is safe inside a query value.
+///
+/// ``compile(_:)`` keeps the literal parts in their WHATWG-serialized form, so what is emitted
+/// (the decision's `location`, a `Location` header) is the URL the parser would produce, never
+/// the raw config text; see `LocationTemplate+Compile.swift`.
 public struct LocationTemplate: Sendable, Equatable {
     enum Part: Sendable, Equatable {
         case literal(String)
@@ -13,7 +17,8 @@ public struct LocationTemplate: Sendable, Equatable {
     /// The placeholders a template may use.
     public static let placeholders = ["url"]
 
-    /// Parses a template, or says which placeholder or brace is wrong.
+    /// Parses a template's placeholders, or says which placeholder or brace is wrong; the
+    /// literal text is kept as written (``compile(_:)`` is what config loading uses).
     public static func parse(_ template: String) -> Result<LocationTemplate, PatternError> {
         var parts: [Part] = []
         var literal = ""

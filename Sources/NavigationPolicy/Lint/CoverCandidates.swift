@@ -6,7 +6,8 @@
 /// order, so the warnings are the same as a full scan's. A handler is left out only when
 /// `covers` is certain to answer `.no` for it:
 /// - an outer with hosts covers nothing without hosts, and covers an inner with hosts only if
-///   it lists the inner's first host or a parent domain of it (exact or as a wildcard);
+///   it lists the inner's first host or a parent domain of it (exact or as a wildcard), or
+///   lists ranges or classes and that first host is an address or a `localhost` name;
 /// - an outer with exact paths covers only inners whose first exact path is one of them, and
 ///   an outer with prefixes (and no exact paths) only inners whose first exact path, first
 ///   prefix or first pattern's index key has one of them as a leading sub-path (case folded
@@ -19,6 +20,9 @@ struct CoverCandidates {
         case anyHost
         /// The outer has a host condition with no hosts in it.
         case emptyHostSet
+        /// The outer lists ranges or classes: it may cover inners whose first host is an
+        /// address or a `localhost` name.
+        case addresses
         case host(Substring)
     }
 
@@ -52,6 +56,7 @@ struct CoverCandidates {
         var hostKeys: [HostKey]
         if let hosts = matcher.hosts {
             hostKeys = hosts.exact.map { .host($0) } + hosts.wildcardSuffixes.map { .host($0) }
+            if hosts.hasAddressEntries { hostKeys.append(.addresses) }
             if hostKeys.isEmpty { hostKeys = [.emptyHostSet] }
         } else {
             hostKeys = [.anyHost]
@@ -68,6 +73,11 @@ struct CoverCandidates {
             guard let first = hosts.exact.first ?? hosts.wildcardSuffixes.first else { return all }
             hostKeys.append(.emptyHostSet)
             hostKeys.append(.host(first))
+            // Classified only when some outer lists addresses: parsing every inner's host
+            // would cost a 100,000-handler lint a host parse per handler for nothing.
+            if positions[.addresses] != nil, HostAddress(matchForm: first).isAddressOrLocalhost {
+                hostKeys.append(.addresses)
+            }
             _ = MatchHost.anyParentDomain(of: first) { parent in
                 hostKeys.append(.host(parent))
                 return false

@@ -10,7 +10,15 @@ extension RequestMatcher {
             parts.append("\(key)=\(shown)" + (sorted.count > 5 ? ",…(+\(sorted.count - 5))" : ""))
         }
         if let schemes { add("schemes", Array(schemes)) }
-        if let hosts { add("hosts", hosts.exact.map(String.init) + hosts.wildcardSuffixes.map { "*." + $0 }) }
+        if let hosts {
+            let explicitRanges = entries.compactMap { entry -> String? in
+                if case .hostRange(let range) = entry.test { range.description } else { nil }
+            }
+            add(
+                "hosts",
+                hosts.exact.map(String.init) + hosts.wildcardSuffixes.map { "*." + $0 } + hosts.classes.map(\.entry)
+                    + explicitRanges)
+        }
         add("paths", paths.exact.map(String.init))
         add("pathPrefixes", paths.prefixes.map(String.init))
         add("pathPatterns", paths.patterns.map(\.text))

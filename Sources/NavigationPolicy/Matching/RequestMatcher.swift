@@ -73,7 +73,7 @@ public struct RequestMatcher: Sendable {
         if let methods, !methods.contains(request.method) { return .methods }
         if let schemes, !schemes.contains(request.scheme) { return .schemes }
         if let hosts {
-            guard let host = request.matchHostForm, hosts.contains(host) else { return .hosts }
+            guard let host = request.matchHostForm, hosts.contains(host, of: request.url) else { return .hosts }
         }
         if paths.hasExact, !paths.containsExact(request.matchPath) { return .paths }
         if paths.hasPrefixes, !paths.containsPrefix(of: request.matchPath) { return .pathPrefixes }
@@ -172,8 +172,17 @@ extension RequestMatcher {
                 case .success(.wildcard(let suffix)):
                     hosts.insertWildcard(suffix: suffix)
                     matcher.record(.hosts, index, pattern, .hostWildcard(suffix))
+                case .success(.range(let range)):
+                    hosts.insertRange(range)
+                    matcher.record(.hosts, index, pattern, .hostRange(range))
+                case .success(.addressClass(let addressClass)):
+                    hosts.insertClass(addressClass)
+                    matcher.record(.hosts, index, pattern, .hostClass(addressClass))
                 case .failure(let error):
-                    diagnostics.report(config.pointer(to: "hosts", index), "\"\(pattern)\": \(error.reason)")
+                    // Range errors already start with the entry (they are shared with other configs).
+                    let quoted = "\"\(pattern)\""
+                    let message = error.reason.hasPrefix(quoted) ? error.reason : "\(quoted): \(error.reason)"
+                    diagnostics.report(config.pointer(to: "hosts", index), message)
                 }
             }
             matcher.hosts = hosts
@@ -219,6 +228,9 @@ extension RequestMatcher {
             for (index, method) in entries {
                 if let normalized = HTTPMethod.normalized(method) {
                     methods.insert(normalized)
+                    // HEAD is GET without the body: servers and frameworks route it to the GET
+                    // handler, so a rule about GET that let HEAD through would be dodged by it.
+                    if normalized == "GET" { methods.insert("HEAD") }
                     matcher.record(.methods, index, method, .value(normalized))
                 } else {
                     diagnostics.report(config.pointer(to: "methods", index), "\"\(method)\": not an HTTP method token")

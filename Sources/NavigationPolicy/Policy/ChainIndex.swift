@@ -1,11 +1,12 @@
 /// Finds the handlers that could match a request without scanning the whole chain.
 ///
 /// Each handler is filed under the most selective field of its `match` block: its hosts
-/// (exact or `*.` suffix), else its exact paths, else its path prefixes, else the
+/// (exact or `*.` suffix, and ranges or classes in one list consulted only for address and
+/// `localhost` hosts), else its exact paths, else its path prefixes, else the
 /// whole-segment part of each path pattern's literal prefix (``PathPattern/indexKey``,
 /// looked up like a prefix) or, when that is only `/`, a whole segment the pattern requires
-/// anywhere (``PathPattern/requiredSegment``); handlers with none of these are always candidates. A handler can only match a request whose host or path
-/// is one of the keys it is filed under, so looking those keys up yields a superset of the
+/// anywhere (``PathPattern/requiredSegment``); handlers with none of these are always candidates.
+/// A handler can only match a request whose host or path is one of the keys it is filed under, so looking those keys up yields a superset of the
 /// matching handlers; the chain then checks the full match of each candidate in position
 /// order, which keeps first-match semantics identical to a linear scan.
 ///
@@ -29,6 +30,9 @@ struct ChainIndex: Sendable {
     /// Path patterns whose leading sub-path is only `/` (`/*/secret/*`), by a whole segment
     /// they require: otherwise every request would be a candidate for all of them.
     private var byPatternSegment: [Substring: [Int32]] = [:]
+    /// Handlers whose hosts list ranges or classes (`10.0.0.0/8`, `@loopback`), in position
+    /// order: candidates only for requests whose host is an address or a `localhost` name.
+    private var byAddress: [Int32] = []
     /// Handlers without host or path conditions, in position order.
     private var unindexed: [Int32] = []
     /// The field each handler is filed under (nil: unindexed). A handler that is not a
@@ -45,6 +49,7 @@ struct ChainIndex: Sendable {
                 filedUnder[Int(position)] = .hosts
                 for host in hosts.exact { byHost[host, default: []].append(position) }
                 for suffix in hosts.wildcardSuffixes { byWildcardSuffix[suffix, default: []].append(position) }
+                if hosts.hasAddressEntries { byAddress.append(position) }
             } else if matcher.paths.hasExact {
                 filedUnder[Int(position)] = .paths
                 // Keys are folded even for case-sensitive handlers: the full match check that
@@ -106,6 +111,7 @@ struct ChainIndex: Sendable {
         if !unindexed.isEmpty { lists.append(unindexed) }
         if let host = request.matchHostForm {
             if let list = byHost[host] { lists.append(list) }
+            if !byAddress.isEmpty, HostAddress.mayMatch(host, of: request.url) { lists.append(byAddress) }
             if !byWildcardSuffix.isEmpty {
                 _ = MatchHost.anyParentDomain(of: host) { parent in
                     if wildcardSuffixLengths.contains(parent.utf8.count), let list = byWildcardSuffix[parent] {

@@ -105,13 +105,7 @@ enum Superset {
         combine(values(outer.targetFrames, inner.targetFrames))
         if let outerHosts = outer.hosts {
             if let innerHosts = inner.hosts {
-                let all =
-                    innerHosts.exact.allSatisfy { outerHosts.contains($0) }
-                    && innerHosts.wildcardSuffixes.allSatisfy { suffix in
-                        outerHosts.wildcardSuffixes.contains(suffix)
-                            || MatchHost.anyParentDomain(of: suffix) { outerHosts.wildcardSuffixes.contains($0) }
-                    }
-                combine(all ? .yes : .no)
+                combine(HostCover.covers(outerHosts, innerHosts) ? .yes : .no)
             } else {
                 combine(.no)
             }
