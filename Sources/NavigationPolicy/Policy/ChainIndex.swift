@@ -5,9 +5,9 @@
 /// `localhost` hosts), else its exact paths, else its path prefixes, else the
 /// whole-segment part of each path pattern's literal prefix (``PathPattern/indexKey``,
 /// looked up like a prefix) or, when that is only `/`, a whole segment the pattern requires
-/// anywhere (``PathPattern/requiredSegment``); handlers with none of these are always candidates.
-/// A handler can only match a request whose host or path is one of the keys it is filed under, so looking those keys up yields a superset of the
-/// matching handlers; the chain then checks the full match of each candidate in position
+/// anywhere (``PathPattern/requiredSegment``); handlers with none of these are always
+/// candidates. A handler can only match a request whose host or path is one of the keys it is
+/// filed under, so looking those keys up yields a superset of the matching handlers; the chain then checks the full match of each candidate in position
 /// order, which keeps first-match semantics identical to a linear scan.
 ///
 /// Every lookup is linear in the request's host and path: prefixes are walked in a
