@@ -54,7 +54,7 @@ private let policy: CompiledPolicy = {
     }
     for index in 0..<50 {
         handlers.append(
-            handler("m\(index)", ["pathPatterns": strings(["/a*/b\(index)*", "*\(index)?x*/*"]), "methods": strings(["POST"])]))
+            handler("m\(index)", ["pathPatterns": strings(["/a*/b\(index)*", "/*\(index)?x*/*"]), "methods": strings(["POST"])]))
     }
     handlers.append(handler("logout", ["paths": strings(["/logout", "/sign_out"])], "logout"))
     handlers.append(handler("admin", ["pathPatterns": strings(["/admin/*"])]))

@@ -7,8 +7,8 @@
 /// looked up like a prefix) or, when that is only `/`, a whole segment the pattern requires
 /// anywhere (``PathPattern/requiredSegment``); handlers with none of these are always
 /// candidates. A handler can only match a request whose host or path is one of the keys it is
-/// filed under, so looking those keys up yields a superset of the matching handlers; the chain then checks the full match of each candidate in position
-/// order, which keeps first-match semantics identical to a linear scan.
+/// filed under, so looking those keys up yields a superset of the matching handlers; the chain
+/// then checks the full match of each candidate in position order, which keeps first-match semantics identical to a linear scan.
 ///
 /// Every lookup is linear in the request's host and path: prefixes are walked in a
 /// ``SegmentTrie`` (one hash per segment, not one per leading sub-path), and each distinct
