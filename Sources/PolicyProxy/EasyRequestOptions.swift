@@ -38,6 +38,11 @@ enum EasyRequestOptions {
         _ = ccurl_set_pointer(easy, CURLOPT_CLOSESOCKETDATA, loopContext)
         _ = ccurl_set_prereq_callback(easy, curlConnectionReady)
         _ = ccurl_set_pointer(easy, CURLOPT_PREREQDATA, context)
+        if configuration.destinationGuard != nil {
+            // Every socket is created by the guard's callback, which first sees the address.
+            _ = ccurl_set_opensocket_callback(easy, curlOpenSocket)
+            _ = ccurl_set_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
+        }
         if freshConnection { _ = ccurl_set_long(easy, CURLOPT_FRESH_CONNECT, 1) }
         if resolveList != nil { _ = ccurl_set_list(easy, CURLOPT_RESOLVE, resolveList) }
 
@@ -106,14 +111,18 @@ private func curlSocketClosing(_ context: UnsafeMutableRawPointer?, _ socket: cu
 }
 
 /// CURLOPT_PREREQFUNCTION: the connection (new or from the pool) is ready and nothing has
-/// been sent on it yet. Bytes already waiting on it answer no request of ours: abort, and
-/// the loop retries on a fresh connection (libcurl closes an aborted transfer's connection).
+/// been sent on it yet. A destination the guard refuses (the second check, after the one at
+/// connect) ends the transfer. Bytes already waiting on it answer no request of ours: abort,
+/// and the loop retries on a fresh connection (libcurl closes an aborted transfer's connection).
 private func curlConnectionReady(
     _ context: UnsafeMutableRawPointer?, _ primaryIP: UnsafeMutablePointer<CChar>?,
     _ localIP: UnsafeMutablePointer<CChar>?, _ primaryPort: Int32, _ localPort: Int32
 ) -> Int32 {
     guard let context else { return Int32(CURL_PREREQFUNC_OK) }
     let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue()
+    guard connectedDestinationAdmitted(exchange, primaryIP: primaryIP, port: Int(primaryPort)) else {
+        return Int32(CURL_PREREQFUNC_ABORT)
+    }
     guard exchange.loop.connectionHasUnreadBytes(localPort: Int(localPort)) else { return Int32(CURL_PREREQFUNC_OK) }
     exchange.connectionHadUnreadBytes = true
     return Int32(CURL_PREREQFUNC_ABORT)
