@@ -22,6 +22,9 @@ enum EasyRequestOptions {
         // withCString: passing a Swift String as `const char *` copies it into a new array.
         _ = request.url.withCString { ccurl_set_string(easy, CURLOPT_URL, $0) }
         _ = ccurl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        // Never through a proxy named by the environment (http_proxy, all_proxy): the daemon
+        // connects to origins itself, so the address the destination guard judges is the origin's.
+        _ = ccurl_set_string(easy, CURLOPT_PROXY, "")
         _ = ccurl_set_long(easy, CURLOPT_NOSIGNAL, 1)
         // The URL was decided exactly as given: libcurl must not rewrite dot segments.
         _ = ccurl_set_long(easy, CURLOPT_PATH_AS_IS, 1)

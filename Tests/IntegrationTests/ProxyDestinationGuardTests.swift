@@ -102,6 +102,21 @@ struct ProxyDestinationGuardTests {
         #expect(!origin.saw("/direct"), "\(origin.requests)")
     }
 
+    @Test("proxy variables in the daemon's environment are ignored: it connects to the origin itself")
+    func environmentProxyIgnored() throws {
+        let origin = try TestOrigin()
+        let elsewhere = try TestOrigin()
+        let app = "app.navpolicyd.test:\(origin.port)"
+        let section = #"{"timeoutMilliseconds": 1500, "resolve": {"\#(app)": "127.0.0.1"}}"#
+        let daemon = try DaemonProcess(
+            config: Self.config(proxySection: section), arguments: ["--proxy-listen", "127.0.0.1:0"],
+            environment: ["http_proxy": elsewhere.baseURL, "all_proxy": elsewhere.baseURL])
+        let answer = try Curl.request("http://\(app)/direct", ["-x", "127.0.0.1:\(try daemon.proxyPort())"])
+        #expect(answer.status == 200, "\(answer.status) \(answer.body)")
+        #expect(origin.saw("GET /direct"))
+        #expect(elsewhere.requests.isEmpty, "went through the environment's proxy: \(elsewhere.requests)")
+    }
+
     @Test("proxy.allowInternalDestinations: true turns the guard off")
     func guardOff() throws {
         let origin = try TestOrigin()

@@ -35,9 +35,13 @@ struct InternalDestinations: Sendable {
         upstreamPrefix = settings.upstream.map { $0 + "/" }
     }
 
+    /// ``AddressClass/internal``'s ranges, built once: the check runs for every forward (the
+    /// class builds its list on each call).
+    private static let internalRanges = AddressClass.internal.ranges
+
     /// Whether a request for `url` may connect to `address` on `port`.
     func admits(_ address: IPAddress, port: Int, url: String) -> Bool {
-        guard AddressClass.internal.contains(address) else { return true }
+        guard Self.internalRanges.contains(where: { $0.contains(address) }) else { return true }
         if let upstreamPrefix, url.hasPrefix(upstreamPrefix) { return true }
         guard !pins.isEmpty, let key = Self.hostAndPort(of: url), let pin = pins[key] else { return false }
         return pin.address == address && pin.port == port
