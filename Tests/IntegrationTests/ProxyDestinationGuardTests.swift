@@ -27,6 +27,19 @@ struct ProxyDestinationGuardTests {
         }
     }
 
+    /// A daemon whose forward proxy pins `app.navpolicyd.test:PORT` (the origin's port) to
+    /// 127.0.0.1 in proxy.resolve, the guard on: the daemon, the pinned `host:port` and curl's
+    /// proxy arguments.
+    static func pinnedProxy(
+        to origin: TestOrigin, environment: [String: String] = [:]
+    ) throws -> (daemon: DaemonProcess, app: String, proxy: [String]) {
+        let app = "app.navpolicyd.test:\(origin.port)"
+        let section = #"{"timeoutMilliseconds": 1500, "resolve": {"\#(app)": "127.0.0.1"}}"#
+        let daemon = try DaemonProcess(
+            config: config(proxySection: section), arguments: ["--proxy-listen", "127.0.0.1:0"], environment: environment)
+        return (daemon, app, try ["-x", "127.0.0.1:\(daemon.proxyPort())"])
+    }
+
     /// The value of one sample in the exposition text.
     static func sample(_ metrics: String, _ series: String) -> Double? {
         metrics.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
@@ -85,11 +98,7 @@ struct ProxyDestinationGuardTests {
     @Test("a destination pinned in proxy.resolve is reached; the same address under another name is still refused")
     func pinnedDestinationReached() throws {
         let origin = try TestOrigin()
-        let app = "app.navpolicyd.test:\(origin.port)"
-        let section = #"{"timeoutMilliseconds": 1500, "resolve": {"\#(app)": "127.0.0.1"}}"#
-        let daemon = try DaemonProcess(config: Self.config(proxySection: section), arguments: ["--proxy-listen", "127.0.0.1:0"])
-        let proxy = try ["-x", "127.0.0.1:\(daemon.proxyPort())"]
-
+        let (daemon, app, proxy) = try Self.pinnedProxy(to: origin)
         for mode in ["navigate", "no-cors"] {
             let pinned = try Curl.request("http://\(app)/pinned-\(mode)", proxy + ["-H", "Sec-Fetch-Mode: \(mode)"])
             #expect(pinned.status == 200, "\(mode): \(pinned.status) \(pinned.body)")
@@ -100,21 +109,20 @@ struct ProxyDestinationGuardTests {
             #expect(try Curl.request(target, proxy).status == 403, "\(target)")
         }
         #expect(!origin.saw("/direct"), "\(origin.requests)")
+        withExtendedLifetime(daemon) {}
     }
 
     @Test("proxy variables in the daemon's environment are ignored: it connects to the origin itself")
     func environmentProxyIgnored() throws {
         let origin = try TestOrigin()
         let elsewhere = try TestOrigin()
-        let app = "app.navpolicyd.test:\(origin.port)"
-        let section = #"{"timeoutMilliseconds": 1500, "resolve": {"\#(app)": "127.0.0.1"}}"#
-        let daemon = try DaemonProcess(
-            config: Self.config(proxySection: section), arguments: ["--proxy-listen", "127.0.0.1:0"],
-            environment: ["http_proxy": elsewhere.baseURL, "all_proxy": elsewhere.baseURL])
-        let answer = try Curl.request("http://\(app)/direct", ["-x", "127.0.0.1:\(try daemon.proxyPort())"])
+        let (daemon, app, proxy) = try Self.pinnedProxy(
+            to: origin, environment: ["http_proxy": elsewhere.baseURL, "all_proxy": elsewhere.baseURL])
+        let answer = try Curl.request("http://\(app)/direct", proxy)
         #expect(answer.status == 200, "\(answer.status) \(answer.body)")
         #expect(origin.saw("GET /direct"))
         #expect(elsewhere.requests.isEmpty, "went through the environment's proxy: \(elsewhere.requests)")
+        withExtendedLifetime(daemon) {}
     }
 
     @Test("proxy.allowInternalDestinations: true turns the guard off")
@@ -147,10 +155,7 @@ struct ProxyDestinationGuardTests {
     )
     func malformedOriginHeads() throws {
         let origin = try TestOrigin()
-        let app = "origin.navpolicyd.test:\(origin.port)"
-        let section = #"{"timeoutMilliseconds": 1500, "resolve": {"\#(app)": "127.0.0.1"}}"#
-        let daemon = try DaemonProcess(config: Self.config(proxySection: section), arguments: ["--proxy-listen", "127.0.0.1:0"])
-        let proxy = try ["-x", "127.0.0.1:\(daemon.proxyPort())"]
+        let (daemon, app, proxy) = try Self.pinnedProxy(to: origin)
         for kind in ["cr-value", "cr-value-end", "cr-reason", "lf-value", "nul-value", "obs-fold", "spaced-name"] {
             let answer = try Curl.request("http://\(app)/bad-head?kind=\(kind)", proxy)
             #expect(answer.status == 502, "\(kind): \(answer.status) \(answer.body)")
@@ -165,5 +170,6 @@ struct ProxyDestinationGuardTests {
         let after = try Curl.request("http://\(app)/after", proxy)
         #expect(after.status == 200)
         #expect(after.body.contains("origin /after"))
+        withExtendedLifetime(daemon) {}
     }
 }
