@@ -112,6 +112,26 @@ struct ProxyDestinationGuardTests {
         withExtendedLifetime(daemon) {}
     }
 
+    @Test("Chromium: a page's no-cors <img> and <script> to 127.0.0.1 (undecided under decide: navigations) never reach it")
+    func browserSubresourcesRefused() throws {
+        let origin = try TestOrigin()
+        // The page comes from a pinned name; the subresources name the same origin by address.
+        let page = "localhost:\(origin.port)"
+        let section = #"{"timeoutMilliseconds": 1500, "resolve": {"\#(page)": "127.0.0.1"}}"#
+        let daemon = try DaemonProcess(config: Self.config(proxySection: section), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-chromium-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let dom = try ChromiumProxyTests().dumpDOM(
+            "http://\(page)/embed?src=http://127.0.0.1:\(origin.port)/internal-", proxyPort: daemon.proxyPort(),
+            profile: profile)
+        #expect(dom.contains(#"<h1 id="origin">embed</h1>"#), "\(dom)")
+        #expect(origin.saw("GET /embed"))
+        // (The page's own request names the URL in its query: only requests *for* it count.)
+        #expect(!origin.requests.contains { $0.hasPrefix("GET /internal-") }, "\(origin.requests)")
+        let refusals = daemon.logLines.filter { $0.contains(#""event":"proxy.destination_refused""#) }
+        #expect(refusals.count >= 2, "\(daemon.logLines)")
+    }
+
     @Test("proxy variables in the daemon's environment are ignored: it connects to the origin itself")
     func environmentProxyIgnored() throws {
         let origin = try TestOrigin()
