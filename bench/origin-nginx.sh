@@ -31,10 +31,13 @@ CONF
   origin_nginx_pid=$!
 }
 
+# The benchmark origins listen on 127.0.0.1, an internal destination the proxy refuses unless
+# proxy.allowInternalDestinations is set (or the name is pinned in proxy.resolve).
 proxy_bench_policy() {
   cat >"$1" <<'CONF'
 {"defaultDecision": "allow",
  "handlers": [{"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}}],
- "server": {"watchConfig": false}}
+ "server": {"watchConfig": false},
+ "proxy": {"allowInternalDestinations": true}}
 CONF
 }

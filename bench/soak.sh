@@ -39,7 +39,8 @@ config() { # config EXTRA_HANDLER_NAME
    {"name": "pay", "type": "payment-redirect", "match": {"hosts": ["pay.example"]}}
  ],
  "server": {"perIPConnectionLimit": 0, "idleTimeoutSeconds": 3600, "watchIntervalMilliseconds": 500},
- "intake": {"database": "$RESULTS/intake.sqlite3"}}
+ "intake": {"database": "$RESULTS/intake.sqlite3"},
+ "proxy": {"allowInternalDestinations": true}}
 JSON
 }
 config soak-a >"$RESULTS/config-a.json"

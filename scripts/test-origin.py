@@ -18,6 +18,10 @@ the next request on the connection).
 Upstream faults (issue 12): /reset-mid-body declares 100000 bytes, sends 1000 "a" and resets
 the connection (RST); /short-body declares 5000 bytes, sends 100 "b" and closes (FIN);
 /double-continue sends two 100 Continue interim responses before a 200 "after-continues".
+A hostile page (issue 26): /embed?src=URL is HTML loading URL + "img" as an image and
+URL + "script" as a script (no-cors subresources a browser sends on its own).
+Malformed heads (issue 26): /bad-head?kind=K answers a 200 whose head breaks the field syntax
+(see BAD_HEADS: a bare CR in a value or the reason, a bare LF, NUL, obs-fold, a spaced name).
 """
 import socket
 import struct
@@ -50,6 +54,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.hostile(path, arguments)
         if path in ("/reset-mid-body", "/short-body", "/double-continue"):
             return self.fault(path)
+        if path == "/bad-head":
+            self.close_connection = True
+            self.wfile.write(self.BAD_HEADS[arguments.get("kind", "cr-value")] + b"Content-Length: 2\r\n\r\nok")
+            return
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         if path == "/slow":
@@ -66,6 +74,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             time.sleep(min(float(arguments.get("sleep", "0")), 5))
             payload = f"peer {self.client_address[1]}".encode()
             content_type = "text/plain; charset=utf-8"
+        elif path == "/embed":
+            source = arguments.get("src", "").replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+            payload = (f'<!doctype html><html><body><h1 id="origin">embed</h1><img src="{source}img">'
+                       f'<script src="{source}script"></script></body></html>').encode()
+            content_type = "text/html; charset=utf-8"
         elif path == "/echo":
             lines = [f"{name}: {value}" for name, value in self.headers.items()]
             payload = ("\n".join(lines) + "\n\n").encode() + body
@@ -88,6 +101,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     INJECTED = (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 8\r\n"
                 b"X-Origin: injected\r\n\r\nINJECTED")
+
+    BAD_HEADS = {
+        "cr-value": b"HTTP/1.1 200 OK\r\nX-Bad: a\rb\r\n",
+        "cr-value-end": b"HTTP/1.1 200 OK\r\nX-Bad: ab\r\r\n",
+        "cr-reason": b"HTTP/1.1 200 O\rK\r\n",
+        "lf-value": b"HTTP/1.1 200 OK\r\nX-Bad: a\nb\r\n",
+        "nul-value": b"HTTP/1.1 200 OK\r\nX-Bad: a\x00b\r\n",
+        "obs-fold": b"HTTP/1.1 200 OK\r\nX-Bad: a\r\n b\r\n",
+        "spaced-name": b"HTTP/1.1 200 OK\r\nX-Bad : a\r\n",
+    }
 
     def hostile(self, path, arguments):
         """Answers that disagree with their own framing, to test the proxy's connection reuse."""

@@ -4,6 +4,10 @@
 #ifndef NAVPOLICYD_CCURL_SHIM_H
 #define NAVPOLICYD_CCURL_SHIM_H
 #include <curl/curl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
 
 typedef size_t (*ccurl_data_callback)(char *data, size_t size, size_t count, void *context);
 
@@ -40,6 +44,40 @@ static inline CURLcode ccurl_set_closesocket_callback(CURL *handle, ccurl_closes
 /// CURLOPT_PREREQFUNCTION: runs once the connection (new or reused) is ready, before the request is sent.
 static inline CURLcode ccurl_set_prereq_callback(CURL *handle, ccurl_prereq_callback value) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
+typedef curl_socket_t (*ccurl_opensocket_callback)(void *context, curlsocktype purpose, struct curl_sockaddr *address);
+
+/// CURLOPT_OPENSOCKETFUNCTION: creates every socket libcurl connects with, told the address first.
+static inline CURLcode ccurl_set_opensocket_callback(CURL *handle, ccurl_opensocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, value);
+}
+/// The IP address (network order, into `bytes`, room for 16) and port of the address libcurl is
+/// about to connect to; returns 4 or 16, or 0 for any other family (or a short address).
+static inline int ccurl_sockaddr_ip(const struct curl_sockaddr *address, unsigned char *bytes, int *port) {
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)&address->addr;
+        memcpy(bytes, &in->sin_addr, 4);
+        *port = ntohs(in->sin_port);
+        return 4;
+    }
+    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)&address->addr;
+        memcpy(bytes, &in6->sin6_addr, 16);
+        *port = ntohs(in6->sin6_port);
+        return 16;
+    }
+    return 0;
+}
+/// What libcurl's own opensocket does, close-on-exec: the socket for `address`.
+static inline curl_socket_t ccurl_open_socket(const struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+/// A numeric IPv4 or IPv6 address (as CURLOPT_PREREQFUNCTION reports the connected one) into
+/// `bytes` (room for 16); returns 4 or 16, or 0 when `text` is neither.
+static inline int ccurl_parse_ip(const char *text, unsigned char *bytes) {
+    if (inet_pton(AF_INET, text, bytes) == 1) return 4;
+    if (inet_pton(AF_INET6, text, bytes) == 1) return 16;
+    return 0;
 }
 static inline CURLcode ccurl_get_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
     return curl_easy_getinfo(handle, info, value);

@@ -9,6 +9,12 @@ enum EasyRequestOptions {
     /// (`Content-Length`) describes the body actually sent, never what the client claimed.
     private static let setByLibcurl = ["host", "content-length", "transfer-encoding", "expect"]
 
+    /// Whether the environment names a proxy libcurl would use for http(s) when CURLOPT_PROXY is
+    /// unset (`http_proxy`, `https_proxy`/`HTTPS_PROXY`, `all_proxy`/`ALL_PROXY`); read once, as
+    /// nothing in the daemon changes its environment.
+    static let environmentNamesProxy: Bool = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+        .contains { (name: String) in getenv(name) != nil }
+
     /// Applies `request` to `easy`, its header lines laid out in `fieldLines` (the handle
     /// reads them until CURLOPT_HTTPHEADER is set again: keep them unchanged until then).
     /// - Parameter freshConnection: never reuse a pooled connection (the retry after a
@@ -22,6 +28,10 @@ enum EasyRequestOptions {
         // withCString: passing a Swift String as `const char *` copies it into a new array.
         _ = request.url.withCString { ccurl_set_string(easy, CURLOPT_URL, $0) }
         _ = ccurl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        // Never through a proxy named by the environment (http_proxy, all_proxy): the daemon
+        // connects to origins itself, so the address the destination guard judges is the origin's.
+        // Set only when one is named (2 allocations a request in libcurl otherwise spent for nothing).
+        if environmentNamesProxy { _ = ccurl_set_string(easy, CURLOPT_PROXY, "") }
         _ = ccurl_set_long(easy, CURLOPT_NOSIGNAL, 1)
         // The URL was decided exactly as given: libcurl must not rewrite dot segments.
         _ = ccurl_set_long(easy, CURLOPT_PATH_AS_IS, 1)
@@ -38,6 +48,11 @@ enum EasyRequestOptions {
         _ = ccurl_set_pointer(easy, CURLOPT_CLOSESOCKETDATA, loopContext)
         _ = ccurl_set_prereq_callback(easy, curlConnectionReady)
         _ = ccurl_set_pointer(easy, CURLOPT_PREREQDATA, context)
+        if configuration.destinationGuard != nil {
+            // Every socket is created by the guard's callback, which first sees the address.
+            _ = ccurl_set_opensocket_callback(easy, curlOpenSocket)
+            _ = ccurl_set_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
+        }
         if freshConnection { _ = ccurl_set_long(easy, CURLOPT_FRESH_CONNECT, 1) }
         if resolveList != nil { _ = ccurl_set_list(easy, CURLOPT_RESOLVE, resolveList) }
 
@@ -106,14 +121,18 @@ private func curlSocketClosing(_ context: UnsafeMutableRawPointer?, _ socket: cu
 }
 
 /// CURLOPT_PREREQFUNCTION: the connection (new or from the pool) is ready and nothing has
-/// been sent on it yet. Bytes already waiting on it answer no request of ours: abort, and
-/// the loop retries on a fresh connection (libcurl closes an aborted transfer's connection).
+/// been sent on it yet. A destination the guard refuses (the second check, after the one at
+/// connect) ends the transfer. Bytes already waiting on it answer no request of ours: abort,
+/// and the loop retries on a fresh connection (libcurl closes an aborted transfer's connection).
 private func curlConnectionReady(
     _ context: UnsafeMutableRawPointer?, _ primaryIP: UnsafeMutablePointer<CChar>?,
     _ localIP: UnsafeMutablePointer<CChar>?, _ primaryPort: Int32, _ localPort: Int32
 ) -> Int32 {
     guard let context else { return Int32(CURL_PREREQFUNC_OK) }
     let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue()
+    guard connectedDestinationAdmitted(exchange, primaryIP: primaryIP, port: Int(primaryPort)) else {
+        return Int32(CURL_PREREQFUNC_ABORT)
+    }
     guard exchange.loop.connectionHasUnreadBytes(localPort: Int(localPort)) else { return Int32(CURL_PREREQFUNC_OK) }
     exchange.connectionHadUnreadBytes = true
     return Int32(CURL_PREREQFUNC_ABORT)

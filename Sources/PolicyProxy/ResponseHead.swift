@@ -6,6 +6,13 @@ public import HTTPTypes
 /// Parsed on bytes: the header callback runs for every line of every response, so this is
 /// on the allow path's hot loop. Interim responses (`100 Continue`, `103 Early Hints`) are
 /// dropped; lines after the final head (trailers) are ignored.
+///
+/// A head that breaks RFC 9112's field syntax is marked ``isMalformed`` and never relayed
+/// (the client gets 502): a control character other than HTAB in the status line or a field
+/// value (a bare CR, NUL, a CR before the line's end), a field name that is not a token
+/// (whitespace before the colon), and a line that is not a field at all (what a bare LF in a
+/// value leaves behind, or obs-fold). Such a head cannot be written out as received, and
+/// mending it (dropping the field, cutting the value) would relay a head the origin never sent.
 public struct ResponseHead: Sendable {
     /// The final status code, or 0 until a status line was seen.
     public private(set) var status = 0
@@ -13,6 +20,8 @@ public struct ResponseHead: Sendable {
     public private(set) var headers = HTTPHeaders()
     /// True once the blank line ending a final (non-1xx) head was seen.
     public private(set) var isComplete = false
+    /// True once any line of the head (interim heads included) broke the field syntax.
+    public private(set) var isMalformed = false
 
     /// Creates an empty head.
     public init() {}
@@ -20,8 +29,10 @@ public struct ResponseHead: Sendable {
     /// Consumes one line, CRLF included (as libcurl passes it).
     public mutating func consume(line: UnsafeRawBufferPointer) {
         guard !isComplete else { return }
+        // One line end (LF or CRLF) comes off; any other CR stays and makes the line malformed.
         var end = line.count
-        while end > 0, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        if end > 0, line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        if end > 0, line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         if end == 0 {
             // The blank line: the head is over, unless it was an interim (1xx) response.
             if status >= 200 { isComplete = true } else { status = 0 }
@@ -29,6 +40,8 @@ public struct ResponseHead: Sendable {
         }
         let content = UnsafeRawBufferPointer(rebasing: line[..<end])
         if Self.startsWithHTTPVersion(content) {
+            // reason-phrase = *( HTAB / SP / VCHAR / obs-text ): the field-value rule.
+            if !FieldSyntax.isFieldValue(content) { isMalformed = true }
             status = Self.statusCode(ofStatusLine: content)
             headers = HTTPHeaders()
             // Room for a typical head at once instead of four doublings per response.
@@ -36,17 +49,26 @@ public struct ResponseHead: Sendable {
             return
         }
         guard status != 0 else { return }
-        guard let colon = content.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return }
+        guard let colon = content.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
+            isMalformed = true
+            return
+        }
         let name = UnsafeRawBufferPointer(rebasing: content[..<colon])
         // RFC 9112 §5.1: no whitespace between name and colon; such a line is not a field.
-        guard !name.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { return }
+        guard FieldSyntax.isToken(name) else {
+            isMalformed = true
+            return
+        }
         var valueStart = colon + 1
         var valueEnd = content.count
         while valueStart < valueEnd, Self.isBlank(content[valueStart]) { valueStart += 1 }
         while valueEnd > valueStart, Self.isBlank(content[valueEnd - 1]) { valueEnd -= 1 }
-        headers.add(
-            name: String(decoding: name, as: UTF8.self),
-            value: String(decoding: UnsafeRawBufferPointer(rebasing: content[valueStart..<valueEnd]), as: UTF8.self))
+        let value = UnsafeRawBufferPointer(rebasing: content[valueStart..<valueEnd])
+        guard FieldSyntax.isFieldValue(value) else {
+            isMalformed = true
+            return
+        }
+        headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
     }
 
     /// The body length the origin declared, when it is a plain `Content-Length` (no

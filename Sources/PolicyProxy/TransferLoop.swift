@@ -204,14 +204,15 @@ final class TransferLoop: @unchecked Sendable {
         // exchange ended. Not so when the origin answered before it had the whole request
         // (the rest may be read as another request, whose answer would reach the next
         // client), or when the answer has no body by definition (204, 304; HEAD is set up
-        // that way) and libcurl would silently drop any bytes the origin sent anyway.
+        // that way) and libcurl would silently drop any bytes the origin sent anyway. Nor after a
+        // malformed head: an origin that breaks the field syntax may break the framing too.
         var uploaded: curl_off_t = 0
         let status = exchange.head.status
         let answeredEarly =
             exchange.request.body.count > 0
             && (ccurl_get_off_t(easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) != CURLE_OK
                 || uploaded < curl_off_t(exchange.request.body.count))
-        if answeredEarly || status == 204 || status == 304 {
+        if answeredEarly || status == 204 || status == 304 || exchange.head.isMalformed {
             _ = ccurl_set_long(easy, CURLOPT_FORBID_REUSE, 1)
         }
     }
@@ -293,6 +294,7 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func failure(for code: CURLcode, exchange: UpstreamExchange) -> UpstreamOutcome {
+        if let address = exchange.refusedDestination { return .destinationRefused(address: address) }
         if exchange.overflowed { return .tooLarge(limit: configuration.maxResponseBytes) }
         if exchange.connectionHadUnreadBytes { return .failed("the origin sent bytes before it was asked anything", .protocol) }
         if code == CURLE_OK { return .failed("the origin sent no valid HTTP response", .protocol) }
@@ -337,6 +339,16 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         let head = exchange.head
+        if head.isMalformed {
+            // Never relayed, mended or not: the client gets 502 with this proxy's own fields.
+            detach(exchange)
+            exchange.finish(.failed)
+            exchange.onHead(
+                .failed(
+                    "the origin's response head breaks the field syntax (a control character such as a bare CR, "
+                        + "a field name that is not a token, or a line that is not a field)", .protocol))
+            return
+        }
         var headers = HopByHop.stripped(head.headers, excluding: Self.setByServer)
         headers.add(name: "Via", value: UpstreamClient.via)
         let declared = head.declaredContentLength

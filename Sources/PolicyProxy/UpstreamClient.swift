@@ -24,13 +24,17 @@ public final class UpstreamClient: Sendable {
         /// Called on the transfer thread when a transfer leaves libcurl (done, failed or
         /// cancelled) with the body bytes sent to and received from the origin. Must not block.
         public var transferObserver: (@Sendable (_ sentBytes: Int, _ receivedBytes: Int) -> Void)?
+        /// Which addresses transfers may connect to; nil = any (no check at all).
+        public var destinationGuard: DestinationGuard?
 
         /// Creates a configuration.
         public init(
             connectTimeoutMilliseconds: Int = 5_000, timeoutMilliseconds: Int = 30_000, maxResponseBytes: Int = 0,
-            resolve: [String] = [], transferObserver: (@Sendable (_ sentBytes: Int, _ receivedBytes: Int) -> Void)? = nil
+            resolve: [String] = [], transferObserver: (@Sendable (_ sentBytes: Int, _ receivedBytes: Int) -> Void)? = nil,
+            destinationGuard: DestinationGuard? = nil
         ) {
             self.transferObserver = transferObserver
+            self.destinationGuard = destinationGuard
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.timeoutMilliseconds = timeoutMilliseconds
             self.maxResponseBytes = maxResponseBytes

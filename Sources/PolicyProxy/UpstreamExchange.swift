@@ -47,6 +47,8 @@ final class UpstreamExchange: HTTPBodyStream, @unchecked Sendable {
     var overflowed = false
     /// The connection libcurl picked had bytes waiting before the request was sent.
     var connectionHadUnreadBytes = false
+    /// The address the destination guard refused (for the log), when it refused one.
+    var refusedDestination: String?
     /// Whether the exchange already moved to a fresh connection once (for unread bytes).
     var retriedOnFreshConnection = false
     /// Uptime nanoseconds after which the origin has been silent too long (not checked while paused).

@@ -32,6 +32,9 @@ public enum UpstreamOutcome: Sendable {
     case timedOut(String)
     /// The response body exceeds ``UpstreamClient/Configuration/maxResponseBytes``.
     case tooLarge(limit: Int)
+    /// The ``UpstreamClient/Configuration/destinationGuard`` refused the address the name
+    /// resolved to (`address`, for the log); nothing was sent.
+    case destinationRefused(address: String)
 }
 
 /// Why a forward ended without a response head, in the few classes an operator alerts on.

@@ -5,7 +5,7 @@ import Testing
 @Suite("Chromium through the proxy", .serialized)
 struct ChromiumProxyTests {
     /// Loads `url` through the proxy and returns the DOM Chromium ends up with.
-    private func dumpDOM(_ url: String, proxyPort: Int, profile: URL) throws -> String {
+    func dumpDOM(_ url: String, proxyPort: Int, profile: URL) throws -> String {
         try Curl.standardOutput(
             of: "/usr/bin/chromium",
             [

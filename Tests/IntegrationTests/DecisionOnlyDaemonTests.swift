@@ -13,7 +13,7 @@ struct DecisionOnlyDaemonTests {
         """
         {"defaultDecision": "allow",
          "handlers": [{"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}}],
-         "proxy": {"timeoutMilliseconds": 1500},
+         "proxy": {"timeoutMilliseconds": 1500, "allowInternalDestinations": true},
          "intake": {\(intakeEnabled.map { #""enabled": \#($0)"# } ?? "")}}
         """
     }

@@ -17,8 +17,21 @@ func proxyTestConfig(origin: TestOrigin, proxySection: String = #"{"timeoutMilli
       {"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}},
       {"name": "payment", "type": "payment-redirect", "match": {"pathPrefixes": ["/pay"]},
        "location": "\(origin.baseURL)/checkout?target={url}"}
-    ], "proxy": \(proxySection)}
+    ], "proxy": \(internalOriginAllowed(proxySection))}
     """
+}
+
+/// `section` with `"allowInternalDestinations": true` added: the test origins listen on
+/// 127.0.0.1, which the forward proxy otherwise refuses (ProxyDestinationGuardTests tests the
+/// guard). Sections that set it themselves, or run in reverse mode (`upstream` is pinned, so
+/// exempt), are left as they are.
+func internalOriginAllowed(_ section: String) -> String {
+    guard section.hasPrefix("{"), !section.contains("\"upstream\""), !section.contains("allowInternalDestinations") else {
+        return section
+    }
+    let rest = section.dropFirst()
+    let setting = #""allowInternalDestinations": true"#
+    return rest.trimmingPrefix(while: \.isWhitespace).hasPrefix("}") ? "{" + setting + "}" : "{" + setting + ", " + rest
 }
 
 @Suite("forward and reverse proxy", .serialized)

@@ -14,7 +14,7 @@ struct ShadowModeLiveTests {
             {"defaultDecision": "allow", "handlers": [
               {"name": "new-block", "type": "cancel", "mode": "shadow", "match": {"pathPatterns": ["/admin/*"]}},
               {"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}}
-            ], "proxy": {"timeoutMilliseconds": 1500}}
+            ], "proxy": {"timeoutMilliseconds": 1500, "allowInternalDestinations": true}}
             """
         let daemon = try DaemonProcess(
             config: config, arguments: ["--decision-log", logPath, "--proxy-listen", "127.0.0.1:0"])

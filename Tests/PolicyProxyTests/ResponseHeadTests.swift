@@ -43,7 +43,7 @@ struct ResponseHeadTests {
         #expect(final.headers["Trailer-Field"] == nil)
     }
 
-    @Test("malformed status lines and fields are not taken for a head")
+    @Test("malformed status lines and fields are not taken for a head (and mark it malformed)")
     func malformed() {
         #expect(head(["HTTP/1.1 2000 Big", "A: b", ""]).isComplete == false)
         #expect(head(["HTTP/1.1 20x OK", ""]).status == 0)
@@ -52,6 +52,7 @@ struct ResponseHeadTests {
         let spaced = head(["HTTP/1.1 200 OK", "Bad Name: x", "Bad\t: y", ": empty", "Good: z", ""])
         #expect(spaced.headers.count == 1)
         #expect(spaced.headers["Good"] == "z")
+        #expect(spaced.isMalformed)
     }
 
     @Test("declared length: one plain decimal Content-Length without Transfer-Encoding")

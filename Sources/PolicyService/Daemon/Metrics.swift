@@ -102,6 +102,7 @@ public final class Metrics: Sendable {
         var intakeCommits: UInt64 = 0
         var intakeCommittedWrites: UInt64 = 0
         var proxyUpstreamErrors: [String: UInt64] = [:]
+        var proxyRefused: [String: UInt64] = [:]
     }
 
     private let state = Mutex(State())
@@ -194,6 +195,7 @@ public final class Metrics: Sendable {
     public func enableProxyMetrics() {
         state.withLock { state in
             for kind in ProxyMetrics.upstreamErrorKinds { state.proxyUpstreamErrors[kind, default: 0] += 0 }
+            for reason in ProxyMetrics.refusalReasons { state.proxyRefused[reason, default: 0] += 0 }
         }
         proxyEnabled.store(true, ordering: .relaxed)
     }
@@ -212,6 +214,11 @@ public final class Metrics: Sendable {
     /// A forward that got no usable response; `kind` is one of ``ProxyMetrics/upstreamErrorKinds``.
     public func recordProxyUpstreamError(kind: String) {
         state.withLock { $0.proxyUpstreamErrors[kind, default: 0] += 1 }
+    }
+
+    /// A forward the proxy refused itself; `reason` is one of ``ProxyMetrics/refusalReasons``.
+    public func recordProxyRefused(reason: String) {
+        state.withLock { $0.proxyRefused[reason, default: 0] += 1 }
     }
 
     /// Body bytes of one finished transfer: sent to the origin, and received from it.
@@ -300,7 +307,7 @@ public final class Metrics: Sendable {
         if proxyEnabled.load(ordering: .relaxed) {
             out += ProxyMetrics.render(
                 requests: hot.proxyRequests, upstreamDuration: hot.proxyUpstreamDuration,
-                upstreamErrors: snapshot.proxyUpstreamErrors,
+                upstreamErrors: snapshot.proxyUpstreamErrors, refused: snapshot.proxyRefused,
                 bytes: (upstream: hot.proxyBytesUpstream, downstream: hot.proxyBytesDownstream))
         }
         out += ProcessMetrics.render()

@@ -18,6 +18,11 @@ enum ProxyMetrics {
     /// `internal` (the proxy itself: shutting down, libcurl could not start the transfer).
     static let upstreamErrorKinds = ["connect", "timeout", "reset", "protocol", "too-large", "internal"]
 
+    /// The destination resolved to an internal address nobody pinned (403, nothing sent).
+    static let internalDestination = "internal-destination"
+    /// Why the proxy refused a forward itself, before any origin was asked.
+    static let refusalReasons = [internalDestination]
+
     /// The `code` label for `status`: the code itself when in ``statusCodes``, else its class.
     /// Every answer is counted: a lookup in labels made once, not a `Set` probe and a
     /// formatted String per request (≈ 350 instructions of a cancelled request).
@@ -33,7 +38,7 @@ enum ProxyMetrics {
 
     static func render(
         requests: [String: UInt64], upstreamDuration: Metrics.Histogram, upstreamErrors: [String: UInt64],
-        bytes: (upstream: UInt64, downstream: UInt64)
+        refused: [String: UInt64], bytes: (upstream: UInt64, downstream: UInt64)
     ) -> String {
         var out = ""
         func family(_ name: String, _ type: String, _ help: String) {
@@ -50,6 +55,12 @@ enum ProxyMetrics {
             "Forwards that got no usable response from the origin, by kind (502 or 504 to the client).")
         for (kind, value) in upstreamErrors.sorted(by: { $0.key < $1.key }) {
             out += "navpolicyd_proxy_upstream_errors_total{kind=\"\(kind)\"} \(value)\n"
+        }
+        family(
+            "navpolicyd_proxy_refused_total", "counter",
+            "Forwards the proxy refused before asking any origin, by reason (internal-destination: 403).")
+        for (reason, value) in refused.sorted(by: { $0.key < $1.key }) {
+            out += "navpolicyd_proxy_refused_total{reason=\"\(reason)\"} \(value)\n"
         }
         family(
             "navpolicyd_proxy_upstream_duration_seconds", "histogram",

@@ -31,7 +31,7 @@ final class ProxyListener: Sendable {
         var configuration = server.httpConfiguration(
             address: address, maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: ProblemRenderer.typePrefix)
         configuration.inheritedListenSocket = inherited
-        let responder = ProxyResponder(decisions: decisions, settings: proxySettings)
+        let responder = ProxyResponder(decisions: decisions, settings: proxySettings, log: log)
         let metrics = decisions.recorder.metrics
         metrics.enableProxyMetrics()
         let httpServer = HTTPServer(configuration: configuration, routingResponder: responder) { event in

@@ -18,17 +18,20 @@ final class ProxyResponder: HTTPRoutingResponder {
     let client: UpstreamClient
     /// The `navpolicyd_proxy_*` counters (the daemon's ``Metrics``).
     let metrics: Metrics
+    /// `proxy.destination_refused` events.
+    let refusals: DestinationRefusalLog
     /// Reverse mode: `X-Forwarded-Proto` and `X-Forwarded-Host` of `publicOrigin`, derived once.
     private let forwardedOrigin: (proto: String, host: String)?
     /// Reverse mode: `publicOrigin` as the WHATWG origin serialization (lower-case host, no
     /// default port), what an absolute-form target's origin must equal.
     private let publicOriginSerialized: String?
 
-    init(decisions: DecisionPoint, settings: ProxySettings) {
+    init(decisions: DecisionPoint, settings: ProxySettings, log: EventLog) {
         self.decisions = decisions
         self.settings = settings
         let metrics = decisions.recorder.metrics
         self.metrics = metrics
+        refusals = DestinationRefusalLog(log: log)
         forwardedOrigin = settings.publicOrigin.map { origin in
             (origin.lowercased().hasPrefix("https") ? "https" : "http", String(origin.drop { $0 != ":" }.dropFirst(3)))
         }
@@ -38,7 +41,8 @@ final class ProxyResponder: HTTPRoutingResponder {
                 connectTimeoutMilliseconds: settings.connectTimeoutMilliseconds,
                 timeoutMilliseconds: settings.timeoutMilliseconds, maxResponseBytes: settings.maxResponseBytes,
                 resolve: settings.resolve.map { $0.hostAndPort + ":" + $0.address },
-                transferObserver: { sent, received in metrics.recordProxyBytes(sent: sent, received: received) }))
+                transferObserver: { sent, received in metrics.recordProxyBytes(sent: sent, received: received) },
+                destinationGuard: InternalDestinations.destinationGuard(for: settings)))
     }
 
     /// Cancels and errors are answered on the worker thread; a forward suspends the
@@ -51,10 +55,15 @@ final class ProxyResponder: HTTPRoutingResponder {
         case .forward(let upstream, let enforced):
             let client = client
             let metrics = metrics
+            let refusals = refusals
+            let peer = request.remoteAddress
             return .deferred { respond in
                 let started = ContinuousClock.now
                 client.start(upstream) { outcome in
                     Self.count(outcome, since: started, in: metrics)
+                    if case .destinationRefused(let address) = outcome {
+                        refusals.record(url: upstream.url, address: address, peer: peer, decisionID: enforced?.id)
+                    }
                     let response = Self.relay(outcome, decided: enforced)
                     metrics.recordProxyRequest(status: response.status)
                     respond(response)
@@ -64,10 +73,14 @@ final class ProxyResponder: HTTPRoutingResponder {
     }
 
     /// The upstream latency and, for a failure, its kind. A client that left first is not an
-    /// upstream error (and nobody waited for the origin's answer).
+    /// upstream error (and nobody waited for the origin's answer); neither is a destination the
+    /// guard refused (no origin was asked), which is counted as a refusal.
     private static func count(_ outcome: UpstreamOutcome, since started: ContinuousClock.Instant, in metrics: Metrics) {
         let kind: String?
         switch outcome {
+        case .destinationRefused:
+            metrics.recordProxyRefused(reason: ProxyMetrics.internalDestination)
+            return
         case .response: kind = nil
         case .timedOut: kind = "timeout"
         case .tooLarge: kind = "too-large"
@@ -307,6 +320,8 @@ final class ProxyResponder: HTTPRoutingResponder {
                 ProblemDetails(
                     kind: "bad-gateway", title: "Bad gateway", status: 502,
                     detail: "The origin's response is larger than proxy.maxResponseBytes (\(limit) bytes)."))
+        case .destinationRefused:
+            return problems.response(.internalDestination)
         }
     }
 }
@@ -345,6 +360,13 @@ extension ProblemDetails {
             detail: "This listener is a reverse proxy for \(publicOrigin) only: send a path (GET /x) or an absolute URL "
                 + "on that origin. It does not forward to other hosts.")
     }
+
+    /// 403: the destination resolved to an internal address the operator did not pin. The
+    /// address itself is logged, not told: the client learns nothing of internal names.
+    static let internalDestination = ProblemDetails(
+        kind: "internal-destination", title: "Forbidden", status: 403,
+        detail: "The destination is an internal address (loopback, unspecified, private or link-local) and this proxy "
+            + "does not connect to those unless the operator pinned the destination (proxy.resolve, proxy.upstream).")
 
     /// 508: the request already passed through this proxy (it was pointed at itself).
     static let proxyLoop = ProblemDetails(

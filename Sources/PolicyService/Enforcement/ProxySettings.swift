@@ -29,6 +29,10 @@ public struct ProxySettings: Sendable, Equatable {
     public var maxResponseBytes = 0
     /// Largest request body forwarded.
     public var maxRequestBodyBytes = 1 << 20
+    /// Whether forwards may connect to internal addresses (loopback, unspecified, private,
+    /// link-local) that the operator did not pin in `resolve` or `upstream`. Off: such a
+    /// destination is refused (403) after resolution, whatever the request and the decision.
+    public var allowInternalDestinations = false
 
     public init() {}
 
@@ -37,12 +41,13 @@ public struct ProxySettings: Sendable, Equatable {
             && lhs.publicOrigin == rhs.publicOrigin && lhs.connectTimeoutMilliseconds == rhs.connectTimeoutMilliseconds
             && lhs.timeoutMilliseconds == rhs.timeoutMilliseconds && lhs.maxResponseBytes == rhs.maxResponseBytes
             && lhs.maxRequestBodyBytes == rhs.maxRequestBodyBytes
+            && lhs.allowInternalDestinations == rhs.allowInternalDestinations
             && lhs.resolve.elementsEqual(rhs.resolve) { $0.hostAndPort == $1.hostAndPort && $0.address == $1.address }
     }
 
     static let keys = [
         "listen", "decide", "resolve", "upstream", "publicOrigin", "connectTimeoutMilliseconds", "timeoutMilliseconds",
-        "maxResponseBytes", "maxRequestBodyBytes",
+        "maxResponseBytes", "maxRequestBodyBytes", "allowInternalDestinations",
     ]
 
     /// Decodes the section, reporting every problem at its pointer.
@@ -99,6 +104,9 @@ public struct ProxySettings: Sendable, Equatable {
         integer("timeoutMilliseconds", 1...3_600_000) { settings.timeoutMilliseconds = $0 }
         integer("maxResponseBytes", 0...1 << 50) { settings.maxResponseBytes = $0 }
         integer("maxRequestBodyBytes", 0...1 << 30) { settings.maxRequestBodyBytes = $0 }
+        if let allow = section.bool("allowInternalDestinations", diagnostics: &diagnostics) {
+            settings.allowInternalDestinations = allow
+        }
         return settings
     }
 
