@@ -9,7 +9,7 @@ struct PathSemanticsLiveTests {
     static let policy = """
         {"defaultDecision": "allow", "handlers": [
           {"name": "admin", "type": "cancel", "match": {"pathPatterns": ["/admin/*"]}}
-        ], "proxy": {"timeoutMilliseconds": 1500}}
+        ], "proxy": {"timeoutMilliseconds": 1500, "allowInternalDestinations": true}}
         """
 
     /// The spellings the attack used (all the directory `/admin/` or under it), escaped for a query.
