@@ -44,12 +44,19 @@ struct IntakeStoreContractTests {
         (store as? PostgresIntakeStore)?.close()
     }
 
+    /// When the test submissions say they arrived: now, not a fixed date. Stores prune idempotency
+    /// records 24 h after their arrival, so a fixed timestamp turned the replay tests red once
+    /// the calendar passed it by a day.
+    static let receivedAt = Date.now.formatted(
+        .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon)
+            .timeZone(separator: .omitted))
+
     static func submission(_ url: String, key: String? = nil, fingerprint: String = "f") throws -> IntakeSubmission {
         let item = NewIntakeItem(
             url: try WebURL(validating: url), title: "t", text: nil, tags: ["a", "b"], source: "json",
             decision: ["decision": .string("allow"), "handler": .string("h")], userInfo: .object(["k": .number(1)]))
         return IntakeSubmission(
-            items: [item], receivedAt: "2026-12-01T00:00:00.000Z",
+            items: [item], receivedAt: receivedAt,
             idempotency: key.map { IdempotencyClaim(key: $0, fingerprint: fingerprint) },
             respond: { results in
                 let first = results.first
@@ -84,7 +91,7 @@ struct IntakeStoreContractTests {
         #expect(item.title == "t" && item.text == nil)
         #expect(item.decision == ["decision": .string("allow"), "handler": .string("h")])
         #expect(item.userInfo == .object(["k": .number(1)]))
-        #expect(item.receivedAt == "2026-12-01T00:00:00.000Z")
+        #expect(item.receivedAt == Self.receivedAt)
         #expect(try store.list(limit: 2, before: nil).map(\.id) == [3, 2])
         #expect(try store.list(limit: 2, before: 2).map(\.id) == [1])
         #expect(await store.delete(id: 2) == .success(true))
