@@ -3,8 +3,8 @@ struct MediaType: Equatable {
     var essence: String
     /// Parameter names in lower case; quoted values unquoted.
     var parameters: [String: String]
-    /// The first parameter name given more than once (`boundary=a; boundary=b`), compared
-    /// case-insensitively. Parsers disagree on which one wins, so callers refuse the value.
+    /// The first parameter name given more than once (`boundary=a; boundary=b`, or `name` and
+    /// `name*`), compared case-insensitively. Parsers disagree on which one wins, so callers refuse the value.
     var repeatedParameter: String?
 
     /// Parses a header value; nil when it is not `type/subtype[; name=value]*`.
@@ -28,10 +28,15 @@ struct MediaType: Equatable {
                 let inner = value.dropFirst().dropLast()
                 value = backslashEscapes ? Self.unquote(inner) : String(inner)
             }
-            if parameters[name] == nil {
+            // `name*` (RFC 8187's extended notation) names the same parameter as `name`: with
+            // both, RFC 6266 readers take the starred one and others the plain one.
+            let base = name.hasSuffix("*") ? String(name.dropLast()) : name
+            if parameters[name] == nil, base == name || parameters[base] == nil,
+                base != name || parameters[name + "*"] == nil
+            {
                 parameters[name] = value
             } else if repeatedParameter == nil {
-                repeatedParameter = name
+                repeatedParameter = base
             }
         }
         self.parameters = parameters

@@ -78,6 +78,11 @@ enum MultipartFormData {
                     throw IntakeFailure(
                         .malformedBody, "a multipart part's Content-Disposition gives \(repeated) more than once")
                 }
+                // RFC 7578 §4.2: form-data names are not written in RFC 8187's `name*=utf-8''…`
+                // notation; a reader that decodes it would see another field than this one.
+                if disposition.parameters["name*"] != nil {
+                    throw IntakeFailure(.malformedBody, "a multipart part's Content-Disposition uses name*; send name=\"…\"")
+                }
                 if disposition.parameters["filename"] != nil || disposition.parameters["filename*"] != nil {
                     throw IntakeFailure(.malformedBody, "file parts are not accepted; send url, title and text fields")
                 }

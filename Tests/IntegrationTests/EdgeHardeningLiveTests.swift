@@ -205,6 +205,11 @@ struct EdgeHardeningLiveTests {
             ("two names", "multipart/form-data; boundary=b", part(#"name="url"; name="text""#)),
             ("two names, one spelled in capitals", "multipart/form-data; boundary=b", part(#"name="url"; NAME="title""#)),
             ("two boundaries", "multipart/form-data; boundary=b; boundary=c", part(#"name="url""#)),
+            // The outside attack's input: RFC 6266 readers take name* (title), others name (url).
+            ("name* beside name", "multipart/form-data; boundary=b", part(#"name*=utf-8''title; name="url""#)),
+            ("name beside name*", "multipart/form-data; boundary=b", part(#"name="url"; name*=utf-8''title"#)),
+            ("name* alone", "multipart/form-data; boundary=b", part(#"name*=utf-8''url"#)),
+            ("boundary* beside boundary", "multipart/form-data; boundary=b; boundary*=utf-8''c", part(#"name="url""#)),
             (
                 "two dispositions", "multipart/form-data; boundary=b",
                 "--b\r\nContent-Disposition: form-data; name=\"url\"\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\n"

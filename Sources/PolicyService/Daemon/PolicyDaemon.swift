@@ -206,16 +206,20 @@ public final class PolicyDaemon: Sendable {
         self.notifier = notifier
     }
 
-    /// Admin traffic is a few probes and scrapes: one worker thread and a small connection
-    /// limit of its own, so neither a flood on the API port nor one here starves the other.
-    static let adminConnectionLimit = 64
-    /// One address gets an eighth of the admin listener and one network half of it, whatever
-    /// the API listener's limits are (even 0 there, for a listener behind a proxy): a probe
-    /// or scrape from another address always finds a slot, and one from another network
-    /// finds one even when a whole network floods. A kubelet probes one connection at a
-    /// time and Prometheus keeps one or two open, far below these.
-    static let adminPerIPConnectionLimit = 8
-    static let adminPerSubnetConnectionLimit = 32
+    /// Admin traffic is a few probes and scrapes: one worker thread and connection limits of
+    /// its own, so neither a flood on the API port nor one here starves the other.
+    ///
+    /// Small per-address and per-network shares of a total that is large for probes: one
+    /// address holds 4, one /24 (or /64) 16, and the last eighth (32) only goes to networks
+    /// holding fewer than 4. Filling it takes about 22 networks at once (with 64 in total and
+    /// 8 per address, eight /24s with one address each did it); a kubelet probes one
+    /// connection at a time and Prometheus keeps one or two open, far below these. What
+    /// remains (a flood from dozens of networks) is for the network to stop: the shipped
+    /// NetworkPolicy admits only Prometheus, and outside Kubernetes the admin listener belongs
+    /// on loopback or a management network (docs/security.md).
+    static let adminConnectionLimit = 256
+    static let adminPerIPConnectionLimit = 4
+    static let adminPerSubnetConnectionLimit = 16
 
     private static func adminConfiguration(settings: ServerSettings, address: ListenAddress) -> HTTPServerConfiguration {
         var configuration = settings.httpConfiguration(
