@@ -13,7 +13,7 @@ struct AddressClassTests {
         "every spelling that reaches loopback is in @loopback",
         arguments: [
             "127.0.0.1", "127.1.2.3", "127.255.255.255", "0.0.0.0", "0", "0.1.2.3", "::1", "::", "::ffff:127.0.0.1",
-            "64:ff9b::7f00:1", "0x7f.1", "2130706433", "0177.0.0.1", "::ffff:0.0.0.0",
+            "64:ff9b::7f00:1", "::ffff:0:127.0.0.1", "::ffff:0:7f00:1", "0x7f.1", "2130706433", "0177.0.0.1", "::ffff:0.0.0.0",
         ])
     func loopbackSpellings(host: String) throws {
         #expect(AddressClass.loopback.contains(try address(host)), "\(host)")
@@ -37,6 +37,7 @@ struct AddressClassTests {
         let cases: [(String, AddressClass)] = [
             ("10.20.30.40", .private), ("172.16.0.1", .private), ("172.31.255.255", .private), ("192.168.1.1", .private),
             ("100.64.0.1", .private), ("100.127.255.255", .private), ("fc00::1", .private), ("fd12:3456::1", .private),
+            ("64:ff9b:1::7f00:1", .private), ("64:ff9b:1:ffff::1", .private),
             ("169.254.169.254", .linkLocal), ("fe80::1", .linkLocal), ("febf::1", .linkLocal),
             ("0.0.0.0", .unspecified), ("::", .unspecified),
         ]

@@ -20,6 +20,8 @@ struct EmbeddedIPv4Tests {
             "http://[0::ffff:127.0.0.1]/", "http://[::0:ffff:7f00:1]/", "https://[::ffff:127.0.0.1]/logout",
             "http://[64:ff9b::127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://[0064:FF9B:0:0:0:0:7f00:0001]/",
             "http://[::ffff:a01:203]/", "http://[::ffff:10.1.2.3]/",
+            // IPv4-translated (SIIT): a translator sends it to the IPv4 host; folded to fail closed.
+            "http://[::ffff:0:7f00:1]/", "http://[::ffff:0:127.0.0.1]/",
         ])
     func mappedSpellingsAreCancelled(url: String) throws {
         let policy = try compile(Self.policyJSON)
@@ -40,7 +42,6 @@ struct EmbeddedIPv4Tests {
         "addresses that connect to no IPv4 host stay IPv6",
         arguments: [
             "http://[::7f00:1]/",  // IPv4-compatible: deprecated, refused by Linux and curl
-            "http://[::ffff:0:7f00:1]/",  // IPv4-translated (SIIT): not an IPv4 destination here
             "http://[::1]/", "http://[64:ff9b:1::7f00:1]/", "http://[1::ffff:7f00:1]/",
         ])
     func otherIPv6StaysIPv6(url: String) throws {

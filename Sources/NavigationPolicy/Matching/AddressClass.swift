@@ -11,7 +11,9 @@ public enum AddressClass: String, Sendable, CaseIterable {
     case loopback
     /// 0.0.0.0/8 and `::`.
     case unspecified
-    /// RFC 1918 (10/8, 172.16/12, 192.168/16), CGNAT 100.64.0.0/10 and IPv6 ULA fc00::/7.
+    /// RFC 1918 (10/8, 172.16/12, 192.168/16), CGNAT 100.64.0.0/10, IPv6 ULA fc00::/7 and the
+    /// local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215: a translator of the site's own, so its
+    /// addresses lead wherever that translator maps them, internal hosts included).
     case `private`
     /// 169.254.0.0/16 (cloud metadata lives at 169.254.169.254) and fe80::/10.
     case linkLocal = "link-local"
@@ -74,6 +76,7 @@ public enum AddressClass: String, Sendable, CaseIterable {
         AddressRange(base: IPAddress(ipv4: 0xC0A8_0000), prefixLength: 96 + 16),
         AddressRange(base: IPAddress(ipv4: 0x6440_0000), prefixLength: 96 + 10),
         AddressRange(base: IPAddress(high: 0xFC00_0000_0000_0000, low: 0), prefixLength: 7),
+        AddressRange(base: IPAddress(high: 0x0064_FF9B_0001_0000, low: 0), prefixLength: 48),
     ]
     private static let linkLocalRanges = [
         AddressRange(base: IPAddress(ipv4: 0xA9FE_0000), prefixLength: 96 + 16),

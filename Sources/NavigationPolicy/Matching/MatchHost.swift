@@ -49,13 +49,18 @@ package enum MatchHost {
     /// - `64:ff9b::a.b.c.d` (the NAT64 well-known prefix, RFC 6052): on NAT64 networks, common
     ///   on mobile carriers where apps run, it is translated to `a.b.c.d`.
     ///
+    /// - `::ffff:0:a.b.c.d` (IPv4-translated, RFC 2765 SIIT): a stateless translator sends it
+    ///   to `a.b.c.d` (found allowed under `@internal` by the round-3 outside attack; Linux
+    ///   itself does not connect it anywhere, so folding it only fails closed).
+    ///
     /// IPv4-compatible `::a.b.c.d` is deprecated and connects to no IPv4 host (Linux and
     /// curl refuse it), so it stays an IPv6 address.
     static func embeddedIPv4(_ pieces: [UInt16]) -> UInt32? {
         guard pieces.count == 8 else { return nil }
         let mapped = pieces[0..<5].allSatisfy { $0 == 0 } && pieces[5] == 0xFFFF
+        let translated = pieces[0..<4].allSatisfy { $0 == 0 } && pieces[4] == 0xFFFF && pieces[5] == 0
         let nat64 = pieces[0] == 0x0064 && pieces[1] == 0xFF9B && pieces[2..<6].allSatisfy { $0 == 0 }
-        guard mapped || nat64 else { return nil }
+        guard mapped || translated || nat64 else { return nil }
         return UInt32(pieces[6]) << 16 | UInt32(pieces[7])
     }
 
