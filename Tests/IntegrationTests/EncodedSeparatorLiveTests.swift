@@ -34,10 +34,10 @@ struct EncodedSeparatorLiveTests {
         let legitimate = "https://app.example.com/api/projects/group%2Fname"
         let query = try #require(legitimate.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
         let allowed = try Curl.request(daemon.baseURL + "/v1/decide?explain=true&url=" + query)
-        #expect(allowed.json?["decision"] as? String == "allow", allowed.body)
+        #expect(allowed.json?["decision"] as? String == "allow", "\(allowed.body)")
         #expect(allowed.json?["url"] as? String == legitimate)
-        let reading = try #require(allowed.json?["pathReading"] as? String, allowed.body)
-        #expect(reading.contains(#""/api/projects/group/name""#), reading)
+        let reading = try #require(allowed.json?["pathReading"] as? String, "\(allowed.body)")
+        #expect(reading.contains(#""/api/projects/group/name""#), "\(reading)")
     }
 
     @Test("reverse proxy to a python origin: the attacker's paths are 403 and never reach it")

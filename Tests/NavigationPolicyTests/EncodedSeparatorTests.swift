@@ -47,7 +47,7 @@ struct EncodedSeparatorTests {
         #expect(request.decodedSeparatorPath?.text == expected, "\(url)")
         #expect(request.decodedSeparatorReading?.matchPath.text == expected)
         #expect(request.decodedSeparatorReading?.href == request.href, "the reading changes only the match path")
-        #expect(request.matchPath.text.contains("%"), "the plain reading keeps the escape: \(request.matchPath.text)")
+        #expect(request.matchPath.text != expected, "the plain reading keeps the escape: \(request.matchPath.text)")
     }
 
     @Test(
@@ -160,7 +160,7 @@ struct EncodedSeparatorTests {
         ]
         let separators = ["%2F", "%2f", "%5C", "%5c"]
         let entries = ["/a", "/admin", "/secret", "/public", "/a/b", "/"]
-        let patterns = ["/admin/*", "/*/secret/*", "/public/*", "/a*", "*.html", "/a/?"]
+        let patterns = ["/admin/*", "/*/secret/*", "/public/*", "/a*", "/*.html", "/a/?"]
         var withEscapes = 0
         for round in 0..<200 {
             var handlers: [String] = []
@@ -178,8 +178,9 @@ struct EncodedSeparatorTests {
             let policy = try compile(#"{"defaultDecision": "\#(fallback)", "handlers": [\#(handlers.joined(separator: ","))]}"#)
             for _ in 0..<40 {
                 var path = ""
-                for _ in 0..<Int.random(in: 1...5, using: &random) {
-                    let escaped = round % 2 == 1 && Int.random(in: 0..<4, using: &random) == 0
+                for position in 0..<Int.random(in: 1...5, using: &random) {
+                    // The first separator is a real `/`: an escaped one would end the host.
+                    let escaped = position > 0 && round % 2 == 1 && Int.random(in: 0..<3, using: &random) == 0
                     path += (escaped ? separators.randomElement(using: &random) ?? "%2F" : "/")
                     path += segments.randomElement(using: &random) ?? ""
                 }
