@@ -25,15 +25,13 @@ struct EncodedSeparatorLiveTests {
         let daemon = try DaemonProcess(config: "{\(Self.handlers)}")
         for path in Self.attackPaths {
             let url = "https://app.example.com" + path
-            let query = try #require(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
-            let response = try Curl.request(daemon.baseURL + "/v1/decide?url=" + query)
+            let response = try daemon.decide(url)
             #expect(response.status == 200, "\(path)")
             #expect(response.json?["decision"] as? String == "cancel", "\(path): \(response.body)")
             #expect(response.json?["url"] as? String == url, "\(path): the url is the href")
         }
         let legitimate = "https://app.example.com/api/projects/group%2Fname"
-        let query = try #require(legitimate.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
-        let allowed = try Curl.request(daemon.baseURL + "/v1/decide?explain=true&url=" + query)
+        let allowed = try daemon.decide(legitimate, explain: true)
         #expect(allowed.json?["decision"] as? String == "allow", "\(allowed.body)")
         #expect(allowed.json?["url"] as? String == legitimate)
         let reading = try #require(allowed.json?["pathReading"] as? String, "\(allowed.body)")
