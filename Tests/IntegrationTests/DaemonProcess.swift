@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TestScratchSupport
+import Testing
 
 /// A real `navpolicyd serve` on a free loopback port, driven the way users drive it.
 ///

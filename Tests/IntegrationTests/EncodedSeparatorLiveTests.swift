@@ -57,4 +57,17 @@ struct EncodedSeparatorLiveTests {
         #expect(legitimate.status == 200, "a legitimate %2F passes")
         #expect(origin.saw("/api/projects/group%2Fname"), "\(origin.requests)")
     }
+
+    @Test("nginx auth_request (deploy/nginx): the attacker's paths are 403 and never reach the origin")
+    func throughNginx() throws {
+        let origin = try TestOrigin()
+        let daemon = try DaemonProcess(config: "{\(Self.handlers)}")
+        let nginx = try NginxProcess(navpolicydPort: daemon.port, appPort: origin.port)
+        for path in Self.attackPaths {
+            let response = try Curl.request(nginx.baseURL + path, ["--path-as-is"])
+            #expect(response.status == 403, "\(path) got \(response.status)")
+        }
+        #expect(!origin.saw("secret") && !origin.saw("admin"), "reached the origin: \(origin.requests)")
+        #expect(try Curl.request(nginx.baseURL + "/api/projects/group%2Fname", ["--path-as-is"]).status == 200)
+    }
 }
