@@ -193,6 +193,12 @@ struct EncodedSeparatorTests {
                     continue
                 }
                 withEscapes += 1
+                // The decoded-separator form is a fixed point: normalized again it stays, and it
+                // has no encoded separator left (so there is never a third reading).
+                let decodedForm = try #require(request.decodedSeparatorPath)
+                #expect(MatchPath(pathname: decodedForm.text, isOpaque: false) == decodedForm, "\(path)")
+                let reparsed = try CanonicalRequest(NavigationRequest(url: "https://app.example.com" + decodedForm.text))
+                #expect(reparsed.decodedSeparatorPath == nil && reparsed.matchPath == decodedForm, "\(path)")
                 let decoded = policy.decideLinear(second)
                 if plain.verdict == .cancel || decoded.verdict == .cancel {
                     #expect(decision.verdict == .cancel, "\(path): plain \(plain), decoded \(decoded)")
