@@ -80,17 +80,17 @@ public final class CompiledPolicy: Sendable {
             "path read two ways: match form \"\(request.matchPath.text)\" (%2F and %5C kept) and "
             + "decoded-separator form \"\(decodedPath.text)\" (%2F and %5C read as /)"
         if agree {
-            decision.pathReading = forms + "; both readings decide \(said(plain)), the trace is the match form's"
+            decision.pathReading = forms + "; both readings decide \(said(plain)) (the trace is the match form's)"
         } else {
             let outcome =
                 "; the readings differ (match form: \(said(plain)), decoded-separator form: \(said(decodedSeparator))), "
             decision.pathReading =
                 forms + outcome
                 + (decodedDecides
-                    ? "the decoded-separator reading cancels and decided, the trace is its"
+                    ? "the decoded-separator reading cancels and decided (the trace is that reading's)"
                     : plain.verdict == .cancel
-                        ? "the match-form reading cancels and decided, the trace is its"
-                        : "neither cancels: the match-form reading decided, the trace is its")
+                        ? "the match-form reading cancels and decided (the trace is that reading's)"
+                        : "neither cancels: the match-form reading decided (the trace is that reading's)")
         }
         return decision
     }
