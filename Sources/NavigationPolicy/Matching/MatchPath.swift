@@ -85,7 +85,7 @@ public struct MatchPath: Sendable, Equatable {
         guard !url.hasOpaquePath else { return nil }
         let range = url.pathRange
         let replaced: [UInt8]? = url.withBytes(range.lowerBound, range.upperBound) { bytes in
-            guard Self.encodedSeparatorOffset(in: bytes) != nil else { return nil }
+            guard Self.hasEncodedSeparator(bytes) else { return nil }
             return Self.decodingSeparators(bytes)
         }
         guard let replaced else { return nil }
@@ -95,16 +95,16 @@ public struct MatchPath: Sendable, Equatable {
         return MatchPath(textForm: Substring(String(decoding: normalized, as: UTF8.self)))
     }
 
-    /// The offset of the first `%2F`, `%2f`, `%5C` or `%5c` in path bytes, or nil.
-    static func encodedSeparatorOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// Whether path bytes have a `%2F`, `%2f`, `%5C` or `%5c`.
+    private static func hasEncodedSeparator(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         while index + 2 < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), Self.isEncodedSeparator(bytes[index + 1], bytes[index + 2]) {
-                return index
+                return true
             }
             index += 1
         }
-        return nil
+        return false
     }
 
     /// Whether `%` followed by these two bytes is `%2F` or `%5C` (hex in either case).
