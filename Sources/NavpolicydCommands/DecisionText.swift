@@ -15,6 +15,7 @@ enum DecisionText {
                 style.bold("shadow   ") + "\(shadow.handler) would \(shadow.verdict.rawValue)"
                     + (shadow.action.map { " (\($0))" } ?? ""))
         }
+        if let pathReading = decision.pathReading { output.out(style.bold("reading  ") + pathReading) }
         guard let trace = decision.trace else { return }
         output.out(style.bold("trace"))
         for step in trace {

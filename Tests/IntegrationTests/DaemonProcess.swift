@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TestScratchSupport
+import Testing
 
 /// A real `navpolicyd serve` on a free loopback port, driven the way users drive it.
 ///
@@ -137,6 +138,15 @@ final class LineCollector: Sendable {
                 state.pending.removeSubrange(...newline)
             }
         }
+    }
+}
+
+extension DaemonProcess {
+    /// `GET /v1/decide` for `url`, percent-encoded whole into the query (so its own `%2F`,
+    /// `?` and `#` stay part of the URL); `explain=true` when asked.
+    func decide(_ url: String, explain: Bool = false) throws -> Curl.Response {
+        let query = try #require(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        return try Curl.request(baseURL + "/v1/decide?" + (explain ? "explain=true&" : "") + "url=" + query)
     }
 }
 

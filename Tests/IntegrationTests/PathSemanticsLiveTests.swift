@@ -21,17 +21,13 @@ struct PathSemanticsLiveTests {
     func directoryIndexOverDecide() throws {
         let daemon = try DaemonProcess(config: Self.policy)
         for path in Self.adminSpellings {
-            let url = "https://app.example.com" + path
-            let query = try #require(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
-            let response = try Curl.request(daemon.baseURL + "/v1/decide?url=" + query)
+            let response = try daemon.decide("https://app.example.com" + path)
             #expect(response.status == 200, "\(path)")
             #expect(response.json?["decision"] as? String == "cancel", "\(path): \(response.body)")
             #expect(response.json?["handler"] as? String == "admin", "\(path)")
         }
         for path in ["/administrator/", "/", "/public/admin/"] {
-            let query = try #require(
-                ("https://app.example.com" + path).addingPercentEncoding(withAllowedCharacters: .alphanumerics))
-            let response = try Curl.request(daemon.baseURL + "/v1/decide?url=" + query)
+            let response = try daemon.decide("https://app.example.com" + path)
             #expect(response.json?["decision"] as? String == "allow", "\(path): \(response.body)")
         }
     }

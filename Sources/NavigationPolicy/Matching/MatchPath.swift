@@ -68,6 +68,72 @@ public struct MatchPath: Sendable, Equatable {
         self.init(normalizing: pathname, 0..<pathname.utf8.count, isOpaque: isOpaque)
     }
 
+    /// The *decoded-separator* match form of a URL's path, or nil when its path has no encoded
+    /// separator (`%2F`, `%5C`, either case) and so only one reading.
+    ///
+    /// The match form keeps `%2F` escaped (RFC 3986: it is data, not a separator), but many
+    /// origin servers (python `http.server`, static file servers) decode it before they resolve
+    /// the path: to them `/x/..%2Fsecret` is `/secret`. Such a path has two readings, and
+    /// ``CompiledPolicy`` decides both and fails closed when they differ. This form reads those
+    /// escapes as `/` and then normalizes as ``init(_:)`` does (decode unreserved escapes, strip
+    /// `;params`, merge `//`, remove dot segments): `/x/..%2fsecret/index.html` →
+    /// `/secret/index.html`, `/%2fsecret` → `/secret`, `/a%5Cb` → `/a/b`.
+    ///
+    /// Paths without such an escape cost one scan for `%` and allocate nothing; opaque paths
+    /// have no segments and have one reading.
+    public static func decodedSeparatorForm(of url: URLRecord) -> MatchPath? {
+        guard !url.hasOpaquePath else { return nil }
+        let range = url.pathRange
+        let replaced: [UInt8]? = url.withBytes(range.lowerBound, range.upperBound) { bytes in
+            guard Self.hasEncodedSeparator(bytes) else { return nil }
+            return Self.decodingSeparators(bytes)
+        }
+        guard let replaced else { return nil }
+        // Replacing an escape by `/` never makes a new escape (`/` is not a hex digit), so the
+        // normalization below reads every other escape exactly as the plain form does.
+        let normalized = replaced.withUnsafeBufferPointer { Self.normalizeHierarchical($0) }
+        return MatchPath(textForm: Substring(String(decoding: normalized, as: UTF8.self)))
+    }
+
+    /// Whether path bytes have a `%2F`, `%2f`, `%5C` or `%5c`.
+    private static func hasEncodedSeparator(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), Self.isEncodedSeparator(bytes[index + 1], bytes[index + 2]) {
+                return true
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// Whether `%` followed by these two bytes is `%2F` or `%5C` (hex in either case).
+    private static func isEncodedSeparator(_ high: UInt8, _ low: UInt8) -> Bool {
+        switch (high, low | 0x20) {
+        case (UInt8(ascii: "2"), UInt8(ascii: "f")), (UInt8(ascii: "5"), UInt8(ascii: "c")): return true
+        default: return false
+        }
+    }
+
+    /// The path bytes with every encoded separator replaced by `/`.
+    private static func decodingSeparators(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                Self.isEncodedSeparator(bytes[index + 1], bytes[index + 2])
+            {
+                output.append(UInt8(ascii: "/"))
+                index += 3
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return output
+    }
+
     /// Whether normalizing would leave these path bytes as they are.
     ///
     /// An opaque path is its own form unless it has a `%`. A hierarchical path is, unless it has

@@ -38,10 +38,61 @@ public final class CompiledPolicy: Sendable {
     ///
     /// Long chains consult the index for candidates; the result is the same as a scan
     /// (explain always scans, since it reports every handler consulted).
+    ///
+    /// A path with an encoded separator (`%2F`, `%5C`) has two readings, since origin servers
+    /// differ on whether that is a separator (``CanonicalRequest/decodedSeparatorPath``): the
+    /// chain decides both, and when they differ the one that cancels wins (see
+    /// ``combining(_:_:request:explain:)``). Every other request is decided once, as before.
     public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
+        let plain = decideOneReading(request, explain: explain)
+        guard let decodedSeparator = request.decodedSeparatorReading else { return plain }
+        return Self.combining(
+            plain, decideOneReading(decodedSeparator, explain: explain), request: request, explain: explain)
+    }
+
+    @inline(__always)
+    private func decideOneReading(_ request: CanonicalRequest, explain: Bool) -> Decision {
         if explain { return decideExplained(request) }
         if let index { return decideIndexed(request, index: index) }
         return decideLinear(request)
+    }
+
+    /// One answer from the two readings of a path: fail closed on divergence.
+    ///
+    /// Readings that agree (verdict, handler, action, location) give that decision. Otherwise
+    /// the reading that cancels decides: the plain one when both cancel (or when both allow,
+    /// differently: no reading cancels then), the decoded-separator one when only it cancels.
+    /// So no answer allows what one reading cancels. Shadow results and the trace are the
+    /// deciding reading's; with explain, `pathReading` says both forms and which one decided.
+    static func combining(
+        _ plain: Decision, _ decodedSeparator: Decision, request: CanonicalRequest, explain: Bool
+    ) -> Decision {
+        let agree =
+            plain.verdict == decodedSeparator.verdict && plain.handler == decodedSeparator.handler
+            && plain.action == decodedSeparator.action && plain.location == decodedSeparator.location
+        let decodedDecides = !agree && plain.verdict == .allow && decodedSeparator.verdict == .cancel
+        var decision = decodedDecides ? decodedSeparator : plain
+        guard explain, let decodedPath = request.decodedSeparatorPath else { return decision }
+        func said(_ decision: Decision) -> String {
+            decision.verdict.rawValue + (decision.handler.map { " by \"\($0)\"" } ?? " by defaultDecision")
+        }
+        let forms =
+            "path read two ways: match form \"\(request.matchPath.text)\" (%2F and %5C kept) and "
+            + "decoded-separator form \"\(decodedPath.text)\" (%2F and %5C read as /)"
+        if agree {
+            decision.pathReading = forms + "; both readings decide \(said(plain)) (the trace is the match form's)"
+        } else {
+            let outcome =
+                "; the readings differ (match form: \(said(plain)), decoded-separator form: \(said(decodedSeparator))), "
+            decision.pathReading =
+                forms + outcome
+                + (decodedDecides
+                    ? "the decoded-separator reading cancels and decided (the trace is that reading's)"
+                    : plain.verdict == .cancel
+                        ? "the match-form reading cancels and decided (the trace is that reading's)"
+                        : "neither cancels: the match-form reading decided (the trace is that reading's)")
+        }
+        return decision
     }
 
     /// The reference semantics: every handler in order. A shadow handler that would decide

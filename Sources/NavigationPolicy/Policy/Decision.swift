@@ -23,6 +23,9 @@ public struct Decision: Sendable, Equatable {
     public var shadow: [ShadowResult]?
     /// With explain: each handler consulted, in order, and what it did.
     public var trace: [TraceStep]?
+    /// With explain, when the path had two readings (an encoded separator, `%2F` or `%5C`):
+    /// both match forms and which reading decided (the trace is that reading's); nil otherwise.
+    public var pathReading: String?
 
     public init(
         verdict: Verdict, handler: String?, action: String?, location: String?, url: String,
@@ -38,7 +41,7 @@ public struct Decision: Sendable, Equatable {
     }
 
     /// The decision object: `decision`, `handler`, `action`, `location`, `url` in that order,
-    /// then `shadow` and `trace` when present.
+    /// then `shadow`, `trace` and `pathReading` when present.
     public var jsonObject: JSONObject {
         var object: JSONObject = [
             "decision": .string(verdict.rawValue),
@@ -53,6 +56,7 @@ public struct Decision: Sendable, Equatable {
         if let trace {
             object.append("trace", .array(trace.map { .object($0.jsonObject) }))
         }
+        if let pathReading { object.append("pathReading", .string(pathReading)) }
         return object
     }
 }
@@ -97,6 +101,10 @@ extension Decision {
         if let trace {
             writer.writeRaw(#","trace":"#)
             writer.write(.array(trace.map { .object($0.jsonObject) }))
+        }
+        if let pathReading {
+            writer.writeRaw(#","pathReading":"#)
+            writer.writeOptionalString(pathReading)
         }
     }
 

@@ -18,6 +18,10 @@ public struct CanonicalRequest: Sendable {
     let matchHostForm: Substring?
     /// The path for matching, case preserved (see ``MatchPath``).
     public let matchPath: MatchPath
+    /// The path's second reading, with `%2F` and `%5C` read as `/` (see
+    /// ``MatchPath/decodedSeparatorForm(of:)``); nil when the path has no encoded separator,
+    /// which is almost always, and then nothing was computed or allocated for it.
+    public let decodedSeparatorPath: MatchPath?
 
     public var navigationType: NavigationType { original.navigationType }
     public var targetFrame: TargetFrame { original.targetFrame }
@@ -55,5 +59,24 @@ public struct CanonicalRequest: Sendable {
         self.method = method
         self.matchHostForm = MatchHost.form(of: parsed)
         self.matchPath = MatchPath(parsed)
+        self.decodedSeparatorPath = MatchPath.decodedSeparatorForm(of: parsed)
+    }
+
+    /// The same request read the second way: ``matchPath`` is the decoded-separator form (and
+    /// there is no further reading); nil when the path has only one reading. The URL, `href`
+    /// and everything else stay as they are, so location templates and the decision's `url`
+    /// do not change with the reading.
+    public var decodedSeparatorReading: CanonicalRequest? {
+        guard let decodedSeparatorPath else { return nil }
+        return CanonicalRequest(self, matchPath: decodedSeparatorPath)
+    }
+
+    private init(_ request: CanonicalRequest, matchPath: MatchPath) {
+        self.original = request.original
+        self.url = request.url
+        self.method = request.method
+        self.matchHostForm = request.matchHostForm
+        self.matchPath = matchPath
+        self.decodedSeparatorPath = nil
     }
 }

@@ -19,6 +19,8 @@ package struct CanonicalizeCommand: ParsableCommand {
         discussion: """
             For each URL prints one JSON object:
               {"input":…,"href":…,"scheme":…,"matchHost":…,"matchPath":…}
+            and "matchPathDecodedSeparators" after them when the path has %2F or %5C: its
+            second reading, which the chain decides too (the one that cancels wins).
             With --ndjson (navpolicyd canonicalize --ndjson < inputs), reads one JSON string
             literal per line on stdin and prints {"input":…,"href":…} or {"input":…,"error":…}
             per line, in order.
@@ -56,6 +58,9 @@ package struct CanonicalizeCommand: ParsableCommand {
                 object.append("scheme", .string(canonical.scheme))
                 object.append("matchHost", canonical.matchHost.map(JSONValue.string) ?? .null)
                 object.append("matchPath", .string(canonical.matchPath.text))
+                if let decoded = canonical.decodedSeparatorPath {
+                    object.append("matchPathDecodedSeparators", .string(decoded.text))
+                }
             } catch {
                 object.append("error", .string(error.reason))
                 status = ExitCode.usage
