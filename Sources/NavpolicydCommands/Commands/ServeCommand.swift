@@ -63,21 +63,23 @@ package struct ServeCommand: ParsableCommand {
     /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
     package var maxConfigBytes = ConfigFile.defaultMaxBytes
     private var maxConfigBytesText: String?
-    package var listenText: String?
+    /// The listener address flags as typed, keyed by their spelling (`--proxy-listen`).
+    package var listenFlags: [String: String] = [:]
     package var decisionLogPath: String?
     package var adminTokenFilePath: String?
-    package var proxyListenText: String?
-    package var adminListenText: String?
     package var logLevel: EventLog.Level
+
+    /// The options that set a listener's address; each listener kind names its flag.
+    private static let listenOptions = [listen, adminListen, proxyListen]
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
         maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
-        listenText = arguments[Self.listen]
+        for option in Self.listenOptions {
+            listenFlags[option.declaration.longForm] = arguments[option]
+        }
         decisionLogPath = arguments[Self.decisionLog]
         adminTokenFilePath = arguments[Self.adminTokenFile]
-        proxyListenText = arguments[Self.proxyListen]
-        adminListenText = arguments[Self.adminListen]
         logLevel = arguments[Self.logLevel].flatMap(EventLog.Level.init(rawValue:)) ?? .info
     }
 
@@ -99,79 +101,21 @@ package struct ServeCommand: ParsableCommand {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage
         }
-        let listenText = listenText ?? initial.settings.listen
-        let listen: ListenAddress
-        switch ListenAddress.parse(listenText) {
-        case .success(let address): listen = address
-        case .failure(let error):
-            output.err("navpolicyd serve: --listen \(listenText): \(error.reason)")
-            return ExitCode.usage
-        }
-        let token: AdminToken?
-        switch AdminToken.load(
-            environmentVariable: "NAVPOLICY_ADMIN_TOKEN",
-            file: adminTokenFilePath ?? initial.settings.adminTokenFile)
+        let configuration: DaemonConfiguration
+        switch DaemonConfiguration.resolve(
+            DaemonConfiguration.Inputs(
+                configPath: configPath, maxConfigBytes: maxConfigBytes, initial: initial, listenFlags: listenFlags,
+                decisionLogPath: decisionLogPath, adminTokenFile: adminTokenFilePath, version: CommandLineTool.version,
+                environment: ProcessInfo.processInfo.environment))
         {
-        case .success(let loaded): token = loaded
-        case .failure(let error):
-            output.err("navpolicyd serve: \(error.reason)")
-            return ExitCode.usage
-        }
-
-        // intake.enabled false: no store, no data directory, no intake token; the endpoints answer 404.
-        var intake: PolicyDaemon.IntakeOptions?
-        let intakeSettings = IntakeSettings.from(initial.policy)
-        if intakeSettings.enabled {
-            switch Self.openIntake(intakeSettings) {
-            case .success(let options): intake = options
-            case .failure(let error):
-                output.err("navpolicyd serve: \(error.description)")
-                return ExitCode.usage
-            }
-        }
-
-        var options = PolicyDaemon.Options(
-            configPath: configPath, initial: initial, listen: listen,
-            decisionLogPath: decisionLogPath, adminToken: token, version: CommandLineTool.version,
-            intake: intake)
-        options.maxConfigBytes = maxConfigBytes
-        if let proxyText = proxyListenText {
-            switch ListenAddress.parse(proxyText) {
-            case .success(let address): options.proxyListen = address
-            case .failure(let error):
-                output.err("navpolicyd serve: --proxy-listen \(proxyText): \(error.reason)")
-                return ExitCode.usage
-            }
-        }
-        if let adminText = adminListenText {
-            switch ListenAddress.parse(adminText) {
-            case .success(let address): options.adminListen = address
-            case .failure(let error):
-                output.err("navpolicyd serve: --admin-listen \(adminText): \(error.reason)")
-                return ExitCode.usage
-            }
-        }
-        let environment = ProcessInfo.processInfo.environment
-        switch SocketActivation.fromEnvironment(environment) {
-        case .success(let activation): options.socketActivation = activation
-        case .failure(let error):
-            output.err("navpolicyd serve: socket activation: \(error)")
-            return ExitCode.usage
-        }
-        SocketActivation.clearEnvironment()
-        switch SystemdNotifier.fromEnvironment(environment) {
-        case .success(let notifier): options.notifier = notifier
+        case .success(let resolved): configuration = resolved
         case .failure(let error):
             output.err("navpolicyd serve: \(error)")
             return ExitCode.usage
         }
-        if let clash = Self.listenerClash(options) {
-            output.err("navpolicyd serve: \(clash)")
-            return ExitCode.usage
-        }
         let daemon: PolicyDaemon
         do {
-            daemon = try PolicyDaemon(options: options, log: log)
+            daemon = try PolicyDaemon(configuration: configuration, log: log)
         } catch {
             output.err("navpolicyd serve: --decision-log: \(error)")
             return ExitCode.usage
@@ -184,20 +128,21 @@ package struct ServeCommand: ParsableCommand {
         do {
             port = try daemon.start()
         } catch {
-            output.err("navpolicyd serve: cannot start on \(listen): \(error)")
+            output.err("navpolicyd serve: cannot start on \(configuration.apiAddress): \(error)")
             return ExitCode.usage
         }
-        let bound = ListenAddress(host: listen.host, port: port)
+        let bound = ListenAddress(host: configuration.apiAddress.host, port: port)
+        let intake = configuration.intake
         var listening: JSONObject = [
             "address": .string(bound.description), "configPath": .string(configPath),
             "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
-            "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
-            "socketActivated": .bool(options.socketActivation != nil), "systemdNotify": .bool(options.notifier != nil),
+            "adminToken": .bool(configuration.adminToken != nil), "intake": .bool(intake != nil),
+            "version": .string(CommandLineTool.version), "socketActivated": .bool(configuration.socketActivated),
+            "systemdNotify": .bool(configuration.notifier != nil),
         ]
         // Which store (a PostgreSQL URI with its password masked) and whether intake is
         // guarded: booleans, never token values.
-        listening.append(
-            "intakeDatabase", intake != nil ? .string(Self.intakeLocation(intakeSettings).description) : .null)
+        listening.append("intakeDatabase", intake.map { .string($0.location.description) } ?? .null)
         listening.append("intakeToken", .bool(intake?.token != nil))
         log.log(.info, "listening", listening)
         let pending = startup.markRunning()
@@ -214,57 +159,6 @@ package struct ServeCommand: ParsableCommand {
         let parked = DispatchSemaphore(value: 0)
         withExtendedLifetime(signalSources) { parked.wait() }
         return ExitCode.success
-    }
-
-    /// Two listeners on one port, after flags override the config: a clear error before
-    /// anything binds, rather than "address in use" from the second listener.
-    static func listenerClash(_ options: PolicyDaemon.Options) -> String? {
-        let settings = options.initial.settings
-        let admin = options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
-        let proxyConfigured = ProxySettings.from(options.initial.policy).listen.flatMap { try? ListenAddress.parse($0).get() }
-        let proxy = options.proxyListen ?? proxyConfigured
-        // Sockets systemd passed were bound by systemd: their configured addresses do not bind.
-        let activation = options.socketActivation
-        let listeners = [
-            ("listen", activation?.api == nil ? Optional(options.listen) : nil),
-            ("admin listen", activation?.admin == nil ? admin : nil), ("proxy listen", activation?.proxy == nil ? proxy : nil),
-        ]
-        for (index, first) in listeners.enumerated() {
-            for second in listeners.dropFirst(index + 1) {
-                guard let a = first.1, let b = second.1, let clash = ListenAddress.clash(a, b) else { continue }
-                return "the \(second.0) address \(b) \(clash) the \(first.0) address \(a)"
-            }
-        }
-        return nil
-    }
-
-    /// Where the intake database lives when `intake.database` is not set.
-    static var defaultIntakeDatabase: String {
-        let dataDirectory = ProcessInfo.processInfo.environment["NAVPOLICY_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        return (dataDirectory ?? "var/navpolicyd") + "/intake.sqlite3"
-    }
-
-    /// Loads the intake token and opens the store; both failures stop start-up, because a
-    /// daemon that silently accepts shares it cannot store, or without the auth it was
-    /// told to require, is worse than one that does not start.
-    private static func openIntake(_ settings: IntakeSettings) -> Result<PolicyDaemon.IntakeOptions, IntakeStoreError> {
-        let token: AdminToken?
-        switch AdminToken.load(environmentVariable: "NAVPOLICY_INTAKE_TOKEN", file: settings.tokenFile) {
-        case .success(let loaded): token = loaded
-        case .failure(let error): return .failure(IntakeStoreError(error.reason))
-        }
-        do {
-            let store = try Self.intakeLocation(settings).openStore(settings)
-            return .success(PolicyDaemon.IntakeOptions(store: store, settings: settings, token: token))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The intake store's location: `NAVPOLICY_INTAKE_DATABASE_URL`, `intake.database`, or the default file.
-    private static func intakeLocation(_ settings: IntakeSettings) -> DatabaseLocation {
-        DatabaseLocation.resolve(
-            settings, environment: ProcessInfo.processInfo.environment, defaultPath: defaultIntakeDatabase)
     }
 
     /// Signals are turned into dispatch events: SIGHUP reloads, SIGTERM/SIGINT drain and exit.

@@ -2,7 +2,7 @@ import Foundation
 public import HTTPServer
 import JSONSupport
 import NavigationPolicy
-public import ShareIntake
+import ShareIntake
 import Synchronization
 
 /// The assembled daemon: policy store, API, HTTP server, config watching and shutdown.
@@ -10,57 +10,6 @@ import Synchronization
 /// The executable parses flags and handles signals; everything it starts lives here so
 /// the same wiring is what tests run.
 public final class PolicyDaemon: Sendable {
-    /// Everything the daemon needs to start, resolved from flags, environment and config.
-    public struct Options: Sendable {
-        public var configPath: String
-        public var initial: PolicySnapshot
-        public var listen: ListenAddress
-        public var decisionLogPath: String?
-        public var adminToken: AdminToken?
-        public var version: String
-        /// Share intake: its store, settings and token; nil serves the intake endpoints with
-        /// 404 `intake-disabled` when the config's `intake.enabled` is false, else with 503.
-        public var intake: IntakeOptions?
-        /// The proxy listener (`--proxy-listen`); nil = the config's `proxy.listen`, if any.
-        public var proxyListen: ListenAddress?
-        /// Reloads refuse config files larger than this (`--max-config-bytes`).
-        public var maxConfigBytes = ConfigFile.defaultMaxBytes
-        /// The admin listener (`--admin-listen`); nil = the config's `server.adminListen`, if any.
-        public var adminListen: ListenAddress?
-        /// Listening sockets systemd passed (`LISTEN_FDS`): served instead of binding. A passed
-        /// `admin` or `proxy` socket turns that listener on even without its address.
-        public var socketActivation: SocketActivation?
-        /// Where `READY=1`, `RELOADING=1`, `STOPPING=1` and watchdog pings go (`$NOTIFY_SOCKET`).
-        public var notifier: SystemdNotifier?
-
-        public init(
-            configPath: String, initial: PolicySnapshot, listen: ListenAddress, decisionLogPath: String?,
-            adminToken: AdminToken?, version: String, intake: IntakeOptions? = nil
-        ) {
-            self.intake = intake
-            self.configPath = configPath
-            self.initial = initial
-            self.listen = listen
-            self.decisionLogPath = decisionLogPath
-            self.adminToken = adminToken
-            self.version = version
-        }
-    }
-
-    /// What the share-intake endpoints need besides the policy.
-    public struct IntakeOptions: Sendable {
-        public var store: any IntakeStore
-        public var settings: IntakeSettings
-        /// When set, every intake endpoint requires `Authorization: Bearer <token>`.
-        public var token: AdminToken?
-
-        public init(store: any IntakeStore, settings: IntakeSettings, token: AdminToken?) {
-            self.store = store
-            self.settings = settings
-            self.token = token
-        }
-    }
-
     /// Paths whose bodies may exceed the server-wide 64 KiB: the intake POST endpoints
     /// (multipart forms may hold 256 KiB; the other intake formats are held to 64 KiB by the
     /// payload parser) and the admin-only policy diff. `/v1/decide` keeps 64 KiB.
@@ -80,10 +29,8 @@ public final class PolicyDaemon: Sendable {
     private let admin: (server: HTTPServer, address: ListenAddress)?
     private let decisionLog: DecisionLog?
     private let settings: ServerSettings
-    /// The intake settings in force (the store was opened with them); a reload cannot change them.
-    private let intakeSettings: IntakeSettings
-    /// The proxy settings the proxy listener was built with; a reload cannot change them.
-    private let proxySettings: ProxySettings
+    /// The sections the listeners, the intake store and the proxy were built from.
+    private let restartOnly: RestartOnlySettings
     private let stopped = Atomic<Bool>(false)
     private let notifier: SystemdNotifier?
     private let watchdog = Mutex<WatchdogTimer?>(nil)
@@ -101,10 +48,10 @@ public final class PolicyDaemon: Sendable {
     private let listeners: ListenerDirectory
     private let listenAddress: ListenAddress
 
-    public init(options: Options, log: EventLog) throws(DecisionLogError) {
+    public init(configuration options: DaemonConfiguration, log: EventLog) throws(DecisionLogError) {
         let settings = options.initial.settings
-        let intakeSettings = options.intake?.settings ?? IntakeSettings.from(options.initial.policy)
-        let proxySettings = ProxySettings.from(options.initial.policy)
+        let restartOnly = options.restartOnly
+        let intakeSettings = restartOnly.intake
         let store = PolicyStore(
             configPath: options.configPath, initial: options.initial, maxConfigBytes: options.maxConfigBytes)
         let metrics = Metrics(version: options.version)
@@ -147,11 +94,9 @@ public final class PolicyDaemon: Sendable {
         let serverBox = Mutex<HTTPServer?>(nil)
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
         let notifier = options.notifier
-        let inherited = options.socketActivation
-        // A passed admin socket needs no address; the API listener's host labels it in logs.
-        let adminAddress =
-            options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
-            ?? inherited?.admin.map { _ in ListenAddress(host: options.listen.host, port: 0) }
+        let endpoints = Dictionary(options.listeners.map { ($0.kind.role, $0.endpoint) }) { first, _ in first }
+        let apiEndpoint = endpoints[ListenerKind.api.role] ?? ListenerEndpoint(address: options.apiAddress)
+        let adminEndpoint = endpoints[ListenerKind.admin.role]
         let draining = DrainingFlag()
         let authFailures = AuthFailureLog(log: log)
         let listeners = ListenerDirectory()
@@ -165,33 +110,36 @@ public final class PolicyDaemon: Sendable {
                 reload: { trigger in
                     Self.reload(
                         store: store, metrics: metrics, log: log,
-                        restartOnly: (settings, intakeSettings, proxySettings), trigger: trigger, notifier: notifier)
+                        restartOnly: restartOnly, trigger: trigger, notifier: notifier)
                 },
                 openConnections: { serverBox.withLock { $0?.openConnections ?? 0 } },
                 intake: intakeEndpoints, decisionLogPath: options.decisionLogPath, authFailures: authFailures,
                 status: StatusSources(listeners: listeners), surface: surface, draining: draining)
         }
-        let api = makeAPI(adminAddress == nil ? .all : .api)
+        let api = makeAPI(adminEndpoint == nil ? .all : .api)
         var configuration = settings.httpConfiguration(
-            address: options.listen, bodyLimitsByPath: Self.bodyLimitsByPath, problemTypePrefix: ProblemRenderer.typePrefix)
-        configuration.inheritedListenSocket = inherited?.api
+            address: apiEndpoint.address, bodyLimitsByPath: Self.bodyLimitsByPath,
+            problemTypePrefix: ProblemRenderer.typePrefix)
+        configuration.inheritedListenSocket = apiEndpoint.inheritedSocket
         let server = HTTPServer(configuration: configuration, routingResponder: api) { event in
             Self.logServerEvent(event, listener: nil, log: log, metrics: metrics)
         }
-        if let adminAddress {
-            var adminConfiguration = Self.adminConfiguration(settings: settings, address: adminAddress)
-            adminConfiguration.inheritedListenSocket = inherited?.admin
+        if let adminEndpoint {
+            var adminConfiguration = Self.adminConfiguration(settings: settings, address: adminEndpoint.address)
+            adminConfiguration.inheritedListenSocket = adminEndpoint.inheritedSocket
             let adminServer = HTTPServer(
                 configuration: adminConfiguration,
                 routingResponder: makeAPI(.admin)
             ) { event in Self.logServerEvent(event, listener: "admin", log: log, metrics: metrics) }
-            admin = (adminServer, adminAddress)
+            admin = (adminServer, adminEndpoint.address)
         } else {
             admin = nil
         }
         serverBox.withLock { $0 = server }
-        proxy = ProxyListener.make(
-            options: options, decisions: DecisionPoint(store: store, recorder: recorder), log: log)
+        proxy = endpoints[ListenerKind.proxy.role].map {
+            ProxyListener.make(
+                endpoint: $0, initial: options.initial, decisions: DecisionPoint(store: store, recorder: recorder), log: log)
+        }
         self.store = store
         self.metrics = metrics
         self.log = log
@@ -199,10 +147,9 @@ public final class PolicyDaemon: Sendable {
         self.server = server
         self.decisionLog = decisionLog
         self.settings = settings
-        self.intakeSettings = intakeSettings
-        self.proxySettings = proxySettings
+        self.restartOnly = restartOnly
         self.listeners = listeners
-        self.listenAddress = options.listen
+        self.listenAddress = apiEndpoint.address
         self.notifier = notifier
     }
 
@@ -247,7 +194,7 @@ public final class PolicyDaemon: Sendable {
     /// when `intake.enabled` is false; unconfigured (503) when the caller opened no store
     /// although intake is enabled, which only in-process embedders do.
     private static func intakeEndpoints(
-        _ intake: IntakeOptions?, settings: IntakeSettings, policies: PolicyStore, recorder: DecisionRecorder,
+        _ intake: DaemonConfiguration.Intake?, settings: IntakeSettings, policies: PolicyStore, recorder: DecisionRecorder,
         log: EventLog, authFailures: AuthFailureLog
     ) -> IntakeEndpoints {
         if let intake {
@@ -328,13 +275,12 @@ public final class PolicyDaemon: Sendable {
     /// Reloads the policy, logging and counting the outcome.
     public func reload(trigger: String) -> PolicyStore.ReloadOutcome {
         Self.reload(
-            store: store, metrics: metrics, log: log, restartOnly: (settings, intakeSettings, proxySettings),
-            trigger: trigger, notifier: notifier)
+            store: store, metrics: metrics, log: log, restartOnly: restartOnly, trigger: trigger, notifier: notifier)
     }
 
     private static func reload(
         store: PolicyStore, metrics: Metrics, log: EventLog,
-        restartOnly: (server: ServerSettings, intake: IntakeSettings, proxy: ProxySettings), trigger: String,
+        restartOnly: RestartOnlySettings, trigger: String,
         notifier: SystemdNotifier?
     ) -> PolicyStore.ReloadOutcome {
         // systemd holds `systemctl reload` from RELOADING=1 until the next READY=1.
@@ -345,21 +291,9 @@ public final class PolicyDaemon: Sendable {
         switch outcome.result {
         case .reloaded:
             log.log(.info, "policy.reloaded", outcome.jsonObject)
-            if let active = store.snapshot, active.settings != restartOnly.server {
-                log.log(
-                    .warning, "policy.server_settings_changed",
-                    ["detail": .string("the server section changed; listener settings apply after a restart")])
-            }
-            if let active = store.snapshot, IntakeSettings.from(active.policy) != restartOnly.intake {
-                log.log(
-                    .warning, "policy.intake_settings_changed",
-                    ["detail": .string("the intake section changed; it applies after a restart")])
-            }
-            // The proxy listener and its responder are built once at start from the proxy section.
-            if let active = store.snapshot, ProxySettings.from(active.policy) != restartOnly.proxy {
-                log.log(
-                    .warning, "policy.proxy_settings_changed",
-                    ["detail": .string("the proxy section changed; it applies after a restart")])
+            // The listeners, the intake store and the proxy were built once at start.
+            for change in store.snapshot.map(restartOnly.changes(in:)) ?? [] {
+                log.log(.warning, change.event, ["detail": .string(change.detail)])
             }
         case .unchanged:
             log.log(.debug, "policy.unchanged", outcome.jsonObject)

@@ -2,6 +2,13 @@ import HTTPServer
 import JSONSupport
 import NavigationPolicy
 
+extension ListenerKind {
+    /// The enforcing forward/reverse proxy (docs/proxy.md): `proxy.listen` or `--proxy-listen`.
+    static let proxy = ListenerKind(
+        role: "proxy", flag: "--proxy-listen", clashName: "proxy listen",
+        configured: { ProxySettings.from($0.policy).listen })
+}
+
 /// The second listener of `serve`: an ``HTTPServer`` running the ``ProxyResponder``.
 final class ProxyListener: Sendable {
     let server: HTTPServer
@@ -16,21 +23,16 @@ final class ProxyListener: Sendable {
         self.log = log
     }
 
-    /// The listener the options and the config ask for, or nil when neither does.
-    static func make(options: PolicyDaemon.Options, decisions: DecisionPoint, log: EventLog) -> ProxyListener? {
-        let proxySettings = ProxySettings.from(options.initial.policy)
-        let configured = proxySettings.listen.flatMap { try? ListenAddress.parse($0).get() }
-        let inherited = options.socketActivation?.proxy
-        // A passed proxy socket needs no address; the API listener's host labels it in logs.
-        guard
-            let address = options.proxyListen ?? configured
-                ?? inherited.map({ _ in ListenAddress(host: options.listen.host, port: 0) })
-        else { return nil }
-        let server = options.initial.settings
+    /// The listener at `endpoint`, built from the config's `proxy` section.
+    static func make(
+        endpoint: ListenerEndpoint, initial: PolicySnapshot, decisions: DecisionPoint, log: EventLog
+    ) -> ProxyListener {
+        let proxySettings = ProxySettings.from(initial.policy)
+        let address = endpoint.address
         // The same limits and deadlines as the API listener: one `server` section for both.
-        var configuration = server.httpConfiguration(
+        var configuration = initial.settings.httpConfiguration(
             address: address, maxBodyBytes: proxySettings.maxRequestBodyBytes, problemTypePrefix: ProblemRenderer.typePrefix)
-        configuration.inheritedListenSocket = inherited
+        configuration.inheritedListenSocket = endpoint.inheritedSocket
         let responder = ProxyResponder(decisions: decisions, settings: proxySettings, log: log)
         let metrics = decisions.recorder.metrics
         metrics.enableProxyMetrics()
