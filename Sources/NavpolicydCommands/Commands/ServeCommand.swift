@@ -1,9 +1,5 @@
-import Dispatch
 import Foundation
-import JSONSupport
-import NavigationPolicy
 package import PolicyService
-import ShareIntake
 
 /// `navpolicyd serve`: the HTTP daemon.
 package struct ServeCommand: ParsableCommand {
@@ -88,8 +84,32 @@ package struct ServeCommand: ParsableCommand {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
     }
 
+    /// Resolves the configuration, builds the daemon, starts it and waits for a signal.
     package func run(_ output: Output) -> Int32 {
         let log = EventLog.standardError.filtered(from: logLevel)
+        guard let configuration = resolveConfiguration(output) else { return ExitCode.usage }
+        let daemon: PolicyDaemon
+        do {
+            daemon = try PolicyDaemon(configuration: configuration, log: log)
+        } catch {
+            output.err("navpolicyd serve: --decision-log: \(error)")
+            return ExitCode.usage
+        }
+        let signals = DaemonSignals(daemon: daemon, log: log)
+        do {
+            try daemon.start()
+        } catch {
+            output.err("navpolicyd serve: cannot start on \(configuration.apiAddress): \(error)")
+            return ExitCode.usage
+        }
+        signals.daemonRunning()
+        signals.park()
+        return ExitCode.success
+    }
+
+    /// The config file compiled and everything else resolved over it, or nil after reporting
+    /// why the daemon cannot start.
+    private func resolveConfiguration(_ output: Output) -> DaemonConfiguration? {
         let configPath = ConfigLoader.resolvePath(flag: configPath)
         let initial: PolicySnapshot
         do throws(ConfigLoader.LoadError) {
@@ -99,100 +119,17 @@ package struct ServeCommand: ParsableCommand {
             }
         } catch {
             ConfigLoader.report(error, to: output)
-            return ExitCode.usage
+            return nil
         }
-        let configuration: DaemonConfiguration
-        switch DaemonConfiguration.resolve(
-            DaemonConfiguration.Inputs(
-                configPath: configPath, maxConfigBytes: maxConfigBytes, initial: initial, listenFlags: listenFlags,
-                decisionLogPath: decisionLogPath, adminTokenFile: adminTokenFilePath, version: CommandLineTool.version,
-                environment: ProcessInfo.processInfo.environment))
-        {
-        case .success(let resolved): configuration = resolved
+        let inputs = DaemonConfiguration.Inputs(
+            configPath: configPath, maxConfigBytes: maxConfigBytes, initial: initial, listenFlags: listenFlags,
+            decisionLogPath: decisionLogPath, adminTokenFile: adminTokenFilePath, version: CommandLineTool.version,
+            environment: ProcessInfo.processInfo.environment)
+        switch DaemonConfiguration.resolve(inputs) {
+        case .success(let configuration): return configuration
         case .failure(let error):
             output.err("navpolicyd serve: \(error)")
-            return ExitCode.usage
+            return nil
         }
-        let daemon: PolicyDaemon
-        do {
-            daemon = try PolicyDaemon(configuration: configuration, log: log)
-        } catch {
-            output.err("navpolicyd serve: --decision-log: \(error)")
-            return ExitCode.usage
-        }
-        // Before the start: a signal sent once the daemon is listening (or READY=1) must find
-        // its source registered; what arrives during the start waits for it (StartupSignals).
-        let startup = StartupSignals()
-        let signalSources = Self.installSignalHandlers(daemon: daemon, log: log, startup: startup)
-        let port: UInt16
-        do {
-            port = try daemon.start()
-        } catch {
-            output.err("navpolicyd serve: cannot start on \(configuration.apiAddress): \(error)")
-            return ExitCode.usage
-        }
-        let bound = ListenAddress(host: configuration.apiAddress.host, port: port)
-        let intake = configuration.intake
-        var listening: JSONObject = [
-            "address": .string(bound.description), "configPath": .string(configPath),
-            "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
-            "adminToken": .bool(configuration.adminToken != nil), "intake": .bool(intake != nil),
-            "version": .string(CommandLineTool.version), "socketActivated": .bool(configuration.socketActivated),
-            "systemdNotify": .bool(configuration.notifier != nil),
-        ]
-        // Which store (a PostgreSQL URI with its password masked) and whether intake is
-        // guarded: booleans, never token values.
-        listening.append("intakeDatabase", intake.map { .string($0.location.description) } ?? .null)
-        listening.append("intakeToken", .bool(intake?.token != nil))
-        log.log(.info, "listening", listening)
-        let pending = startup.markRunning()
-        if let stopSignal = pending.stopSignal {
-            Self.stop(daemon: daemon, log: log, signal: stopSignal)
-        } else if pending.reloadPending {
-            _ = daemon.reload(trigger: "signal")
-        }
-        // The main thread parks here for good (the SIGTERM handler ends the process with exit)
-        // instead of in dispatchMain(): dispatchMain() pthread_exits the main thread, and
-        // AddressSanitizer then flags libdispatch's signal thread writing into the poisoned
-        // stack of this frame (sigfillset in _dispatch_sigmask) on every SIGHUP and SIGTERM,
-        // which made ASan unusable on the daemon. Nothing here uses the main queue.
-        let parked = DispatchSemaphore(value: 0)
-        withExtendedLifetime(signalSources) { parked.wait() }
-        return ExitCode.success
-    }
-
-    /// Signals are turned into dispatch events: SIGHUP reloads, SIGTERM/SIGINT drain and exit.
-    /// The returned sources must stay alive for as long as the signals should be handled.
-    /// Signals arriving before the daemon runs are held by `startup` and carried out by the
-    /// caller once the start returned.
-    private static func installSignalHandlers(
-        daemon: PolicyDaemon, log: EventLog, startup: StartupSignals
-    ) -> [any DispatchSourceSignal] {
-        var sources: [any DispatchSourceSignal] = []
-        let queue = DispatchQueue(label: "navpolicyd.signals")
-        for signalNumber in [SIGHUP, SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler {
-                if signalNumber == SIGHUP {
-                    if startup.reloadRequested() == .handleNow { _ = daemon.reload(trigger: "signal") }
-                    return
-                }
-                if startup.stopRequested(signalNumber) == .handleNow {
-                    stop(daemon: daemon, log: log, signal: signalNumber)
-                }
-            }
-            source.resume()
-            sources.append(source)
-        }
-        return sources
-    }
-
-    /// SIGTERM/SIGINT: drain every listener and exit.
-    private static func stop(daemon: PolicyDaemon, log: EventLog, signal signalNumber: Int32) -> Never {
-        log.log(.info, "shutdown.started", ["signal": .string(signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")])
-        daemon.shutdown()
-        log.log(.info, "shutdown.finished")
-        exit(ExitCode.success)
     }
 }

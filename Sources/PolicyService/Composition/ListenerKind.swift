@@ -1,5 +1,5 @@
-/// One kind of listener the daemon can run, declared once: where its address comes from and
-/// how clash messages name it.
+/// One kind of listener the daemon can run, declared once: where its address comes from, how
+/// clash messages name it, and how it is built.
 ///
 /// ``all`` is the registration. Its order is the order in which the daemon resolves, starts,
 /// reports and drains its listeners, and its roles are the names systemd's sockets may carry
@@ -15,6 +15,8 @@ struct ListenerKind: Sendable {
     /// The address the config gives it, as written; nil = the listener does not run unless a
     /// flag or a passed socket asks for it. The config was validated, so the text parses.
     let configured: @Sendable (PolicySnapshot) -> String?
+    /// Builds the listener at the context's endpoint (not started).
+    let make: @Sendable (ListenerContext) -> Listener
 
     /// Every kind, in start order. The first is the API listener: it always runs, and it labels
     /// the sockets systemd passed to the others without an address.
