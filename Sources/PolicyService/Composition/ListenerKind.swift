@@ -1,3 +1,5 @@
+import NavigationPolicy
+
 /// One kind of listener the daemon can run, declared once: where its address comes from, how
 /// clash messages name it, and how it is built.
 ///
@@ -15,6 +17,9 @@ struct ListenerKind: Sendable {
     /// The address the config gives it, as written; nil = the listener does not run unless a
     /// flag or a passed socket asks for it. The config was validated, so the text parses.
     let configured: @Sendable (PolicySnapshot) -> String?
+    /// The config sections the kind brings, by name, with their validators: the policy
+    /// compiler (``ServerSettings/compiler``) checks them with the chain.
+    var sections: [String: PolicyCompiler.SectionValidator] = [:]
     /// Builds the listener at the context's endpoint (not started).
     let make: @Sendable (ListenerContext) -> Listener
 

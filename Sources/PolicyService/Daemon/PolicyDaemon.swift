@@ -10,8 +10,11 @@ import Synchronization
 /// registered kind (``ListenerKind/all``), and the daemon starts, reports and drains them in
 /// one loop. The executable resolves the configuration and handles the signals.
 public final class PolicyDaemon: Sendable {
+    /// The policy every listener decides with; reloads swap it.
     public let store: PolicyStore
+    /// The counters `/metrics` shows.
     public let metrics: Metrics
+    /// Where the daemon's events go (JSON lines).
     public let log: EventLog
     private let configuration: DaemonConfiguration
     private let services: ServiceFactory

@@ -187,12 +187,14 @@ public struct ServerSettings: Sendable, Equatable {
 
     /// A compiler that validates the `server` section with the chain.
     public static let compiler: PolicyCompiler = {
-        var compiler = PolicyCompiler(sectionValidators: [
+        var validators: [String: PolicyCompiler.SectionValidator] = [
             "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) },
             "intake": IntakeSettings.validator,
-            "proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) },
             "decisionLog": { section, diagnostics in _ = DecisionLogSettings.decode(section, diagnostics: &diagnostics) },
-        ])
+        ]
+        // Each listener kind brings its own section (`proxy`), so a new one registers in one place.
+        for kind in ListenerKind.all { validators.merge(kind.sections) { first, _ in first } }
+        var compiler = PolicyCompiler(sectionValidators: validators)
         compiler.documentValidators = [checkProxyListenerClash]
         return compiler
     }()

@@ -6,7 +6,8 @@ extension ListenerKind {
     /// ``ProxyResponder``, at `proxy.listen` or `--proxy-listen`.
     static let proxy = ListenerKind(
         role: "proxy", flag: "--proxy-listen", clashName: "proxy listen",
-        configured: { ProxySettings.from($0.policy).listen }
+        configured: { ProxySettings.from($0.policy).listen },
+        sections: ["proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) }]
     ) { context in
         let settings = ProxySettings.from(context.initial.policy)
         let responder = ProxyResponder(decisions: context.services.decisions, settings: settings, log: context.services.log)
