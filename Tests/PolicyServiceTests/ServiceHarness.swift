@@ -37,7 +37,7 @@ struct ServiceHarness {
     let store: PolicyStore
     let configPath: String
     let decisionLogPath: String
-    private let decisionLog: DecisionLog
+    private let decisionLog: DecisionLog?
 
     init(
         config: String? = serviceTestConfig, adminToken: String? = nil, requireTokenForDecide: Bool = false,
@@ -55,33 +55,26 @@ struct ServiceHarness {
             snapshot = nil
         }
         let store = PolicyStore(configPath: configPath, initial: snapshot)
-        let metrics = Metrics(version: "test")
-        decisionLog = try DecisionLog(path: decisionLogPath) { metrics.recordDecisionLogDrop() }
-        let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
-        let log = EventLog { _ in }
         let settings = snapshot.map { IntakeSettings.from($0.policy) } ?? IntakeSettings()
-        let endpoints: IntakeEndpoints
+        let intakeSource: ServiceFactory.IntakeSource
         switch intake {
         case .open(let token):
-            let intakeStore = try SQLiteIntakeStore(path: directory + "/intake.sqlite")
-            endpoints = IntakeEndpoints(
-                availability: .open(intakeStore), settings: settings, token: try token.map { try AdminToken.parse($0).get() },
-                policies: store, recorder: recorder, log: log)
-        case .disabled:
-            endpoints = IntakeEndpoints(
-                availability: .disabled, settings: settings, token: nil, policies: store, recorder: recorder, log: log)
-        case .notConfigured:
-            endpoints = IntakeEndpoints(
-                availability: .notConfigured, settings: settings, token: nil, policies: store, recorder: recorder, log: log)
+            intakeSource = .open(
+                try SQLiteIntakeStore(path: directory + "/intake.sqlite"), settings: settings,
+                token: try token.map { try AdminToken.parse($0).get() })
+        case .disabled: intakeSource = .disabled(settings)
+        case .notConfigured: intakeSource = .notConfigured(settings)
         }
-        api = PolicyAPI(
-            store: store, metrics: metrics, recorder: recorder,
+        // The daemon's own factory, so these tests drive what the daemon serves.
+        let services = try ServiceFactory(
+            store: store, version: "test", log: EventLog { _ in }, decisionLogPath: decisionLogPath,
             adminToken: try adminToken.map { try AdminToken.parse($0).get() },
-            requireTokenForDecide: requireTokenForDecide,
-            reload: { trigger in store.reload(trigger: trigger) }, openConnections: { 3 }, intake: endpoints,
-            decisionLogPath: decisionLogPath)
+            requireTokenForDecide: requireTokenForDecide, intake: intakeSource, restartOnly: RestartOnlySettings(snapshot),
+            notifier: nil, openConnections: { 3 })
+        api = services.api(.all)
+        decisionLog = services.decisionLog
         self.store = store
-        self.metrics = metrics
+        self.metrics = services.metrics
     }
 
     /// Answers one request, waiting for a `.later` or `.deferred` answer.
@@ -103,7 +96,7 @@ struct ServiceHarness {
 
     /// The decision-log lines written so far (closes the log: call once, at the end).
     func closeDecisionLog() throws -> [String] {
-        decisionLog.close()
+        decisionLog?.close()
         let text = try String(contentsOfFile: decisionLogPath, encoding: .utf8)
         return text.split(separator: "\n").map(String.init)
     }

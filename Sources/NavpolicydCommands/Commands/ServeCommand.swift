@@ -1,9 +1,5 @@
-import Dispatch
 import Foundation
-import JSONSupport
-import NavigationPolicy
 package import PolicyService
-import ShareIntake
 
 /// `navpolicyd serve`: the HTTP daemon.
 package struct ServeCommand: ParsableCommand {
@@ -63,21 +59,23 @@ package struct ServeCommand: ParsableCommand {
     /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
     package var maxConfigBytes = ConfigFile.defaultMaxBytes
     private var maxConfigBytesText: String?
-    package var listenText: String?
+    /// The listener address flags as typed, keyed by their spelling (`--proxy-listen`).
+    package var listenFlags: [String: String] = [:]
     package var decisionLogPath: String?
     package var adminTokenFilePath: String?
-    package var proxyListenText: String?
-    package var adminListenText: String?
     package var logLevel: EventLog.Level
+
+    /// The options that set a listener's address; each listener kind names its flag.
+    private static let listenOptions = [listen, adminListen, proxyListen]
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
         maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
-        listenText = arguments[Self.listen]
+        for option in Self.listenOptions {
+            listenFlags[option.declaration.longForm] = arguments[option]
+        }
         decisionLogPath = arguments[Self.decisionLog]
         adminTokenFilePath = arguments[Self.adminTokenFile]
-        proxyListenText = arguments[Self.proxyListen]
-        adminListenText = arguments[Self.adminListen]
         logLevel = arguments[Self.logLevel].flatMap(EventLog.Level.init(rawValue:)) ?? .info
     }
 
@@ -86,8 +84,32 @@ package struct ServeCommand: ParsableCommand {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
     }
 
+    /// Resolves the configuration, builds the daemon, starts it and waits for a signal.
     package func run(_ output: Output) -> Int32 {
         let log = EventLog.standardError.filtered(from: logLevel)
+        guard let configuration = resolveConfiguration(output) else { return ExitCode.usage }
+        let daemon: PolicyDaemon
+        do {
+            daemon = try PolicyDaemon(configuration: configuration, log: log)
+        } catch {
+            output.err("navpolicyd serve: --decision-log: \(error)")
+            return ExitCode.usage
+        }
+        let signals = DaemonSignals(daemon: daemon, log: log)
+        do {
+            try daemon.start()
+        } catch {
+            output.err("navpolicyd serve: cannot start on \(configuration.apiAddress): \(error)")
+            return ExitCode.usage
+        }
+        signals.daemonRunning()
+        signals.park()
+        return ExitCode.success
+    }
+
+    /// The config file compiled and everything else resolved over it, or nil after reporting
+    /// why the daemon cannot start.
+    private func resolveConfiguration(_ output: Output) -> DaemonConfiguration? {
         let configPath = ConfigLoader.resolvePath(flag: configPath)
         let initial: PolicySnapshot
         do throws(ConfigLoader.LoadError) {
@@ -97,208 +119,17 @@ package struct ServeCommand: ParsableCommand {
             }
         } catch {
             ConfigLoader.report(error, to: output)
-            return ExitCode.usage
+            return nil
         }
-        let listenText = listenText ?? initial.settings.listen
-        let listen: ListenAddress
-        switch ListenAddress.parse(listenText) {
-        case .success(let address): listen = address
-        case .failure(let error):
-            output.err("navpolicyd serve: --listen \(listenText): \(error.reason)")
-            return ExitCode.usage
-        }
-        let token: AdminToken?
-        switch AdminToken.load(
-            environmentVariable: "NAVPOLICY_ADMIN_TOKEN",
-            file: adminTokenFilePath ?? initial.settings.adminTokenFile)
-        {
-        case .success(let loaded): token = loaded
-        case .failure(let error):
-            output.err("navpolicyd serve: \(error.reason)")
-            return ExitCode.usage
-        }
-
-        // intake.enabled false: no store, no data directory, no intake token; the endpoints answer 404.
-        var intake: PolicyDaemon.IntakeOptions?
-        let intakeSettings = IntakeSettings.from(initial.policy)
-        if intakeSettings.enabled {
-            switch Self.openIntake(intakeSettings) {
-            case .success(let options): intake = options
-            case .failure(let error):
-                output.err("navpolicyd serve: \(error.description)")
-                return ExitCode.usage
-            }
-        }
-
-        var options = PolicyDaemon.Options(
-            configPath: configPath, initial: initial, listen: listen,
-            decisionLogPath: decisionLogPath, adminToken: token, version: CommandLineTool.version,
-            intake: intake)
-        options.maxConfigBytes = maxConfigBytes
-        if let proxyText = proxyListenText {
-            switch ListenAddress.parse(proxyText) {
-            case .success(let address): options.proxyListen = address
-            case .failure(let error):
-                output.err("navpolicyd serve: --proxy-listen \(proxyText): \(error.reason)")
-                return ExitCode.usage
-            }
-        }
-        if let adminText = adminListenText {
-            switch ListenAddress.parse(adminText) {
-            case .success(let address): options.adminListen = address
-            case .failure(let error):
-                output.err("navpolicyd serve: --admin-listen \(adminText): \(error.reason)")
-                return ExitCode.usage
-            }
-        }
-        let environment = ProcessInfo.processInfo.environment
-        switch SocketActivation.fromEnvironment(environment) {
-        case .success(let activation): options.socketActivation = activation
-        case .failure(let error):
-            output.err("navpolicyd serve: socket activation: \(error)")
-            return ExitCode.usage
-        }
-        SocketActivation.clearEnvironment()
-        switch SystemdNotifier.fromEnvironment(environment) {
-        case .success(let notifier): options.notifier = notifier
+        let inputs = DaemonConfiguration.Inputs(
+            configPath: configPath, maxConfigBytes: maxConfigBytes, initial: initial, listenFlags: listenFlags,
+            decisionLogPath: decisionLogPath, adminTokenFile: adminTokenFilePath, version: CommandLineTool.version,
+            environment: ProcessInfo.processInfo.environment)
+        switch DaemonConfiguration.resolve(inputs) {
+        case .success(let configuration): return configuration
         case .failure(let error):
             output.err("navpolicyd serve: \(error)")
-            return ExitCode.usage
+            return nil
         }
-        if let clash = Self.listenerClash(options) {
-            output.err("navpolicyd serve: \(clash)")
-            return ExitCode.usage
-        }
-        let daemon: PolicyDaemon
-        do {
-            daemon = try PolicyDaemon(options: options, log: log)
-        } catch {
-            output.err("navpolicyd serve: --decision-log: \(error)")
-            return ExitCode.usage
-        }
-        // Before the start: a signal sent once the daemon is listening (or READY=1) must find
-        // its source registered; what arrives during the start waits for it (StartupSignals).
-        let startup = StartupSignals()
-        let signalSources = Self.installSignalHandlers(daemon: daemon, log: log, startup: startup)
-        let port: UInt16
-        do {
-            port = try daemon.start()
-        } catch {
-            output.err("navpolicyd serve: cannot start on \(listen): \(error)")
-            return ExitCode.usage
-        }
-        let bound = ListenAddress(host: listen.host, port: port)
-        var listening: JSONObject = [
-            "address": .string(bound.description), "configPath": .string(configPath),
-            "policyRevision": .string(initial.revision), "handlers": .number(Double(initial.policy.links.count)),
-            "adminToken": .bool(token != nil), "intake": .bool(intake != nil), "version": .string(CommandLineTool.version),
-            "socketActivated": .bool(options.socketActivation != nil), "systemdNotify": .bool(options.notifier != nil),
-        ]
-        // Which store (a PostgreSQL URI with its password masked) and whether intake is
-        // guarded: booleans, never token values.
-        listening.append(
-            "intakeDatabase", intake != nil ? .string(Self.intakeLocation(intakeSettings).description) : .null)
-        listening.append("intakeToken", .bool(intake?.token != nil))
-        log.log(.info, "listening", listening)
-        let pending = startup.markRunning()
-        if let stopSignal = pending.stopSignal {
-            Self.stop(daemon: daemon, log: log, signal: stopSignal)
-        } else if pending.reloadPending {
-            _ = daemon.reload(trigger: "signal")
-        }
-        // The main thread parks here for good (the SIGTERM handler ends the process with exit)
-        // instead of in dispatchMain(): dispatchMain() pthread_exits the main thread, and
-        // AddressSanitizer then flags libdispatch's signal thread writing into the poisoned
-        // stack of this frame (sigfillset in _dispatch_sigmask) on every SIGHUP and SIGTERM,
-        // which made ASan unusable on the daemon. Nothing here uses the main queue.
-        let parked = DispatchSemaphore(value: 0)
-        withExtendedLifetime(signalSources) { parked.wait() }
-        return ExitCode.success
-    }
-
-    /// Two listeners on one port, after flags override the config: a clear error before
-    /// anything binds, rather than "address in use" from the second listener.
-    static func listenerClash(_ options: PolicyDaemon.Options) -> String? {
-        let settings = options.initial.settings
-        let admin = options.adminListen ?? settings.adminListen.flatMap { try? ListenAddress.parse($0).get() }
-        let proxyConfigured = ProxySettings.from(options.initial.policy).listen.flatMap { try? ListenAddress.parse($0).get() }
-        let proxy = options.proxyListen ?? proxyConfigured
-        // Sockets systemd passed were bound by systemd: their configured addresses do not bind.
-        let activation = options.socketActivation
-        let listeners = [
-            ("listen", activation?.api == nil ? Optional(options.listen) : nil),
-            ("admin listen", activation?.admin == nil ? admin : nil), ("proxy listen", activation?.proxy == nil ? proxy : nil),
-        ]
-        for (index, first) in listeners.enumerated() {
-            for second in listeners.dropFirst(index + 1) {
-                guard let a = first.1, let b = second.1, let clash = ListenAddress.clash(a, b) else { continue }
-                return "the \(second.0) address \(b) \(clash) the \(first.0) address \(a)"
-            }
-        }
-        return nil
-    }
-
-    /// Where the intake database lives when `intake.database` is not set.
-    static var defaultIntakeDatabase: String {
-        let dataDirectory = ProcessInfo.processInfo.environment["NAVPOLICY_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        return (dataDirectory ?? "var/navpolicyd") + "/intake.sqlite3"
-    }
-
-    /// Loads the intake token and opens the store; both failures stop start-up, because a
-    /// daemon that silently accepts shares it cannot store, or without the auth it was
-    /// told to require, is worse than one that does not start.
-    private static func openIntake(_ settings: IntakeSettings) -> Result<PolicyDaemon.IntakeOptions, IntakeStoreError> {
-        let token: AdminToken?
-        switch AdminToken.load(environmentVariable: "NAVPOLICY_INTAKE_TOKEN", file: settings.tokenFile) {
-        case .success(let loaded): token = loaded
-        case .failure(let error): return .failure(IntakeStoreError(error.reason))
-        }
-        do {
-            let store = try Self.intakeLocation(settings).openStore(settings)
-            return .success(PolicyDaemon.IntakeOptions(store: store, settings: settings, token: token))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The intake store's location: `NAVPOLICY_INTAKE_DATABASE_URL`, `intake.database`, or the default file.
-    private static func intakeLocation(_ settings: IntakeSettings) -> DatabaseLocation {
-        DatabaseLocation.resolve(
-            settings, environment: ProcessInfo.processInfo.environment, defaultPath: defaultIntakeDatabase)
-    }
-
-    /// Signals are turned into dispatch events: SIGHUP reloads, SIGTERM/SIGINT drain and exit.
-    /// The returned sources must stay alive for as long as the signals should be handled.
-    /// Signals arriving before the daemon runs are held by `startup` and carried out by the
-    /// caller once the start returned.
-    private static func installSignalHandlers(
-        daemon: PolicyDaemon, log: EventLog, startup: StartupSignals
-    ) -> [any DispatchSourceSignal] {
-        var sources: [any DispatchSourceSignal] = []
-        let queue = DispatchQueue(label: "navpolicyd.signals")
-        for signalNumber in [SIGHUP, SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler {
-                if signalNumber == SIGHUP {
-                    if startup.reloadRequested() == .handleNow { _ = daemon.reload(trigger: "signal") }
-                    return
-                }
-                if startup.stopRequested(signalNumber) == .handleNow {
-                    stop(daemon: daemon, log: log, signal: signalNumber)
-                }
-            }
-            source.resume()
-            sources.append(source)
-        }
-        return sources
-    }
-
-    /// SIGTERM/SIGINT: drain every listener and exit.
-    private static func stop(daemon: PolicyDaemon, log: EventLog, signal signalNumber: Int32) -> Never {
-        log.log(.info, "shutdown.started", ["signal": .string(signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")])
-        daemon.shutdown()
-        log.log(.info, "shutdown.finished")
-        exit(ExitCode.success)
     }
 }

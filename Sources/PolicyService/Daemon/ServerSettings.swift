@@ -8,7 +8,9 @@ import ShareIntake
 /// that changes them is applied to the chain only and logged as needing a restart.
 public struct ServerSettings: Sendable, Equatable {
     /// `HOST:PORT` to listen on; loopback unless told otherwise. `--listen` overrides it.
-    public var listen = "127.0.0.1:8080"
+    public var listen = ServerSettings.defaultListenAddress.description
+    /// The API listener's address when neither the config nor `--listen` gives one.
+    static let defaultListenAddress = ListenAddress(host: "127.0.0.1", port: 8080)
     /// `HOST:PORT` of the admin listener (`/healthz`, `/readyz`, `/metrics`, `/v1/policy`,
     /// reload, diff), with its own connections, so probes and scrapes still get in when the
     /// API listener is saturated; nil = those endpoints are served on `listen`.
@@ -95,9 +97,14 @@ public struct ServerSettings: Sendable, Equatable {
     public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> ServerSettings {
         section.checkKeys(allowed: keys, diagnostics: &diagnostics)
         var settings = ServerSettings()
+        // Parsed once here; the admin address is checked against it (the default when `listen`
+        // is absent or invalid, which is reported on its own).
+        var apiAddress = defaultListenAddress
         if let listen = section.string("listen", diagnostics: &diagnostics) {
             switch ListenAddress.parse(listen) {
-            case .success: settings.listen = listen
+            case .success(let address):
+                settings.listen = listen
+                apiAddress = address
             case .failure(let error): diagnostics.report(section.pointer.appending("listen"), "\"\(listen)\": \(error.reason)")
             }
         }
@@ -105,7 +112,7 @@ public struct ServerSettings: Sendable, Equatable {
             switch ListenAddress.parse(adminListen) {
             case .success(let admin):
                 settings.adminListen = adminListen
-                if let api = try? ListenAddress.parse(settings.listen).get(), let clash = ListenAddress.clash(admin, api) {
+                if let clash = ListenAddress.clash(admin, apiAddress) {
                     let message = "\"\(adminListen)\" \(clash) server.listen \"\(settings.listen)\""
                     diagnostics.report(section.pointer.appending("adminListen"), message)
                 }
@@ -180,12 +187,14 @@ public struct ServerSettings: Sendable, Equatable {
 
     /// A compiler that validates the `server` section with the chain.
     public static let compiler: PolicyCompiler = {
-        var compiler = PolicyCompiler(sectionValidators: [
+        var validators: [String: PolicyCompiler.SectionValidator] = [
             "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) },
             "intake": IntakeSettings.validator,
-            "proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) },
             "decisionLog": { section, diagnostics in _ = DecisionLogSettings.decode(section, diagnostics: &diagnostics) },
-        ])
+        ]
+        // Each listener kind brings its own section (`proxy`), so a new one registers in one place.
+        for kind in ListenerKind.all { validators.merge(kind.sections) { first, _ in first } }
+        var compiler = PolicyCompiler(sectionValidators: validators)
         compiler.documentValidators = [checkProxyListenerClash]
         return compiler
     }()
@@ -194,7 +203,7 @@ public struct ServerSettings: Sendable, Equatable {
     /// the second bind would fail at start, after the config was accepted.
     private static func checkProxyListenerClash(_ root: ConfigObject, diagnostics: inout ConfigDiagnostics) {
         guard let proxyText = root.object["proxy"]?.objectValue?["listen"]?.stringValue,
-            let proxy = try? ListenAddress.parse(proxyText).get()
+            let proxy = validAddress(proxyText)
         else { return }
         let server = root.object["server"]?.objectValue
         let listeners = [
@@ -202,13 +211,20 @@ public struct ServerSettings: Sendable, Equatable {
             ("server.adminListen", server?["adminListen"]?.stringValue),
         ]
         for case (let name, let text?) in listeners {
-            guard let address = try? ListenAddress.parse(text).get(), let clash = ListenAddress.clash(proxy, address) else {
+            guard let address = validAddress(text), let clash = ListenAddress.clash(proxy, address) else {
                 continue
             }
             diagnostics.report(
                 root.pointer.appending("proxy").appending("listen"), "\"\(proxyText)\" \(clash) \(name) \"\(text)\"")
         }
     }
+}
+
+/// A listen address as the whole-document check sees it: nil when the text does not parse,
+/// which the section's own validator reports at its pointer (so no clash is claimed on top).
+private func validAddress(_ text: String) -> ListenAddress? {
+    guard case .success(let address) = ListenAddress.parse(text) else { return nil }
+    return address
 }
 
 /// A `HOST:PORT` listen address: IPv4, `[IPv6]`, or `localhost`.

@@ -59,12 +59,12 @@ public final class PolicyAPI: HTTPRoutingResponder {
     let draining: DrainingFlag
 
     /// Assembles the table: each area registers its routes, behind the check its group needs.
+    /// ``ServiceFactory/api(_:)`` is the one caller, for the daemon and the tests alike.
     init(
         store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
         requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
-        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String? = nil,
-        authFailures: AuthFailureLog? = nil, status: StatusSources = StatusSources(), surface: Surface = .all,
-        draining: DrainingFlag = DrainingFlag()
+        openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String?,
+        authFailures: AuthFailureLog?, status: StatusSources, surface: Surface, draining: DrainingFlag
     ) {
         let admin = adminToken.map {
             BearerAuthorization(token: $0, realm: "navpolicyd", tokenName: "admin token", failures: authFailures)

@@ -16,20 +16,21 @@ public struct SocketActivation: Sendable, Equatable {
 
     /// The first passed descriptor (`SD_LISTEN_FDS_START`).
     static let firstDescriptor: Int32 = 3
-    /// The names a socket may carry, one per listener.
-    public static let listenerNames = ["api", "admin", "proxy"]
+    /// The names a socket may carry: the registered listeners' roles (`ListenerKind.all`).
+    public static let listenerNames = ListenerKind.all.map(\.role)
 
-    /// The API listener's socket (`FileDescriptorName=api`, or the only socket when unnamed).
-    public var api: Int32?
-    /// The admin listener's socket (`FileDescriptorName=admin`).
-    public var admin: Int32?
-    /// The proxy listener's socket (`FileDescriptorName=proxy`).
-    public var proxy: Int32?
+    /// The passed sockets by listener role.
+    private var sockets: [String: Int32] = [:]
 
+    /// The socket passed for the listener `role`, if any.
+    public func socket(named role: String) -> Int32? { sockets[role] }
+
+    /// The given sockets of the first three listeners (a test's shorthand; the parser fills
+    /// in any registered role).
     public init(api: Int32? = nil, admin: Int32? = nil, proxy: Int32? = nil) {
-        self.api = api
-        self.admin = admin
-        self.proxy = proxy
+        sockets["api"] = api
+        sockets["admin"] = admin
+        sockets["proxy"] = proxy
     }
 
     /// The sockets `environment` passes to process `pid`; nil when none are passed, or
@@ -47,39 +48,45 @@ public struct SocketActivation: Sendable, Equatable {
         guard let count = Int(countText), (1...listenerNames.count).contains(count) else {
             return .failure(
                 SetupError(
-                    description: "LISTEN_FDS \"\(countText)\" must be 1 to \(listenerNames.count) sockets (api, admin, proxy)"))
+                    description:
+                        "LISTEN_FDS \"\(countText)\" must be 1 to \(listenerNames.count) sockets (\(listenerNames.joined(separator: ", ")))"
+                ))
         }
         let names: [String]
         if let text = environment["LISTEN_FDNAMES"], !text.isEmpty {
             names = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         } else {
-            names = count == 1 ? ["api"] : []
+            names = count == 1 ? [ListenerKind.api.role] : []
         }
         guard names.count == count else {
             return .failure(
                 SetupError(
-                    description: "LISTEN_FDNAMES must name each of the \(count) sockets (FileDescriptorName=api, admin or proxy)")
+                    description: "LISTEN_FDNAMES must name each of the \(count) sockets (FileDescriptorName=\(namesInWords))")
             )
         }
         var activation = SocketActivation()
         for (offset, name) in names.enumerated() {
-            let descriptor = firstDescriptor + Int32(offset)
-            switch name {
-            case "api" where activation.api == nil: activation.api = descriptor
-            case "admin" where activation.admin == nil: activation.admin = descriptor
-            case "proxy" where activation.proxy == nil: activation.proxy = descriptor
-            case "api", "admin", "proxy":
-                return .failure(SetupError(description: "LISTEN_FDNAMES names \"\(name)\" twice"))
-            default:
+            guard listenerNames.contains(name) else {
                 return .failure(
-                    SetupError(
-                        description: "LISTEN_FDNAMES: socket \"\(name)\" is not api, admin or proxy (set FileDescriptorName=)"))
+                    SetupError(description: "LISTEN_FDNAMES: socket \"\(name)\" is not \(namesInWords) (set FileDescriptorName=)")
+                )
             }
+            guard activation.sockets[name] == nil else {
+                return .failure(SetupError(description: "LISTEN_FDNAMES names \"\(name)\" twice"))
+            }
+            activation.sockets[name] = firstDescriptor + Int32(offset)
         }
-        guard activation.api != nil else {
+        // The only socket, unnamed, is the API listener's; the API listener always runs.
+        guard activation.sockets[ListenerKind.api.role] != nil else {
             return .failure(SetupError(description: "LISTEN_FDNAMES has no \"api\" socket; the API listener needs one"))
         }
         return .success(activation)
+    }
+
+    /// The names as a sentence lists them: "api, admin or proxy".
+    private static var namesInWords: String {
+        guard let last = listenerNames.last, listenerNames.count > 1 else { return listenerNames.joined() }
+        return listenerNames.dropLast().joined(separator: ", ") + " or " + last
     }
 
     /// Removes the variables so that processes the daemon starts do not take them for theirs.

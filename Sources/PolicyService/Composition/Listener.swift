@@ -1,0 +1,18 @@
+import HTTPServer
+
+/// One front end the daemon runs: a server at its endpoint, and what the daemon does around
+/// it. ``PolicyDaemon`` starts, reports and drains a list of them in one loop.
+struct Listener: Sendable {
+    /// Names it in logs and on the status page (`api`, `admin`, `proxy`).
+    let role: String
+    /// Where its socket comes from.
+    let endpoint: ListenerEndpoint
+    /// The server, built but not started.
+    let server: HTTPServer
+    /// The event logged with the bound address once it listens (`proxy.listening`); nil when
+    /// the daemon's own `listening` line reports it.
+    let listeningEvent: String?
+    /// Runs once the server has shut down: the proxy ends the transfers still running (their
+    /// bodies were cut when the server closed the connections).
+    let finish: @Sendable () -> Void
+}
