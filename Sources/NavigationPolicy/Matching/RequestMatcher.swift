@@ -222,6 +222,7 @@ extension RequestMatcher {
                     diagnostics.report(config.pointer(to: "pathPatterns", index), "\"\(text)\": \(error.reason)")
                 }
             }
+            matcher.paths.indexPatterns()
         }
         if let entries = config.stringList("methods", diagnostics: &diagnostics) {
             var methods: Set<String> = []
