@@ -79,6 +79,13 @@ struct PathSet: Sendable {
         return first.map(Int.init)
     }
 
+    /// Whether the index answers as trying every pattern in order does (both whether one matches
+    /// and which comes first), for the fuzz target that feeds both the same paths.
+    func patternIndexAgreesWithScan(_ path: MatchPath) -> Bool {
+        let scanned = patterns.firstIndex { $0.matches(path) }
+        return containsPatternMatch(path) == (scanned != nil) && firstPatternMatch(path) == scanned
+    }
+
     func containsExact(_ path: MatchPath) -> Bool {
         exact.contains(key(path))
     }
