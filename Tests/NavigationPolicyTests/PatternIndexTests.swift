@@ -6,17 +6,8 @@ import Testing
 /// patterns and paths, the indexed `PathSet` agrees with trying every pattern in order.
 @Suite("Pattern index equivalence")
 struct PatternIndexTests {
-    /// SplitMix64, so a failure reproduces from its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// SplitMix64, so a failure reproduces from its seed (shared with the chain index tests).
+    typealias SeededGenerator = ChainIndexEquivalenceTests.SeededGenerator
 
     /// Pieces that make patterns of every index kind: literal prefixes (`/api/v?`), required
     /// segments (`/*/secret/*`), literal ends (`/*a*b7`), the `/*` directory form, `?`, and
