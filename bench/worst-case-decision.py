@@ -4,7 +4,10 @@
 Adversarial URLs (one file per kind, each a single URL so every timed decision is the worst
 case), at the two sizes the HTTP layer accepts: 8 KB (the request-target limit, GET
 /v1/decide?url=) and 32 KB (the longest URL, which a 64 KB POST /v1/decide body can carry). And the adversarial configs of
-issue 26: 7 pathPrefixes, 2,000 `/*/secretN/*` patterns, 2,000 wildcard hosts.
+issue 26: 7 pathPrefixes, 2,000 `/*/secretN/*` patterns, 2,000 wildcard hosts, and one
+handler holding 1,000 patterns of one index kind each (required segment, literal prefix,
+literal end), plus the worst a handler's pattern index admits: every segment of the path is
+a required segment of some pattern that then fails only at the path's end.
 
     bench/worst-case-decision.py OUTDIR
 """
@@ -42,6 +45,10 @@ def urls(size):
     return kinds
 
 
+# A short path: the cost of a handler's many patterns when nothing long is at stake.
+with open(os.path.join(out, "url-short-home.txt"), "w") as handle:
+    handle.write(HOST + "/home\n")
+
 # A URL is at most 32 KiB (NavigationRequest.maximumURLLength): the longest one a 64 KiB
 # POST /v1/decide body can carry.
 for size, label in ((8 * 1024, "8k"), (32 * 1024, "32k")):
@@ -68,6 +75,17 @@ configs = {
     },
     "adv-mixed-patterns": {
         "handlers": [handler(f"m{i}", {"pathPatterns": [f"/a*/b{i}*", f"*{i}?x*/*"], "methods": ["POST"]}) for i in range(200)]
+    },
+    # One handler each (issue 26 item 4, F1): the chain index cannot help inside a handler.
+    "adv-one-handler-1000-secret": {
+        "handlers": [handler("s", {"pathPatterns": [f"/*/secret{i}/*" for i in range(1000)]})]
+    },
+    "adv-one-handler-1000-api": {"handlers": [handler("s", {"pathPatterns": [f"/api{i}/v?/*" for i in range(1000)]})]},
+    "adv-one-handler-1000-suffix": {"handlers": [handler("s", {"pathPatterns": [f"/*a*b{i}" for i in range(1000)]})]},
+    # The pattern index's worst case: with url-*-secret-segments, every segment offers a candidate
+    # that fails only after searching the rest of the path for `/zz/`.
+    "adv-one-handler-1000-secret-miss": {
+        "handlers": [handler("s", {"pathPatterns": [f"/*/secret{i}/*/zz/*" for i in range(1000)]})]
     },
 }
 # The configs the Kubernetes manifests ship (JSON inside a ConfigMap).

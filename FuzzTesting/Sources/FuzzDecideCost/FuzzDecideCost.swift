@@ -35,8 +35,38 @@ public func fuzzDecideCost(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard explained.handler == linear.handler, explained.verdict == linear.verdict else {
         fatalError("explain disagrees with the linear chain on \(canonical.href.prefix(200).debugDescription)")
     }
+    // The pattern index inside a handler is not covered by the comparison above (both chains use it).
+    for link in onePolicy.links where !link.matcher.pathPatternIndexAgreesWithScan(canonical) {
+        fatalError("\(link.name): pattern index and scan disagree on \(canonical.href.prefix(200).debugDescription)")
+    }
+    let one = onePolicy.decide(canonical)
+    guard onePolicy.decide(canonical, explain: true).handler == one.handler else {
+        fatalError("explain disagrees on the one-handler policy on \(canonical.href.prefix(200).debugDescription)")
+    }
     return 0
 }
+
+/// The one-handler configs of bench/worst-case-decision.py (issue 26 item 4, F1): each handler
+/// holds 1,000 patterns of one index kind, so only a handler's pattern index keeps them linear.
+private let onePolicy: CompiledPolicy = {
+    func handler(_ name: String, _ patterns: [String]) -> JSONValue {
+        .object([
+            "name": .string(name), "type": .string("cancel"),
+            "match": .object(["pathPatterns": .array(patterns.map { .string($0) })]),
+        ])
+    }
+    let handlers = [
+        handler("secret-miss", (0..<1000).map { "/*/secret\($0)/*/zz/*" }),
+        handler("api", (0..<1000).map { "/api\($0)/v?/*" }),
+        handler("suffix", (0..<1000).map { "/*a*b\($0)" }),
+        handler("secret", (0..<1000).map { "/*/secret\($0)/*" }),
+    ]
+    do {
+        return try PolicyCompiler().compile(.object(["defaultDecision": .string("allow"), "handlers": .array(handlers)]))
+    } catch {
+        fatalError("the fixed one-handler policy does not compile: \(error)")
+    }
+}()
 
 /// The adversarial configs of bench/worst-case-decision.py in one chain: 7 prefixes, 2,000
 /// `/*/secretN/*` patterns and 2,000 wildcard hosts (methods POST: they never decide a GET, so

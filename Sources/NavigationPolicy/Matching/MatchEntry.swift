@@ -78,10 +78,25 @@ extension RequestMatcher {
     }
 
     /// For a request the matcher accepts: the first entry of each configured field that holds, in field order.
+    ///
+    /// The first matching path pattern comes from the handler's pattern index
+    /// (``PathSet/firstPatternMatch(_:)``), not from trying its patterns in turn: a trace must not
+    /// cost every pattern of a long list times the path.
     public func matchedEntries(_ request: CanonicalRequest) -> [MatchEntry] {
         var seen: [Field] = []
         var matched: [MatchEntry] = []
-        for entry in entries where !seen.contains(entry.field) && entryMatches(entry, request) {
+        for entry in entries where !seen.contains(entry.field) {
+            if entry.field == .pathPatterns {
+                seen.append(.pathPatterns)
+                // Pattern entries are recorded in the order ``PathSet/patterns`` holds them.
+                if let first = paths.firstPatternMatch(request.matchPath),
+                    let hit = entries.lazy.filter({ $0.field == .pathPatterns }).dropFirst(first).first
+                {
+                    matched.append(hit)
+                }
+                continue
+            }
+            guard entryMatches(entry, request) else { continue }
             seen.append(entry.field)
             matched.append(entry)
         }

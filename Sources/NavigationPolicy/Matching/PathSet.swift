@@ -12,8 +12,11 @@ struct PathSet: Sendable {
     /// The prefixes again, once there are more than ``FewKeys/limit``: hashing every leading
     /// sub-path in full would be quadratic in the path's segments.
     private var prefixTrie: SegmentTrie<Bool>?
-    /// `pathPatterns`, tried in order; only handlers that have some pay for them.
+    /// `pathPatterns` in config order; only handlers that have some pay for them.
     private(set) var patterns: [PathPattern] = []
+    /// The patterns again, once there are more than ``FewKeys/limit``: a request then tries only
+    /// those it could match (``PatternIndex``), not each against the whole path.
+    private var patternIndex: PatternIndex?
     let caseSensitive: Bool
 
     init(caseSensitive: Bool) {
@@ -39,10 +42,48 @@ struct PathSet: Sendable {
     var hasPrefixes: Bool { !prefixes.isEmpty }
     var hasPatterns: Bool { !patterns.isEmpty }
 
-    mutating func insertPattern(_ pattern: PathPattern) { patterns.append(pattern) }
+    mutating func insertPattern(_ pattern: PathPattern) {
+        patterns.append(pattern)
+        // A stale index would miss the new pattern; ``indexPatterns()`` builds it once all are in.
+        patternIndex = nil
+    }
+
+    /// Builds the pattern index once all patterns are in (``RequestMatcher/decode(_:diagnostics:)``).
+    mutating func indexPatterns() {
+        patternIndex = patterns.count > FewKeys.limit ? PatternIndex(patterns) : nil
+    }
 
     func containsPatternMatch(_ path: MatchPath) -> Bool {
-        patterns.contains { $0.matches(path) }
+        guard let patternIndex else { return patterns.contains { $0.matches(path) } }
+        return patternIndex.anyCandidates(path.foldedForm) { list in
+            list.contains { patterns[Int($0)].matches(path) }
+        }
+    }
+
+    /// The position of the first pattern (in config order) that matches, for explain traces;
+    /// with an index, only candidates are tried.
+    func firstPatternMatch(_ path: MatchPath) -> Int? {
+        guard let patternIndex else { return patterns.firstIndex { $0.matches(path) } }
+        var first: Int32?
+        patternIndex.anyCandidates(path.foldedForm) { list in
+            // Lists are ascending: past the best match so far, nothing earlier is left in this list.
+            for position in list {
+                if let best = first, position >= best { break }
+                if patterns[Int(position)].matches(path) {
+                    first = position
+                    break
+                }
+            }
+            return false
+        }
+        return first.map(Int.init)
+    }
+
+    /// Whether the index answers as trying every pattern in order does (both whether one matches
+    /// and which comes first), for the fuzz target that feeds both the same paths.
+    func patternIndexAgreesWithScan(_ path: MatchPath) -> Bool {
+        let scanned = patterns.firstIndex { $0.matches(path) }
+        return containsPatternMatch(path) == (scanned != nil) && firstPatternMatch(path) == scanned
     }
 
     func containsExact(_ path: MatchPath) -> Bool {

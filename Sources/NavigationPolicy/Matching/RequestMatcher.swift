@@ -81,6 +81,11 @@ public struct RequestMatcher: Sendable {
         return nil
     }
 
+    /// Whether the `pathPatterns` index gives the plain scan's answer for `request` (FuzzDecideCost).
+    package func pathPatternIndexAgreesWithScan(_ request: CanonicalRequest) -> Bool {
+        paths.patternIndexAgreesWithScan(request.matchPath)
+    }
+
     /// A sentence saying why `field` rejected `request`, for `--explain` traces.
     ///
     /// Hosts and paths are shown up to ``explainedLength`` bytes: a trace has a step per
@@ -222,6 +227,7 @@ extension RequestMatcher {
                     diagnostics.report(config.pointer(to: "pathPatterns", index), "\"\(text)\": \(error.reason)")
                 }
             }
+            matcher.paths.indexPatterns()
         }
         if let entries = config.stringList("methods", diagnostics: &diagnostics) {
             var methods: Set<String> = []
