@@ -80,6 +80,7 @@ let package = Package(
             name: "NavpolicydCommands",
             dependencies: [
                 "NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning", "NavigationPolicyClient",
+                "LockSupport",
             ],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.
@@ -111,7 +112,7 @@ let package = Package(
             name: "PolicyServiceTests",
             dependencies: [
                 "PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning",
-                "TestScratchSupport",
+                "TestScratchSupport", "LockSupport",
             ],
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
