@@ -57,6 +57,7 @@ conformance: test-deps
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests FuzzTesting/Sources
+	scripts/check-sanitizer-locks.sh
 
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests FuzzTesting/Sources

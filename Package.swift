@@ -56,10 +56,11 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPTypes", "LockSupport"], swiftSettings: strictSettings),
 
-        // libsodium: Ed25519 for signed policy bundles (the one crypto library, from Debian).
+        // libsodium: Ed25519 for signed policy bundles and SHA-256 (the one crypto library, from Debian).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // Ed25519 signing and verification of policy bundles, and the key formats (PEM PKCS#8
-        // private keys, raw/base64 public keys); shared by the daemon and the client's tests.
+        // private keys, raw/base64 public keys), and SHA-256 for policy revisions; shared by the
+        // daemon, the command line and the client's tests.
         .target(name: "BundleSigning", dependencies: ["CSodium"], swiftSettings: strictSettings),
         // The client's signature check with libsodium (apps on Apple platforms use CryptoKit instead).
         .target(
@@ -79,6 +80,7 @@ let package = Package(
             name: "NavpolicydCommands",
             dependencies: [
                 "NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning", "NavigationPolicyClient",
+                "LockSupport",
             ],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.
@@ -110,7 +112,7 @@ let package = Package(
             name: "PolicyServiceTests",
             dependencies: [
                 "PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning",
-                "TestScratchSupport",
+                "TestScratchSupport", "LockSupport",
             ],
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.

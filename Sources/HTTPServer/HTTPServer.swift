@@ -37,7 +37,7 @@ public final class HTTPServer: Sendable {
     ///   - responder: called on worker threads for every valid request.
     ///   - logger: receives structured events (startup, rejections, libmicrohttpd messages).
     public init(
-        configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        configuration: HTTPServerConfiguration,
         responder: any HTTPResponder,
         logger: @escaping HTTPServerLogger = { _ in }
     ) {
@@ -48,7 +48,7 @@ public final class HTTPServer: Sendable {
     /// Creates a server whose responses come from `asyncResponder`; each request's
     /// connection is suspended until its response is ready.
     public init(
-        configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        configuration: HTTPServerConfiguration,
         asyncResponder: any HTTPAsyncResponder,
         logger: @escaping HTTPServerLogger = { _ in }
     ) {
@@ -59,7 +59,7 @@ public final class HTTPServer: Sendable {
     /// Creates a server that asks `routingResponder` per request whether to answer at once
     /// on the worker thread or to suspend the connection while a task produces the answer.
     public init(
-        configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        configuration: HTTPServerConfiguration,
         routingResponder: any HTTPRoutingResponder,
         logger: @escaping HTTPServerLogger = { _ in }
     ) {

@@ -75,7 +75,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxTargetBytes: Int
     /// Largest accepted total of header lines (`name: value\r\n`); larger ones get 431.
     public var maxHeaderBytes: Int
-    /// Prefix of every problem `type` URI; the problem kind is appended.
+    /// Prefix of every problem `type` URI; the problem kind is appended. The product using
+    /// the server names its own (a URN such as `urn:example:problem:`): this module knows
+    /// nothing about any product, so it has no default.
     public var problemTypePrefix: String
     /// An already bound, listening TCP socket to serve instead of binding ``host``:``port``
     /// (socket activation: systemd passes it as `LISTEN_FDS`). ``host`` and ``port`` then
@@ -86,7 +88,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// and connections arriving meanwhile wait in its queue for the next process.
     public var inheritedListenSocket: Int32?
 
-    /// Creates a configuration; every parameter has a production-safe default.
+    /// Creates a configuration; every parameter but `problemTypePrefix` has a production-safe
+    /// default.
     public init(
         host: String = "127.0.0.1",
         port: UInt16 = 8080,
@@ -103,7 +106,7 @@ public struct HTTPServerConfiguration: Sendable {
         bodyLimitsByPath: [String: Int] = [:],
         maxTargetBytes: Int = 8_192,
         maxHeaderBytes: Int = 16_384,
-        problemTypePrefix: String = "urn:navpolicyd:problem:"
+        problemTypePrefix: String
     ) {
         self.host = host
         self.port = port

@@ -12,6 +12,15 @@
 /// module that uses `Mutex` has a `SanitizerLocks.swift` that, when compiled with
 /// `-DNAVPOLICYD_SANITIZER_LOCKS` (scripts/sanitized-test.sh does), makes `Mutex` in that
 /// module this type; normal builds keep `Synchronization.Mutex`.
+///
+/// Why a copy per module and not one declaration here: a typealias `Mutex` in LockSupport
+/// would shadow `Synchronization.Mutex` (a module's declarations shadow those of a module
+/// it imports) only in files that import LockSupport. A file that uses `Mutex` but imports
+/// only Synchronization would silently keep the futex lock in sanitizer builds, with no
+/// compile error, and TSan would be blind there again. A declaration inside the module
+/// covers every file of it, so each module keeps its three-line copy, and
+/// scripts/check-sanitizer-locks.sh (run by `make lint`) fails when a copy differs or a
+/// module that uses `Mutex` has none.
 public final class PThreadMutex<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched between lock and unlock of `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -72,7 +72,7 @@ let malformedHeads: [(name: String, head: String, kind: String)] = [
             let (status, body) = statusAndBody(outcome.text)
             #expect(outcome.statusLines == 1, "\(shape.name): \(outcome.text.debugDescription)")
             #expect(status == 400, "\(shape.name)")
-            #expect(problemType(body) == "urn:navpolicyd:problem:\(shape.kind)", "\(shape.name): \(body)")
+            #expect(problemType(body) == testProblemTypePrefix + shape.kind, "\(shape.name): \(body)")
             #expect(outcome.text.lowercased().contains("content-type: application/problem+json"), "\(shape.name)")
             #expect(outcome.text.lowercased().contains("connection: close"), "\(shape.name)")
             #expect(outcome.closedByServer, "\(shape.name): the connection stayed open")
@@ -84,7 +84,8 @@ let malformedHeads: [(name: String, head: String, kind: String)] = [
 
     @Test func aSlowHeadIsCutAtTheHeadDeadline() throws {
         let logs = LogCollector()
-        let (server, port) = try startServer(HTTPServerConfiguration(port: 0, headTimeoutSeconds: 1), logs: logs)
+        let (server, port) = try startServer(
+            HTTPServerConfiguration(port: 0, headTimeoutSeconds: 1, problemTypePrefix: testProblemTypePrefix), logs: logs)
         defer { server.shutdown(drainTimeout: .zero) }
         let fd = try #require(connectedLoopbackSocket(port: port, timeoutSeconds: 1))
         defer { close(fd) }
@@ -111,7 +112,8 @@ let malformedHeads: [(name: String, head: String, kind: String)] = [
 
     @Test func aSlowBodyIsCutAndAKeptAliveConnectionMayIdle() throws {
         let configuration = HTTPServerConfiguration(
-            port: 0, connectionTimeoutSeconds: 30, headTimeoutSeconds: 1, minBodyBytesPerSecond: 1000, bodyRateGraceSeconds: 1)
+            port: 0, connectionTimeoutSeconds: 30, headTimeoutSeconds: 1, minBodyBytesPerSecond: 1000, bodyRateGraceSeconds: 1,
+            problemTypePrefix: testProblemTypePrefix)
         let logs = LogCollector()
         let (server, port) = try startServer(configuration, logs: logs)
         defer { server.shutdown(drainTimeout: .zero) }

@@ -29,7 +29,8 @@ import Testing
 
     @Test func oversizedBodiesGet413ProblemByLengthAndByChunks() throws {
         let logs = LogCollector()
-        let (server, port) = try startServer(HTTPServerConfiguration(port: 0, maxBodyBytes: 1_000), logs: logs)
+        let (server, port) = try startServer(
+            HTTPServerConfiguration(port: 0, maxBodyBytes: 1_000, problemTypePrefix: testProblemTypePrefix), logs: logs)
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         let body = Data(repeating: 0x61, count: 5_000)
         for extra in [[], ["-H", "Transfer-Encoding: chunked"]] {
@@ -37,7 +38,7 @@ import Testing
             let (status, json) = statusAndBody(result.stdout.replacingOccurrences(of: "HTTP/1.1 100 Continue\r\n\r\n", with: ""))
             #expect(status == 413)
             #expect(result.stdout.contains("Content-Type: application/problem+json"))
-            #expect(problemType(json) == "urn:navpolicyd:problem:payload-too-large")
+            #expect(problemType(json) == testProblemTypePrefix + "payload-too-large")
         }
         #expect(logs.all.contains { $0.event == "http.request_rejected" && $0.fields["status"] == .number(413) })
     }
@@ -47,10 +48,10 @@ import Testing
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         let longTarget = try curl(["-i", "http://127.0.0.1:\(port)/" + String(repeating: "a", count: 9_000)])
         #expect(statusAndBody(longTarget.stdout).status == 414)
-        #expect(problemType(statusAndBody(longTarget.stdout).body) == "urn:navpolicyd:problem:uri-too-long")
+        #expect(problemType(statusAndBody(longTarget.stdout).body) == testProblemTypePrefix + "uri-too-long")
         let bigHeader = try curl(["-i", "-H", "X-Big: " + String(repeating: "b", count: 20_000), "http://127.0.0.1:\(port)/"])
         #expect(statusAndBody(bigHeader.stdout).status == 431)
-        #expect(problemType(statusAndBody(bigHeader.stdout).body) == "urn:navpolicyd:problem:request-header-fields-too-large")
+        #expect(problemType(statusAndBody(bigHeader.stdout).body) == testProblemTypePrefix + "request-header-fields-too-large")
     }
 
     @Test func framingAttacksGet400Problems() throws {
@@ -67,7 +68,7 @@ import Testing
         for (request, kind) in cases {
             let (status, body) = statusAndBody(rawExchange(port: port, Array(request.utf8)))
             #expect(status == 400, "\(kind)")
-            #expect(problemType(body) == "urn:navpolicyd:problem:" + kind)
+            #expect(problemType(body) == testProblemTypePrefix + kind)
         }
     }
 
@@ -91,7 +92,8 @@ import Testing
     }
 
     @Test func ipv6LoopbackWorks() throws {
-        let (server, port) = try startServer(HTTPServerConfiguration(host: "::1", port: 0))
+        let (server, port) = try startServer(
+            HTTPServerConfiguration(host: "::1", port: 0, problemTypePrefix: testProblemTypePrefix))
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         let result = try curl(["-g", "http://[::1]:\(port)/"])
         #expect(try JSONParser().parse(result.stdout).objectValue?["remoteAddress"]?.stringValue == "::1")
@@ -101,10 +103,16 @@ import Testing
         let (server, port) = try startServer()
         defer { server.shutdown(drainTimeout: .zero) }
         #expect(throws: HTTPServerError.addressInUse) {
-            try HTTPServer(configuration: HTTPServerConfiguration(port: port), responder: TestResponder()).start()
+            try HTTPServer(
+                configuration: HTTPServerConfiguration(port: port, problemTypePrefix: testProblemTypePrefix),
+                responder: TestResponder()
+            ).start()
         }
         #expect(throws: HTTPServerError.invalidAddress) {
-            try HTTPServer(configuration: HTTPServerConfiguration(host: "not an ip", port: 0), responder: TestResponder()).start()
+            try HTTPServer(
+                configuration: HTTPServerConfiguration(host: "not an ip", port: 0, problemTypePrefix: testProblemTypePrefix),
+                responder: TestResponder()
+            ).start()
         }
         #expect(throws: HTTPServerError.alreadyStarted) { try server.start() }
     }

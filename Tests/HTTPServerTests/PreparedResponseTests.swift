@@ -45,7 +45,8 @@ import Testing
 
     @Test func theServerBuildsRegisteredResponsesAndFixedRejectionsOnce() {
         let core = ServerCore(
-            configuration: HTTPServerConfiguration(port: 0, maxBodyBytes: 100, bodyLimitsByPath: ["/up": 7]),
+            configuration: HTTPServerConfiguration(
+                port: 0, maxBodyBytes: 100, bodyLimitsByPath: ["/up": 7], problemTypePrefix: testProblemTypePrefix),
             responder: Responder(), logger: { _ in })
         #expect(core.prebuilt.native(for: Self.health) != nil)
         #expect(core.prebuilt.native(for: Self.unregistered) == nil)
@@ -57,7 +58,9 @@ import Testing
     }
 
     @Test func preparedChangedAndUnregisteredResponsesAreSentAsTheyAre() throws {
-        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), routingResponder: Responder())
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix),
+            routingResponder: Responder())
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         // Twice on one connection: the prebuilt response is queued again, not consumed.
@@ -74,7 +77,9 @@ import Testing
     }
 
     @Test func aPrebuiltRejectionClosesTheConnection() throws {
-        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), routingResponder: Responder())
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix),
+            routingResponder: Responder())
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         // HTTP/1.1 without Host: the fixed missing-host 400, then the server closes.

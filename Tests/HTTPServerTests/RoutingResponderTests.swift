@@ -24,7 +24,9 @@ import Testing
     /// which a blocked pool thread would starve when tests run in parallel.
     @Test func nowAndLaterRoutesShareOneServer() async throws {
         let responder = MixedResponder()
-        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0), routingResponder: responder)
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix), routingResponder: responder
+        )
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         #expect(try await curlOffPool(["http://127.0.0.1:\(port)/fast"]).stdout == "now 0")
@@ -36,7 +38,8 @@ import Testing
     }
 
     @Test func bodyLimitsApplyPerPath() throws {
-        let configuration = HTTPServerConfiguration(port: 0, maxBodyBytes: 100, bodyLimitsByPath: ["/upload": 10_000])
+        let configuration = HTTPServerConfiguration(
+            port: 0, maxBodyBytes: 100, bodyLimitsByPath: ["/upload": 10_000], problemTypePrefix: testProblemTypePrefix)
         let server = HTTPServer(configuration: configuration, routingResponder: MixedResponder())
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }

@@ -72,7 +72,8 @@ import Testing
     @Test func asyncResponderAnswersAndStuckOnesGet503OnShutdown() async throws {
         let arrived = DispatchSemaphore(value: 0)
         let server = HTTPServer(
-            configuration: HTTPServerConfiguration(port: 0), asyncResponder: DelayedResponder(arrived: arrived))
+            configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix),
+            asyncResponder: DelayedResponder(arrived: arrived))
         let port = try server.start()
         #expect(try await curlOffPool(["http://127.0.0.1:\(port)/quick"]).stdout == "async /quick")
         async let stuck = curlOffPool(["-i", "http://127.0.0.1:\(port)/stuck"])
@@ -80,6 +81,6 @@ import Testing
         await offCooperativePool { server.shutdown(drainTimeout: .milliseconds(200)) }
         let result = try await stuck
         #expect(statusAndBody(result.stdout).status == 503)
-        #expect(problemType(statusAndBody(result.stdout).body) == "urn:navpolicyd:problem:service-unavailable")
+        #expect(problemType(statusAndBody(result.stdout).body) == testProblemTypePrefix + "service-unavailable")
     }
 }

@@ -102,7 +102,7 @@ import Testing
         server: HTTPServer, port: UInt16
     ) {
         let router = ScriptedRouter(routes: routes)
-        let configuration = HTTPServerConfiguration(port: 0)
+        let configuration = HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix)
         let server =
             synchronous
             ? HTTPServer(

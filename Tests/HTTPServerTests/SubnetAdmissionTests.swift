@@ -104,7 +104,11 @@ struct SubnetAdmissionTests {
         #expect(fair(64, 8, 64)?.setting == "perSubnetConnectionLimit")
         #expect(fair(4096, 300, 200)?.setting == "perIPConnectionLimit")
         #expect(fair(4096, 0, 200) == nil, "a network limit alone is fair")
-        #expect(HTTPServerConfiguration(connectionLimit: 128).connectionSharingProblem != nil, "256 per address of 128")
-        #expect(HTTPServerConfiguration().connectionSharingProblem == nil, "the defaults are fair")
+        #expect(
+            HTTPServerConfiguration(connectionLimit: 128, problemTypePrefix: testProblemTypePrefix).connectionSharingProblem
+                != nil, "256 per address of 128")
+        #expect(
+            HTTPServerConfiguration(problemTypePrefix: testProblemTypePrefix).connectionSharingProblem == nil,
+            "the defaults are fair")
     }
 }

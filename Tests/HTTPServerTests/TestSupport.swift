@@ -44,9 +44,13 @@ final class LogCollector: Sendable {
     }
 }
 
+/// The problem `type` prefix these tests give the server: a product's own URN, not
+/// navpolicyd's, since the module is generic.
+let testProblemTypePrefix = "urn:example:problem:"
+
 /// Starts a server on an ephemeral loopback port.
 func startServer(
-    _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0),
+    _ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix),
     responder: any HTTPResponder = TestResponder(), logs: LogCollector = LogCollector()
 ) throws -> (server: HTTPServer, port: UInt16) {
     let server = HTTPServer(configuration: configuration, responder: responder, logger: logs.logger)

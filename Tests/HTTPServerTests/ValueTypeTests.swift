@@ -153,9 +153,11 @@ import Testing
     }
 
     @Test func localhostBindsIPv4Loopback() {
-        #expect(HTTPServerConfiguration(host: "LocalHost").bindAddressLiteral == "127.0.0.1")
-        #expect(HTTPServerConfiguration(host: "::1").bindAddressLiteral == "::1")
-        #expect(HTTPServerConfiguration().connectionTimeoutSeconds > 0)
-        #expect(HTTPServerConfiguration().threadPoolSize >= 1)
+        #expect(
+            HTTPServerConfiguration(host: "LocalHost", problemTypePrefix: testProblemTypePrefix).bindAddressLiteral == "127.0.0.1"
+        )
+        #expect(HTTPServerConfiguration(host: "::1", problemTypePrefix: testProblemTypePrefix).bindAddressLiteral == "::1")
+        #expect(HTTPServerConfiguration(problemTypePrefix: testProblemTypePrefix).connectionTimeoutSeconds > 0)
+        #expect(HTTPServerConfiguration(problemTypePrefix: testProblemTypePrefix).threadPoolSize >= 1)
     }
 }

@@ -1,3 +1,4 @@
+import BundleSigning
 import Foundation
 import JSONSupport
 import NavigationPolicy

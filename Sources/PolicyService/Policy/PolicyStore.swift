@@ -1,3 +1,4 @@
+import BundleSigning
 public import Foundation
 public import JSONSupport
 import NavigationPolicy
