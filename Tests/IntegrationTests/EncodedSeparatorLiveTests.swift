@@ -18,6 +18,10 @@ struct EncodedSeparatorLiveTests {
     static let attackPaths = [
         "/secret%2findex.html", "/admin%2findex.html", "/x/..%2fsecret/index.html", "/%2fsecret/index.html",
         "/secret%5Cindex.html", "/x/y/..%2F..%2Fadmin%2Fx", "/%2Fsecret%2F",
+        // The re-attack's: an escape inside a segment, then real `../`. WHATWG resolves `..`
+        // first (`/public/secret/f.txt`); an origin that decodes first serves `/secret/f.txt`.
+        "/public/x%2F../../secret/f.txt", "/p/q%2F../../admin/f.txt", "/p/q%2f%2e%2e/../secret/x",
+        "/public/x%5C../../secret/f.txt",
     ]
 
     @Test("GET /v1/decide: the attacker's paths are cancelled; a legitimate %2F is allowed and keeps it")
@@ -28,7 +32,8 @@ struct EncodedSeparatorLiveTests {
             let response = try daemon.decide(url)
             #expect(response.status == 200, "\(path)")
             #expect(response.json?["decision"] as? String == "cancel", "\(path): \(response.body)")
-            #expect(response.json?["url"] as? String == url, "\(path): the url is the href")
+            // The url is the WHATWG href: the path as sent unless it has real dot segments.
+            if !path.contains("../") { #expect(response.json?["url"] as? String == url, "\(path): the url is the href") }
         }
         let legitimate = "https://app.example.com/api/projects/group%2Fname"
         let allowed = try daemon.decide(legitimate, explain: true)

@@ -95,6 +95,25 @@ public struct MatchPath: Sendable, Equatable {
         return MatchPath(textForm: Substring(String(decoding: normalized, as: UTF8.self)))
     }
 
+    /// The match form of `input` (a URL as sent) with every `%2F`/`%5C` read as `/` before the
+    /// URL is parsed, so dot segments are resolved after the decoding, as servers that decode
+    /// first do; nil when `input` has no such escape, is opaque, or the decoded text is not the
+    /// same URL up to its path (the escape sat in the userinfo: that reading is not a path's).
+    static func rawDecodedSeparatorForm(of input: String, parsed: URLRecord) -> MatchPath? {
+        guard !parsed.hasOpaquePath else { return nil }
+        var input = input
+        let replaced: [UInt8]? = input.withUTF8 { bytes in
+            Self.hasEncodedSeparator(bytes) ? Self.decodingSeparators(bytes) : nil
+        }
+        guard let replaced else { return nil }
+        // A text that no longer parses has no path to read; the other readings still apply.
+        guard let reparsed = try? URLRecord.parse(String(decoding: replaced, as: UTF8.self)),
+            !reparsed.hasOpaquePath,
+            reparsed.slice(0, reparsed.pathRange.lowerBound) == parsed.slice(0, parsed.pathRange.lowerBound)
+        else { return nil }
+        return MatchPath(reparsed)
+    }
+
     /// Whether path bytes have a `%2F`, `%2f`, `%5C` or `%5c`.
     private static func hasEncodedSeparator(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0

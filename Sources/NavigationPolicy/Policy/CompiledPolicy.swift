@@ -44,10 +44,19 @@ public final class CompiledPolicy: Sendable {
     /// chain decides both, and when they differ the one that cancels wins (see
     /// ``combining(_:_:request:explain:)``). Every other request is decided once, as before.
     public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
-        let plain = decideOneReading(request, explain: explain)
-        guard let decodedSeparator = request.decodedSeparatorReading else { return plain }
-        return Self.combining(
-            plain, decideOneReading(decodedSeparator, explain: explain), request: request, explain: explain)
+        var decision = decideOneReading(request, explain: explain)
+        if let decodedSeparator = request.decodedSeparatorReading {
+            decision = Self.combining(
+                decision, decideOneReading(decodedSeparator, explain: explain), request: request, explain: explain)
+        }
+        // Decoded before dot segments are resolved (``CanonicalRequest/rawDecodedSeparatorPath``):
+        // combined the same way, so no reading's cancel is lost.
+        if let raw = request.rawDecodedSeparatorReading {
+            decision = Self.combining(
+                decision, decideOneReading(raw, explain: explain), request: request, explain: explain,
+                decodedPath: raw.matchPath)
+        }
+        return decision
     }
 
     @inline(__always)
@@ -65,14 +74,15 @@ public final class CompiledPolicy: Sendable {
     /// So no answer allows what one reading cancels. Shadow results and the trace are the
     /// deciding reading's; with explain, `pathReading` says both forms and which one decided.
     static func combining(
-        _ plain: Decision, _ decodedSeparator: Decision, request: CanonicalRequest, explain: Bool
+        _ plain: Decision, _ decodedSeparator: Decision, request: CanonicalRequest, explain: Bool,
+        decodedPath shown: MatchPath? = nil
     ) -> Decision {
         let agree =
             plain.verdict == decodedSeparator.verdict && plain.handler == decodedSeparator.handler
             && plain.action == decodedSeparator.action && plain.location == decodedSeparator.location
         let decodedDecides = !agree && plain.verdict == .allow && decodedSeparator.verdict == .cancel
         var decision = decodedDecides ? decodedSeparator : plain
-        guard explain, let decodedPath = request.decodedSeparatorPath else { return decision }
+        guard explain, let decodedPath = shown ?? request.decodedSeparatorPath else { return decision }
         func said(_ decision: Decision) -> String {
             decision.verdict.rawValue + (decision.handler.map { " by \"\($0)\"" } ?? " by defaultDecision")
         }
@@ -91,6 +101,10 @@ public final class CompiledPolicy: Sendable {
                     : plain.verdict == .cancel
                         ? "the match-form reading cancels and decided (the trace is that reading's)"
                         : "neither cancels: the match-form reading decided (the trace is that reading's)")
+        }
+        // A third reading (decoded before dot segments) adds its sentence to the second's.
+        if let earlier = plain.pathReading, let added = decision.pathReading, earlier != added {
+            decision.pathReading = earlier + "; then " + added
         }
         return decision
     }

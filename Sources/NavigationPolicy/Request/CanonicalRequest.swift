@@ -22,6 +22,12 @@ public struct CanonicalRequest: Sendable {
     /// ``MatchPath/decodedSeparatorForm(of:)``); nil when the path has no encoded separator,
     /// which is almost always, and then nothing was computed or allocated for it.
     public let decodedSeparatorPath: MatchPath?
+    /// A third reading, for servers that decode `%2F`/`%5C` *before* they resolve dot segments:
+    /// the URL as sent with those escapes read as `/`, parsed again. The WHATWG parser resolves
+    /// `..` first, so `/public/x%2F../../secret` is `/public/secret` to it (and has no escape
+    /// left for ``decodedSeparatorPath``), while such a server serves `/secret`. Nil unless the
+    /// URL as sent has an encoded separator and this reading differs from the other two.
+    public let rawDecodedSeparatorPath: MatchPath?
 
     public var navigationType: NavigationType { original.navigationType }
     public var targetFrame: TargetFrame { original.targetFrame }
@@ -59,7 +65,10 @@ public struct CanonicalRequest: Sendable {
         self.method = method
         self.matchHostForm = MatchHost.form(of: parsed)
         self.matchPath = MatchPath(parsed)
-        self.decodedSeparatorPath = MatchPath.decodedSeparatorForm(of: parsed)
+        let decoded = MatchPath.decodedSeparatorForm(of: parsed)
+        self.decodedSeparatorPath = decoded
+        let raw = MatchPath.rawDecodedSeparatorForm(of: request.url, parsed: parsed)
+        self.rawDecodedSeparatorPath = raw == decoded || raw == matchPath ? nil : raw
     }
 
     /// The same request read the second way: ``matchPath`` is the decoded-separator form (and
@@ -71,6 +80,12 @@ public struct CanonicalRequest: Sendable {
         return CanonicalRequest(self, matchPath: decodedSeparatorPath)
     }
 
+    /// The request read the third way (``rawDecodedSeparatorPath``); nil when there is none.
+    public var rawDecodedSeparatorReading: CanonicalRequest? {
+        guard let rawDecodedSeparatorPath else { return nil }
+        return CanonicalRequest(self, matchPath: rawDecodedSeparatorPath)
+    }
+
     private init(_ request: CanonicalRequest, matchPath: MatchPath) {
         self.original = request.original
         self.url = request.url
@@ -78,5 +93,6 @@ public struct CanonicalRequest: Sendable {
         self.matchHostForm = request.matchHostForm
         self.matchPath = matchPath
         self.decodedSeparatorPath = nil
+        self.rawDecodedSeparatorPath = nil
     }
 }
