@@ -7,6 +7,11 @@ struct MediaType: Equatable {
     /// `name*`), compared case-insensitively. Parsers disagree on which one wins, so callers refuse the value.
     var repeatedParameter: String?
 
+    /// The first parameter written in RFC 8187's extended notation (`charset*=utf-8''…`), or
+    /// nil. Readers that decode it and readers that ignore it see different values, and no
+    /// share target needs it, so callers refuse it.
+    var extendedParameter: String? { parameters.keys.filter { $0.hasSuffix("*") }.min() }
+
     /// Parses a header value; nil when it is not `type/subtype[; name=value]*`.
     /// - Parameter backslashEscapes: whether `\` quotes the next character inside a quoted
     ///   value (RFC 9110 quoted-pair). A multipart part's Content-Disposition turns it off:

@@ -88,7 +88,8 @@ enum MultipartFormData {
                 }
                 name = disposition.parameters["name"]
             case "content-type":
-                guard let type = MediaType(value), type.repeatedParameter == nil, type.essence == "text/plain",
+                guard let type = MediaType(value), type.repeatedParameter == nil, type.extendedParameter == nil,
+                    type.essence == "text/plain",
                     type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
                 else {
                     throw IntakeFailure(.malformedBody, "file parts are not accepted (part Content-Type \(value))")

@@ -35,6 +35,10 @@ public struct PayloadParser: Sendable {
             throw IntakeFailure(
                 .malformedBody, "Content-Type gives the parameter \(repeated) more than once; send it once")
         }
+        if let extended = mediaType.extendedParameter {
+            throw IntakeFailure(
+                .malformedBody, "Content-Type parameter \(extended) (RFC 8187 notation) is not accepted; send it without *")
+        }
         if let charset = mediaType.parameters["charset"], charset.lowercased() != "utf-8" {
             throw IntakeFailure(
                 .unsupportedMediaType, "only UTF-8 is accepted, not charset=\(charset)",

@@ -210,6 +210,13 @@ struct EdgeHardeningLiveTests {
             ("name beside name*", "multipart/form-data; boundary=b", part(#"name="url"; name*=utf-8''title"#)),
             ("name* alone", "multipart/form-data; boundary=b", part(#"name*=utf-8''url"#)),
             ("boundary* beside boundary", "multipart/form-data; boundary=b; boundary*=utf-8''c", part(#"name="url""#)),
+            // The second outside attack's: an RFC 2231 reader sees iso-8859-1 here.
+            ("charset*", "multipart/form-data; boundary=b; charset*=UTF-8''iso-8859-1", part(#"name="url""#)),
+            (
+                "part charset*", "multipart/form-data; boundary=b",
+                "--b\r\nContent-Disposition: form-data; name=\"url\"\r\nContent-Type: text/plain; charset*=UTF-8''latin1\r\n\r\n"
+                    + "https://share.example/one-meaning\r\n--b--\r\n"
+            ),
             (
                 "two dispositions", "multipart/form-data; boundary=b",
                 "--b\r\nContent-Disposition: form-data; name=\"url\"\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\n"
