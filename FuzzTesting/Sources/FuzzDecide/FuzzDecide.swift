@@ -22,8 +22,15 @@ public func fuzzDecide(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         if linear != indexed {
             fatalError("indexed and linear chains disagree on \(canonical.href.debugDescription): \(indexed) vs \(linear)")
         }
-        if policy.decide(canonical) != linear {
+        // A path with an encoded separator is decided on each of its readings; decide must be
+        // the linear chain's answer on those readings, and never allow what one of them cancels.
+        let decided = policy.decide(canonical)
+        if decided != policy.decideLinearAllReadings(canonical) {
             fatalError("decide disagrees with the linear chain on \(canonical.href.debugDescription)")
+        }
+        let readings = [canonical.decodedSeparatorReading, canonical.rawDecodedSeparatorReading].compactMap { $0 }
+        if decided.verdict == .allow, readings.contains(where: { policy.decideLinear($0).verdict == .cancel }) {
+            fatalError("allowed what one reading of the path cancels: \(canonical.href.debugDescription)")
         }
         _ = policy.decide(canonical, explain: true)
     }

@@ -37,8 +37,8 @@ public func fuzzDecideCost(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         url = head + String(repeating: rest, count: repeats) + (mode & 2 == 0 ? "" : "h7.example/")
     }
     guard let canonical = try? CanonicalRequest(NavigationRequest(url: url, method: "GET")) else { return 0 }
-    let linear = policy.decideLinear(canonical)
-    guard policy.decideIndexed(canonical) == linear, policy.decide(canonical) == linear else {
+    let linear = policy.decideLinearAllReadings(canonical)
+    guard policy.decideIndexed(canonical) == policy.decideLinear(canonical), policy.decide(canonical) == linear else {
         fatalError("indexed and linear chains disagree on \(canonical.href.prefix(200).debugDescription)")
     }
     let explained = policy.decide(canonical, explain: true)

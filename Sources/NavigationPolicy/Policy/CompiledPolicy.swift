@@ -44,17 +44,29 @@ public final class CompiledPolicy: Sendable {
     /// chain decides both, and when they differ the one that cancels wins (see
     /// ``combining(_:_:request:explain:)``). Every other request is decided once, as before.
     public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
-        var decision = decideOneReading(request, explain: explain)
+        allReadings(request, explain: explain) { decideOneReading($0, explain: explain) }
+    }
+
+    /// ``decideLinear(_:)`` on every reading of the path, combined as ``decide(_:explain:)``
+    /// combines them: the reference the fuzz targets compare the indexed chain with.
+    package func decideLinearAllReadings(_ request: CanonicalRequest) -> Decision {
+        allReadings(request, explain: false) { decideLinear($0) }
+    }
+
+    /// The plain reading, then each further reading of the path combined into it.
+    @inline(__always)
+    private func allReadings(
+        _ request: CanonicalRequest, explain: Bool, _ decideOne: (CanonicalRequest) -> Decision
+    ) -> Decision {
+        var decision = decideOne(request)
         if let decodedSeparator = request.decodedSeparatorReading {
-            decision = Self.combining(
-                decision, decideOneReading(decodedSeparator, explain: explain), request: request, explain: explain)
+            decision = Self.combining(decision, decideOne(decodedSeparator), request: request, explain: explain)
         }
         // Decoded before dot segments are resolved (``CanonicalRequest/rawDecodedSeparatorPath``):
         // combined the same way, so no reading's cancel is lost.
         if let raw = request.rawDecodedSeparatorReading {
             decision = Self.combining(
-                decision, decideOneReading(raw, explain: explain), request: request, explain: explain,
-                decodedPath: raw.matchPath)
+                decision, decideOne(raw), request: request, explain: explain, decodedPath: raw.matchPath)
         }
         return decision
     }
