@@ -44,24 +44,24 @@ enum ProxyMetrics {
         func family(_ name: String, _ type: String, _ help: String) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         }
-        family(
-            "navpolicyd_proxy_requests_total", "counter",
-            "Requests answered on the proxy listener, by status code (uncommon codes by class).")
-        for (code, value) in requests.sorted(by: { $0.key < $1.key }) {
-            out += "navpolicyd_proxy_requests_total{code=\"\(code)\"} \(value)\n"
+        // One counter family per label, its series in label order.
+        func counters(_ name: String, _ help: String, label: String, _ values: [String: UInt64]) {
+            family(name, "counter", help)
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                out += "\(name){\(label)=\"\(key)\"} \(value)\n"
+            }
         }
-        family(
-            "navpolicyd_proxy_upstream_errors_total", "counter",
-            "Forwards that got no usable response from the origin, by kind (502 or 504 to the client).")
-        for (kind, value) in upstreamErrors.sorted(by: { $0.key < $1.key }) {
-            out += "navpolicyd_proxy_upstream_errors_total{kind=\"\(kind)\"} \(value)\n"
-        }
-        family(
-            "navpolicyd_proxy_refused_total", "counter",
-            "Forwards the proxy refused before asking any origin, by reason (internal-destination: 403).")
-        for (reason, value) in refused.sorted(by: { $0.key < $1.key }) {
-            out += "navpolicyd_proxy_refused_total{reason=\"\(reason)\"} \(value)\n"
-        }
+        counters(
+            "navpolicyd_proxy_requests_total",
+            "Requests answered on the proxy listener, by status code (uncommon codes by class).", label: "code", requests)
+        counters(
+            "navpolicyd_proxy_upstream_errors_total",
+            "Forwards that got no usable response from the origin, by kind (502 or 504 to the client).", label: "kind",
+            upstreamErrors)
+        counters(
+            "navpolicyd_proxy_refused_total",
+            "Forwards the proxy refused before asking any origin, by reason (internal-destination: 403).",
+            label: "reason", refused)
         family(
             "navpolicyd_proxy_upstream_duration_seconds", "histogram",
             "Time from forwarding a request until the origin's response head (or the failure).")
