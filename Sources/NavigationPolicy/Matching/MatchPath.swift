@@ -102,8 +102,13 @@ public struct MatchPath: Sendable, Equatable {
     static func rawDecodedSeparatorForm(of input: String, parsed: URLRecord) -> MatchPath? {
         guard !parsed.hasOpaquePath else { return nil }
         var input = input
+        // Only what stands before the first `?` or `#` can be the path: an escape in the query
+        // (`?redirect_uri=https%3A%2F%2F…`, common in OAuth links) cannot change it, and would
+        // otherwise cost such URLs a second parse that always comes back equal.
         let replaced: [UInt8]? = input.withUTF8 { bytes in
-            Self.hasEncodedSeparator(bytes) ? Self.decodingSeparators(bytes) : nil
+            let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+            return Self.hasEncodedSeparator(UnsafeBufferPointer(rebasing: bytes[..<end]))
+                ? Self.decodingSeparators(bytes) : nil
         }
         guard let replaced else { return nil }
         // A text that no longer parses has no path to read; the other readings still apply.
