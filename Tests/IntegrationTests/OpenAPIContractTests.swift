@@ -168,7 +168,7 @@ struct OpenAPIContractTests {
         try checker.check("POST", "/v1/decide", 415, Curl.request(base + "/v1/decide", ["-X", "POST"]))
 
         // Read-only endpoints, GET and HEAD.
-        for path in ["/v1/policy", "/healthz", "/readyz", "/metrics"] {
+        for path in ["/v1/policy", "/healthz", "/readyz", "/readyz/intake", "/metrics"] {
             try checker.check("GET", path, 200, Curl.request(base + path))
             try checker.check("HEAD", path, 200, Curl.request(base + path, ["-I"]))
         }

@@ -74,11 +74,18 @@ struct IntakeEndpoints: Sendable {
         }
     }
 
-    /// The store's health for `/readyz`: nil when there is no store to ask (intake disabled,
-    /// or an embedder that opened none, whose endpoints already answer 503 on their own).
+    /// The store's health for the status page: nil when there is no store to ask (intake
+    /// disabled, or an embedder that opened none, whose endpoints already answer 503 on their own).
     var health: IntakeStoreHealth? {
         guard case .open(let store) = availability else { return nil }
         return store.health()
+    }
+
+    /// The store's health for `/readyz/intake`, or the problem every intake endpoint answers
+    /// without a store (404 `intake-disabled`, 503 when none was opened): a probe aimed at
+    /// intake readiness on a daemon without intake is a misconfiguration, not "ready".
+    func readiness() throws(ServiceProblem) -> IntakeStoreHealth {
+        try openStore().health()
     }
 
     /// The group check: the store must be open (404 when intake is off, 503 when it has no

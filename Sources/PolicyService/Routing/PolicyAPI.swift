@@ -22,6 +22,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
         case policyDiff = "/v1/policy/diff"
         case healthz = "/healthz"
         case readyz = "/readyz"
+        /// Intake readiness: the policy and the intake store (`/readyz` needs only the policy).
+        case readyzIntake = "/readyz/intake"
         case metrics = "/metrics"
         case intake = "/v1/intake"
         case intakeShareTarget = "/v1/intake/share-target"
@@ -79,7 +81,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
         let points = DecisionPoint(store: store, recorder: recorder)
         let policyAdmin = PolicyAdminEndpoints(
             store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining,
-            decisionLogPath: decisionLogPath, intakeHealth: { intake.health })
+            decisionLogPath: decisionLogPath, intakeHealth: { () throws(ServiceProblem) in try intake.readiness() })
 
         let servesAPI = surface != .admin
         let servesAdmin = surface != .api
