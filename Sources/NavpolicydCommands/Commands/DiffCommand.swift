@@ -83,14 +83,20 @@ package struct DiffCommand: ParsableCommand {
         let json = format == .json
         let newPolicy: CompiledPolicy
         let oldPolicy: CompiledPolicy
-        let againstPath = ConfigLoader.resolvePath(flag: againstPath)
+        let againstGiven = self.againstPath != nil
+        let againstPath = ConfigLoader.resolvePath(flag: self.againstPath)
         let againstRevision: String
         do {
             newPolicy = try ConfigLoader.load(candidatePath, maxBytes: maxConfigBytes)
+        } catch {
+            ConfigLoader.report(error, to: output)
+            return ExitCode.usage
+        }
+        do {
             oldPolicy = try ConfigLoader.load(againstPath, maxBytes: maxConfigBytes)
             againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath, maxBytes: maxConfigBytes))
         } catch {
-            ConfigLoader.report(error, to: output)
+            Self.reportAgainst(error, given: againstGiven, to: output)
             return ExitCode.usage
         }
         var diff = PolicyDiff(old: oldPolicy, new: newPolicy, examplesPerGroup: examplesPerGroup)
@@ -133,6 +139,28 @@ package struct DiffCommand: ParsableCommand {
             Self.printText(diff, output: output)
         }
         return failsOnChange && diff.changed > 0 ? ExitCode.failure : ExitCode.success
+    }
+
+    /// A failure to load the policy compared against, blamed on what chose it: `--against`, or,
+    /// when it was not given, the default it fell back to. `--config` (the candidate, which
+    /// loaded) is never named: users read "set --config" as their candidate being wrong.
+    private static func reportAgainst(_ error: ConfigLoader.LoadError, given: Bool, to output: Output) {
+        let fromEnvironment = !(ProcessInfo.processInfo.environment["NAVPOLICY_CONFIG"] ?? "").isEmpty
+        func subject(_ path: String) -> String {
+            given
+                ? "--against \(path)"
+                : "--against is missing, and the current policy it defaults to "
+                    + "(\(path), \(fromEnvironment ? "from $NAVPOLICY_CONFIG" : "the default path"))"
+        }
+        let hint = given ? "" : "; pass --against OLD.json, the policy the running daemon serves"
+        switch error {
+        case .unreadable(let path, let reason):
+            output.err("navpolicyd diff: \(subject(path)): \(reason.reason)\(hint)")
+        case .invalid(let path, let configError):
+            let count = configError.issues.count
+            output.err("navpolicyd diff: \(subject(path)) is invalid (\(count) error\(count == 1 ? "" : "s"))\(hint):")
+            for issue in configError.issues { output.err("  \(issue)") }
+        }
     }
 
     private static func printText(_ diff: PolicyDiff, output: Output) {
