@@ -16,7 +16,9 @@ package struct ServeCommand: ParsableCommand {
         help: "also run the enforcing forward/reverse proxy there (see docs/proxy.md)")
     static let adminListen = Option.text(
         "admin-listen", "HOST:PORT", kind: .address,
-        help: "serve /healthz, /readyz, /metrics, /v1/policy, reload and diff on a listener of their own (server.adminListen)")
+        help:
+            "serve /healthz, /readyz, /readyz/intake, /metrics, /v1/policy, reload and diff on a listener of their own "
+            + "(server.adminListen)")
     static let logLevel = Option.text(
         "log-level", "LEVEL", kind: .choice(EventLog.Level.allCases.map(\.rawValue)),
         help: "the least severe event written to stderr: debug, info, warning or error", default: EventLog.Level.info.rawValue)
