@@ -57,6 +57,7 @@ public enum PolicyDiffRequest {
         }
         var diff = PolicyDiff(old: live, new: candidate, examplesPerGroup: examples)
         var source = "posted"
+        var notReplayed: JSONObject?
         if let posted = object["requests"] {
             guard let list = posted.arrayValue, list.count <= maximumRequests else {
                 return .failure(.invalidRequest("an array of at most \(maximumRequests) request objects", field: "requests"))
@@ -78,18 +79,31 @@ public enum PolicyDiffRequest {
             }
         } else {
             source = "decisionLog"
+            var redacted = 0
+            var truncated = 0
             for line in recentLog().suffix(maximumRequests) {
                 // Lines the daemon did not write whole (a torn last line) are skipped, not fatal.
-                // A `truncated` line's URLs were cut (DecisionRecorder): not the navigation decided.
-                guard let value = try? JSONParser().parse(line), value.objectValue?["truncated"] == nil,
-                    let request = value.objectValue?["request"]?.objectValue,
+                guard let value = try? JSONParser().parse(line) else { continue }
+                // A `redacted` or `truncated` line's URLs are not the navigation decided
+                // (DecisionRecorder): counted in `notReplayed`, not replayed.
+                if value.objectValue?["redacted"] != nil {
+                    redacted += 1
+                    continue
+                }
+                if value.objectValue?["truncated"] != nil {
+                    truncated += 1
+                    continue
+                }
+                guard let request = value.objectValue?["request"]?.objectValue,
                     let navigation = try? NavigationRequest(json: request)
                 else { continue }
                 diff.add(navigation)
             }
+            notReplayed = ["redacted": .number(Double(redacted)), "truncated": .number(Double(truncated))]
         }
         var report = diff.jsonObject
         report.append("source", .string(source))
+        if let notReplayed { report.append("notReplayed", .object(notReplayed)) }
         return .success(report)
     }
 
