@@ -140,12 +140,14 @@ struct DecisionRecorder: Sendable {
                 changed = true
             }
         }
+        let sent = navigation.url
         apply(&navigation.url)
         if var source = navigation.sourceURL {
             apply(&source)
             navigation.sourceURL = source
         }
-        apply(&decision.url)
+        // The canonical URL is usually the URL as sent: redacted once, not twice.
+        if decision.url == sent { decision.url = navigation.url } else { apply(&decision.url) }
         if var location = decision.location {
             apply(&location)
             decision.location = location

@@ -18,6 +18,13 @@ struct QueryRedaction: Sendable, Equatable {
 
     /// Normalized names (see ``normalizedName(_:)``).
     private let names: Set<String>
+    /// The names that are plain lower-case ASCII, as bytes: a raw name with nothing to decode is
+    /// compared with these byte by byte, without building a string (the usual case, on every
+    /// logged decision).
+    private let plainNames: [[UInt8]]
+    /// Every name is plain: a plain raw name that matches none of them matches nothing.
+    private let allNamesPlain: Bool
+    private static let markerBytes = Array(marker.utf8)
     /// `"*"` was listed.
     private let everyValue: Bool
 
@@ -28,6 +35,29 @@ struct QueryRedaction: Sendable, Equatable {
     init(names configured: [String]) {
         everyValue = configured.contains("*")
         names = Set(configured.filter { $0 != "*" }.map { Self.normalizedName(Array($0.utf8)[...]) })
+        plainNames = names.map { Array($0.utf8) }.filter { $0.allSatisfy(Self.isPlain) }
+        allNamesPlain = plainNames.count == names.count
+    }
+
+    /// A byte a name may hold and still be compared as it is: not an escape, `+`, a bracket,
+    /// a space or a control character, and ASCII.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%") && byte != UInt8(ascii: "+")
+            && byte != UInt8(ascii: "[")
+    }
+
+    /// Whether the raw name `raw` is a listed one.
+    private func isListed(_ raw: ArraySlice<UInt8>) -> Bool {
+        guard raw.allSatisfy(Self.isPlain) else { return names.contains(Self.normalizedName(raw)) }
+        for name in plainNames where name.count == raw.count {
+            if zip(name, raw).allSatisfy({ $0 == Self.asciiLowercased($1) }) { return true }
+        }
+        // A plain name that none matched can still equal a non-ASCII configured name lower-cased.
+        return !allNamesPlain && names.contains(Self.normalizedName(raw))
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
     }
 
     /// No parameter is redacted: the log writes URLs as they are, at no cost.
@@ -40,7 +70,9 @@ struct QueryRedaction: Sendable, Equatable {
         guard let start = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
             return nil
         }
-        var out = Array(bytes[...start])
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        out.append(contentsOf: bytes[...start])
         guard redactParameters(bytes[(start + 1)...], into: &out) else { return nil }
         return String(decoding: out, as: UTF8.self)
     }
@@ -53,8 +85,9 @@ struct QueryRedaction: Sendable, Equatable {
         while index <= region.endIndex {
             if index == region.endIndex || Self.isSeparator(region[index]) {
                 let entry = region[entryStart..<index]
-                if let replacement = redactedEntry(entry) {
-                    out.append(contentsOf: replacement)
+                if let kept = keptPart(entry) {
+                    out.append(contentsOf: kept)
+                    out.append(contentsOf: Self.markerBytes)
                     changed = true
                 } else {
                     out.append(contentsOf: entry)
@@ -67,17 +100,18 @@ struct QueryRedaction: Sendable, Equatable {
         return changed
     }
 
-    /// The entry with its value replaced, or nil when it keeps its value.
-    private func redactedEntry(_ entry: ArraySlice<UInt8>) -> [UInt8]? {
+    /// What of the entry is kept before ``marker`` (its name and `=`; nothing for a bare entry
+    /// under `"*"`), or nil when the entry keeps its value.
+    private func keptPart(_ entry: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else {
             // A bare entry is a name without a value, except under "*", which hides anything.
-            return everyValue && !entry.isEmpty && !entry.elementsEqual(Self.marker.utf8) ? Array(Self.marker.utf8) : nil
+            return everyValue && !entry.isEmpty && !entry.elementsEqual(Self.markerBytes)
+                ? entry[entry.startIndex..<entry.startIndex] : nil
         }
         let value = entry[(equals + 1)...]
-        guard !value.isEmpty, !value.elementsEqual(Self.marker.utf8) else { return nil }
-        guard everyValue || names.contains(Self.normalizedName(entry[..<equals])) || hidesRedacted(value, depth: 1)
-        else { return nil }
-        return Array(entry[...equals]) + Array(Self.marker.utf8)
+        guard !value.isEmpty, !value.elementsEqual(Self.markerBytes) else { return nil }
+        guard everyValue || isListed(entry[..<equals]) || hidesRedacted(value, depth: 1) else { return nil }
+        return entry[...equals]
     }
 
     /// Whether `value`, decoded, carries a parameter this rule redacts (a URL in a query value).
@@ -99,7 +133,7 @@ struct QueryRedaction: Sendable, Equatable {
         guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { return hidesRedacted(entry, depth: depth + 1) }
         let value = entry[(equals + 1)...]
         guard !value.isEmpty else { return false }
-        return names.contains(Self.normalizedName(entry[..<equals])) || hidesRedacted(value, depth: depth + 1)
+        return isListed(entry[..<equals]) || hidesRedacted(value, depth: depth + 1)
     }
 
     /// Where one parameter ends: `&`, `;` (the old HTML separator), `?` and `#` (a fragment or
