@@ -142,7 +142,8 @@ package struct DiffCommand: ParsableCommand {
             output.out(object.serializedJSON)
         } else {
             Self.printText(diff, output: output)
-            if let notReplayed { output.out(Self.notReplayedText(notReplayed)) }
+            // Said only when lines were skipped: a plain log's output ends with the totals.
+            if let notReplayed, !notReplayed.isEmpty { output.out(Self.notReplayedText(notReplayed)) }
         }
         return failsOnChange && diff.changed > 0 ? ExitCode.failure : ExitCode.success
     }

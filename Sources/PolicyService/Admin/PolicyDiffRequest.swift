@@ -102,8 +102,8 @@ public enum PolicyDiffRequest {
             notReplayed = ["redacted": .number(Double(redacted)), "truncated": .number(Double(truncated))]
         }
         var report = diff.jsonObject
-        report.append("source", .string(source))
         if let notReplayed { report.append("notReplayed", .object(notReplayed)) }
+        report.append("source", .string(source))
         return .success(report)
     }
 
