@@ -27,18 +27,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="$ROOT/bench"
 cd "$ROOT" || exit 1
 
-DURATION="${DURATION:-10}"
-ROUNDS="${ROUNDS:-3}"
-THREADS="${THREADS:-2}"
-CONNECTIONS="${CONNECTIONS:-64}"
-WARMUP="${WARMUP:-2}"
-CONFIG="${CONFIG:-config/navpolicy.json}"
+# shellcheck source=bench/lib-http.sh
+source "$BENCH/lib-http.sh"
+http_bench_settings
 REDACT="${REDACT:-[\"code\",\"state\",\"email\"]}"
 DECIDE_URL="${DECIDE_URL:-https://app.example.com/oauth/callback?code=SECRET123&state=xyz}"
 TARGET=0.9
-
-# shellcheck source=bench/lib-http.sh
-source "$BENCH/lib-http.sh"
 
 http_bench_deps
 http_bench_binary
@@ -83,21 +77,12 @@ grep -q '"redacted":true' "$LOG_FILE" || die "the decision log of the 'on' daemo
 
 declare -A RPS P50 P99 USR SYS
 measure() { # off|on SECONDS OUTFILE
-    local port pid before after cpu
+    local port pid before after
     if [ "$1" = off ]; then port="$OFF_PORT" pid="$OFF_PID"; else port="$ON_PORT" pid="$ON_PID"; fi
     before="$(server_cpu_ticks "$pid")"
     http_wrk "$port" GET "$DECIDE_PATH" "$2" "$CONNECTIONS" "$3"
     after="$(server_cpu_ticks "$pid")"
-    grep -q '^BENCH ' "$3" || {
-        cat "$3" >&2
-        die "wrk produced no result for the log $1"
-    }
-    RPS[$1]="$(field rps "$3")"
-    P50[$1]="$(field p50_us "$3")"
-    P99[$1]="$(field p99_us "$3")"
-    cpu="$(cpu_per_request "$before" "$after" "$(field requests "$3")")"
-    USR[$1]="${cpu% *}"
-    SYS[$1]="${cpu#* }"
+    http_read_run "$1" "$3" "$before" "$after" "the log $1"
 }
 
 metric() { # PORT NAME — one unlabelled sample from /metrics
