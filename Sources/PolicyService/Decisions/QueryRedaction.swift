@@ -10,7 +10,8 @@
 ///   (`code[]`, `code[0]`), and case is ignored: `CODE`, `%63ode`, `co%64e+` all name `code`.
 /// - A value of another parameter that, once decoded, holds a redacted parameter (a
 ///   `return=https%3A%2F%2Fshop%2Fcb%3Fcode%3D…` made by a `{url}` location) is replaced whole.
-/// - `"*"` replaces every value, and every bare entry (`?token-without-name`).
+/// - A bare entry (no `=`) is a name and is kept, unless it decodes to a redacted parameter
+///   with its value (`code%3DSECRET`); `"*"` replaces every value and every bare entry.
 struct QueryRedaction: Sendable, Equatable {
     /// What a redacted value becomes: unreserved characters only, so a redacted URL still
     /// parses and serializes to itself.
@@ -104,9 +105,12 @@ struct QueryRedaction: Sendable, Equatable {
     /// under `"*"`), or nil when the entry keeps its value.
     private func keptPart(_ entry: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else {
-            // A bare entry is a name without a value, except under "*", which hides anything.
-            return everyValue && !entry.isEmpty && !entry.elementsEqual(Self.markerBytes)
-                ? entry[entry.startIndex..<entry.startIndex] : nil
+            // A bare entry is a name without a value, except under "*", which hides anything,
+            // and one that decodes to a listed parameter with its value (`code%3DSECRET`).
+            guard !entry.isEmpty, !entry.elementsEqual(Self.markerBytes),
+                everyValue || hidesRedacted(entry, depth: 1)
+            else { return nil }
+            return entry[entry.startIndex..<entry.startIndex]
         }
         let value = entry[(equals + 1)...]
         guard !value.isEmpty, !value.elementsEqual(Self.markerBytes) else { return nil }
