@@ -60,6 +60,7 @@ public enum PolicyDiffRequest {
         }
         var diff = PolicyDiff(old: live, new: candidate, examplesPerGroup: examples)
         var source = "posted"
+        var notReplayed: JSONObject?
         if let posted = object["requests"] {
             // An empty list asks for a report on nothing: a 200 with zero counts would read as
             // "the candidate changes nothing".
@@ -88,11 +89,22 @@ public enum PolicyDiffRequest {
             source = "decisionLog"
             let lines = recentLog().suffix(maximumRequests)
             var replayed = 0
+            var redacted = 0
+            var truncated = 0
             for line in lines {
                 // Lines the daemon did not write whole (a torn last line) are skipped, not fatal.
-                // A `truncated` line's URLs were cut (DecisionRecorder): not the navigation decided.
-                guard let value = try? JSONParser().parse(line), value.objectValue?["truncated"] == nil,
-                    let request = value.objectValue?["request"]?.objectValue,
+                guard let value = try? JSONParser().parse(line) else { continue }
+                // A `redacted` or `truncated` line's URLs are not the navigation decided
+                // (DecisionRecorder): counted in `notReplayed`, not replayed.
+                if value.objectValue?["redacted"] != nil {
+                    redacted += 1
+                    continue
+                }
+                if value.objectValue?["truncated"] != nil {
+                    truncated += 1
+                    continue
+                }
+                guard let request = value.objectValue?["request"]?.objectValue,
                     let navigation = try? NavigationRequest(json: request)
                 else { continue }
                 diff.add(navigation)
@@ -100,8 +112,10 @@ public enum PolicyDiffRequest {
             }
             // Nothing replayed is no evidence that the candidate is safe: say so, not 200 "0 changed".
             guard replayed > 0 else { return .failure(.nothingToReplay(linesRead: lines.count)) }
+            notReplayed = ["redacted": .number(Double(redacted)), "truncated": .number(Double(truncated))]
         }
         var report = diff.jsonObject
+        if let notReplayed { report.append("notReplayed", .object(notReplayed)) }
         report.append("source", .string(source))
         return .success(report)
     }

@@ -186,13 +186,13 @@ struct IntakeEndpoints: Sendable {
     private func decide(_ url: WebURL, snapshot: PolicySnapshot) throws(IntakeFailure) -> JSONObject {
         let decision: Decision
         do {
-            decision = try snapshot.policy.decide(NavigationRequest(url: url.href))
+            decision = try recorder.decide(NavigationRequest(url: url.href), on: snapshot, frontEnd: .intake)
         } catch {
             throw IntakeFailure(.invalidURL, error.reason)
         }
         // Recorded like every other decision (id, metrics, log line); the stored item keeps
         // its documented shape, so the id appears in the decision log only.
-        _ = recorder.record(decision, for: NavigationRequest(url: url.href), revision: snapshot.revision)
+        _ = recorder.record(decision, for: NavigationRequest(url: url.href), snapshot: snapshot)
         var object = decision.jsonObject
         object.append("policyRevision", .string(snapshot.revision))
         if settings.onCancel == .reject, decision.verdict == .cancel {

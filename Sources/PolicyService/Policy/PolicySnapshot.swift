@@ -19,6 +19,9 @@ public final class PolicySnapshot: Sendable {
     /// ends with it (and the object's closing brace), and copying it beats escaping the same
     /// 71 characters per request.
     let closingRevisionMemberJSON: [UInt8]
+    /// `decisionLog.redactQueryParameters`, compiled once: the decision log's lines for
+    /// decisions taken on this snapshot are redacted with it.
+    let logRedaction: QueryRedaction
 
     public init(policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle) {
         self.policy = policy
@@ -28,6 +31,7 @@ public final class PolicySnapshot: Sendable {
         member.writeString(revision)
         member.writeRaw("}")
         self.closingRevisionMemberJSON = member.bytes
+        self.logRedaction = QueryRedaction(names: DecisionLogSettings.from(policy).redactQueryParameters)
         self.loadedAt = loadedAt
         self.settings = settings
         self.bundle = bundle

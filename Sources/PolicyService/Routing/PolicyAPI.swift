@@ -78,7 +78,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
         // and so do the views that show the chain outright (/v1/policy, /metrics, the bundle).
         // Only the probes stay open, for kubelets and load balancers.
         let decisionCheck = requireTokenForDecide ? adminCheck : nil
-        let points = DecisionPoint(store: store, recorder: recorder)
+        let points = DecisionPoint(store: store, recorder: recorder, frontEnd: .authz)
         let policyAdmin = PolicyAdminEndpoints(
             store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining,
             decisionLogPath: decisionLogPath, intakeHealth: { () throws(ServiceProblem) in try intake.readiness() })
