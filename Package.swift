@@ -80,7 +80,7 @@ let package = Package(
             name: "NavpolicydCommands",
             dependencies: [
                 "NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning", "NavigationPolicyClient",
-                "LockSupport",
+                "NavigationPolicyClientSodium", "LockSupport",
             ],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.

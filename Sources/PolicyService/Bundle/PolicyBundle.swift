@@ -11,13 +11,49 @@ import NavigationPolicy
 public struct PolicyBundle: Sendable {
     /// The `format` member every bundle carries, so a client can refuse another document.
     public static let format = "navpolicy-bundle"
-    /// The bundle layout's version; a client refuses versions it does not know.
-    public static let version = 1
+    /// The bundle layout's version; a client refuses versions it does not know. Version 2
+    /// added the signed freshness members (``Stamp``); version 1 had none.
+    public static let version = 2
     /// The config keys that the core compiler reads for the chain: all a bundle carries.
     static let policyKeys = ["defaultDecision", "handlers"]
 
-    /// The body: `{"format":…,"version":1,"revision":…,"policy":{…}}`.
+    /// What the signed bytes say about freshness and the key (docs/bundles.md, "Freshness").
+    public struct Stamp: Sendable, Equatable {
+        /// Unix seconds when the bundle was built.
+        public var issuedAt: Int
+        /// Unix seconds after which a client refuses to adopt it.
+        public var expiresAt: Int
+        /// Monotonic: a client refuses a bundle with a lower one than the bundle it holds.
+        public var policyVersion: Int
+        /// The signing key's id; nil for an unsigned bundle.
+        public var keyId: String?
+
+        public init(issuedAt: Int, expiresAt: Int, policyVersion: Int, keyId: String?) {
+            self.issuedAt = issuedAt
+            self.expiresAt = expiresAt
+            self.policyVersion = policyVersion
+            self.keyId = keyId
+        }
+
+        /// The stamp of a bundle built at `issuedAt` under `settings`: the configured
+        /// `policyVersion`, else `issuedAt` raised above `previousVersion` (two reloads in one
+        /// second must still give increasing versions).
+        public static func make(
+            issuedAt: Int, settings: BundleSettings, signingKey: Ed25519PrivateKey?, previousVersion: Int?
+        ) -> Stamp {
+            let derived = max(issuedAt, (previousVersion ?? 0) + 1)
+            return Stamp(
+                issuedAt: issuedAt, expiresAt: issuedAt + settings.lifetimeSeconds,
+                policyVersion: settings.policyVersion ?? derived,
+                keyId: signingKey.map { settings.keyId ?? BundleKeyID.derived(from: $0.publicKey) })
+        }
+    }
+
+    /// The body: `{"format":…,"version":2,"revision":…,"policyVersion":…,"issuedAt":…,
+    /// "expiresAt":…,"keyId":…,"policy":{…}}` (`keyId` only when signed).
     public let bytes: [UInt8]
+    /// The freshness members inside ``bytes``.
+    public let stamp: Stamp
     /// `sha256:` hex of the config bytes, the daemon's policy revision.
     public let revision: String
     /// The 64-byte Ed25519 signature over ``bytes``; nil when no key is configured.
@@ -29,8 +65,9 @@ public struct PolicyBundle: Sendable {
 
     // The header values are stored, not computed: every bundle request sends them, and
     // encoding the signature per request is the per-request work this type exists to avoid.
-    init(bytes: [UInt8], revision: String, signature: [UInt8]?) {
+    init(bytes: [UInt8], stamp: Stamp, revision: String, signature: [UInt8]?) {
         self.bytes = bytes
+        self.stamp = stamp
         self.revision = revision
         self.signature = signature
         self.entityTag = "\"\(revision)\""
@@ -45,8 +82,11 @@ public struct PolicyBundle: Sendable {
     /// - Parameters:
     ///   - configBytes: the config file's bytes; they must have compiled (the caller checked).
     ///   - revision: their revision (`sha256:` hex).
+    ///   - stamp: the freshness members; `keyId` must be set exactly when `signingKey` is.
     /// - Returns: nil only if the bytes do not parse as a JSON object, which a compiled config does.
-    public static func make(configBytes: [UInt8], revision: String, signingKey: Ed25519PrivateKey?) -> PolicyBundle? {
+    public static func make(
+        configBytes: [UInt8], revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?
+    ) -> PolicyBundle? {
         // Same parser settings as the compiler, so the same members are seen (duplicates kept,
         // in document order); a second parse per reload is cheap next to compiling.
         guard let document = try? JSONParser(rejectsDuplicateMembers: false).parse(configBytes),
@@ -56,13 +96,19 @@ public struct PolicyBundle: Sendable {
         for member in root.members where policyKeys.contains(member.key) {
             policy.append(member.key, member.value)
         }
-        let body: JSONValue = .object([
+        // Fixed member order: the bytes stay deterministic for the same config and stamp, so
+        // `navpolicyd bundle --issued-at … --policy-version …` reproduces a served bundle.
+        var body: JSONObject = [
             "format": .string(format),
             "version": .number(Double(version)),
             "revision": .string(revision),
-            "policy": .object(policy),
-        ])
-        let bytes = body.serializedBytes
-        return PolicyBundle(bytes: bytes, revision: revision, signature: signingKey?.sign(bytes))
+            "policyVersion": .number(Double(stamp.policyVersion)),
+            "issuedAt": .number(Double(stamp.issuedAt)),
+            "expiresAt": .number(Double(stamp.expiresAt)),
+        ]
+        if let keyId = stamp.keyId { body.append("keyId", .string(keyId)) }
+        body.append("policy", .object(policy))
+        let bytes = JSONValue.object(body).serializedBytes
+        return PolicyBundle(bytes: bytes, stamp: stamp, revision: revision, signature: signingKey?.sign(bytes))
     }
 }

@@ -39,7 +39,13 @@ public final class PolicySnapshot: Sendable {
     /// and every reload read it: a key that is missing or invalid fails the build like any
     /// config error (reported at the setting's pointer), and a reload then keeps the old
     /// policy and the old key's signatures.
-    public static func build(from bytes: [UInt8], at date: Date = Date()) -> Result<PolicySnapshot, ConfigError> {
+    ///
+    /// `previous` is the snapshot being served (nil at start): the bundle's `policyVersion`
+    /// must rise above its own (docs/bundles.md, "Freshness"), so a configured version that
+    /// does not is refused at `/server/bundle/policyVersion`.
+    public static func build(
+        from bytes: [UInt8], at date: Date = Date(), previous: PolicySnapshot? = nil
+    ) -> Result<PolicySnapshot, ConfigError> {
         let policy: CompiledPolicy
         do {
             policy = try ServerSettings.compiler.compile(bytes)
@@ -57,7 +63,25 @@ public final class PolicySnapshot: Sendable {
                 return .failure(ConfigError(issues: [ConfigIssue(pointer: pointer, message: "\(path): \(error.reason)")]))
             }
         }
-        guard let bundle = PolicyBundle.make(configBytes: bytes, revision: revision, signingKey: signingKey) else {
+        let previousVersion = previous?.bundle.stamp.policyVersion
+        let stamp = PolicyBundle.Stamp.make(
+            issuedAt: Int(date.timeIntervalSince1970), settings: settings.bundle, signingKey: signingKey,
+            previousVersion: previousVersion)
+        if let previousVersion, stamp.policyVersion <= previousVersion {
+            // Clients refuse a version at or below the one they hold: serving it would strand them
+            // on the old policy, so the reload fails loudly instead.
+            let pointer = JSONPointer.root.appending("server").appending("bundle").appending("policyVersion")
+            return .failure(
+                ConfigError(issues: [
+                    ConfigIssue(
+                        pointer: pointer,
+                        message:
+                            "\(stamp.policyVersion) is not above the version being served (\(previousVersion)); apps would refuse the new bundle"
+                    )
+                ]))
+        }
+        guard let bundle = PolicyBundle.make(configBytes: bytes, revision: revision, stamp: stamp, signingKey: signingKey)
+        else {
             // Unreachable for bytes that compiled; refused rather than served empty.
             return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "the policy bundle could not be built")]))
         }

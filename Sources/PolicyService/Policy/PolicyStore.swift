@@ -140,7 +140,7 @@ public final class PolicyStore: Sendable {
             return ReloadOutcome(
                 result: .unchanged, revision: revision, previousRevision: revision, errors: [], trigger: trigger)
         }
-        switch PolicySnapshot.build(from: bytes) {
+        switch PolicySnapshot.build(from: bytes, previous: previous) {
         case .failure(let error):
             return fail(error.issues.map(\.description), previous, trigger)
         case .success(let next):
