@@ -180,6 +180,13 @@ struct BundleTrustLiveTests {
         }
         #expect(rejection.kind == .unknownKey)
         #expect(rejection.reason.contains("app-2026"))
+        // Even the right public key under another id: keys are not tried in turn.
+        let renamed = NavigationPolicyClient(configuration: .init(bundleURL: url, trustedKeys: ["app-2025": new.verifier]))
+        guard case .rejected(let renamedRejection) = await renamed.refresh() else {
+            Issue.record("a key id the app does not list must be rejected, whatever key signed")
+            return
+        }
+        #expect(renamedRejection.kind == .unknownKey)
         // The right public key under the wrong id is still refused: the id names the key.
         let misnamed = NavigationPolicyClient(configuration: .init(bundleURL: url, trustedKeys: ["app-2026": old.verifier]))
         guard case .rejected(let bad) = await misnamed.refresh() else {
