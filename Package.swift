@@ -72,6 +72,7 @@ let package = Package(
             name: "PolicyService",
             dependencies: [
                 "NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport", "BundleSigning",
+                "NavigationPolicyClient",
             ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,

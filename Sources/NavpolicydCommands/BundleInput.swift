@@ -129,6 +129,29 @@ struct BundleInput {
         }
     }
 
+    /// The policy a `check` or `test` run decides with: the bundle when `--bundle` is given,
+    /// else the config; nil after reporting why neither can be used.
+    static func policy(
+        bundle input: BundleInput?, configPath: String?, maxConfigBytes: Int, command: String, output: Output
+    ) -> CompiledPolicy? {
+        guard let input else {
+            do {
+                return try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes)
+            } catch {
+                ConfigLoader.report(error, to: output)
+                return nil
+            }
+        }
+        do {
+            let policy = try input.load().policy
+            input.noteUncheckedSignature(command, to: output)
+            return policy
+        } catch {
+            output.err("navpolicyd \(command): \(error.message)")
+            return nil
+        }
+    }
+
     /// `command: --bundle …: signature not checked` when no key is given: said, never silent.
     func noteUncheckedSignature(_ command: String, to output: Output) {
         if keys.isEmpty {

@@ -104,9 +104,10 @@ struct BundleLiveTests {
         let reproduce = ["--issued-at", String(stamp.issuedAt), "--policy-version", String(stamp.policyVersion)]
 
         let output = keys.directory + "/offline.json"
-        let run = try BinaryRunner.run([
-            "bundle", "--config", daemon.configPath, "--sign", keys.privateKey, "--output", output,
-        ] + reproduce)
+        let run = try BinaryRunner.run(
+            [
+                "bundle", "--config", daemon.configPath, "--sign", keys.privateKey, "--output", output,
+            ] + reproduce)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.isEmpty && run.stderr.isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == served)

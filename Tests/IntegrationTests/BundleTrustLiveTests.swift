@@ -30,7 +30,9 @@ struct BundleTrustLiveTests {
         }
     }
 
-    static func config(key: String, handlers: String = #"{"name":"logout","type":"logout","match":{"paths":["/logout"]}}"#, bundle: String = "")
+    static func config(
+        key: String, handlers: String = #"{"name":"logout","type":"logout","match":{"paths":["/logout"]}}"#, bundle: String = ""
+    )
         -> String
     {
         """
@@ -124,7 +126,9 @@ struct BundleTrustLiveTests {
         #expect(!outcome.isSuccess)
         #expect(replayed.revision == revision)
         #expect(replayed.policyVersion == (try Self.stamp(current.body).policyVersion))
-        #expect(NavigationAnswer(replayed.decide(NavigationRequest(url: "https://app.example.com/help"))) == .cancel(.custom(action: "open-help", location: nil)))
+        #expect(
+            NavigationAnswer(replayed.decide(NavigationRequest(url: "https://app.example.com/help")))
+                == .cancel(.custom(action: "open-help", location: nil)))
         // The disk copy is still the newer bundle: a restart does not fall back either.
         let restarted = try Self.client(origin.baseURL, key: key, cache: cache)
         #expect(restarted.revision == revision)

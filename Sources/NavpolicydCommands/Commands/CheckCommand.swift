@@ -72,23 +72,11 @@ package struct CheckCommand: ParsableCommand {
     }
 
     package func run(_ output: Output) -> Int32 {
-        let policy: CompiledPolicy
-        if let bundleInput {
-            do {
-                policy = try bundleInput.load().policy
-            } catch {
-                output.err("navpolicyd check: \(error.message)")
-                return ExitCode.usage
-            }
-            bundleInput.noteUncheckedSignature("check", to: output)
-        } else {
-            do {
-                policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes)
-            } catch {
-                ConfigLoader.report(error, to: output)
-                return ExitCode.usage
-            }
-        }
+        guard
+            let policy = BundleInput.policy(
+                bundle: bundleInput, configPath: configPath, maxConfigBytes: maxConfigBytes, command: "check",
+                output: output)
+        else { return ExitCode.usage }
         do {
             let decision = try policy.decide(request, explain: explains)
             switch format {

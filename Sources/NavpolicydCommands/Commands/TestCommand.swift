@@ -73,23 +73,11 @@ package struct TestCommand: ParsableCommand {
     }
 
     package func run(_ output: Output) -> Int32 {
-        let policy: CompiledPolicy
-        if let bundleInput {
-            do {
-                policy = try bundleInput.load().policy
-            } catch {
-                output.err("navpolicyd test: \(error.message)")
-                return ExitCode.usage
-            }
-            bundleInput.noteUncheckedSignature("test", to: output)
-        } else {
-            do {
-                policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes)
-            } catch {
-                ConfigLoader.report(error, to: output)
-                return ExitCode.usage
-            }
-        }
+        guard
+            let policy = BundleInput.policy(
+                bundle: bundleInput, configPath: configPath, maxConfigBytes: maxConfigBytes, command: "test",
+                output: output)
+        else { return ExitCode.usage }
         let cases: [PolicyTestCase]
         switch Self.loadCases(casesPath) {
         case .success(let loaded): cases = loaded

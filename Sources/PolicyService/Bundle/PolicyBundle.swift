@@ -1,6 +1,7 @@
 public import BundleSigning
 import JSONSupport
 import NavigationPolicy
+public import NavigationPolicyClient
 
 /// The active policy as an app needs it (docs/bundles.md): the chain and the default decision,
 /// without the `server`, `intake` and `proxy` sections, as deterministic JSON bytes, with
@@ -17,37 +18,9 @@ public struct PolicyBundle: Sendable {
     /// The config keys that the core compiler reads for the chain: all a bundle carries.
     static let policyKeys = ["defaultDecision", "handlers"]
 
-    /// What the signed bytes say about freshness and the key (docs/bundles.md, "Freshness").
-    public struct Stamp: Sendable, Equatable {
-        /// Unix seconds when the bundle was built.
-        public var issuedAt: Int
-        /// Unix seconds after which a client refuses to adopt it.
-        public var expiresAt: Int
-        /// Monotonic: a client refuses a bundle with a lower one than the bundle it holds.
-        public var policyVersion: Int
-        /// The signing key's id; nil for an unsigned bundle.
-        public var keyId: String?
-
-        public init(issuedAt: Int, expiresAt: Int, policyVersion: Int, keyId: String?) {
-            self.issuedAt = issuedAt
-            self.expiresAt = expiresAt
-            self.policyVersion = policyVersion
-            self.keyId = keyId
-        }
-
-        /// The stamp of a bundle built at `issuedAt` under `settings`: the configured
-        /// `policyVersion`, else `issuedAt` raised above `previousVersion` (two reloads in one
-        /// second must still give increasing versions).
-        public static func make(
-            issuedAt: Int, settings: BundleSettings, signingKey: Ed25519PrivateKey?, previousVersion: Int?
-        ) -> Stamp {
-            let derived = max(issuedAt, (previousVersion ?? 0) + 1)
-            return Stamp(
-                issuedAt: issuedAt, expiresAt: issuedAt + settings.lifetimeSeconds,
-                policyVersion: settings.policyVersion ?? derived,
-                keyId: signingKey.map { settings.keyId ?? BundleKeyID.derived(from: $0.publicKey) })
-        }
-    }
+    /// What the signed bytes say about freshness and the key (docs/bundles.md, "Freshness"):
+    /// the client's own type, so the writer and the reader cannot drift apart.
+    public typealias Stamp = BundleStamp
 
     /// The body: `{"format":…,"version":2,"revision":…,"policyVersion":…,"issuedAt":…,
     /// "expiresAt":…,"keyId":…,"policy":{…}}` (`keyId` only when signed).
@@ -110,5 +83,20 @@ public struct PolicyBundle: Sendable {
         body.append("policy", .object(policy))
         let bytes = JSONValue.object(body).serializedBytes
         return PolicyBundle(bytes: bytes, stamp: stamp, revision: revision, signature: signingKey?.sign(bytes))
+    }
+}
+
+extension BundleStamp {
+    /// The stamp of a bundle built at `issuedAt` under `settings`: the configured
+    /// `policyVersion`, else `issuedAt` raised above `previousVersion` (two reloads in one
+    /// second must still give increasing versions).
+    public static func make(
+        issuedAt: Int, settings: BundleSettings, signingKey: Ed25519PrivateKey?, previousVersion: Int?
+    ) -> BundleStamp {
+        let derived = max(issuedAt, (previousVersion ?? 0) + 1)
+        return BundleStamp(
+            policyVersion: settings.policyVersion ?? derived, issuedAt: issuedAt,
+            expiresAt: issuedAt + settings.lifetimeSeconds,
+            keyId: signingKey.map { settings.keyId ?? BundleKeyID.derived(from: $0.publicKey) })
     }
 }
