@@ -35,12 +35,15 @@ public struct PolicyBundle: Sendable {
     public let entityTag: String
     /// ``signature`` as standard base64, the `Navpolicy-Bundle-Signature` value.
     public let signatureBase64: String?
+    /// The `policy` member, kept to re-issue the bundle without the config bytes.
+    let policy: JSONObject
 
     // The header values are stored, not computed: every bundle request sends them, and
     // encoding the signature per request is the per-request work this type exists to avoid.
-    init(bytes: [UInt8], stamp: Stamp, revision: String, signature: [UInt8]?) {
+    init(bytes: [UInt8], stamp: Stamp, revision: String, policy: JSONObject, signature: [UInt8]?) {
         self.bytes = bytes
         self.stamp = stamp
+        self.policy = policy
         self.revision = revision
         self.signature = signature
         self.entityTag = "\"\(revision)\""
@@ -69,6 +72,11 @@ public struct PolicyBundle: Sendable {
         for member in root.members where policyKeys.contains(member.key) {
             policy.append(member.key, member.value)
         }
+        return make(policy: policy, revision: revision, stamp: stamp, signingKey: signingKey)
+    }
+
+    /// The bundle of `policy` with `stamp`, signed with `signingKey` when given.
+    static func make(policy: JSONObject, revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?) -> PolicyBundle {
         // Fixed member order: the bytes stay deterministic for the same config and stamp, so
         // `navpolicyd bundle --issued-at … --policy-version …` reproduces a served bundle.
         var body: JSONObject = [
@@ -82,7 +90,27 @@ public struct PolicyBundle: Sendable {
         if let keyId = stamp.keyId { body.append("keyId", .string(keyId)) }
         body.append("policy", .object(policy))
         let bytes = JSONValue.object(body).serializedBytes
-        return PolicyBundle(bytes: bytes, stamp: stamp, revision: revision, signature: signingKey?.sign(bytes))
+        return PolicyBundle(
+            bytes: bytes, stamp: stamp, revision: revision, policy: policy, signature: signingKey?.sign(bytes))
+    }
+}
+
+extension PolicyBundle {
+    /// Whether the bundle should be issued again at `unixSeconds`: half its lifetime has
+    /// passed. A daemon that runs for longer than the lifetime without a reload must not serve
+    /// a bundle apps refuse as expired.
+    func isDueForReissue(atUnixSeconds unixSeconds: Int) -> Bool {
+        unixSeconds >= stamp.issuedAt + (stamp.expiresAt - stamp.issuedAt) / 2
+    }
+
+    /// The same policy, revision, version and key id, issued at `issuedAt` with the same
+    /// lifetime and signed again: apps holding this revision see no new policy (304, or the
+    /// same revision), apps fetching it for the first time get an unexpired bundle.
+    func reissued(atUnixSeconds issuedAt: Int, signingKey: Ed25519PrivateKey?) -> PolicyBundle {
+        var next = stamp
+        next.expiresAt = issuedAt + (stamp.expiresAt - stamp.issuedAt)
+        next.issuedAt = issuedAt
+        return Self.make(policy: policy, revision: revision, stamp: next, signingKey: signingKey)
     }
 }
 

@@ -1,4 +1,4 @@
-import BundleSigning
+public import BundleSigning
 public import Foundation
 import JSONSupport
 public import NavigationPolicy
@@ -15,12 +15,18 @@ public final class PolicySnapshot: Sendable {
     public let settings: ServerSettings
     /// The app bundle of this policy (`GET /v1/policy/bundle`), built and signed with it.
     public let bundle: PolicyBundle
+    /// The key that signed ``bundle``, kept to re-issue it before it expires.
+    let bundleSigningKey: Ed25519PrivateKey?
     /// `,"policyRevision":"…"}` as JSON bytes, written once here: every decision response
     /// ends with it (and the object's closing brace), and copying it beats escaping the same
     /// 71 characters per request.
     let closingRevisionMemberJSON: [UInt8]
 
-    public init(policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle) {
+    public init(
+        policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle,
+        bundleSigningKey: Ed25519PrivateKey? = nil
+    ) {
+        self.bundleSigningKey = bundleSigningKey
         self.policy = policy
         self.revision = revision
         var member = JSONWriter(reservingCapacity: 96)
@@ -86,6 +92,16 @@ public final class PolicySnapshot: Sendable {
             return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "the policy bundle could not be built")]))
         }
         return .success(
-            PolicySnapshot(policy: policy, revision: revision, loadedAt: date, settings: settings, bundle: bundle))
+            PolicySnapshot(
+                policy: policy, revision: revision, loadedAt: date, settings: settings, bundle: bundle,
+                bundleSigningKey: signingKey))
+    }
+
+    /// This snapshot with its bundle issued again at `unixSeconds` (same policy and version).
+    func reissuingBundle(atUnixSeconds unixSeconds: Int) -> PolicySnapshot {
+        PolicySnapshot(
+            policy: policy, revision: revision, loadedAt: loadedAt, settings: settings,
+            bundle: bundle.reissued(atUnixSeconds: unixSeconds, signingKey: bundleSigningKey),
+            bundleSigningKey: bundleSigningKey)
     }
 }
