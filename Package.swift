@@ -72,6 +72,7 @@ let package = Package(
             name: "PolicyService",
             dependencies: [
                 "NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport", "BundleSigning",
+                "NavigationPolicyClient",
             ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,
@@ -80,7 +81,7 @@ let package = Package(
             name: "NavpolicydCommands",
             dependencies: [
                 "NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning", "NavigationPolicyClient",
-                "LockSupport",
+                "NavigationPolicyClientSodium", "LockSupport",
             ],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.

@@ -176,8 +176,14 @@ def decide(binary, config, request):
     return {key: decision[key] for key in ("decision", "handler", "action", "location", "url")}
 
 
+# A fixed stamp keeps the files reproducible (the bundle's issuedAt is otherwise "now"); issued
+# on 2100-01-01 for one year, so the vectors' bundles never expire under a client that refuses
+# expired bundles. Ports check expiry against expiresAt only, as NavigationPolicyClient does.
+FIXED_STAMP = ["--issued-at", "4102444800", "--lifetime", "31536000", "--policy-version", "1"]
+
+
 def bundle(binary, config):
-    result = subprocess.run([binary, "bundle", "--config", config], capture_output=True, check=True)
+    result = subprocess.run([binary, "bundle", "--config", config] + FIXED_STAMP, capture_output=True, check=True)
     return result.stdout.decode("utf-8")
 
 

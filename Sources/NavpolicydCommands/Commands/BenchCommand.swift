@@ -98,7 +98,11 @@ package struct BenchCommand: ParsableCommand {
         if throughClient {
             guard let bytes = try? ConfigLoader.read(path, maxBytes: maxConfigBytes),
                 let bundle = PolicyService.PolicyBundle.make(
-                    configBytes: bytes, revision: PolicyService.PolicyBundle.revision(of: bytes), signingKey: nil)
+                    configBytes: bytes, revision: PolicyService.PolicyBundle.revision(of: bytes),
+                    stamp: .make(
+                        issuedAt: Int(Date().timeIntervalSince1970), settings: BundleSettings(), signingKey: nil,
+                        previousVersion: nil),
+                    signingKey: nil)
             else {
                 output.err("navpolicyd bench: config \(path): the bundle could not be built")
                 return ExitCode.usage

@@ -13,7 +13,7 @@ struct BundleEndpoints: Sendable {
 
     func register(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.bundle.rawValue) { request throws(ServiceProblem) in
-            guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+            guard let snapshot = store.snapshotForBundle() else { throw ServiceProblem(.noPolicy) }
             return .now(Self.response(for: request.http, snapshot: snapshot))
         }
     }
