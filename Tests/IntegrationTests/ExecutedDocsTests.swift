@@ -295,8 +295,10 @@ enum ExecutedDocs {
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)")
             .replacingOccurrences(of: ".build/release/navpolicyd", with: BinaryRunner.binary.path)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", rewritten]
+        // Bounded: an example that starts a daemon by mistake (a start-up check that no longer
+        // refuses) fails the test with its output instead of hanging the suite.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["60", "/bin/bash", "-c", rewritten]
         process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] =
