@@ -118,7 +118,8 @@ let package = Package(
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
         .testTarget(
-            name: "CommandLineTests", dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport"],
+            name: "CommandLineTests",
+            dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport", "TestScratchSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
