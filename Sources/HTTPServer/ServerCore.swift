@@ -33,7 +33,8 @@ final class ServerCore: Sendable {
         self.responder = responder
         self.logger = logger
         self.headValidation = RequestHeadValidation(
-            maxTargetBytes: configuration.maxTargetBytes, maxHeaderBytes: configuration.maxHeaderBytes)
+            maxTargetBytes: configuration.maxTargetBytes, maxHeaderBytes: configuration.maxHeaderBytes,
+            acceptsConnect: configuration.acceptsConnect)
         self.bodyLimits = BodyLimitTable(configuration.bodyLimitsByPath)
         self.connections = ConnectionTracker(
             limits: ConnectionLimits(
