@@ -31,6 +31,14 @@ public enum ClientHello {
     public static func read(_ bytes: [UInt8]) -> Reading {
         // Checked on the first byte: plain bytes are refused before a record header is complete.
         if let first = bytes.first, first != 0x16 { return .invalid("not a TLS handshake record") }
+        // The message's own header sits in the first record: a hello announcing more than the
+        // cap (or another message) is refused on its first 9 bytes, not after the client sent them all.
+        // (Only when the first record holds those 4 bytes: a header split over records is legal.)
+        if bytes.count >= 9, Cursor(bytes, from: 0, count: 5).uint16(3) >= 4 {
+            let start = Cursor(bytes, from: 5, count: 4)
+            guard start.byte(0) == 0x01 else { return .invalid("the first handshake message is not a ClientHello") }
+            guard (start.byte(1) << 16 | start.uint16(2)) + 4 <= maxBytes else { return .invalid("too large") }
+        }
         var handshake: [UInt8] = []
         var offset = 0
         while true {
