@@ -60,6 +60,15 @@ final class TLSOrigin {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// The base64 SHA-256 of the certificate's SubjectPublicKeyInfo, what Chromium's
+    /// `--ignore-certificate-errors-spki-list` takes.
+    func publicKeyHash() throws -> String {
+        try Curl.standardOutput(
+            of: "/bin/sh",
+            ["-c", "openssl pkey -pubin -in '\(publicKey)' -outform der | openssl dgst -sha256 -binary | base64"]
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// TCP connections the origin accepted.
     var accepted: Int { lines.lines.filter { $0 == "ACCEPT" }.count }
     /// The server names of the ClientHellos it read (`None` for none).
@@ -70,16 +79,21 @@ final class TLSOrigin {
         cert, key = sys.argv[1], sys.argv[2]
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(cert, key)
+        lock = threading.Lock()
+        def say(line):
+            # One write per line under a lock: print() from threads interleaves text and newline.
+            with lock:
+                sys.stdout.write(line + "\\n"); sys.stdout.flush()
         def sni(sslobj, name, context):
-            print("HELLO sni=%s" % name, flush=True)
+            say("HELLO sni=%s" % name)
         ctx.sni_callback = sni
         srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         srv.bind(("127.0.0.1", 0)); srv.listen(1024)
-        print("PORT %d" % srv.getsockname()[1], flush=True)
+        say("PORT %d" % srv.getsockname()[1])
         def serve(conn):
             try:
-                print("ACCEPT", flush=True)
+                say("ACCEPT")
                 tls = ctx.wrap_socket(conn, server_side=True)
                 data = b""
                 while b"\\r\\n\\r\\n" not in data:
@@ -98,7 +112,7 @@ final class TLSOrigin {
                                 b"Connection: close\\r\\n\\r\\n%s" % (len(body), body))
                 tls.close()
             except Exception as e:
-                print("ERROR %s" % e, flush=True)
+                say("ERROR %s" % e)
             finally:
                 conn.close()
         while True:
@@ -289,5 +303,76 @@ struct ConnectTunnelLiveTests {
             #expect(refused.body.contains("internal-destination"), "\(host): \(refused.body)")
         }
         #expect(origin.accepted == 0)
+    }
+
+    @Test("per-client and total tunnel limits answer 429 and 503 while tunnels are open")
+    func tunnelLimits() throws {
+        let origin = try TLSOrigin()
+        let connect = #"{"ports": [\#(origin.port)], "maxTunnelsPerIP": 2, "clientHelloTimeoutMilliseconds": 5000}"#
+        let daemon = try DaemonProcess(
+            config: Self.config(origin: origin, connect: connect), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let proxyPort = try daemon.proxyPort()
+        let held = try (0..<2).map { _ in try Self.connect("allowed.test:\(origin.port)", proxyPort: proxyPort) }
+        #expect(held.map(\.1.status) == [200, 200])
+        let (_, third) = try Self.connect("allowed.test:\(origin.port)", proxyPort: proxyPort)
+        #expect(third.status == 429)
+        #expect(third.body.contains("tunnel-limit"))
+        #expect(third.headers["x-navigation-decision"] == "allow")
+        let metrics = try Curl.request(daemon.baseURL + "/metrics").body
+        #expect(metrics.contains(#"navpolicyd_proxy_tunnel_refusals_total{reason="limit"} 1"#))
+    }
+
+    @Test("200 concurrent tunnels all complete")
+    func concurrentTunnels() throws {
+        let origin = try TLSOrigin()
+        let connect = #"{"ports": [\#(origin.port)], "maxTunnelsPerIP": 512}"#
+        let daemon = try DaemonProcess(
+            config: Self.config(origin: origin, connect: connect), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let proxyPort = try daemon.proxyPort()
+        let count = 200
+        let urls = (0..<count).flatMap { _ in ["-o", "/dev/null", "https://allowed.test:\(origin.port)/bulk?262144"] }
+        let output = try Curl.standardOutput(
+            of: "/usr/bin/curl",
+            [
+                "-s", "--parallel", "--parallel-immediate", "--parallel-max", "\(count)", "--max-time", "60",
+                "-x", "127.0.0.1:\(proxyPort)", "--cacert", origin.certificate, "-w", "%{http_code} %{size_download}\\n",
+            ] + urls)
+        let results = output.split(separator: "\n")
+        #expect(results.count == count)
+        #expect(results.allSatisfy { $0 == "200 262144" }, "\(Set(results))")
+        // The origin's report lines arrive through a pipe: give the last ones a moment.
+        let deadline = Date().addingTimeInterval(5)
+        while origin.accepted < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(origin.accepted == count)
+        let metrics = try Curl.request(daemon.baseURL + "/metrics").body
+        #expect(metrics.contains("navpolicyd_proxy_tunnels_opened_total \(count)"), "\(metrics)")
+    }
+
+    @Test("Chromium loads an allowed HTTPS page through the proxy and not a blocked one")
+    func chromium() throws {
+        let origin = try TLSOrigin()
+        let daemon = try DaemonProcess(config: Self.config(origin: origin), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let proxyPort = try daemon.proxyPort()
+        let spki = try origin.publicKeyHash()
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("navpolicyd-chromium-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        func dumpDOM(_ url: String) throws -> String {
+            try Curl.standardOutput(
+                of: "/usr/bin/chromium",
+                [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+                    "--user-data-dir=\(profile.path)", "--proxy-server=http://127.0.0.1:\(proxyPort)",
+                    // Trusts the test origin's key only (no CA is installed anywhere).
+                    "--ignore-certificate-errors-spki-list=\(spki)", "--timeout=15000", "--dump-dom", url,
+                ])
+        }
+        let allowed = try dumpDOM("https://allowed.test:\(origin.port)/welcome")
+        #expect(allowed.contains("origin /welcome"), "\(allowed)")
+        let blocked = try dumpDOM("https://blocked.test:\(origin.port)/secret")
+        #expect(!blocked.contains("origin /secret"), "\(blocked)")
+        // Chromium may open more than one connection to the allowed origin; none to the blocked.
+        #expect(!origin.serverNames.isEmpty && origin.serverNames.allSatisfy { $0 == "allowed.test" }, "\(origin.serverNames)")
+        let metrics = try Curl.request(daemon.baseURL + "/metrics").body
+        #expect(!metrics.contains(#"navpolicyd_proxy_tunnel_refusals_total{reason="policy"} 0"#), "\(metrics)")
     }
 }
