@@ -13,5 +13,11 @@ int ctunnel_pipe(int fds[2], int capacity) {
     /* Best effort: past /proc/sys/fs/pipe-max-size (or the user's pipe quota) the pipe keeps
      * its default size, which only costs throughput. */
     (void)fcntl(fds[1], F_SETPIPE_SZ, capacity);
-    return 0;
+    int size = fcntl(fds[1], F_GETPIPE_SZ);
+    if (size <= 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    return size;
 }

@@ -29,12 +29,20 @@ public final class TunnelRelay: @unchecked Sendable {
         let from: Int32
         let to: Int32
         var pipe: (read: Int32, write: Int32) = (-1, -1)
+        /// What the pipe holds at most (what the kernel granted).
+        var capacity = 0
         /// Bytes in the pipe not yet written out.
         var pending = 0
         var sourceEnded = false
+        /// Whether the end was passed on (`shutdown(SHUT_WR)` on `to`).
+        var shutDown = false
         var bytes = 0
         var isDone: Bool { sourceEnded && pending == 0 }
     }
+
+    /// The pipe size asked for: 1 MiB means fewer splice calls per MB (the kernel keeps its
+    /// default 64 KiB past `/proc/sys/fs/pipe-max-size`; the relay uses what it granted).
+    static let pipeCapacity = 1 << 20
 
     private var directions: [Direction]
     private let idleTimeoutMilliseconds: Int32
@@ -62,9 +70,10 @@ public final class TunnelRelay: @unchecked Sendable {
         }
         for index in directions.indices {
             var fds: [Int32] = [-1, -1]
-            // 1 MiB pipes: fewer splice calls per MB, the same zero copies.
-            guard ctunnel_pipe(&fds, 1 << 20) == 0 else { return .error }
+            let capacity = ctunnel_pipe(&fds, Int32(Self.pipeCapacity))
+            guard capacity > 0 else { return .error }
             directions[index].pipe = (fds[0], fds[1])
+            directions[index].capacity = Int(capacity)
         }
         var polled = [pollfd](repeating: pollfd(), count: 2)
         while !directions.allSatisfy(\.isDone) {
@@ -74,7 +83,7 @@ public final class TunnelRelay: @unchecked Sendable {
                 var events: Int16 = 0
                 let outgoing = directions[slot]
                 let incoming = directions[1 - slot]
-                if !outgoing.sourceEnded && outgoing.pending == 0 { events |= Int16(POLLIN) }
+                if !outgoing.sourceEnded && outgoing.pending < outgoing.capacity { events |= Int16(POLLIN) }
                 if incoming.pending > 0 { events |= Int16(POLLOUT) }
                 polled[slot] = pollfd(fd: socket, events: events, revents: 0)
             }
@@ -100,38 +109,43 @@ public final class TunnelRelay: @unchecked Sendable {
         return .closed
     }
 
-    /// Moves what can move now in one direction; false when a socket failed.
+    /// Moves what can move now in one direction; false when a socket failed. Reading goes on
+    /// while the pipe has room and writing while it holds bytes, so the two sockets work at
+    /// once instead of taking turns (a whole chunk read, then a whole chunk written).
     private func move(_ direction: inout Direction) -> Bool {
-        while true {
-            if direction.pending > 0 {
-                let written = ctunnel_splice(direction.pipe.read, direction.to, direction.pending)
-                if written < 0 {
-                    if errno == EAGAIN { return true }
+        var progressed = true
+        while progressed {
+            progressed = false
+            if !direction.sourceEnded && direction.pending < direction.capacity {
+                let read = ctunnel_splice(direction.from, direction.pipe.write, direction.capacity - direction.pending)
+                if read > 0 {
+                    direction.pending += read
+                    progressed = true
+                } else if read == 0 {
+                    direction.sourceEnded = true
+                } else if errno != EAGAIN {
+                    // A reset by either side ends the whole tunnel.
                     failure = errno
                     return false
                 }
-                direction.pending -= written
-                direction.bytes += written
-                if direction.pending > 0 { return true }
-                if direction.sourceEnded {
-                    _ = shutdown(direction.to, Int32(SHUT_WR))
-                    return true
+            }
+            if direction.pending > 0 {
+                let written = ctunnel_splice(direction.pipe.read, direction.to, direction.pending)
+                if written > 0 {
+                    direction.pending -= written
+                    direction.bytes += written
+                    progressed = true
+                } else if written < 0 && errno != EAGAIN {
+                    failure = errno
+                    return false
                 }
             }
-            guard !direction.sourceEnded else { return true }
-            let read = ctunnel_splice(direction.from, direction.pipe.write, 1 << 20)
-            if read < 0 {
-                // EAGAIN: nothing yet. A reset by either side ends the whole tunnel.
-                if errno == EAGAIN { return true }
-                failure = errno
-                return false
-            }
-            if read == 0 {
-                direction.sourceEnded = true
-                _ = shutdown(direction.to, Int32(SHUT_WR))
-                return true
-            }
-            direction.pending = read
         }
+        if direction.isDone && !direction.shutDown {
+            // Passed on once everything before the end was written: the other side reads EOF.
+            _ = shutdown(direction.to, Int32(SHUT_WR))
+            direction.shutDown = true
+        }
+        return true
     }
 }

@@ -12,7 +12,7 @@
 ssize_t ctunnel_splice(int from, int to, size_t length);
 
 /// A non-blocking, close-on-exec pipe whose capacity is raised to `capacity` bytes when the
-/// kernel allows (the default 64 KiB halves throughput on a fast link). Returns 0 or -1.
+/// kernel allows (fewer splice calls per MB). Returns the capacity it has, or -1.
 int ctunnel_pipe(int fds[2], int capacity);
 
 #endif
