@@ -375,4 +375,42 @@ struct ConnectTunnelLiveTests {
         let metrics = try Curl.request(daemon.baseURL + "/metrics").body
         #expect(!metrics.contains(#"navpolicyd_proxy_tunnel_refusals_total{reason="policy"} 0"#), "\(metrics)")
     }
+
+    @Test("on SIGTERM tunnels drain: one that ends within server.drainTimeoutSeconds completes, a longer one is cut")
+    func tunnelsDrain() throws {
+        let origin = try TLSOrigin()
+        let config = Self.config(origin: origin).replacingOccurrences(
+            of: #""defaultDecision": "allow","#, with: #""defaultDecision": "allow", "server": {"drainTimeoutSeconds": 3},"#)
+        let daemon = try DaemonProcess(config: config, arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let proxyPort = try daemon.proxyPort()
+        func download(bytes: Int, rate: String) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = [
+                "-s", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "--limit-rate", rate, "--max-time", "30",
+                "-x", "127.0.0.1:\(proxyPort)", "--cacert", origin.certificate, "https://allowed.test:\(origin.port)/bulk?\(bytes)",
+            ]
+            process.standardOutput = Pipe()
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        let short = try download(bytes: 1 << 20, rate: "1M")  // about 1 s
+        let long = try download(bytes: 64 << 20, rate: "1M")  // about a minute
+        Thread.sleep(forTimeInterval: 0.5)
+        let started = Date()
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeout: 15) != nil)
+        let drained = Date().timeIntervalSince(started)
+        #expect(drained >= 0.5 && drained < 10, "\(drained)")
+        short.waitUntilExit()
+        long.waitUntilExit()
+        func output(_ process: Process) -> String {
+            guard let pipe = process.standardOutput as? Pipe else { return "" }
+            return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+        #expect(output(short) == "200 \(1 << 20)")
+        #expect(output(long) != "200 \(64 << 20)")
+        #expect(long.terminationStatus != 0)
+    }
 }
