@@ -71,27 +71,19 @@ public enum TunnelSockets {
         let family = address.bytes.count == 4 ? AF_INET : AF_INET6
         let socket = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { return nil }
-        var started: Int32
+        let started: Int32
         if family == AF_INET {
             var v4 = sockaddr_in()
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
             withUnsafeMutableBytes(of: &v4.sin_addr) { $0.copyBytes(from: address.bytes) }
-            started = withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            started = startConnecting(socket, to: &v4)
         } else {
             var v6 = sockaddr_in6()
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
             withUnsafeMutableBytes(of: &v6.sin6_addr) { $0.copyBytes(from: address.bytes) }
-            started = withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            started = startConnecting(socket, to: &v6)
         }
         if started != 0 {
             guard errno == EINPROGRESS, wait(socket, for: Int16(POLLOUT), milliseconds: timeoutMilliseconds) else {
@@ -108,6 +100,15 @@ public enum TunnelSockets {
         var on: Int32 = 1
         _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         return socket
+    }
+
+    /// `connect(2)` with a `sockaddr_in` or `sockaddr_in6`.
+    private static func startConnecting<SocketAddress>(_ socket: Int32, to address: inout SocketAddress) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<SocketAddress>.size))
+            }
+        }
     }
 
     /// Reads from `socket` until `ClientHello.read` says complete or invalid, at most

@@ -388,7 +388,8 @@ struct ConnectTunnelLiveTests {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             process.arguments = [
                 "-s", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "--limit-rate", rate, "--max-time", "30",
-                "-x", "127.0.0.1:\(proxyPort)", "--cacert", origin.certificate, "https://allowed.test:\(origin.port)/bulk?\(bytes)",
+                "-x", "127.0.0.1:\(proxyPort)", "--cacert", origin.certificate,
+                "https://allowed.test:\(origin.port)/bulk?\(bytes)",
             ]
             process.standardOutput = Pipe()
             process.standardError = FileHandle.nullDevice

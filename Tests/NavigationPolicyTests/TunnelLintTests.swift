@@ -19,7 +19,10 @@ struct TunnelLintTests {
             ]
             """
         let flagged = try Self.warnings(#"{"defaultDecision": "allow", \#(handlers), "proxy": {}}"#)
-        #expect(flagged.map(\.pointer.description) == ["/handlers/1/match/paths", "/handlers/2/match/methods", "/handlers/3/match/targetFrames"])
+        #expect(
+            flagged.map(\.pointer.description) == [
+                "/handlers/1/match/paths", "/handlers/2/match/methods", "/handlers/3/match/targetFrames",
+            ])
         #expect(flagged.first?.message.contains("http: only") == true)
         // Without a proxy there are no tunnels: nothing to say.
         #expect(try Self.warnings(#"{"defaultDecision": "allow", \#(handlers)}"#).isEmpty)

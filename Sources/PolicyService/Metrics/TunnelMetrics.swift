@@ -56,22 +56,26 @@ public final class TunnelMetrics: Sendable {
 
     func render() -> String {
         let snapshot = state.withLock { $0 }
-        var out = "# HELP navpolicyd_proxy_tunnels CONNECT tunnels open (relaying) now.\n"
-        out += "# TYPE navpolicyd_proxy_tunnels gauge\nnavpolicyd_proxy_tunnels \(snapshot.open)\n"
-        out += "# HELP navpolicyd_proxy_tunnels_opened_total CONNECT tunnels that started relaying.\n"
-        out += "# TYPE navpolicyd_proxy_tunnels_opened_total counter\n"
-        out += "navpolicyd_proxy_tunnels_opened_total \(snapshot.opened)\n"
-        out += "# HELP navpolicyd_proxy_tunnel_bytes_total Bytes relayed through ended CONNECT tunnels, "
-        out += "by direction (upstream = client to origin).\n"
-        out += "# TYPE navpolicyd_proxy_tunnel_bytes_total counter\n"
-        out += "navpolicyd_proxy_tunnel_bytes_total{direction=\"upstream\"} \(snapshot.bytesFromClient)\n"
-        out += "navpolicyd_proxy_tunnel_bytes_total{direction=\"downstream\"} \(snapshot.bytesFromOrigin)\n"
-        out += "# HELP navpolicyd_proxy_tunnel_refusals_total CONNECT requests refused, or tunnels closed before "
-        out += "any byte reached the origin, by reason.\n"
-        out += "# TYPE navpolicyd_proxy_tunnel_refusals_total counter\n"
-        for (reason, value) in snapshot.refused.sorted(by: { $0.key < $1.key }) {
-            out += "navpolicyd_proxy_tunnel_refusals_total{reason=\"\(reason)\"} \(value)\n"
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String, _ series: [(labels: String, value: String)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in series { out += "\(name)\(labels) \(value)\n" }
         }
+        family("navpolicyd_proxy_tunnels", "gauge", "CONNECT tunnels open (relaying) now.", [("", "\(snapshot.open)")])
+        family(
+            "navpolicyd_proxy_tunnels_opened_total", "counter", "CONNECT tunnels that started relaying.",
+            [("", "\(snapshot.opened)")])
+        family(
+            "navpolicyd_proxy_tunnel_bytes_total", "counter",
+            "Bytes relayed through ended CONNECT tunnels, by direction (upstream = client to origin).",
+            [
+                (#"{direction="upstream"}"#, "\(snapshot.bytesFromClient)"),
+                (#"{direction="downstream"}"#, "\(snapshot.bytesFromOrigin)"),
+            ])
+        family(
+            "navpolicyd_proxy_tunnel_refusals_total", "counter",
+            "CONNECT requests refused, or tunnels closed before any byte reached the origin, by reason.",
+            snapshot.refused.sorted { $0.key < $1.key }.map { (#"{reason=""# + $0.key + #""}"#, "\($0.value)") })
         return out
     }
 }
