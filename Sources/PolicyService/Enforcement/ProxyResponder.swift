@@ -56,7 +56,14 @@ final class ProxyResponder: HTTPRoutingResponder {
     /// connection until the transfer loop has the origin's head (or a failure).
     func route(_ request: HTTPRequest) -> HTTPResponderResult {
         // The HTTP server hands CONNECT over only on this listener (acceptsConnect).
-        if request.method == "CONNECT" { return tunnels.route(request) }
+        // Its answers (refusals) count in navpolicyd_proxy_requests_total like any other.
+        if request.method == "CONNECT" {
+            let metrics = metrics
+            return tunnels.route(request).map { response in
+                metrics.recordProxyRequest(status: response.status)
+                return response
+            }
+        }
         switch plan(request) {
         case .answer(let response):
             metrics.recordProxyRequest(status: response.status)
