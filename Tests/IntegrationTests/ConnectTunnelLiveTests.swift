@@ -320,6 +320,28 @@ struct ConnectTunnelLiveTests {
         #expect(third.headers["x-navigation-decision"] == "allow")
         let metrics = try Curl.request(daemon.baseURL + "/metrics").body
         #expect(metrics.contains(#"navpolicyd_proxy_tunnel_refusals_total{reason="limit"} 1"#))
+
+        // The total: one tunnel in all.
+        let single = #"{"ports": [\#(origin.port)], "maxTunnels": 1, "clientHelloTimeoutMilliseconds": 5000}"#
+        let small = try DaemonProcess(
+            config: Self.config(origin: origin, connect: single), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let smallPort = try small.proxyPort()
+        do {
+            let (held, open) = try Self.connect("allowed.test:\(origin.port)", proxyPort: smallPort)
+            #expect(open.status == 200)
+            let (_, second) = try Self.connect("allowed.test:\(origin.port)", proxyPort: smallPort)
+            #expect(second.status == 503)
+            #expect(second.body.contains("proxy.connect.maxTunnels"))
+            _ = held
+        }
+        // The slot comes back when that tunnel ends (its client closed before a ClientHello).
+        var status = 0
+        let deadline = Date().addingTimeInterval(5)
+        while status != 200, Date() < deadline {
+            status = try Self.connect("allowed.test:\(origin.port)", proxyPort: smallPort).1.status
+            if status != 200 { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(status == 200)
     }
 
     @Test("200 concurrent tunnels all complete")
