@@ -67,6 +67,8 @@ extension ServerCore {
             // receiveHead always answers with the machine's next action; never performed.
             return .YES
         case .closeTaken:
+            // MHD logs its "internal error" line for this on return; mhdLibraryMessage drops it.
+            takenCloses.add(1, ordering: .relaxed)
             return .NO
         case .abortConnection:
             log(

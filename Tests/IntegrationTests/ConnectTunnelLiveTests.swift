@@ -176,6 +176,8 @@ struct ConnectTunnelLiveTests {
         #expect(origin.serverNames == ["allowed.test"])
         // The decision is logged like any other, on the host, with the method CONNECT.
         #expect(daemon.waitForLog { $0.contains(#""event":"proxy.tunnel_closed""#) && $0.contains("allowed.test") } != nil)
+        // A tunnel's end is no libmicrohttpd warning ("Application reported internal error").
+        #expect(!daemon.logLines.contains { $0.contains(#""event":"mhd.message""#) }, "\(daemon.logLines)")
 
         // The 200 carries the decision, as every proxy answer does.
         let (connection, established) = try Self.connect("allowed.test:\(origin.port)", proxyPort: proxyPort)
