@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test test-core-portable test-tsan test-asan test-release-lifetimes deploy-check conformance lint format fuzz fuzz-url bench-http soak clean
+.PHONY: deps test-deps build release run check test test-core-portable test-tsan test-asan test-release-lifetimes deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -54,6 +54,12 @@ conformance: test-deps
 	# The flags of `make test`, so after it (as in .ci/run) this build has nothing to do.
 	$(SWIFT) build --product navpolicyd -Xswiftc -warnings-as-errors
 	scripts/conformance.sh .build/debug/navpolicyd
+
+## conformance-vectors: regenerate config/conformance/*.json (the decision vectors every port of the
+## engine must pass) from the engine; the suite fails when the committed files differ.
+conformance-vectors:
+	$(SWIFT) build --product navpolicyd
+	scripts/generate-conformance.py --binary .build/debug/navpolicyd
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests FuzzTesting/Sources

@@ -75,6 +75,7 @@ let package = Package(
             name: "PolicyService",
             dependencies: [
                 "NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport", "BundleSigning",
+                "NavigationPolicyClient",
             ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,
@@ -83,7 +84,7 @@ let package = Package(
             name: "NavpolicydCommands",
             dependencies: [
                 "NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning", "NavigationPolicyClient",
-                "LockSupport",
+                "NavigationPolicyClientSodium", "LockSupport",
             ],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.
@@ -120,7 +121,8 @@ let package = Package(
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
         .testTarget(
-            name: "CommandLineTests", dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport"],
+            name: "CommandLineTests",
+            dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport", "TestScratchSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",

@@ -55,12 +55,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="$ROOT/bench"
 cd "$ROOT" || exit 1
 
-DURATION="${DURATION:-10}"
-ROUNDS="${ROUNDS:-3}"
-THREADS="${THREADS:-2}"
-CONNECTIONS="${CONNECTIONS:-64}"
-WARMUP="${WARMUP:-2}"
-CONFIG="${CONFIG:-config/navpolicy.json}"
+# shellcheck source=bench/lib-http.sh
+source "$BENCH/lib-http.sh"
+http_bench_settings
 SWEEP="${SWEEP:-0}"
 SWEEP_CONNECTIONS="${SWEEP_CONNECTIONS:-16 64 256 1000}"
 DECIDE_URL="${DECIDE_URL:-https://app.example.com/home}"
@@ -71,9 +68,6 @@ POST_TARGET=0.7
 P99_TARGET=2.0
 HEALTHZ_C_TARGET=0.9
 SWEEP_TARGET=0.9
-
-# shellcheck source=bench/lib-http.sh
-source "$BENCH/lib-http.sh"
 
 http_bench_prepare bench
 
@@ -154,23 +148,14 @@ server_pids() { # SERVER — the processes whose CPU the server's requests cost
 # (from /proc, so no perf needed: on a shared machine these move far less than req/s);
 # wrk errors go to warnings.
 measure() {
-    local pids before after cpu
+    local pids before after
     pids="$(server_pids "$1")"
     # shellcheck disable=SC2086 # a space-separated list of pids
     before="$(server_cpu_ticks $pids)"
     run_wrk "$1" "$2" "$3" "$4" "${6:-}"
     # shellcheck disable=SC2086
     after="$(server_cpu_ticks $pids)"
-    if ! grep -q '^BENCH ' "$4"; then
-        cat "$4" >&2
-        die "wrk produced no result for $1 $2 ($5)"
-    fi
-    RPS[$1]="$(field rps "$4")"
-    P50[$1]="$(field p50_us "$4")"
-    P99[$1]="$(field p99_us "$4")"
-    cpu="$(cpu_per_request "$before" "$after" "$(field requests "$4")")"
-    USR[$1]="${cpu% *}"
-    SYS[$1]="${cpu#* }"
+    http_read_run "$1" "$4" "$before" "$after" "$1 $2 ($5)"
     local errs
     errs="$(grep -m1 '^BENCH ' "$4" | grep -o 'err_[a-z]*=[1-9][0-9]*' | tr '\n' ' ')"
     [ -z "$errs" ] || warnings+=("$5 $2 $1: $errs")

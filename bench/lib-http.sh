@@ -26,6 +26,8 @@
 #   nginx_pids MASTER               the master's pid and its workers', space-separated
 #   server_cpu_ticks PID…           "USER SYS" clock ticks used so far by the processes
 #   cpu_per_request BEFORE AFTER REQUESTS           "USER_US SYS_US" per request
+#   http_bench_settings             DURATION ROUNDS THREADS CONNECTIONS WARMUP CONFIG, defaults filled in
+#   http_read_run KEY OUT BEFORE AFTER WHAT   RPS/P50/P99/USR/SYS[KEY] of one wrk run
 #   field, ms, ratio, median        reading wrk's BENCH line and summarising
 
 # Functions here set globals for the caller (BIN, MHD_REF, NP_PID, NP_GET_BODY, BODY, …).
@@ -274,6 +276,32 @@ cpu_per_request() { # BEFORE AFTER REQUESTS — "USER_US SYS_US" of server CPU p
         split(b, x, " "); split(a, y, " ")
         if (n > 0) printf "%.2f %.2f", (y[1] - x[1]) * 1e6 / hz / n, (y[2] - x[2]) * 1e6 / hz / n
         else print "nan nan" }'
+}
+
+# The run settings every wrk benchmark shares, with their defaults (the caller's environment wins).
+http_bench_settings() {
+    DURATION="${DURATION:-10}"
+    ROUNDS="${ROUNDS:-3}"
+    THREADS="${THREADS:-2}"
+    CONNECTIONS="${CONNECTIONS:-64}"
+    WARMUP="${WARMUP:-2}"
+    CONFIG="${CONFIG:-config/navpolicy.json}"
+}
+
+# Reads one wrk run into the caller's associative arrays, under KEY: RPS, P50, P99 from its BENCH
+# line, USR and SYS (µs of server CPU per request) from the CPU ticks before and after it.
+http_read_run() { # KEY OUTFILE BEFORE AFTER WHAT — WHAT names the run if wrk printed no result
+    grep -q '^BENCH ' "$2" || {
+        cat "$2" >&2
+        die "wrk produced no result for $5"
+    }
+    local cpu
+    RPS[$1]="$(field rps "$2")"
+    P50[$1]="$(field p50_us "$2")"
+    P99[$1]="$(field p99_us "$2")"
+    cpu="$(cpu_per_request "$3" "$4" "$(field requests "$2")")"
+    USR[$1]="${cpu% *}"
+    SYS[$1]="${cpu#* }"
 }
 
 field() { # FIELD FILE — a key=value from the BENCH line

@@ -65,7 +65,7 @@ for case in "${cases[@]}"; do
     size="${case#hostlist-}"
     flag=""; [ "$case" != "$size" ] && flag="--host-list"
     python3 bench/generate-rules.py "$size" "$TMP/$case.json" "$TMP/$case.urls" $flag || die "generator failed"
-    local_json="$("$BIN" bench --config "$TMP/$case.json" --urls "$TMP/$case.urls" --duration "$DURATION" --json)" \
+    local_json="$("$BIN" bench --config "$TMP/$case.json" --urls "$TMP/$case.urls" --duration "$DURATION" --format json)" \
         || die "navpolicyd bench failed on $case"
     compile="$(echo "$local_json" | json_field compileSeconds)"
     p50="$(echo "$local_json" | json_field p50Nanoseconds)"

@@ -41,6 +41,8 @@ def urls(size):
         "many-labels": fill("a.", size, head="https://", tail="h7.example/"),
         "long-query": fill("a=b&", size, head=HOST + "/search?"),
         "admin-deep": fill("a/", size, head=HOST + "/admin/"),
+        # Every `/api/*xN*` pattern is a candidate (one index key) and none occurs.
+        "api-filler": fill("a/", size, head=HOST + "/api/"),
     }
     return kinds
 
@@ -74,7 +76,7 @@ configs = {
         "handlers": [handler(f"w{i}", {"hosts": [f"*.h{i}.example", f"*.a.h{i}.example"]}) for i in range(2000)]
     },
     "adv-mixed-patterns": {
-        "handlers": [handler(f"m{i}", {"pathPatterns": [f"/a*/b{i}*", f"*{i}?x*/*"], "methods": ["POST"]}) for i in range(200)]
+        "handlers": [handler(f"m{i}", {"pathPatterns": [f"/a*/b{i}*", f"/*{i}?x*/*"], "methods": ["POST"]}) for i in range(200)]
     },
     # One handler each (issue 26 item 4, F1): the chain index cannot help inside a handler.
     "adv-one-handler-1000-secret": {
@@ -86,6 +88,16 @@ configs = {
     # that fails only after searching the rest of the path for `/zz/`.
     "adv-one-handler-1000-secret-miss": {
         "handlers": [handler("s", {"pathPatterns": [f"/*/secret{i}/*/zz/*" for i in range(1000)]})]
+    },
+    # The second outside attack's finding: patterns sharing one index key (`/api`) were each
+    # tried against the whole path, (patterns) x (path length). One automaton per chain now.
+    "adv-one-handler-1000-shared-key": {
+        "handlers": [handler("s", {"pathPatterns": [f"/api/*x{i}*" for i in range(1000)]})]
+    },
+    # The same across handlers: 2,000 candidates (every secretN segment is in the path) that
+    # all fail late; each used to cost a pass over the path.
+    "adv-2000-handlers-secret-miss": {
+        "handlers": [handler(f"s{i}", {"pathPatterns": [f"/*/secret{i}/*/zz/*"]}) for i in range(2000)]
     },
 }
 # The configs the Kubernetes manifests ship (JSON inside a ConfigMap).

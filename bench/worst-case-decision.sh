@@ -30,10 +30,10 @@ python3 bench/worst-case-decision.py "$work"
 shipped=(config/navpolicy.json "$work"/shipped-*.json)
 adversarial=("$work"/config-adv-*.json)
 
-# measure BINARY CONFIG URLFILE: the p50 and max of `navpolicyd bench --json`.
+# measure BINARY CONFIG URLFILE: the p50 and max of `navpolicyd bench --format json`.
 measure() {
     local bin=$1 config=$2 urls=$3
-    "$bin" bench --config "$config" --urls "$urls" --iterations "$iterations" --json 2>/dev/null |
+    "$bin" bench --config "$config" --urls "$urls" --iterations "$iterations" --format json 2>/dev/null |
         python3 -c 'import json,sys; r=json.load(sys.stdin); print(int(r["p50Nanoseconds"]), int(r["maxNanoseconds"]))'
 }
 

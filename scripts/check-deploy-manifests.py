@@ -12,6 +12,11 @@ Reads every *.yaml under DIR (recursively) and reports, one line each, exit 1 if
 - a Service whose selector reaches pods with intake on and pods with intake off;
 - a Deployment that runs an admin listener (--admin-listen) on pods no NetworkPolicy limits:
   some ingress rule must name the admin port, and every rule that admits it needs a `from`;
+- a navpolicyd Deployment without --admin-listen (probes, metrics, /v1/policy, reload and diff
+  would sit on the port the Service exposes), or whose probes are not readiness GET /readyz and
+  liveness GET /healthz on the admin port: /readyz/intake as a pod probe would take decision
+  capacity out of the Service whenever the intake store is away;
+- a Service that exposes the admin port of the pods it selects;
 - a ConfigMap navpolicy.json that `navpolicyd validate` rejects (with --navpolicyd).
 Needs PyYAML (Debian: python3-yaml).
 """
@@ -37,6 +42,26 @@ def load(directory):
 
 def name_of(document):
     return document.get("metadata", {}).get("name", "?")
+
+
+def probe_findings(path, name, container, admin_ports):
+    """The daemon's probes: decision readiness and liveness, on the admin listener."""
+    if not admin_ports:
+        return [f"{path}: Deployment {name} runs navpolicyd serve without --admin-listen: probes, metrics, "
+                "/v1/policy, reload and diff would sit on the port its Service exposes"]
+    found = []
+    for probe, wanted in (("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")):
+        get = container.get(probe, {}).get("httpGet")
+        if not get:
+            found.append(f"{path}: Deployment {name} has no {probe} httpGet {wanted}")
+            continue
+        if get.get("path") != wanted:
+            why = (" (intake readiness: an intake store outage would take the pod's decisions out of the Service)"
+                   if get.get("path", "").startswith("/readyz/intake") else "")
+            found.append(f"{path}: Deployment {name} {probe} is {get.get('path')}, not {wanted}{why}")
+        if str(get.get("port")) not in admin_ports:
+            found.append(f"{path}: Deployment {name} {probe} is on port {get.get('port')}, not the admin listener")
+    return found
 
 
 def main():
@@ -70,7 +95,7 @@ def main():
                         f"{path}: ConfigMap {name_of(document)} navpolicy.json fails navpolicyd validate: "
                         + (result.stdout + result.stderr).strip().replace("\n", " | "))
 
-    pod_sets = []  # (labels, intake enabled, deployment name)
+    pod_sets = []  # (labels, intake enabled, deployment name, admin port names and numbers)
     admin_pods = []  # (path, deployment name, pod labels, admin port names and numbers)
     for path, document in documents:
         if document.get("kind") != "Deployment":
@@ -90,14 +115,18 @@ def main():
                 intake_on = False
             elif str(policy.get("intake", {}).get("database", "")).lower().startswith(("postgresql://", "postgres://")):
                 shared_store = True
-        pod_sets.append((spec.get("template", {}).get("metadata", {}).get("labels", {}), intake_on, name))
+        pod_admin_ports = set()
         for container in pod.get("containers", []):
             arguments_of = [str(a) for a in container.get("args", []) + container.get("command", [])]
             if "--admin-listen" in arguments_of:
                 listen = arguments_of[arguments_of.index("--admin-listen") + 1:][:1]
                 ports = {p.get("name") for p in container.get("ports", []) if p.get("name") == "admin"}
                 ports |= {listen[0].rsplit(":", 1)[-1]} if listen else set()
+                pod_admin_ports |= ports
                 admin_pods.append((path, name, spec.get("template", {}).get("metadata", {}).get("labels", {}), ports))
+            if "serve" in arguments_of:
+                container_admin = ports if "--admin-listen" in arguments_of else set()
+                findings.extend(probe_findings(path, name, container, container_admin))
             for variable in container.get("env", []):
                 reference = variable.get("valueFrom", {}).get("secretKeyRef")
                 if variable.get("name") == "NAVPOLICY_ADMIN_TOKEN" and reference and reference.get("optional"):
@@ -107,6 +136,7 @@ def main():
                         findings.append(f"{path}: Deployment {name} puts the database URL (and password) in the manifest; use a Secret")
                     elif reference and not reference.get("optional"):
                         shared_store = True
+        pod_sets.append((spec.get("template", {}).get("metadata", {}).get("labels", {}), intake_on, name, pod_admin_ports))
         if intake_on and not shared_store:
             if spec.get("replicas", 1) != 1:
                 findings.append(
@@ -122,10 +152,16 @@ def main():
         if document.get("kind") != "Service":
             continue
         selector = document.get("spec", {}).get("selector", {})
-        reached = [(on, name) for labels, on, name in pod_sets if selector.items() <= labels.items()]
-        if len({on for on, _ in reached}) > 1:
+        reached = [(on, name, admin) for labels, on, name, admin in pod_sets if selector.items() <= labels.items()]
+        if len({on for on, _, _ in reached}) > 1:
             findings.append(
-                f"{path}: Service {name_of(document)} selects pods with and without intake: {sorted(n for _, n in reached)}")
+                f"{path}: Service {name_of(document)} selects pods with and without intake: {sorted(n for _, n, _ in reached)}")
+        admin_ports = set().union(*(admin for _, _, admin in reached)) if reached else set()
+        for port in document.get("spec", {}).get("ports", []):
+            if {str(port.get("targetPort", port.get("port"))), str(port.get("name"))} & admin_ports:
+                findings.append(
+                    f"{path}: Service {name_of(document)} exposes the admin port ({port.get('name')}): probes, metrics, "
+                    "/v1/policy, reload and diff belong to the kubelet and Prometheus, not the Service")
 
     policies_in = [d for _, d in documents if d.get("kind") == "NetworkPolicy"]
     for path, name, labels, admin_ports in admin_pods:

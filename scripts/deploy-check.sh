@@ -47,7 +47,12 @@ step "manifest rules (scripts/check-deploy-manifests.py)" \
   /usr/bin/python3 scripts/check-deploy-manifests.py --navpolicyd "$binary" deploy/kubernetes
 step "hadolint deploy/container/Containerfile" "$tools/bin/hadolint" deploy/container/Containerfile
 
-# verify insists that ExecStart exists, so check a copy that runs the built binary.
+# verify insists that ExecStart exists, so check a copy that runs the built binary; and it runs
+# `man` for Documentation=man:navpolicyd(1), so the page is installed the way
+# deploy/systemd/README.md installs it, into a MANPATH of its own.
+mkdir -p "$scratch/man/man1"
+"$binary" help --man >"$scratch/man/man1/navpolicyd.1"
+export MANPATH=$scratch/man
 unit=$scratch/navpolicyd.service
 sed "s#/usr/local/bin/navpolicyd#$binary#" deploy/systemd/navpolicyd.service >"$unit"
 step "systemd-analyze verify navpolicyd.service" systemd-analyze verify "$unit"

@@ -9,7 +9,9 @@ string) and requests with the decision the reference engine gives them. Requests
   - config/navpolicy.tests.json (the shipped policy's test table), and
   - the "Bypass attempts" table of docs/url-canonicalization.md (the hidden-trick classes),
 decided against the default policy, plus host tricks (IPv4 forms, IPv4-mapped and NAT64 IPv6,
-IDNA and Unicode hosts, trailing dots, userinfo, case) against a host-matching policy.
+IDNA and Unicode hosts, trailing dots, userinfo, case) against a host-matching policy, and every
+match form, shadow mode, a cancel default, custom actions and location templates against a policy
+that uses them all (match-forms.json).
 Expected decisions come from `navpolicyd check`; a request it refuses (exit 2) is expected to be
 *cancelled* by a client ("invalidRequest": true), as docs/security.md requires.
 --check regenerates into memory and exits 1 if any file differs (the suite runs this).
@@ -129,6 +131,89 @@ HOST_CLASS_CASES = [
     ("serialized-location", "https://help.example/x?q=a b", "GET"),
 ]
 
+MATCH_FORMS_POLICY = """{
+  "defaultDecision": "cancel",
+  "handlers": [
+    { "name": "admin-rollout", "type": "cancel", "mode": "shadow", "action": "would-block", "match": { "pathPatterns": ["/admin/*"] } },
+    { "name": "logout-form", "type": "logout", "match": { "methods": ["POST"], "navigationTypes": ["formSubmitted"], "paths": ["/session"] } },
+    { "name": "reports-get", "type": "cancel", "action": "block-reports", "match": { "methods": ["GET"], "pathPrefixes": ["/reports"] } },
+    { "name": "frame-scripts", "type": "cancel", "action": "block-frame-script", "match": { "schemes": ["javascript"], "targetFrames": ["sub"] } },
+    { "name": "secret-exact", "type": "cancel", "action": "block-secret", "match": { "caseSensitive": true, "paths": ["/Secret"] } },
+    { "name": "admin", "type": "cancel", "action": "block-admin", "match": { "pathPrefixes": ["/admin"] } },
+    { "name": "downloads", "type": "cancel", "action": "block-download", "match": { "pathPatterns": ["/files/*.exe", "/v?/private/*"] } },
+    { "name": "help", "type": "cancel", "action": "show-help", "match": { "hosts": ["help.example"] },
+      "location": "https://support.example/article?from={url}" },
+    { "name": "payment", "type": "payment-redirect", "match": { "hosts": ["pay.example", "*.pay.example"] },
+      "location": "myapp://checkout?return={url}" },
+    { "name": "internal", "type": "cancel", "action": "block-internal", "match": { "hosts": ["@loopback"] } },
+    { "name": "about", "type": "about", "match": { "paths": ["/about"] } },
+    { "name": "app", "type": "allow", "match": { "schemes": ["https"], "hosts": ["app.example", "*.app.example", "bücher.example", "support.example"] } },
+    { "name": "app-links", "type": "allow", "match": { "schemes": ["myapp", "about"] } }
+  ]
+}
+"""
+
+# (class, url, method, navigationType, targetFrame): every match form, shadow mode, the cancel
+# default, custom actions and location templates, each with the inputs ports get wrong.
+MATCH_FORM_CASES = [
+    ("pathPrefixes", "https://app.example/admin", "GET", "other", "main"),
+    ("pathPrefixes", "https://app.example/admin/", "GET", "other", "main"),
+    ("pathPrefixes", "https://app.example/admin/users", "GET", "other", "main"),
+    ("pathPrefixes", "https://app.example/ADMIN//users/", "GET", "other", "main"),
+    ("pathPrefixes", "https://app.example/administrator", "GET", "other", "main"),
+    ("pathPrefixes", "https://app.example/%61dmin", "GET", "other", "main"),
+    ("pathPrefixes", "https://app.example/x/../admin", "GET", "other", "main"),
+    ("pathPrefixes", "https://app.example/admin;jsessionid=1", "GET", "other", "main"),
+    ("encoded-slash", "https://app.example/admin%2Fusers", "GET", "other", "main"),
+    ("encoded-slash", "https://app.example/x/..%2Fadmin", "GET", "other", "main"),
+    ("encoded-slash", "https://app.example/public%2F..%2Fadmin", "GET", "other", "main"),
+    ("encoded-slash", "https://app.example/api/group%2Fname", "GET", "other", "main"),
+    ("pathPatterns", "https://app.example/files/setup.exe", "GET", "other", "main"),
+    ("pathPatterns", "https://app.example/files/a/b/setup.exe", "GET", "other", "main"),
+    ("pathPatterns", "https://app.example/files/setup.exe.txt", "GET", "other", "main"),
+    ("pathPatterns", "https://app.example/FILES/SETUP.EXE", "GET", "other", "main"),
+    ("pathPatterns", "https://app.example/v1/private/x", "GET", "other", "main"),
+    ("pathPatterns", "https://app.example/v10/private/x", "GET", "other", "main"),
+    ("pathPatterns", "https://app.example/files%2Fsetup.exe", "GET", "other", "main"),
+    ("caseSensitive", "https://app.example/Secret", "GET", "other", "main"),
+    ("caseSensitive", "https://app.example/secret", "GET", "other", "main"),
+    ("caseSensitive", "https://app.example/SECRET", "GET", "other", "main"),
+    ("caseSensitive", "https://app.example/%53ecret", "GET", "other", "main"),
+    ("caseSensitive", "https://app.example/Secret/", "GET", "other", "main"),
+    ("methods", "https://app.example/reports/1", "GET", "other", "main"),
+    ("methods", "https://app.example/reports/1", "HEAD", "other", "main"),
+    ("methods", "https://app.example/reports/1", "POST", "other", "main"),
+    ("methods", "https://app.example/reports/1", "get", "other", "main"),
+    ("navigationTypes", "https://app.example/session", "POST", "formSubmitted", "main"),
+    ("navigationTypes", "https://app.example/session", "POST", "linkActivated", "main"),
+    ("navigationTypes", "https://app.example/session", "GET", "formSubmitted", "main"),
+    ("navigationTypes", "https://app.example/session", "POST", "formResubmitted", "main"),
+    ("targetFrames", "javascript:alert(1)", "GET", "other", "sub"),
+    ("targetFrames", "javascript:alert(1)", "GET", "other", "main"),
+    ("schemes", "JavaScript:alert(1)", "GET", "linkActivated", "sub"),
+    ("schemes", "http://app.example/", "GET", "other", "main"),
+    ("schemes", "myapp://open/x", "GET", "other", "main"),
+    ("schemes", "about:blank", "GET", "other", "sub"),
+    ("shadow", "https://app.example/admin/users", "HEAD", "other", "main"),
+    ("shadow", "https://app.example/reports/admin", "GET", "other", "main"),
+    ("default-cancel", "https://unknown.example/", "GET", "other", "main"),
+    ("default-cancel", "https://app.example.evil.example/", "GET", "other", "main"),
+    ("trailing-dot", "https://app.example./home", "GET", "other", "main"),
+    ("trailing-dot", "https://help.example./x", "GET", "other", "main"),
+    ("idna", "https://BÜCHER.example/x", "GET", "other", "main"),
+    ("idna", "https://xn--bcher-kva.example/x", "GET", "other", "main"),
+    ("idna", "https://eu.ｐａｙ.example/x", "GET", "other", "main"),
+    ("mapped-ipv6", "http://[::ffff:127.0.0.1]/admin", "GET", "other", "main"),
+    ("mapped-ipv6", "http://[::ffff:127.0.0.1]/", "GET", "other", "main"),
+    ("mapped-ipv6", "http://[::ffff:7f00:1]:8080/x", "GET", "other", "main"),
+    ("custom-action", "https://help.example/billing?q=a b&x=1", "GET", "other", "main"),
+    ("location-template", "https://pay.example/checkout?id=7#top", "GET", "other", "main"),
+    ("location-template", "https://eu.pay.example/€", "GET", "other", "main"),
+    ("about", "https://app.example/about", "GET", "other", "main"),
+    ("about", "https://app.example/about/", "GET", "other", "main"),
+    ("invalid", "https://app.example:99999/", "GET", "other", "main"),
+]
+
 PLACEHOLDERS = {"<TAB>": "\t", "<US>": "\x1f", "<SP>": " ", "<ZWSP>": "\u200b"}
 
 
@@ -173,11 +258,20 @@ def decide(binary, config, request):
     if result.returncode != 0:
         sys.exit(f"generate-conformance: {arguments} exited {result.returncode}: {result.stderr!r}")
     decision = json.loads(result.stdout)
-    return {key: decision[key] for key in ("decision", "handler", "action", "location", "url")}
+    expect = {key: decision[key] for key in ("decision", "handler", "action", "location", "url")}
+    if "shadow" in decision:
+        expect["shadow"] = decision["shadow"]
+    return expect
+
+
+# A fixed stamp keeps the files reproducible (the bundle's issuedAt is otherwise "now"); issued
+# on 2100-01-01 for one year, so the vectors' bundles never expire under a client that refuses
+# expired bundles. Ports check expiry against expiresAt only, as NavigationPolicyClient does.
+FIXED_STAMP = ["--issued-at", "4102444800", "--lifetime", "31536000", "--policy-version", "1"]
 
 
 def bundle(binary, config):
-    result = subprocess.run([binary, "bundle", "--config", config], capture_output=True, check=True)
+    result = subprocess.run([binary, "bundle", "--config", config] + FIXED_STAMP, capture_output=True, check=True)
     return result.stdout.decode("utf-8")
 
 
@@ -231,6 +325,21 @@ def generate(binary):
             binary, "host-classes",
             "host ranges and @classes (every spelling of loopback), GET covering HEAD, serialized locations",
             classes_config, class_cases)
+        forms_config = os.path.join(directory, "match-forms.json")
+        with open(forms_config, "w", encoding="utf-8") as file:
+            file.write(MATCH_FORMS_POLICY)
+        form_cases = []
+        for case_class, url, method, navigation_type, target_frame in MATCH_FORM_CASES:
+            request = {"url": url, "method": method, "navigationType": navigation_type, "targetFrame": target_frame}
+            label = " ".join(
+                [method] * (method != "GET") + [navigation_type] * (navigation_type != "other")
+                + [f"in {target_frame} frame"] * (target_frame != "main") + [url])
+            form_cases.append((case_class, label, request))
+        files["match-forms.json"] = vector(
+            binary, "match-forms",
+            "every match form (paths, pathPrefixes, pathPatterns, schemes, methods, navigationTypes, targetFrames, "
+            "caseSensitive), shadow mode, a cancel default, custom actions and location templates",
+            forms_config, form_cases)
     return files
 
 
@@ -255,7 +364,7 @@ def main():
                 file.write(text)
     if stale:
         print("config/conformance is out of date: " + ", ".join(stale)
-              + "; run scripts/generate-conformance.py --binary .build/debug/navpolicyd", file=sys.stderr)
+              + "; run make conformance-vectors", file=sys.stderr)
         return 1
     return 0
 

@@ -162,6 +162,15 @@ func mhdStreamRead(
     return body.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
 }
 
+/// MHD_ContentReaderCallback of a 304 that declares its 200's length: MHD never reads a 304's
+/// body, and if a library version ever did, the connection ends in an error rather than
+/// sending bytes the client does not expect.
+func mhdNoBodyRead(
+    _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int
+) -> Int {
+    StreamedBody.endWithError
+}
+
 /// MHD_ContentReaderFreeCallback: the response is gone; drops the reference it held.
 func mhdStreamFreed(_ cls: UnsafeMutableRawPointer?) {
     guard let cls else { return }

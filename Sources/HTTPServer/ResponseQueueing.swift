@@ -28,6 +28,8 @@ enum ResponseQueueing {
         let created: OpaquePointer?
         if let stream = response.bodyStream {
             created = streamedResponse(stream, on: connection, streams: streams)
+        } else if let length = notModifiedLength(of: response) {
+            created = MHD_create_response_from_callback(length, 256, mhdNoBodyRead, nil, nil)
         } else if let lent = bodyBuffer?.lend(response.body) {
             created = lent
         } else {
@@ -79,6 +81,20 @@ enum ResponseQueueing {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
         return true
+    }
+
+    /// The length a bodyless 304 declares in its own `Content-Length`: the length of the 200
+    /// it stands for (RFC 9110 §8.6). MHD writes the length of the response object for a 304
+    /// (and ignores a `Content-Length` field the application adds), so an empty buffer would
+    /// say `Content-Length: 0`, telling a cache the representation is empty. A response object
+    /// of that length whose reader is never called says the real one; MHD never sends a 304's
+    /// body. Nil for anything else (one decimal value, a 304 without body or stream).
+    private static func notModifiedLength(of response: HTTPResponse) -> UInt64? {
+        guard response.status == 304, response.bodyStream == nil, response.body.isEmpty,
+            let value = response.headers["Content-Length"], !value.isEmpty, value.utf8.count <= 18,
+            value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return UInt64(value)
     }
 
     /// A callback response pulling from `stream`; the stream is closed if MHD cannot take it.

@@ -5,8 +5,18 @@ public struct BundleRejection: Error, Sendable, Equatable, CustomStringConvertib
     public enum Kind: String, Sendable, Equatable {
         /// A verifier is configured and the bundle came without a signature.
         case unsigned
-        /// The signature is not valid base64, or the verifier refused it.
+        /// The signature is not valid base64, or the key refused it.
         case badSignature = "bad-signature"
+        /// The bundle's signed `keyId` is not one of ``BundleTrust/trustedKeys``.
+        case unknownKey = "unknown-key"
+        /// A version-1 bundle (no signed `policyVersion` or expiry) and
+        /// ``BundleTrust/acceptsUnversionedBundles`` is not set.
+        case unversioned
+        /// Past its signed `expiresAt`.
+        case expired
+        /// Its `policyVersion` is not above the one of the bundle deciding now (with another
+        /// revision): an older bundle replayed, or a daemon behind on its config.
+        case olderVersion = "older-version"
         /// Not a bundle: bad JSON, a wrong `format`/`version`, a missing or malformed member.
         case malformed
         /// A bundle whose policy does not compile with this engine.

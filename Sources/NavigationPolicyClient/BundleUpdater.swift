@@ -1,5 +1,6 @@
 import Foundation
 import NavigationPolicy
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -11,7 +12,8 @@ actor BundleUpdater {
     private let configuration: NavigationPolicyClient.Configuration
     private let cache: BundleCache?
     private var inFlight: Task<RefreshOutcome, Never>?
-    private(set) var maxAge: Duration?
+    /// The kept `max-age` in seconds, -1 before one: atomic so ``currentMaxAge`` needs no `await`.
+    private let keptMaxAgeSeconds = Atomic<Int>(-1)
     private var defaultSession: URLSession?
 
     init(slot: PolicySnapshotSlot, configuration: NavigationPolicyClient.Configuration, cache: BundleCache?) {
@@ -57,13 +59,13 @@ actor BundleUpdater {
         }
         // Unsigned (headers are never covered by the bundle's signature) and possibly injected,
         // so taken only from an answer the client keeps, and never longer than the daemon allows.
-        let answeredMaxAge = http.value(forHTTPHeaderField: "Cache-Control").flatMap(Self.acceptedMaxAge)
+        let answeredMaxAge = http.value(forHTTPHeaderField: "Cache-Control").flatMap(Self.acceptedMaxAgeSeconds)
         switch http.statusCode {
         case 304:
             guard let currentRevision else {
                 return .unavailable(reason: "304 Not Modified without a bundle to keep")
             }
-            if let answeredMaxAge { maxAge = answeredMaxAge }
+            keep(answeredMaxAge)
             return .notModified(revision: currentRevision)
         case 200:
             break
@@ -82,7 +84,7 @@ actor BundleUpdater {
         }
         let bundle: VerifiedBundle
         do {
-            bundle = try VerifiedBundle(bytes: bytes, signature: signature, verifier: configuration.verifier)
+            bundle = try VerifiedBundle(bytes: bytes, signature: signature, trust: configuration.trust)
         } catch {
             return .rejected(error)
         }
@@ -90,18 +92,50 @@ actor BundleUpdater {
             return .rejected(
                 BundleRejection(.revisionMismatch, "ETag \(etag) does not name the body's revision \(bundle.revision)"))
         }
-        if let answeredMaxAge { maxAge = answeredMaxAge }
         if bundle.revision == currentRevision {
+            keep(answeredMaxAge)
             return .unchanged(revision: bundle.revision)
         }
-        slot.publish(PublishedPolicy(bundle, source: .daemon))
-        var persisted: BundleCacheWriteError?
-        do throws(BundleCacheWriteError) {
-            try cache?.store(bytes: bytes, signature: signature)
-        } catch {
-            persisted = error
+        // Replay: a validly signed bundle that is not newer than the one deciding. Refused, and
+        // its max-age not kept: the answer is not one the client keeps.
+        if let rejection = Self.replayRejection(bundle, current: slot.withCurrent { $0?.policyVersion }) {
+            return .rejected(rejection)
         }
-        return .updated(revision: bundle.revision, persisted: persisted)
+        keep(answeredMaxAge)
+        slot.publish(PublishedPolicy(bundle, source: .daemon))
+        guard let cache else { return .updated(revision: bundle.revision, cache: .notConfigured) }
+        do throws(BundleCacheWriteError) {
+            try cache.store(bytes: bytes, signature: signature)
+        } catch {
+            return .updated(revision: bundle.revision, cache: .failed(error))
+        }
+        return .updated(revision: bundle.revision, cache: .written)
+    }
+
+    /// The `max-age` of the last kept answer; nil before one.
+    nonisolated var currentMaxAge: Duration? {
+        let seconds = keptMaxAgeSeconds.load(ordering: .relaxed)
+        return seconds < 0 ? nil : .seconds(seconds)
+    }
+
+    private func keep(_ answeredMaxAge: Int?) {
+        if let answeredMaxAge { keptMaxAgeSeconds.store(answeredMaxAge, ordering: .relaxed) }
+    }
+
+    /// Why `bundle` (another revision than the current one) must not replace a policy of
+    /// version `current`; nil when it may. A version-1 current policy (nil) can be replaced by
+    /// anything that verified; a version-1 bundle cannot replace a versioned one.
+    static func replayRejection(_ bundle: VerifiedBundle, current: Int?) -> BundleRejection? {
+        guard let current else { return nil }
+        guard let version = bundle.stamp?.policyVersion else {
+            return BundleRejection(.olderVersion, "a version-1 bundle has no policyVersion; the one deciding has \(current)")
+        }
+        guard version > current else {
+            return BundleRejection(
+                .olderVersion,
+                "policyVersion \(version) is not above \(current), the version deciding now (revision \(bundle.revision))")
+        }
+        return nil
     }
 
     /// The configured session, else an ephemeral one without URLCache, made once.
@@ -123,7 +157,12 @@ actor BundleUpdater {
     /// The refresh interval an answer's Cache-Control asks for, capped at ``maximumMaxAgeSeconds``;
     /// nil when it has no valid `max-age`.
     static func acceptedMaxAge(_ cacheControl: String) -> Duration? {
-        maxAgeSeconds(cacheControl).map { .seconds(min($0, maximumMaxAgeSeconds)) }
+        acceptedMaxAgeSeconds(cacheControl).map { .seconds($0) }
+    }
+
+    /// ``acceptedMaxAge(_:)`` in whole seconds.
+    static func acceptedMaxAgeSeconds(_ cacheControl: String) -> Int? {
+        maxAgeSeconds(cacheControl).map { min($0, maximumMaxAgeSeconds) }
     }
 
     /// `max-age=N` from a Cache-Control value (other directives ignored); nil when absent or malformed.

@@ -40,8 +40,15 @@ public final class NavigationPolicyClient: Sendable {
         /// Where the last good bundle is kept across launches (the app's Application Support or
         /// cache directory); nil to keep nothing on disk.
         public var cacheDirectory: URL?
-        /// When set, every bundle (shipped, on disk, fetched) must carry a valid signature.
+        /// Key id → verifier: every bundle (shipped, on disk, fetched) must be signed by the key
+        /// its signed `keyId` names, one of these (docs/bundles.md, "Key rotation").
+        public var trustedKeys: [String: any BundleSignatureVerifier]
+        /// One key for every bundle whatever its `keyId` (the form from before key ids); used
+        /// only when ``trustedKeys`` is empty.
         public var verifier: (any BundleSignatureVerifier)?
+        /// Reads version-1 bundles (no signed version or expiry, so no replay or expiry check);
+        /// off by default. See ``BundleTrust/acceptsUnversionedBundles``.
+        public var acceptsUnversionedBundles: Bool
         /// The session refreshes use; nil (the default) makes an ephemeral one that bypasses
         /// URLCache, so `If-None-Match` always reaches the daemon. It is made at the first
         /// refresh, so loading a bundle at launch costs no networking setup.
@@ -54,16 +61,24 @@ public final class NavigationPolicyClient: Sendable {
 
         public init(
             bundleURL: URL? = nil, shippedBundle: ShippedBundle? = nil, cacheDirectory: URL? = nil,
-            verifier: (any BundleSignatureVerifier)? = nil, session: URLSession? = nil, requestTimeout: TimeInterval = 10,
+            trustedKeys: [String: any BundleSignatureVerifier] = [:], verifier: (any BundleSignatureVerifier)? = nil,
+            acceptsUnversionedBundles: Bool = false, session: URLSession? = nil, requestTimeout: TimeInterval = 10,
             authorizationToken: String? = nil
         ) {
             self.authorizationToken = authorizationToken
             self.bundleURL = bundleURL
             self.shippedBundle = shippedBundle
             self.cacheDirectory = cacheDirectory
+            self.trustedKeys = trustedKeys
             self.verifier = verifier
+            self.acceptsUnversionedBundles = acceptsUnversionedBundles
             self.session = session
             self.requestTimeout = requestTimeout
+        }
+
+        /// The keys and rules every bundle is checked with.
+        public var trust: BundleTrust {
+            BundleTrust(trustedKeys: trustedKeys, verifier: verifier, acceptsUnversionedBundles: acceptsUnversionedBundles)
         }
     }
 
@@ -76,45 +91,79 @@ public final class NavigationPolicyClient: Sendable {
     }
 
     /// Problems with the bundles found at start (a corrupt cache file, a shipped bundle that
-    /// does not verify), in the order they were tried. Each one was ignored.
+    /// does not verify or has expired), in the order they were tried. Each one was ignored. In
+    /// debug builds each is also written to standard error; ``init(strict:)`` throws instead.
     public let startupIssues: [BundleRejection]
 
     private let slot: PolicySnapshotSlot
     private let updater: BundleUpdater
+    /// Why the shipped bundle was refused, for ``init(strict:)``.
+    private let shippedRejection: BundleRejection?
 
-    /// Loads the last good bundle from disk, else the shipped one. Never throws: problems are in
-    /// ``startupIssues`` and, with no usable bundle, every decision is a cancel until a refresh
-    /// succeeds.
+    /// Loads the last good bundle from disk and the shipped one, and decides with the one of
+    /// higher `policyVersion` (the disk copy on a tie): an app update that ships a newer bundle
+    /// than the one on disk starts with it. Never throws: problems are in ``startupIssues``
+    /// (and on standard error in debug builds) and, with no usable bundle, every decision is a
+    /// cancel until a refresh succeeds. Use ``init(strict:)`` to fail on a broken shipped bundle.
     public init(configuration: Configuration) {
         let slot = PolicySnapshotSlot()
         let cache = configuration.cacheDirectory.map(BundleCache.init(directory:))
+        let trust = configuration.trust
         var issues: [BundleRejection] = []
-        var loaded: PublishedPolicy?
+        var cached: PublishedPolicy?
         if let cache {
             do throws(BundleRejection) {
                 if let stored = try cache.load() {
-                    let bundle = try VerifiedBundle(
-                        bytes: stored.bytes, signature: stored.signature, verifier: configuration.verifier)
-                    loaded = PublishedPolicy(bundle, source: .cache)
+                    let bundle = try VerifiedBundle(bytes: stored.bytes, signature: stored.signature, trust: trust)
+                    cached = PublishedPolicy(bundle, source: .cache)
                 }
             } catch {
                 issues.append(BundleRejection(error.kind, "cached bundle ignored: \(error.reason)"))
             }
         }
-        if loaded == nil, let shipped = configuration.shippedBundle {
+        var shipped: PublishedPolicy?
+        var shippedRejection: BundleRejection?
+        if let bundle = configuration.shippedBundle {
+            // Checked even when the cache is good: a broken shipped bundle must show up in
+            // development, not on the first launch without a cache.
             do throws(BundleRejection) {
-                let bundle = try VerifiedBundle(
-                    bytes: shipped.bytes, signature: shipped.signature, verifier: configuration.verifier)
-                loaded = PublishedPolicy(bundle, source: .shipped)
+                let verified = try VerifiedBundle(bytes: bundle.bytes, signature: bundle.signature, trust: trust)
+                shipped = PublishedPolicy(verified, source: .shipped)
             } catch {
+                shippedRejection = error
                 issues.append(BundleRejection(error.kind, "shipped bundle ignored: \(error.reason)"))
             }
         }
         // Before the slot is shared, so no writer can race this publish.
-        if let loaded { slot.publish(loaded) }
+        if let loaded = Self.newer(cached, shipped) { slot.publish(loaded) }
         self.slot = slot
         self.startupIssues = issues
+        self.shippedRejection = shippedRejection
         self.updater = BundleUpdater(slot: slot, configuration: configuration, cache: cache)
+        #if DEBUG
+            // Loud where the developer looks; release builds stay quiet and report through
+            // startupIssues only.
+            for issue in issues {
+                FileHandle.standardError.write(Data("NavigationPolicyClient: \(issue)\n".utf8))
+            }
+        #endif
+    }
+
+    /// Like ``init(configuration:)``, but throws the rejection of the shipped bundle (wrong
+    /// format, bad signature, unknown key, expired, does not compile) instead of starting
+    /// without it. For debug builds and tests, so a broken shipped bundle stops the app at once;
+    /// a bad disk copy is not the app's fault and is still only reported in ``startupIssues``.
+    public convenience init(strict configuration: Configuration) throws(BundleRejection) {
+        self.init(configuration: configuration)
+        if let shippedRejection { throw shippedRejection }
+    }
+
+    /// The policy with the higher `policyVersion` (a version-1 bundle counts as lowest); `first`
+    /// on a tie.
+    private static func newer(_ first: PublishedPolicy?, _ second: PublishedPolicy?) -> PublishedPolicy? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return (second.policyVersion ?? 0) > (first.policyVersion ?? 0) ? second : first
     }
 
     /// The decision for one navigation, computed locally: no lock, no reference counting, no
@@ -157,11 +206,15 @@ public final class NavigationPolicyClient: Sendable {
         await updater.refresh()
     }
 
-    /// The `max-age` of the daemon's last kept answer (`server.bundle.maxAgeSeconds`), nil before
-    /// one; at most one day (86,400 s), the daemon's own limit, whatever the answer said.
-    public var maxAge: Duration? {
-        get async { await updater.maxAge }
-    }
+    /// The `policyVersion` deciding now; nil with no bundle or a version-1 one.
+    public var policyVersion: Int? { slot.withCurrent { $0?.policyVersion } }
+
+    /// How long the daemon asked the client to wait before the next refresh: the `max-age` of
+    /// its last kept answer (`server.bundle.maxAgeSeconds`); nil before one. At most one day
+    /// (86,400 s), the daemon's own limit, whatever the answer said. ``runPeriodicRefresh(minimumInterval:defaultInterval:)``
+    /// waits this long; an app that schedules its own refreshes reads it after each one. A plain
+    /// atomic read, callable from any thread.
+    public var maxAge: Duration? { updater.currentMaxAge }
 
     /// Refreshes until the calling task is cancelled: after each answer it waits the daemon's
     /// `max-age` (never less than `minimumInterval`), after a failure `minimumInterval`.
@@ -176,7 +229,7 @@ public final class NavigationPolicyClient: Sendable {
             let wait: Duration
             switch outcome {
             case .updated, .notModified, .unchanged:
-                wait = max(minimumInterval, await updater.maxAge ?? defaultInterval)
+                wait = max(minimumInterval, maxAge ?? defaultInterval)
             case .rejected, .unavailable:
                 wait = minimumInterval
             }

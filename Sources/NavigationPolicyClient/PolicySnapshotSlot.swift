@@ -4,11 +4,14 @@ import Synchronization
 /// One published policy: immutable once built, read by any number of threads.
 final class PublishedPolicy: Sendable {
     let revision: String
+    /// The signed `policyVersion`; nil for a version-1 bundle (read only by opt-in).
+    let policyVersion: Int?
     let policy: CompiledPolicy
     let source: NavigationPolicyClient.BundleSource
 
     init(_ bundle: VerifiedBundle, source: NavigationPolicyClient.BundleSource) {
         self.revision = bundle.revision
+        self.policyVersion = bundle.stamp?.policyVersion
         self.policy = bundle.policy
         self.source = source
     }

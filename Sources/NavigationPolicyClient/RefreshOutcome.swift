@@ -1,18 +1,40 @@
-/// What one ``NavigationPolicyClient/refresh()`` did.
+/// What one ``NavigationPolicyClient/refresh()`` did. ``isSuccess`` says whether the daemon
+/// answered with a bundle the client accepts (new or the same); every other case leaves the
+/// previous bundle deciding.
 public enum RefreshOutcome: Sendable, Equatable {
-    /// A new bundle was verified, compiled and is now deciding. `persisted` is nil when it was
-    /// written to the cache directory (or no directory is configured), else why it was not.
-    case updated(revision: String, persisted: BundleCacheWriteError?)
+    /// A new bundle was verified, compiled and is now deciding; `cache` says whether it was
+    /// also written as the last good bundle.
+    case updated(revision: String, cache: CacheWrite)
     /// `304 Not Modified`: the daemon still serves the revision in use.
     case notModified(revision: String)
     /// A 200 carrying the revision already in use (a daemon or proxy that ignored
     /// `If-None-Match`): verified like any bundle, then nothing changed.
     case unchanged(revision: String)
-    /// The daemon answered with a bundle this client refuses; the previous bundle keeps deciding.
+    /// The daemon answered with a bundle this client refuses (bad signature, unknown key,
+    /// expired, an older `policyVersion` …); the previous bundle keeps deciding.
     case rejected(BundleRejection)
     /// No usable answer (connection refused, timeout, an unexpected status); the previous bundle
     /// keeps deciding.
     case unavailable(reason: String)
+
+    /// What happened to the on-disk copy of a new bundle.
+    public enum CacheWrite: Sendable, Equatable {
+        /// Written to ``NavigationPolicyClient/Configuration/cacheDirectory``.
+        case written
+        /// No cache directory is configured.
+        case notConfigured
+        /// The write failed; the new bundle still decides, but a restart will not find it.
+        case failed(BundleCacheWriteError)
+    }
+
+    /// True for ``updated(revision:cache:)``, ``notModified(revision:)`` and
+    /// ``unchanged(revision:)``: the daemon was reached and its bundle is the one deciding.
+    public var isSuccess: Bool {
+        switch self {
+        case .updated, .notModified, .unchanged: true
+        case .rejected, .unavailable: false
+        }
+    }
 }
 
 /// Where the bundle that is deciding came from.

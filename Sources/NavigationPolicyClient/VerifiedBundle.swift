@@ -1,9 +1,8 @@
-internal import JSONSupport
+public import Foundation
 public import NavigationPolicy
 
 /// A policy bundle as `GET /v1/policy/bundle` and `navpolicyd bundle` write it, parsed,
-/// checked and compiled:
-/// `{"format":"navpolicy-bundle","version":1,"revision":"sha256:<hex>","policy":{…}}`.
+/// checked against a ``BundleTrust`` and the clock, and compiled (docs/bundles.md).
 public struct VerifiedBundle: Sendable {
     /// Bundles beyond this are refused before parsing; the default policy is a few KiB and a
     /// 100,000-handler chain about 10 MiB.
@@ -11,75 +10,55 @@ public struct VerifiedBundle: Sendable {
 
     /// The daemon's policy revision (`sha256:` + 64 lower-case hex digits).
     public let revision: String
+    /// The signed freshness members; nil only for a version-1 bundle read with
+    /// ``BundleTrust/acceptsUnversionedBundles``.
+    public let stamp: BundleStamp?
     /// The compiled chain; decides exactly as the daemon with the same config does.
     public let policy: CompiledPolicy
     /// The bundle's bytes as received (what the signature covers, and what is persisted).
     public let bytes: [UInt8]
 
-    /// Checks the signature (when `verifier` is given), then parses and compiles `bytes`.
+    /// Parses `bytes`, checks the signature with the key the bundle's `keyId` names, refuses a
+    /// version-1 bundle (unless `trust` accepts them) and a bundle expired at `now`, then compiles.
     ///
-    /// The signature is checked first, so an unsigned or tampered bundle is never even parsed.
+    /// The key id is inside the signed bytes, so the JSON is parsed (by the bounded, fuzzed
+    /// parser) before the signature is checked; only `version` and `keyId` are read before the
+    /// check passes, so a tampered bundle is a bad signature, whatever was changed.
     public init(
-        bytes: [UInt8], signature: [UInt8]?, verifier: (any BundleSignatureVerifier)?
+        bytes: [UInt8], signature: [UInt8]?, trust: BundleTrust, now: Date = Date()
     ) throws(BundleRejection) {
         guard bytes.count <= Self.maximumBytes else {
             throw BundleRejection(.tooLarge, "\(bytes.count) bytes; the limit is \(Self.maximumBytes)")
         }
-        if let verifier {
-            guard let signature else {
-                throw BundleRejection(.unsigned, "a signature verifier is configured and the bundle has no signature")
+        let root = try BundleDocument.root(bytes)
+        let hints = BundleDocument.signingHints(root)
+        if hints.isVersionOne, !trust.acceptsUnversionedBundles {
+            throw BundleRejection(
+                .unversioned,
+                "a version-1 bundle has no signed policyVersion or expiry, so a replay cannot be told apart; rebuild it with this navpolicyd (or set acceptsUnversionedBundles)"
+            )
+        }
+        try trust.checkSignature(signature, bytes: bytes, isVersionOne: hints.isVersionOne, keyId: hints.keyId)
+        let document = try BundleDocument(root: root)
+        if let stamp = document.stamp {
+            let nowSeconds = Int(now.timeIntervalSince1970.rounded(.down))
+            if stamp.isExpired(atUnixSeconds: nowSeconds) {
+                throw BundleRejection(
+                    .expired, "expired at \(stamp.expiresAt) (Unix seconds); it is \(nowSeconds) now")
             }
-            guard verifier.isValidSignature(signature, for: bytes) else {
-                throw BundleRejection(.badSignature, "the signature does not verify with the configured key")
-            }
-        }
-        let document: JSONValue
-        do {
-            // Duplicate members are refused: two readers of the same bytes must not see two policies.
-            document = try JSONParser(maximumDepth: 64, rejectsDuplicateMembers: true).parse(bytes)
-        } catch {
-            throw BundleRejection(.malformed, "not JSON: \(error)")
-        }
-        guard let root = document.objectValue else {
-            throw BundleRejection(.malformed, "the bundle is a JSON \(document.kindName), not an object")
-        }
-        let allowed = ["format", "version", "revision", "policy"]
-        if let unknown = root.keys.first(where: { !allowed.contains($0) }) {
-            throw BundleRejection(.malformed, "unknown member \"\(unknown)\"")
-        }
-        guard root["format"]?.stringValue == "navpolicy-bundle" else {
-            throw BundleRejection(.malformed, "\"format\" must be \"navpolicy-bundle\"")
-        }
-        guard root["version"]?.integerValue == 1 else {
-            throw BundleRejection(.malformed, "\"version\" must be 1 (this client reads version 1 only)")
-        }
-        guard let revision = root["revision"]?.stringValue, Self.isRevision(revision) else {
-            throw BundleRejection(.malformed, "\"revision\" must be \"sha256:\" followed by 64 lower-case hex digits")
-        }
-        guard let policyValue = root["policy"], let policyObject = policyValue.objectValue else {
-            throw BundleRejection(.malformed, "\"policy\" must be an object")
-        }
-        // The bundle carries the chain only; a daemon section here means the bytes are not a bundle.
-        if let section = policyObject.keys.first(where: { $0 != "defaultDecision" && $0 != "handlers" }) {
-            throw BundleRejection(.malformed, "\"policy\" has \"\(section)\"; a bundle holds defaultDecision and handlers only")
         }
         do {
-            self.policy = try PolicyCompiler().compile(policyValue)
+            self.policy = try PolicyCompiler().compile(document.policy)
         } catch {
             throw BundleRejection(.invalidPolicy, error.description)
         }
-        self.revision = revision
+        self.revision = document.revision
+        self.stamp = document.stamp
         self.bytes = bytes
     }
 
-    /// `sha256:` and 64 lower-case hex digits, as the daemon's `PolicySnapshot` spells revisions.
-    static func isRevision(_ text: String) -> Bool {
-        let prefix = "sha256:"
-        guard text.hasPrefix(prefix) else { return false }
-        let hex = text.utf8.dropFirst(prefix.utf8.count)
-        return hex.count == 64
-            && hex.allSatisfy {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-            }
+    /// The single-key form from before key ids: `verifier` (when given) checks every bundle.
+    public init(bytes: [UInt8], signature: [UInt8]?, verifier: (any BundleSignatureVerifier)?) throws(BundleRejection) {
+        try self.init(bytes: bytes, signature: signature, trust: BundleTrust(verifier: verifier))
     }
 }

@@ -31,24 +31,42 @@ enum ReplayInput {
         }
     }
 
-    /// The request and policy revision of one decision-log line (`{"time":…,"request":{…},"revision":…}`);
-    /// nil for a `"truncated":true` line, whose URLs were cut to bound the line and so are not
-    /// the navigation that was decided.
-    static func logRequest(_ line: String, path: String, line number: Int) throws(ReplayError) -> (
-        NavigationRequest, revision: String?
-    )? {
+    /// Why a decision-log line cannot be replayed exactly: its URLs are not the ones decided.
+    enum Inexact: String, CaseIterable {
+        /// `"redacted":true`: query values were replaced (`decisionLog.redactQueryParameters`).
+        case redacted
+        /// `"truncated":true`: URLs were cut to bound the line.
+        case truncated
+    }
+
+    /// The reason a parsed decision-log line is not replayed, nil when it can be.
+    static func inexact(_ line: JSONValue) -> Inexact? {
+        Inexact.allCases.first { line.objectValue?[$0.rawValue] != nil }
+    }
+
+    /// One decision-log line as `diff` reads it.
+    enum LogEntry {
+        /// The navigation decided, and the policy revision that decided it.
+        case replay(NavigationRequest, revision: String?)
+        /// A line whose URLs are not the ones decided: counted, not replayed.
+        case inexact(Inexact)
+    }
+
+    /// The request and policy revision of one decision-log line (`{"time":…,"request":{…},"revision":…}`),
+    /// or why it is not replayed (``Inexact``).
+    static func logRequest(_ line: String, path: String, line number: Int) throws(ReplayError) -> LogEntry {
         let value: JSONValue
         do {
             value = try JSONParser().parse(line)
         } catch {
             throw ReplayError(message: "\(path):\(number): not a JSON line: \(error)")
         }
-        if value.objectValue?["truncated"] != nil { return nil }
+        if let reason = inexact(value) { return .inexact(reason) }
         guard let request = value.objectValue?["request"]?.objectValue else {
             throw ReplayError(message: "\(path):\(number): no \"request\" object (is this a navpolicyd decision log?)")
         }
         do {
-            return (try NavigationRequest(json: request), value.objectValue?["revision"]?.stringValue)
+            return .replay(try NavigationRequest(json: request), revision: value.objectValue?["revision"]?.stringValue)
         } catch {
             throw ReplayError(message: "\(path):\(number): request.\(error.field): \(error.reason)")
         }

@@ -37,7 +37,7 @@ final class GroupCommitWriter: Sendable {
     private let commitObserver = Mutex<CommitObserver?>(nil)
 
     private let database: IntakeDatabase
-    /// A health probe is queued: `/readyz` asks for at most one at a time.
+    /// A health probe is queued: `/readyz/intake` asks for at most one at a time.
     private let probeQueued = Atomic<Bool>(false)
 
     /// Starts the writer thread on `database`'s writer connection.
@@ -73,7 +73,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Queues an empty write unless one is queued: it reopens, switches files or takes the
-    /// write lock like a real batch, so a fault clears (and `/readyz` turns 200) without
+    /// write lock like a real batch, so a fault clears (and `/readyz/intake` turns 200) without
     /// waiting for a client's write, and commits nothing.
     func probe() {
         guard probeQueued.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
@@ -108,7 +108,7 @@ final class GroupCommitWriter: Sendable {
         if !batch.isEmpty {
             if batch.contains(where: \.isProbe) { probeQueued.store(false, ordering: .relaxed) }
             let (fault, answers) = commit(batch)
-            // Health first: a caller that heard its answer must find /readyz agreeing with it.
+            // Health first: a caller that heard its answer must find /readyz/intake agreeing with it.
             database.record(fault, probe: batch.allSatisfy(\.isProbe))
             for answer in answers { answer() }
         }

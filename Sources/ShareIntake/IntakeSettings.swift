@@ -38,7 +38,7 @@ public struct IntakeSettings: Sendable, Equatable {
     /// 503 instead of holding workers.
     public var busyTimeoutMilliseconds = 5000
     /// The most bytes the database file may grow to; past it writes answer 503
-    /// `storage-unavailable` as on a full disk, and `/readyz` turns 503 until items are
+    /// `storage-unavailable` as on a full disk, and `/readyz/intake` turns 503 until items are
     /// deleted. Nil: only the disk limits it. Bounds the disk a share flood can take.
     public var maxDatabaseBytes: Int?
 

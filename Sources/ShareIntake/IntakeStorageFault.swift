@@ -3,7 +3,7 @@ import Foundation
 
 /// Why the intake database cannot be used right now, classified from SQLite's result code
 /// (or from the file at the database path), so that every fault is answered the same way:
-/// 503 `storage-unavailable` with `Retry-After`, and `/readyz` 503 until it clears.
+/// 503 `storage-unavailable` with `Retry-After`, and `/readyz/intake` 503 until it clears.
 public enum IntakeStorageFault: String, Sendable, CaseIterable {
     /// The disk or `intake.maxDatabaseBytes` is full (`SQLITE_FULL`).
     case full
@@ -55,7 +55,7 @@ public enum IntakeStorageFault: String, Sendable, CaseIterable {
         }
     }
 
-    /// What `/readyz` and the log say about it.
+    /// What `/readyz/intake` and the log say about it.
     public var summary: String {
         switch self {
         case .full: "the intake database or its disk is full"

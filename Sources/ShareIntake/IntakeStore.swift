@@ -17,7 +17,7 @@ public protocol IntakeStore: Sendable {
     func delete(id: Int64) async -> Result<Bool, IntakeFailure>
     /// Calls `observer` after each commit with the number of writes it covered (for metrics).
     func observeCommits(_ observer: @escaping @Sendable (Int) -> Void)
-    /// Whether the store can take writes now, checked cheaply and without writing (`/readyz`).
+    /// Whether the store can take writes now, checked cheaply and without writing (`/readyz/intake`).
     func health() -> IntakeStoreHealth
     /// Calls `observer` with the store's own events (name and fields) for the daemon's log.
     func observeEvents(_ observer: @escaping @Sendable (String, JSONObject) -> Void)

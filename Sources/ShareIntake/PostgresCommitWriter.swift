@@ -115,7 +115,7 @@ final class PostgresCommitWriter: Sendable {
         if let connection = slot.connection, connection.isUsable { return connection }
         slot.connection = nil
         let now = ContinuousClock.now
-        // A reader or `/readyz` that just reached the server ends the backoff: once the
+        // A reader or `/readyz/intake` that just reached the server ends the backoff: once the
         // store reports ready, the next write must not get 503 for the writer's old failure.
         guard slot.backoff.mayAttempt(at: now) || state.isReachable else {
             throw PostgresError(sqlState: nil, message: "reconnecting to PostgreSQL (backing off)", connectionLost: true)

@@ -141,7 +141,7 @@ final class PostgresConnection {
     /// database, no pg_hba.conf entry.
     /// libpq has no SQLSTATE for a failed connection, so this reads its message (English
     /// unless the daemon runs with a translated LC_MESSAGES; then such errors are retried
-    /// like an outage and show in the log and on `/readyz` instead of stopping start-up).
+    /// like an outage and show in the log and on `/readyz/intake` instead of stopping start-up).
     private static func isRefusal(_ message: String) -> Bool {
         let refusals = [
             "authentication failed", "no password supplied", "does not exist", "no pg_hba.conf entry",

@@ -27,7 +27,7 @@ public final class PostgresIntakeStore: IntakeStore {
     ///
     /// A server that cannot be reached yet (down, restarting, not resolvable) does not stop
     /// the store: it opens unconnected, answers 503 `storage-unavailable` and reports
-    /// `unreachable` to `/readyz`, and connects and migrates on first use or when the writer
+    /// `unreachable` to `/readyz/intake`, and connects and migrates on first use or when the writer
     /// retries (every 0.1–2 s), so a pod starting while the database restarts serves
     /// decisions meanwhile and intake joins by itself. What waiting will not heal throws:
     /// a malformed URI, a rejected login, a database a newer build migrated.
@@ -117,7 +117,7 @@ public final class PostgresIntakeStore: IntakeStore {
 
     /// A cheap round trip (`SELECT 1`) on a read connection (which first connects and
     /// migrates when the store started without its server): nil when the database answers,
-    /// else the failure `/readyz` reports.
+    /// else the failure `/readyz/intake` reports.
     public func healthCheck() -> IntakeFailure? {
         do {
             _ = try readers.withConnection { connection throws(PostgresError) in try connection.execute("SELECT 1") }
@@ -135,7 +135,7 @@ public final class PostgresIntakeStore: IntakeStore {
         state.observe(observer)
     }
 
-    /// What `/readyz` reports: one `SELECT 1` round trip, bounded by the statement timeout.
+    /// What `/readyz/intake` reports: one `SELECT 1` round trip, bounded by the statement timeout.
     public func health() -> IntakeStoreHealth {
         healthCheck() == nil ? .ok : IntakeStoreHealth(fault: .unreachable)
     }

@@ -2,7 +2,7 @@ import JSONSupport
 import Synchronization
 
 /// What the PostgreSQL store knows about its server, shared by the writer thread, the reader
-/// pool and `/readyz`: whether the schema has been checked (and migrated) yet, and whether the
+/// pool and `/readyz/intake`: whether the schema has been checked (and migrated) yet, and whether the
 /// server answered the last time anyone asked.
 ///
 /// A store may start while PostgreSQL is down (a pod starting while the database restarts):

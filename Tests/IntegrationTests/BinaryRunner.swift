@@ -26,14 +26,15 @@ enum BinaryRunner {
     }()
 
     /// Runs the binary (or `executable`) to completion with `arguments`, optional stdin and
-    /// extra environment.
+    /// extra environment, in `directory` (the package root unless given).
     static func run(
-        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], executable: URL = binary
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], executable: URL = binary,
+        directory: URL = packageRoot
     ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
+        process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NAVPOLICY_CONFIG")
         env.merge(environment) { _, new in new }

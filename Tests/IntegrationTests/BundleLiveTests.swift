@@ -1,4 +1,5 @@
 import Foundation
+import NavigationPolicyClient
 import TestScratchSupport
 import Testing
 
@@ -73,7 +74,7 @@ struct BundleLiveTests {
         #expect(tag.hasPrefix("\"sha256:") && tag.hasSuffix("\""))
         #expect(response.headers["cache-control"] == "max-age=60, no-transform")
         #expect(response.headers["content-type"] == "application/json")
-        #expect(response.body.hasPrefix(#"{"format":"navpolicy-bundle","version":1,"#))
+        #expect(response.body.hasPrefix(#"{"format":"navpolicy-bundle","version":2,"#))
         #expect(!response.body.contains("signingKeyFile") && !response.body.contains("intake"))
 
         let signature = try #require(Data(base64Encoded: response.headers["navpolicy-bundle-signature"] ?? ""))
@@ -98,18 +99,22 @@ struct BundleLiveTests {
         let url = daemon.baseURL + "/v1/policy/bundle"
         let served = try Self.rawBody(url)
         let header = try #require(try Curl.request(url).headers["navpolicy-bundle-signature"])
+        // The served bundle's issue time and version: with them the offline bytes are the same.
+        let stamp = try #require(try BundleDocument(bytes: Array(served)).stamp)
+        let reproduce = ["--issued-at", String(stamp.issuedAt), "--policy-version", String(stamp.policyVersion)]
 
         let output = keys.directory + "/offline.json"
-        let run = try BinaryRunner.run([
-            "bundle", "--config", daemon.configPath, "--sign", keys.privateKey, "--output", output,
-        ])
+        let run = try BinaryRunner.run(
+            [
+                "bundle", "--config", daemon.configPath, "--sign", keys.privateKey, "--output", output,
+            ] + reproduce)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.isEmpty && run.stderr.isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == served)
         #expect(try String(contentsOfFile: output + ".sig", encoding: .utf8) == header + "\n")
 
         // To stdout: the same bytes, and the signature alone on stderr.
-        let piped = try BinaryRunner.run(["bundle", "--config", daemon.configPath, "--sign", keys.privateKey])
+        let piped = try BinaryRunner.run(["bundle", "--config", daemon.configPath, "--sign", keys.privateKey] + reproduce)
         #expect(piped.status == 0)
         #expect(Data(piped.stdout.utf8) == served)
         #expect(piped.stderr == header + "\n")

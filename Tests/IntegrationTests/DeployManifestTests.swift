@@ -20,6 +20,17 @@ struct DeployManifestTests {
         return (result.status, result.lines.filter { !$0.isEmpty })
     }
 
+    /// A copy of the shipped manifests with `edits` (file → change) applied, for the checker to refuse.
+    static func editedCopy(_ edits: [String: (String) -> String]) throws -> URL {
+        let copy = TestScratch.url.appendingPathComponent("navpolicyd-k8s-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: manifests, to: copy)
+        for (file, change) in edits {
+            let url = copy.appendingPathComponent(file)
+            try change(try String(contentsOf: url, encoding: .utf8)).write(to: url, atomically: true, encoding: .utf8)
+        }
+        return copy
+    }
+
     @Test("the shipped manifests pass: no token value, one intake replica on a claim, valid embedded policies")
     func shippedManifestsPass() throws {
         let result = try Self.check(Self.manifests)
@@ -29,20 +40,16 @@ struct DeployManifestTests {
 
     @Test("the checker catches a scaled intake Deployment, a shipped token, an optional token and a mixed Service")
     func checkerCatchesTheUnsafeShapes() throws {
-        let copy = TestScratch.url.appendingPathComponent("navpolicyd-k8s-\(UUID().uuidString)")
-        try FileManager.default.copyItem(at: Self.manifests, to: copy)
-        func edit(_ file: String, _ change: (String) -> String) throws {
-            let url = copy.appendingPathComponent(file)
-            try change(try String(contentsOf: url, encoding: .utf8)).write(to: url, atomically: true, encoding: .utf8)
-        }
-        try edit("deployment.yaml") {
-            $0.replacingOccurrences(of: "replicas: 1", with: "replicas: 2")
-                .replacingOccurrences(of: "key: admin-token", with: "key: admin-token\n                  optional: true")
-        }
-        try edit("service.yaml") {
-            $0.replacingOccurrences(of: "    app.kubernetes.io/component: intake\n  ports", with: "  ports")
-        }
-        try edit("decision-only/configmap.yaml") { $0.replacingOccurrences(of: #""threads": 2"#, with: #""threads": "two""#) }
+        let copy = try Self.editedCopy([
+            "deployment.yaml": {
+                $0.replacingOccurrences(of: "replicas: 1", with: "replicas: 2")
+                    .replacingOccurrences(of: "key: admin-token", with: "key: admin-token\n                  optional: true")
+            },
+            "service.yaml": {
+                $0.replacingOccurrences(of: "    app.kubernetes.io/component: intake\n  ports", with: "  ports")
+            },
+            "decision-only/configmap.yaml": { $0.replacingOccurrences(of: #""threads": 2"#, with: #""threads": "two""#) },
+        ])
         try """
         apiVersion: v1
         kind: Secret

@@ -174,13 +174,13 @@ struct EdgeHardeningLiveTests {
             Issue.record("first refresh: \(first)")
             return
         }
-        #expect(await client.maxAge == .seconds(86_400))
+        #expect(client.maxAge == .seconds(86_400))
         let second = await client.refresh()
         guard case .notModified = second else {
             Issue.record("second refresh: \(second)")
             return
         }
-        #expect(await client.maxAge == .seconds(86_400))
+        #expect(client.maxAge == .seconds(86_400))
     }
 
     // MARK: - Item 13: one meaning per intake input

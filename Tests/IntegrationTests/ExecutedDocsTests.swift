@@ -1,38 +1,56 @@
 import Foundation
+import TestScratchSupport
 import Testing
 
-/// The shell examples of README.md and docs/ that are marked as executed run against a live
-/// daemon on the default config, and their output must be what the document shows.
+/// Every shell example of README.md and docs/ runs against a live daemon on the default config,
+/// and its output must be what the document shows: a document cannot drift from the program.
 ///
-/// A marked example is an HTML comment `<!-- executed -->` (invisible on GitHub) on the line
-/// right before a ```` ```console ```` block. In the block, a line starting with `$ ` is a
-/// command (a line ending in `\` continues it on the next line); the lines after it, up to
-/// the next command, are its output (stdout and stderr, as a terminal shows them).
+/// Every ```` ```console ```` block (indented ones in lists too) is run. A block that cannot run
+/// in the suite (it needs systemd, Kubernetes, the network, root, or a second daemon with other
+/// flags) says so and why on the line right before it: `<!-- not executed: REASON -->`; the
+/// reason is required. `<!-- executed -->` there is accepted and changes nothing.
+///
+/// In a block, a line starting with `$ ` is a command (a line ending in `\` continues it on the
+/// next line); the lines after it, up to the next command, are its output (stdout and stderr, as
+/// a terminal shows them). A fenced block of any language right after `<!-- file: NAME -->` is
+/// written to `NAME` in the working directory before the document's next command runs, so the
+/// config files an example uses are the ones the page shows.
 ///
 /// Before running, `localhost:8080` and `127.0.0.1:8080` become the test daemon's address and
 /// `.build/release/navpolicyd` the binary under test; `navpolicyd` alone is found on `PATH`.
-/// The working directory is the repository root. Then both the shown and the real output go
-/// through ``ExecutedDocs/mask(_:)`` and must be equal line by line, where `…` in a shown line
-/// stands for any text.
+/// The working directory is a scratch directory per document that links every top-level entry
+/// of the repository (so `config/navpolicy.json` is the default config) and holds the document's
+/// files. Then both the shown and the real output go through ``ExecutedDocs/mask(_:)`` and must
+/// be equal line by line, where `…` in a shown line stands for any text.
 @Suite("Executed docs", .serialized)
 struct ExecutedDocsTests {
-    /// Every document that may hold marked examples.
-    static let documents = [
-        "README.md", "docs/api.md", "docs/cli.md", "docs/configuration.md", "docs/handlers.md", "docs/intake.md",
-        "docs/operations.md", "docs/proxy.md", "docs/url-canonicalization.md",
-    ]
+    /// README.md and every Markdown file under docs/, found rather than listed, so a new page
+    /// is covered the day it is written.
+    static let documents: [String] = {
+        let root = BinaryRunner.packageRoot
+        let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent("docs").path)
+        var found: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            if path.hasSuffix(".md") { found.append("docs/" + path) }
+        }
+        return ["README.md"] + found.sorted()
+    }()
 
-    @Test("the marked examples of each document produce the output it shows", arguments: documents)
+    @Test("the examples of each document produce the output it shows", arguments: documents)
     func examples(document: String) throws {
         let text = try String(
             contentsOf: BinaryRunner.packageRoot.appendingPathComponent(document), encoding: .utf8)
-        let examples = try ExecutedDocs.examples(in: text)
-        guard !examples.isEmpty else { return }
+        let parsed = try ExecutedDocs.parse(text)
+        guard !parsed.examples.isEmpty else { return }
         // One daemon per document, on the default config as `make run` starts it: the examples
         // of a page run in order against the same state (ids, stored shares).
         let daemon = try DaemonProcess(configPath: "config/navpolicy.json")
-        for example in examples {
-            let output = try ExecutedDocs.run(example.command, port: daemon.port)
+        let directory = try ExecutedDocs.workingDirectory(for: document)
+        for example in parsed.examples {
+            for file in example.files {
+                try Data(file.contents.utf8).write(to: directory.appendingPathComponent(file.name))
+            }
+            let output = try ExecutedDocs.run(example.command, port: daemon.port, in: directory)
             let mismatch = ExecutedDocs.compare(shown: example.output, actual: output)
             #expect(
                 mismatch == nil,
@@ -45,7 +63,7 @@ struct ExecutedDocsTests {
         for (document, minimum) in [("README.md", 3), ("docs/api.md", 8), ("docs/cli.md", 4), ("docs/operations.md", 1)] {
             let text = try String(
                 contentsOf: BinaryRunner.packageRoot.appendingPathComponent(document), encoding: .utf8)
-            #expect(try ExecutedDocs.examples(in: text).count >= minimum, "\(document)")
+            #expect(try ExecutedDocs.parse(text).examples.count >= minimum, "\(document)")
         }
     }
 
@@ -77,7 +95,7 @@ struct ExecutedDocsTests {
         #expect(ExecutedDocs.compare(shown: #"{"decision":"allow"}"#, actual: #"{"decision":"cancel"}"#) != nil)
     }
 
-    @Test("marked blocks are parsed into commands, continuations and outputs")
+    @Test("every console block is parsed into commands, continuations and outputs; files and opt-outs are read")
     func parsing() throws {
         let text = """
             Intro.
@@ -92,28 +110,69 @@ struct ExecutedDocsTests {
             line two
             ```
 
+            <!-- file: a.json -->
+            ```json
+            {"handlers": []}
+            ```
+
+            1. In a list:
+               ```console
+               $ not marked
+               ```
+
+            <!-- not executed: needs systemd -->
             ```console
-            $ not marked
+            $ systemctl reload navpolicyd
             ```
             """
-        let examples = try ExecutedDocs.examples(in: text)
+        let parsed = try ExecutedDocs.parse(text)
         #expect(
-            examples.map(\.command) == ["curl -s localhost:8080/healthz", "curl -s localhost:8080/v1/decide \\\n    -d '{}'"])
-        #expect(examples.map(\.output) == [#"{"status":"ok"}"#, "line one\nline two"])
-        #expect(examples.first?.line == 5)
-        #expect(throws: ExecutedDocs.FormatError.self) { try ExecutedDocs.examples(in: "<!-- executed -->\n```sh\nx\n```") }
-        #expect(throws: ExecutedDocs.FormatError.self) { try ExecutedDocs.examples(in: "<!-- executed -->\n```console\n$ x\n") }
+            parsed.examples.map(\.command) == [
+                "curl -s localhost:8080/healthz", "curl -s localhost:8080/v1/decide \\\n    -d '{}'", "not marked",
+            ])
+        #expect(parsed.examples.map(\.output) == [#"{"status":"ok"}"#, "line one\nline two", ""])
+        #expect(parsed.examples.first?.line == 5)
+        #expect(parsed.examples.map(\.files.count) == [0, 0, 1])
+        #expect(parsed.examples.last?.files.first?.name == "a.json")
+        #expect(parsed.examples.last?.files.first?.contents == #"{"handlers": []}"# + "\n")
+        #expect(parsed.skipped.map(\.reason) == ["needs systemd"])
+        #expect(throws: ExecutedDocs.FormatError.self) { try ExecutedDocs.parse("<!-- executed -->\n```sh\nx\n```") }
+        #expect(throws: ExecutedDocs.FormatError.self) { try ExecutedDocs.parse("<!-- executed -->\n```console\n$ x\n") }
+        #expect(throws: ExecutedDocs.FormatError.self) { try ExecutedDocs.parse("```console\nno command\n```") }
+        // An opt-out must say why, and only a console block can be opted out.
+        #expect(throws: ExecutedDocs.FormatError.self) { try ExecutedDocs.parse("<!-- not executed: -->\n```console\n$ x\n```") }
+        #expect(throws: ExecutedDocs.FormatError.self) { try ExecutedDocs.parse("<!-- not executed: y -->\n```json\n{}\n```") }
+        #expect(throws: ExecutedDocs.FormatError.self) { try ExecutedDocs.parse("<!-- file: ../x -->\n```json\n{}\n```") }
     }
 }
 
-/// Finding, running and comparing the executed examples of a Markdown document.
+/// Finding, running and comparing the examples of a Markdown document.
 enum ExecutedDocs {
-    /// One command of a marked block and the output the document shows for it.
+    /// One command of a console block and the output the document shows for it.
     struct Example: Equatable {
         var command: String
         var output: String
         /// 1-based line of the `$ ` line in the document.
         var line: Int
+        /// Files declared (`<!-- file: NAME -->`) since the previous command, written before this one runs.
+        var files: [File] = []
+    }
+
+    /// A fenced block the document declares as a file of the working directory.
+    struct File: Equatable {
+        var name: String
+        var contents: String
+    }
+
+    /// A console block the document opts out, with its reason.
+    struct Skipped: Equatable {
+        var line: Int
+        var reason: String
+    }
+
+    struct Parsed {
+        var examples: [Example] = []
+        var skipped: [Skipped] = []
     }
 
     struct FormatError: Error, CustomStringConvertible {
@@ -121,63 +180,126 @@ enum ExecutedDocs {
     }
 
     static let marker = "<!-- executed -->"
+    static let optOutPrefix = "<!-- not executed:"
+    static let filePrefix = "<!-- file:"
 
-    static func examples(in text: String) throws(FormatError) -> [Example] {
+    /// Every console block's commands, the declared files and the opt-outs of `text`.
+    static func parse(_ text: String) throws(FormatError) -> Parsed {
         let lines = text.components(separatedBy: "\n")
-        var examples: [Example] = []
+        var parsed = Parsed()
+        var pendingFiles: [File] = []
         var index = 0
         while index < lines.count {
             defer { index += 1 }
-            guard lines[index].trimmingCharacters(in: .whitespaces) == marker else { continue }
-            guard index + 1 < lines.count, lines[index + 1] == "```console" else {
-                throw FormatError(description: "line \(index + 1): \(marker) must come right before a ```console block")
+            let trimmed = lines[index].trimmingCharacters(in: .whitespaces)
+            let isAnnotation = trimmed == marker || trimmed.hasPrefix(optOutPrefix) || trimmed.hasPrefix(filePrefix)
+            guard isAnnotation || trimmed.hasPrefix("```") else { continue }
+            // An annotation belongs to the fence on the next line; a bare fence has none.
+            let annotation = isAnnotation ? trimmed : nil
+            let fenceIndex = isAnnotation ? index + 1 : index
+            guard fenceIndex < lines.count, lines[fenceIndex].trimmingCharacters(in: .whitespaces).hasPrefix("```") else {
+                throw FormatError(description: "line \(index + 1): \(trimmed) must come right before a fenced block")
             }
-            index += 2
-            var current: (command: String, output: [String], line: Int)?
-            var continues = false
-            var closed = false
-            func finish() {
-                if let done = current {
-                    let output = done.output.joined(separator: "\n").trimmingTrailingEmptyLines
-                    examples.append(Example(command: done.command, output: output, line: done.line))
-                }
+            let fence = lines[fenceIndex]
+            let indent = fence.prefix { $0 == " " }.count
+            let language = fence.trimmingCharacters(in: .whitespaces).dropFirst(3)
+            var body: [String] = []
+            var end = fenceIndex + 1
+            while end < lines.count, lines[end].trimmingCharacters(in: .whitespaces) != "```" {
+                body.append(String(lines[end].dropFirst(min(indent, lines[end].prefix { $0 == " " }.count))))
+                end += 1
             }
-            while index < lines.count {
-                let line = lines[index]
-                if line == "```" {
-                    closed = true
-                    break
-                }
-                if continues, current != nil {
-                    current?.command += "\n" + line
-                    continues = line.hasSuffix("\\")
-                } else if line.hasPrefix("$ ") {
-                    finish()
-                    current = (String(line.dropFirst(2)), [], index + 1)
-                    continues = line.hasSuffix("\\")
-                } else if current != nil {
-                    current?.output.append(line)
-                } else {
-                    throw FormatError(description: "line \(index + 1): a marked block must start with a `$ ` command")
-                }
-                index += 1
+            guard end < lines.count else {
+                throw FormatError(description: "line \(fenceIndex + 1): unterminated ``` block")
             }
-            guard closed else { throw FormatError(description: "line \(index): unterminated ```console block") }
-            finish()
+            index = end
+            if let annotation, annotation.hasPrefix(filePrefix) {
+                let name = annotation.dropFirst(filePrefix.count).dropLast(3).trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty, !name.contains("/"), annotation.hasSuffix("-->") else {
+                    throw FormatError(description: "line \(index + 1): a file name without / is needed: \(annotation)")
+                }
+                pendingFiles.append(File(name: name, contents: body.map { $0 + "\n" }.joined()))
+                continue
+            }
+            guard language == "console" else {
+                if annotation != nil {
+                    throw FormatError(description: "line \(fenceIndex): \(annotation ?? "") must come before a ```console block")
+                }
+                continue
+            }
+            if let annotation, annotation.hasPrefix(optOutPrefix) {
+                let reason = annotation.dropFirst(optOutPrefix.count).dropLast(3).trimmingCharacters(in: .whitespaces)
+                guard !reason.isEmpty, annotation.hasSuffix("-->") else {
+                    throw FormatError(description: "line \(fenceIndex): \(optOutPrefix) must say why the block cannot run")
+                }
+                parsed.skipped.append(Skipped(line: fenceIndex + 1, reason: reason))
+                continue
+            }
+            let examples = try commands(body, firstLine: fenceIndex + 2)
+            if var first = examples.first {
+                first.files = pendingFiles
+                pendingFiles = []
+                parsed.examples.append(first)
+                parsed.examples += examples.dropFirst()
+            }
         }
+        return parsed
+    }
+
+    /// The commands of one console block's lines (the first of them at document line `firstLine`).
+    private static func commands(_ lines: [String], firstLine: Int) throws(FormatError) -> [Example] {
+        var examples: [Example] = []
+        var current: (command: String, output: [String], line: Int)?
+        var continues = false
+        func finish() {
+            if let done = current {
+                let output = done.output.joined(separator: "\n").trimmingTrailingEmptyLines
+                examples.append(Example(command: done.command, output: output, line: done.line))
+            }
+        }
+        for (offset, line) in lines.enumerated() {
+            if continues, current != nil {
+                current?.command += "\n" + line
+                continues = line.hasSuffix("\\")
+            } else if line.hasPrefix("$ ") {
+                finish()
+                current = (String(line.dropFirst(2)), [], firstLine + offset)
+                continues = line.hasSuffix("\\")
+            } else if current != nil {
+                current?.output.append(line)
+            } else {
+                throw FormatError(description: "line \(firstLine + offset): a console block must start with a `$ ` command")
+            }
+        }
+        finish()
         return examples
     }
-    /// Runs `command` with bash in the repository root against the daemon on `port`.
-    static func run(_ command: String, port: Int) throws -> String {
+
+    /// A fresh directory linking every top-level entry of the repository, for one document.
+    static func workingDirectory(for document: String) throws -> URL {
+        let directory = URL(fileURLWithPath: TestScratch.path("docs-" + document.replacingOccurrences(of: "/", with: "-")))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let root = BinaryRunner.packageRoot
+        for entry in try FileManager.default.contentsOfDirectory(atPath: root.path) where !entry.hasPrefix(".") {
+            try FileManager.default.createSymbolicLink(
+                at: directory.appendingPathComponent(entry), withDestinationURL: root.appendingPathComponent(entry))
+        }
+        return directory
+    }
+
+    /// Runs `command` with bash in `directory` against the daemon on `port`.
+    static func run(_ command: String, port: Int, in directory: URL) throws -> String {
         let rewritten =
             command
             .replacingOccurrences(of: "localhost:8080", with: "127.0.0.1:\(port)")
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)")
             .replacingOccurrences(of: ".build/release/navpolicyd", with: BinaryRunner.binary.path)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", rewritten]
-        process.currentDirectoryURL = BinaryRunner.packageRoot
+        // Bounded: an example that starts a daemon by mistake (a start-up check that no longer
+        // refuses) fails the test with its output instead of hanging the suite.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["60", "/bin/bash", "-c", rewritten]
+        process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] =
             BinaryRunner.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")

@@ -4,7 +4,8 @@ import Testing
 
 /// Storage faults under a running daemon (issue 12): a full database or disk, a read-only
 /// file, a database deleted or replaced, another process's write lock. In each, intake
-/// answers 503 `storage-unavailable` with Retry-After, `/readyz` is 503, decisions keep
+/// answers 503 `storage-unavailable` with Retry-After, `/readyz/intake` is 503 (`/readyz`, the
+/// decision readiness, stays 200), decisions keep
 /// answering 200, every acknowledged item is kept, and it recovers without a restart.
 @Suite("Share intake storage faults", .serialized)
 struct IntakeStorageFaultTests {
@@ -37,26 +38,27 @@ struct IntakeStorageFaultTests {
         }
 
         /// The fault's contract: 503 storage-unavailable with Retry-After on intake, 503 on
-        /// readyz, 200 on decide and healthz.
+        /// readyz/intake, 200 on readyz (decisions need only the policy), decide and healthz.
         func expectUnavailable(_ response: Curl.Response, _ comment: Comment? = nil) throws {
             #expect(response.status == 503, comment)
             #expect(response.headers["content-type"] == "application/problem+json", comment)
             #expect((response.json?["type"] as? String)?.hasSuffix(":storage-unavailable") == true, comment)
             let retryAfter = Int(response.headers["retry-after"] ?? "")
             #expect(retryAfter.map { $0 >= 1 } == true, "Retry-After: \(response.headers["retry-after"] ?? "none")")
-            let ready = try Curl.request(base + "/readyz")
-            #expect(ready.status == 503, "readyz during the fault: \(ready.body)")
+            let ready = try Curl.request(base + "/readyz/intake")
+            #expect(ready.status == 503, "readyz/intake during the fault: \(ready.body)")
             #expect((ready.json?["type"] as? String)?.hasSuffix(":storage-unavailable") == true)
+            #expect(try status("/readyz") == 200, "decision readiness does not depend on the intake store")
             #expect(try status("/v1/decide?url=https%3A%2F%2Fwww.example.com%2F") == 200)
             #expect(try status("/healthz") == 200)
         }
 
-        /// Bounded wait for `/readyz` to turn 200 again (the store recovers by itself).
+        /// Bounded wait for `/readyz/intake` to turn 200 again (the store recovers by itself).
         func expectRecovered(_ comment: Comment? = nil) throws {
             let deadline = Date().addingTimeInterval(15)
             var last = 0
             while Date() < deadline {
-                last = try status("/readyz")
+                last = try status("/readyz/intake")
                 if last == 200 { break }
                 Thread.sleep(forTimeInterval: 0.1)
             }
@@ -271,7 +273,7 @@ struct IntakeStorageFaultTests {
             try Self.sqlite(copy, "SELECT url FROM intake_items ORDER BY id")
                 == "https://replaced.example/1\nhttps://replaced.example/2")
         #expect(fixture.daemon.logLines.contains { $0.contains("intake.store_detached") && $0.contains("replaced") })
-        #expect(try fixture.status("/readyz") == 200)
+        #expect(try fixture.status("/readyz/intake") == 200)
         #expect(try Self.sqlite(fixture.database, "PRAGMA integrity_check") == "ok")
     }
     @Test("the database replaced by a file that is not a database: 503 with fault corrupt, back once a database is there")
@@ -285,7 +287,7 @@ struct IntakeStorageFaultTests {
         #expect(rename(garbage, fixture.database) == 0)
 
         try fixture.expectUnavailable(try fixture.post("https://garbage.example/2"), "garbage at the path")
-        let ready = try Curl.request(fixture.base + "/readyz")
+        let ready = try Curl.request(fixture.base + "/readyz/intake")
         #expect((ready.json?["intake"] as? [String: Any])?["fault"] as? String == "corrupt", "\(ready.body)")
 
         #expect(rename(backup, fixture.database) == 0)

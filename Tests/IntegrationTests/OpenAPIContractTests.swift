@@ -168,7 +168,7 @@ struct OpenAPIContractTests {
         try checker.check("POST", "/v1/decide", 415, Curl.request(base + "/v1/decide", ["-X", "POST"]))
 
         // Read-only endpoints, GET and HEAD.
-        for path in ["/v1/policy", "/healthz", "/readyz", "/metrics"] {
+        for path in ["/v1/policy", "/healthz", "/readyz", "/readyz/intake", "/metrics"] {
             try checker.check("GET", path, 200, Curl.request(base + path))
             try checker.check("HEAD", path, 200, Curl.request(base + path, ["-I"]))
         }
@@ -212,6 +212,8 @@ struct OpenAPIContractTests {
         try checker.check(
             "POST", "/v1/policy/diff", 422, Curl.request(diff, jsonBody + [#"{"config":{"handlers":[{"type":"nope"}]}}"#]))
         try checker.check("POST", "/v1/policy/diff", 415, Curl.request(diff, ["-d", candidate]))
+        // No requests posted and no decision log: nothing to replay.
+        try checker.check("POST", "/v1/policy/diff", 409, Curl.request(diff, jsonBody + [#"{"config":{"handlers":[]}}"#]))
 
         // Reload without a configured token: the bytes did not change.
         let unchanged = try Curl.request(base + "/v1/policy/reload", ["-X", "POST"])
@@ -341,7 +343,7 @@ struct OpenAPIContractTests {
         #expect(applied.json?["result"] as? String == "reloaded")
     }
 
-    /// /readyz turns 503 while a SIGTERM drain waits for a slow request; keep-alive connections opened before still get answers.
+    /// /readyz and /readyz/intake turn 503 while a SIGTERM drain waits for a slow request; keep-alive connections opened before still get answers.
     private func checkDraining(_ checker: inout ResponseChecker) throws {
         let daemon = try DaemonProcess()
         let body = #"{"url":"https://app.example.com/logout"}"#
@@ -349,19 +351,21 @@ struct OpenAPIContractTests {
         slow.send(
             "POST /v1/decide HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
                 + body.prefix(10))
-        var idle: [(String, RawConnection)] = []
-        for method in ["GET", "HEAD"] {
-            let connection = try RawConnection(port: daemon.port)
-            connection.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
-            #expect(connection.receiveResponse().status == 200)
-            idle.append((method, connection))
+        var idle: [(String, String, RawConnection)] = []
+        for path in ["/readyz", "/readyz/intake"] {
+            for method in ["GET", "HEAD"] {
+                let connection = try RawConnection(port: daemon.port)
+                connection.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+                #expect(connection.receiveResponse().status == 200)
+                idle.append((method, path, connection))
+            }
         }
         Thread.sleep(forTimeInterval: 0.2)
         daemon.signal(SIGTERM)
         Thread.sleep(forTimeInterval: 0.3)
-        for (method, connection) in idle {
-            connection.send("\(method) /readyz HTTP/1.1\r\nHost: a\r\n\r\n")
-            try checker.check(method, "/readyz", 503, connection.receiveResponse())
+        for (method, path, connection) in idle {
+            connection.send("\(method) \(path) HTTP/1.1\r\nHost: a\r\n\r\n")
+            try checker.check(method, path, 503, connection.receiveResponse())
         }
         slow.send(String(body.dropFirst(10)))
         #expect(slow.receiveResponse().status == 200)
@@ -460,6 +464,9 @@ struct OpenAPIContractTests {
             try checker.check(method, path, 404, response)
             #expect(response.json?["type"] as? String == "urn:navpolicyd:problem:intake-disabled", "\(response.body)")
         }
+        // Intake readiness on a daemon without intake: 404 too, never a false "ready".
+        try checker.check("GET", "/readyz/intake", 404, Curl.request(base + "/readyz/intake"))
+        try checker.check("HEAD", "/readyz/intake", 404, Curl.request(base + "/readyz/intake", ["-I"]))
     }
 
     /// A request line past libmicrohttpd's memory pool gets the library's own HTML 414 without

@@ -65,10 +65,10 @@ struct PolicyClientLiveTests {
         #expect(client.decide(NavigationRequest(url: "https://app.example.com/")).verdict == .cancel)
 
         let revision = try Self.servedRevision(daemon)
-        #expect(await client.refresh() == .updated(revision: revision, persisted: nil))
+        #expect(await client.refresh() == .updated(revision: revision, cache: .notConfigured))
         #expect(client.revision == revision)
         #expect(client.source == .daemon)
-        #expect(await client.maxAge == .seconds(120))
+        #expect(client.maxAge == .seconds(120))
         #expect(client.decide(NavigationRequest(url: "https://app.example.com/logout")).action == "logout")
         #expect(client.decide(NavigationRequest(url: "https://app.example.com/help")).verdict == .allow)
 
@@ -81,7 +81,7 @@ struct PolicyClientLiveTests {
         #expect(reload.status == 200, "\(reload.body)")
         let reloaded = try Self.servedRevision(daemon)
         #expect(reloaded != revision)
-        #expect(await client.refresh() == .updated(revision: reloaded, persisted: nil))
+        #expect(await client.refresh() == .updated(revision: reloaded, cache: .notConfigured))
         #expect(client.revision == reloaded)
         let help = client.decide(NavigationRequest(url: "https://app.example.com/help"))
         #expect(help.verdict == .cancel)
@@ -96,7 +96,7 @@ struct PolicyClientLiveTests {
         let port = try #require(daemon?.port)
         let revision = try Self.servedRevision(try #require(daemon))
         let first = try Self.client(daemon, verifier: key.verifier, cache: cache)
-        #expect(await first.refresh() == .updated(revision: revision, persisted: nil))
+        #expect(await first.refresh() == .updated(revision: revision, cache: .written))
         daemon = nil  // SIGINT and wait: the port now refuses connections.
 
         let second = try Self.client(nil, port: port, verifier: key.verifier, cache: cache)
@@ -159,7 +159,7 @@ struct PolicyClientLiveTests {
         #expect(verified.decide(NavigationRequest(url: "https://app.example.com/")).verdict == .cancel)
         // Without a verifier the same bundle is accepted: the refusal is the verifier's doing.
         let unverified = try Self.client(daemon, verifier: nil)
-        #expect(await unverified.refresh() == .updated(revision: try Self.servedRevision(daemon), persisted: nil))
+        #expect(await unverified.refresh() == .updated(revision: try Self.servedRevision(daemon), cache: .notConfigured))
     }
 }
 

@@ -92,7 +92,7 @@ struct PostgresReplicaTests {
                     let status = (try? Curl.request(daemon.baseURL + "/v1/decide?url=https%3A%2F%2Fa.example%2F").status) ?? 0
                     decisionsDuringOutage.withLock { $0.append(status) }
                 }
-                let notReady = Self.waitFor(daemon.baseURL + "/readyz", status: 503, seconds: 10)
+                let notReady = Self.waitFor(daemon.baseURL + "/readyz/intake", status: 503, seconds: 10)
                 let live = (try? Curl.request(daemon.baseURL + "/healthz").status) ?? 0
                 readinessDuringOutage.withLock { $0 = (notReady, [live]) }
                 try cluster.start()
@@ -130,7 +130,7 @@ struct PostgresReplicaTests {
         #expect(notReady?.body.contains(#""fault":"unreachable""#) == true, "\(String(describing: notReady))")
         #expect(liveness == [200], "/healthz reports the process, not its database")
         // Ready again by itself once PostgreSQL is back (the probe reconnects the pool).
-        #expect(Self.waitFor(daemon.baseURL + "/readyz", status: 200, seconds: 15) != nil)
+        #expect(Self.waitFor(daemon.baseURL + "/readyz/intake", status: 200, seconds: 15) != nil)
         #expect(try Curl.request(daemon.baseURL + "/healthz").status == 200)
         // Back: writes work again without a restart of the daemon, once the reconnect backoff
         // (at most 2 s) has passed: a bounded wait, not a timing assertion.
@@ -169,14 +169,15 @@ struct PostgresReplicaTests {
         #expect(refused.status == 503 && refused.headers["retry-after"] != nil, "\(refused.headers) \(refused.body)")
         #expect((refused.json?["type"] as? String)?.hasSuffix("storage-unavailable") == true, "\(refused.body)")
         #expect(try Curl.request(daemon.baseURL + "/v1/intake").status == 503)
-        let notReady = try Curl.request(daemon.baseURL + "/readyz")
+        let notReady = try Curl.request(daemon.baseURL + "/readyz/intake")
         #expect(notReady.status == 503 && notReady.body.contains(#""fault":"unreachable""#), "\(notReady.body)")
+        #expect(try Curl.request(daemon.baseURL + "/readyz").status == 200, "decisions are ready without the database")
         #expect(try Curl.request(daemon.baseURL + "/healthz").status == 200)
         #expect(daemon.logLines.contains { $0.contains("intake.store_unreachable") })
 
         try cluster.start()
         // The same process, not restarted: ready within a bounded wait, then writes commit.
-        #expect(Self.waitFor(daemon.baseURL + "/readyz", status: 200, seconds: 15) != nil)
+        #expect(Self.waitFor(daemon.baseURL + "/readyz/intake", status: 200, seconds: 15) != nil)
         let stored = Self.post(daemon.baseURL, url: "https://early.example/", key: "early")
         #expect(stored.status == 201, "\(stored.body)")
         #expect(daemon.waitForLog { $0.contains("intake.store_connected") } != nil)

@@ -179,6 +179,7 @@ struct VisibilityTests {
         #expect(shipped.contains("/var/log/navpolicyd/decisions.ndjson {") && shipped.contains(signal))
         let config = shipped.replacing("/var/log/navpolicyd/decisions.ndjson", with: logPath)
             .replacing(signal, with: "kill -USR1 \(daemon.process.processIdentifier)")
+            .replacing("systemctl --quiet is-active navpolicyd.service", with: "true")
         let configPath = directory + "/logrotate.conf"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         let run = try Curl.standardOutput(

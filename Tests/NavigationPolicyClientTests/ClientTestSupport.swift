@@ -11,8 +11,21 @@ let defaultPolicyJSON = """
     "location":"https://checkout.example.com/open?target={url}"}]}
     """
 
-/// A bundle in the contract's shape around `policy`, with a revision made of `digit`.
-func bundleBytes(policy: String = defaultPolicyJSON, revisionDigit: Character = "a") -> [UInt8] {
+/// A version-2 bundle in the contract's shape around `policy`, with a revision made of
+/// `revisionDigit`, issued at Unix time 1000 and expiring at `expiresAt` (2100 by default).
+func bundleBytes(
+    policy: String = defaultPolicyJSON, revisionDigit: Character = "a", policyVersion: Int = 1,
+    expiresAt: Int = 4_102_444_800, keyId: String? = nil
+) -> [UInt8] {
+    let revision = "sha256:" + String(repeating: revisionDigit, count: 64)
+    let key = keyId.map { #","keyId":"\#($0)""# } ?? ""
+    return Array(
+        #"{"format":"navpolicy-bundle","version":2,"revision":"\#(revision)","policyVersion":\#(policyVersion),"issuedAt":1000,"expiresAt":\#(expiresAt)\#(key),"policy":\#(policy)}"#
+            .utf8)
+}
+
+/// A version-1 bundle: the layout from before signed freshness.
+func legacyBundleBytes(policy: String = defaultPolicyJSON, revisionDigit: Character = "a") -> [UInt8] {
     let revision = "sha256:" + String(repeating: revisionDigit, count: 64)
     return Array(#"{"format":"navpolicy-bundle","version":1,"revision":"\#(revision)","policy":\#(policy)}"#.utf8)
 }

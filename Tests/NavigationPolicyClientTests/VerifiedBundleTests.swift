@@ -24,7 +24,15 @@ struct VerifiedBundleTests {
             "[]",
             #"{"format":"navpolicy-bundle","version":1,"revision":"sha256:\#(String(repeating: "a", count: 64))"}"#,
             #"{"format":"other","version":1,"revision":"sha256:\#(String(repeating: "a", count: 64))","policy":{}}"#,
+            #"{"format":"navpolicy-bundle","version":3,"revision":"sha256:\#(String(repeating: "a", count: 64))","policy":{}}"#,
+            // Version 2 without its freshness members, or with them malformed.
             #"{"format":"navpolicy-bundle","version":2,"revision":"sha256:\#(String(repeating: "a", count: 64))","policy":{}}"#,
+            #"{"format":"navpolicy-bundle","version":2,"revision":"sha256:\#(String(repeating: "a", count: 64))","policyVersion":0,"issuedAt":1,"expiresAt":2,"policy":{}}"#,
+            #"{"format":"navpolicy-bundle","version":2,"revision":"sha256:\#(String(repeating: "a", count: 64))","policyVersion":1,"issuedAt":5,"expiresAt":5,"policy":{}}"#,
+            #"{"format":"navpolicy-bundle","version":2,"revision":"sha256:\#(String(repeating: "a", count: 64))","policyVersion":1,"issuedAt":1,"expiresAt":"2","policy":{}}"#,
+            #"{"format":"navpolicy-bundle","version":2,"revision":"sha256:\#(String(repeating: "a", count: 64))","policyVersion":1,"issuedAt":1,"expiresAt":2,"keyId":7,"policy":{}}"#,
+            // Freshness members in a version-1 bundle: not that layout.
+            #"{"format":"navpolicy-bundle","version":1,"revision":"sha256:\#(String(repeating: "a", count: 64))","policyVersion":1,"policy":{}}"#,
             #"{"format":"navpolicy-bundle","version":1,"revision":"sha256:ABC","policy":{}}"#,
             #"{"format":"navpolicy-bundle","version":1,"revision":"sha256:\#(String(repeating: "A", count: 64))","policy":{}}"#,
             #"{"format":"navpolicy-bundle","version":1,"revision":"sha256:\#(String(repeating: "a", count: 64))","policy":{},"extra":1}"#,
@@ -33,7 +41,7 @@ struct VerifiedBundleTests {
             #"{"format":"navpolicy-bundle","version":1,"revision":"sha256:\#(String(repeating: "a", count: 64))","policy":{},"policy":{"defaultDecision":"cancel"}}"#,
         ])
     func malformedBundlesAreRefused(_ text: String) {
-        #expect(rejection(Array(text.utf8)) == .malformed)
+        #expect(rejection(Array(text.utf8), trust: BundleTrust(acceptsUnversionedBundles: true)) == .malformed)
     }
 
     @Test func aPolicyThatDoesNotCompileIsRefused() {
@@ -64,10 +72,11 @@ struct VerifiedBundleTests {
 
 /// The kind of rejection for these bytes; nil when the bundle is accepted.
 func rejection(
-    _ bytes: [UInt8], signature: [UInt8]? = nil, verifier: (any BundleSignatureVerifier)? = nil
+    _ bytes: [UInt8], signature: [UInt8]? = nil, verifier: (any BundleSignatureVerifier)? = nil,
+    trust: BundleTrust? = nil, now: Date = Date()
 ) -> BundleRejection.Kind? {
     do {
-        _ = try VerifiedBundle(bytes: bytes, signature: signature, verifier: verifier)
+        _ = try VerifiedBundle(bytes: bytes, signature: signature, trust: trust ?? BundleTrust(verifier: verifier), now: now)
         return nil
     } catch {
         return error.kind

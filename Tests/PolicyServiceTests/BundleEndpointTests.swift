@@ -58,11 +58,15 @@ struct BundleEndpointTests {
         let response = await harness.send("GET", "/v1/policy/bundle")
         #expect(response.status == 200)
         let revision = try #require(harness.store.snapshot?.revision)
+        let stamp = try #require(harness.store.snapshot?.bundle.stamp)
+        let keyId = try #require(stamp.keyId)
+        #expect(stamp.expiresAt == stamp.issuedAt + 604_800)
         #expect(response.headers["ETag"] == "\"\(revision)\"")
         #expect(response.headers["Cache-Control"] == "max-age=120, no-transform")
         #expect(response.headers["Content-Type"] == "application/json")
         let expected =
-            #"{"format":"navpolicy-bundle","version":1,"revision":"\#(revision)","policy":{"handlers":["#
+            #"{"format":"navpolicy-bundle","version":2,"revision":"\#(revision)","policyVersion":\#(stamp.policyVersion),"#
+            + #""issuedAt":\#(stamp.issuedAt),"expiresAt":\#(stamp.expiresAt),"keyId":"\#(keyId)","policy":{"handlers":["#
             + #"{"type":"logout","name":"logout","match":{"paths":["/logout"]}},"#
             + #"{"name":"site","type":"allow","match":{"hosts":["app.example"]}}],"defaultDecision":"cancel"}}"#
         #expect(response.text == expected)

@@ -17,7 +17,8 @@ struct DecisionLogBoundsTests {
         var decision = try snapshot.policy.decide(navigation, explain: false)
         decision.location = location
         return DecisionRecorder.logLine(
-            decision, for: navigation, id: "0000abcd-000000000001", revision: snapshot.revision, at: Date())
+            decision, for: navigation, id: "0000abcd-000000000001", revision: snapshot.revision,
+            redaction: snapshot.logRedaction, at: Date())
     }
 
     @Test("a line over 16 KiB is written with its URLs cut at a character boundary and marked truncated")

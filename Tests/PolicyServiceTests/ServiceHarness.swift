@@ -33,6 +33,8 @@ struct ServiceHarness {
     }
 
     let api: PolicyAPI
+    /// The factory `api` came from, for the API and admin surfaces of a split listener.
+    let services: ServiceFactory
     let metrics: Metrics
     let store: PolicyStore
     let configPath: String
@@ -72,6 +74,7 @@ struct ServiceHarness {
             requireTokenForDecide: requireTokenForDecide, intake: intakeSource, restartOnly: RestartOnlySettings(snapshot),
             notifier: nil, openConnections: { 3 })
         api = services.api(.all)
+        self.services = services
         decisionLog = services.decisionLog
         self.store = store
         self.metrics = services.metrics

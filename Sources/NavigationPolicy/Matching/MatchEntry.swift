@@ -83,13 +83,19 @@ extension RequestMatcher {
     /// (``PathSet/firstPatternMatch(_:)``), not from trying its patterns in turn: a trace must not
     /// cost every pattern of a long list times the path.
     public func matchedEntries(_ request: CanonicalRequest) -> [MatchEntry] {
+        matchedEntries(request) { paths.firstPatternMatch(request.matchPath) }
+    }
+
+    /// ``matchedEntries(_:)`` with the first matching pattern asked of `firstPattern`, which a
+    /// chain answers from its one pass over the path (``ChainPatterns``).
+    func matchedEntries(_ request: CanonicalRequest, firstPattern: () -> Int?) -> [MatchEntry] {
         var seen: [Field] = []
         var matched: [MatchEntry] = []
         for entry in entries where !seen.contains(entry.field) {
             if entry.field == .pathPatterns {
                 seen.append(.pathPatterns)
                 // Pattern entries are recorded in the order ``PathSet/patterns`` holds them.
-                if let first = paths.firstPatternMatch(request.matchPath),
+                if let first = firstPattern(),
                     let hit = entries.lazy.filter({ $0.field == .pathPatterns }).dropFirst(first).first
                 {
                     matched.append(hit)

@@ -60,6 +60,19 @@ struct PathSet: Sendable {
         }
     }
 
+    /// How many patterns ``containsPatternMatch(_:)`` would try for `path` (all of them without
+    /// an index, else its candidates), counted up to just past `limit`: a chain tries a few
+    /// itself before it runs its automaton (``LazyPatternHits``), cheaper once many would be tried.
+    func candidatePatternCount(_ path: MatchPath, upTo limit: Int) -> Int {
+        guard let patternIndex else { return patterns.count }
+        var count = 0
+        patternIndex.anyCandidates(path.foldedForm) { list in
+            count += list.count
+            return count > limit
+        }
+        return count
+    }
+
     /// The position of the first pattern (in config order) that matches, for explain traces;
     /// with an index, only candidates are tried.
     func firstPatternMatch(_ path: MatchPath) -> Int? {

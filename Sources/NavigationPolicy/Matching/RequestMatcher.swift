@@ -68,6 +68,14 @@ public struct RequestMatcher: Sendable {
     ///
     /// Cheap fields (bit-like sets) are checked before host and path lookups.
     public func firstMismatch(_ request: CanonicalRequest) -> Field? {
+        firstMismatch(request) { paths.containsPatternMatch(request.matchPath) }
+    }
+
+    /// ``firstMismatch(_:)`` with the `pathPatterns` verdict asked of `patternsMatch` (called
+    /// only when every other field holds): a chain answers it for all its handlers in one pass
+    /// over the path (``ChainPatterns``).
+    @inline(__always)
+    func firstMismatch(_ request: CanonicalRequest, patternsMatch: () -> Bool) -> Field? {
         if let targetFrames, !targetFrames.contains(request.targetFrame) { return .targetFrames }
         if let navigationTypes, !navigationTypes.contains(request.navigationType) { return .navigationTypes }
         if let methods, !methods.contains(request.method) { return .methods }
@@ -77,7 +85,7 @@ public struct RequestMatcher: Sendable {
         }
         if paths.hasExact, !paths.containsExact(request.matchPath) { return .paths }
         if paths.hasPrefixes, !paths.containsPrefix(of: request.matchPath) { return .pathPrefixes }
-        if paths.hasPatterns, !paths.containsPatternMatch(request.matchPath) { return .pathPatterns }
+        if paths.hasPatterns, !patternsMatch() { return .pathPatterns }
         return nil
     }
 

@@ -15,6 +15,8 @@ public final class CompiledPolicy: Sendable {
 
     /// Candidate lookup for long chains; nil when a scan is cheaper.
     private let index: ChainIndex?
+    /// Every handler's `pathPatterns` in one automaton; nil when the chain has few patterns.
+    private let patterns: ChainPatterns?
 
     /// Below this many handlers a scan of their matchers is cheaper than hashing for candidates.
     static let indexThreshold = 4
@@ -24,6 +26,7 @@ public final class CompiledPolicy: Sendable {
         self.links = links
         self.sections = sections
         self.index = links.count >= Self.indexThreshold ? ChainIndex(links: links) : nil
+        self.patterns = ChainPatterns(links: links)
     }
 
     /// Canonicalizes and decides a request.
@@ -75,7 +78,8 @@ public final class CompiledPolicy: Sendable {
     private func decideOneReading(_ request: CanonicalRequest, explain: Bool) -> Decision {
         if explain { return decideExplained(request) }
         if let index { return decideIndexed(request, index: index) }
-        return decideLinear(request)
+        guard patterns != nil else { return decideLinear(request) }
+        return decideWalking(request, 0..<Int32(links.count))
     }
 
     /// One answer from the two readings of a path: fail closed on divergence.
@@ -139,12 +143,20 @@ public final class CompiledPolicy: Sendable {
 
     /// Only the index's candidates, in position order.
     func decideIndexed(_ request: CanonicalRequest, index: ChainIndex) -> Decision {
+        decideWalking(request, index.candidates(for: request))
+    }
+
+    /// The handlers at `positions` (ascending, possibly repeated) in order, their path patterns
+    /// answered by the chain's automaton when it has one.
+    private func decideWalking(_ request: CanonicalRequest, _ positions: some Sequence<Int32>) -> Decision {
         var shadow: [ShadowResult] = []
         var previous: Int32 = -1
-        for position in index.candidates(for: request) where position != previous {
+        var patternHits = LazyPatternHits(patterns, request.matchPath)
+        for position in positions where position != previous {
             previous = position
             let link = links[Int(position)]
-            guard link.matcher.matches(request), let decision = link.handler.decide(request) else { continue }
+            guard patternHits.matches(link, at: position, request), let decision = link.handler.decide(request)
+            else { continue }
             if link.isShadow {
                 shadow.append(ShadowResult(link.name, decision))
                 continue
@@ -177,13 +189,14 @@ public final class CompiledPolicy: Sendable {
         var trace: [TraceStep] = []
         var shadow: [ShadowResult] = []
         var candidates = (index?.candidates(for: request) ?? [])[...]
+        var patternHits = LazyPatternHits(patterns, request.matchPath)
         for (position, link) in links.enumerated() {
             while let next = candidates.first, next < Int32(position) { candidates = candidates.dropFirst() }
             let mismatch: RequestMatcher.Field?
             if let index, candidates.first != Int32(position), let filed = index.filedUnder[position] {
                 mismatch = link.matcher.firstMismatch(request, knownFailing: filed)
             } else {
-                mismatch = link.matcher.firstMismatch(request)
+                mismatch = patternHits.firstMismatch(link, at: Int32(position), request)
             }
             if let field = mismatch {
                 let reason = link.matcher.explain(field, for: request)
@@ -191,7 +204,11 @@ public final class CompiledPolicy: Sendable {
                     TraceStep(handler: link.name, type: link.type, outcome: .passed, reason: reason, field: field))
                 continue
             }
-            let matched = link.matcher.matchedEntries(request).map {
+            let covered = patternHits.covers(Int32(position))
+            let firstPattern = covered ? patternHits.firstPattern(of: Int32(position)) : nil
+            let matched = link.matcher.matchedEntries(request) {
+                covered ? firstPattern : link.matcher.paths.firstPatternMatch(request.matchPath)
+            }.map {
                 TraceStep.Match(
                     field: $0.field, index: $0.index, entry: $0.written,
                     value: link.matcher.requestValue($0.field, request))

@@ -1,7 +1,7 @@
 /// Warnings about a valid policy: things that compile but are probably not what the author meant.
 public struct LintWarning: Sendable, Equatable, CustomStringConvertible {
-    /// A stable kind for machines: `unreachable`, `mayBeUnreachable`, `duplicateEntry`,
-    /// `emptyChain`, `paymentWithoutHosts`, `locationLoops`, `pathLevelOnlyOnHTTP`.
+    /// A stable kind for machines: `unreachable`, `duplicateEntry`, `emptyChain`,
+    /// `paymentWithoutHosts`, `locationLoops`, `pathLevelOnlyOnHTTP`.
     public var kind: String
     public var pointer: JSONPointer
     public var message: String
@@ -52,15 +52,14 @@ public enum PolicyLint {
             for earlierPosition in earlierHandlers.candidates(for: link.matcher) {
                 let earlier = policy.links[earlierPosition]
                 coverComparisons += 1
-                let covers = Superset.covers(earlier.matcher, link.matcher)
-                guard covers != .no else { continue }
-                let proven = covers == .yes
+                // Only a proven cover warns: `validate --strict` fails CI on any warning, so a
+                // guess ("may be unreachable") would fail policies whose later handler still decides.
+                guard Superset.covers(earlier.matcher, link.matcher) == .yes else { continue }
                 warnings.append(
                     LintWarning(
-                        kind: proven ? "unreachable" : "mayBeUnreachable", pointer: pointer,
-                        message: "handler \"\(link.name)\" \(proven ? "can never decide" : "may be unreachable"): "
-                            + "the earlier handler \"\(earlier.name)\" matches \(proven ? "every" : "possibly every") request it matches"
-                    ))
+                        kind: "unreachable", pointer: pointer,
+                        message: "handler \"\(link.name)\" can never decide: "
+                            + "the earlier handler \"\(earlier.name)\" matches every request it matches"))
                 break
             }
             if !link.isShadow { earlierHandlers.add(link.matcher, at: position) }
@@ -111,14 +110,15 @@ public enum PolicyLint {
     }
 }
 
-/// Whether one matcher accepts every request another accepts, field by field.
+/// Whether one matcher accepts every request another accepts, field by field: `.yes` only
+/// when proven, `.no` when disproven or when the comparison cannot decide.
 enum Superset {
-    enum Answer { case yes, maybe, no }
+    enum Answer { case yes, no }
 
     static func covers(_ outer: RequestMatcher, _ inner: RequestMatcher) -> Answer {
         var answer = Answer.yes
         func combine(_ next: Answer) {
-            if next == .no { answer = .no } else if next == .maybe, answer == .yes { answer = .maybe }
+            if next == .no { answer = .no }
         }
         combine(values(outer.schemes, inner.schemes))
         combine(values(outer.methods, inner.methods))
@@ -167,28 +167,27 @@ enum Superset {
             return .yes
         }
         if outerPaths.hasExact { return .no }
-        var answer = Answer.yes
         if innerPaths.hasPrefixes {
             let prefixes = innerPaths.prefixes.map(String.init)
             if outerPaths.hasPrefixes, !prefixes.allSatisfy(underOuterPrefix) { return .no }
             if outerPaths.hasPatterns {
-                // `/a/*` covers everything under `/a` except `/a` itself: only a heuristic here.
-                guard prefixes.allSatisfy({ matchesOuterPattern($0 + "/x") }) else { return .no }
-                answer = .maybe
+                // Each prefix, itself included (`/admin`), must be matched by one outer pattern.
+                let covered = prefixes.allSatisfy { prefix in outerPaths.patterns.contains { $0.coversSubtree(prefix) } }
+                guard covered else { return .no }
             }
-            return answer
+            return .yes
         }
         if innerPaths.hasPatterns {
             let patterns = innerPaths.patterns
             // Every path a pattern matches starts with its index key, a whole-segment prefix.
             if outerPaths.hasPrefixes, !patterns.allSatisfy({ underOuterPrefix($0.indexKey) }) { return .no }
             if outerPaths.hasPatterns {
-                let identical = patterns.allSatisfy { inner in outerPaths.patterns.contains { $0.text == inner.text } }
-                if identical { return answer }
-                guard patterns.allSatisfy({ matchesOuterPattern($0.text) }) else { return .no }
-                answer = .maybe
+                let covered = patterns.allSatisfy { inner in
+                    outerPaths.patterns.contains { $0.text == inner.text || $0.coversPattern(inner) }
+                }
+                guard covered else { return .no }
             }
-            return answer
+            return .yes
         }
         return .no
     }

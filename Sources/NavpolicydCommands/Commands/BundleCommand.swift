@@ -1,11 +1,14 @@
 import BundleSigning
 import Foundation
+import JSONSupport
 import NavigationPolicy
+import NavigationPolicyClient
 import PolicyService
 
-/// `navpolicyd bundle`: the policy bundle of a config, offline, byte for byte what
-/// `GET /v1/policy/bundle` serves for it (docs/bundles.md), for apps that ship a first good
-/// bundle in their binary; or, with `--public-key`, the public key apps verify with.
+/// `navpolicyd bundle`: the policy bundle of a config, offline, as `GET /v1/policy/bundle`
+/// serves it (docs/bundles.md), for apps that ship a first good bundle in their binary; with
+/// `--public-key`, the public key apps verify with; `bundle verify FILE` and
+/// `bundle inspect FILE` check and show a bundle as an app reads it.
 package struct BundleCommand: ParsableCommand {
     static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
     static let sign = Option.text(
@@ -15,6 +18,23 @@ package struct BundleCommand: ParsableCommand {
         "output", "PATH", kind: .file, help: "write the bundle to PATH and its signature to PATH.sig (default: stdout)")
     static let publicKey = Flag(
         "public-key", help: "print the raw public key of --sign KEY as base64 (what apps verify with), nothing else")
+    static let issuedAt = Option.integer(
+        "issued-at", "UNIXSECONDS", in: 0...BundleSettings.policyVersionRange.upperBound, phrase: "Unix seconds",
+        help: "the bundle's issuedAt (default: now); with --policy-version, reproduces a bundle byte for byte")
+    static let lifetime = Option.integer(
+        "lifetime", "SECONDS", in: BundleSettings.lifetimeRange, phrase: "60 to 31536000 seconds",
+        help: "expiresAt = issuedAt + SECONDS (default: server.bundle.lifetimeSeconds, 604800)")
+    static let policyVersion = Option.integer(
+        "policy-version", "N", in: BundleSettings.policyVersionRange, phrase: "a whole number from 1",
+        help: "the bundle's policyVersion (default: server.bundle.policyVersion, else the issuedAt seconds)")
+    static let keyId = Option.text(
+        "key-id", "ID", help: "the signed keyId (default: server.bundle.keyId, else derived from the public key)")
+    static let format = OutputFormat.option(default: .text, text: "one field a line")
+
+    /// `bundle verify FILE` / `bundle inspect FILE`; no operand builds a bundle.
+    package enum Action: String, CaseIterable, Sendable {
+        case verify, inspect
+    }
 
     package static let declaration = CommandDeclaration(
         name: "bundle",
@@ -28,18 +48,40 @@ package struct BundleCommand: ParsableCommand {
             without --output to stderr as its only output, so
               navpolicyd bundle --config c.json --sign k.pem > b.json 2> b.json.sig
             keeps the two apart. --public-key --sign KEY prints the base64 raw public key.
+            The signed bytes carry issuedAt, expiresAt, policyVersion and, when signed, keyId
+            (docs/bundles.md, "Freshness"); apps refuse expired and older bundles.
+
+            bundle verify FILE [--bundle-key [ID:]KEY]... checks FILE (and FILE.sig) exactly as
+            the app's client does: format, key id, signature, expiry, compile.
+            bundle inspect FILE [--format json] shows its members without checking a signature.
             """,
-        notes: "Exit status: 0 written; 2 unreadable or invalid config, bad key, unwritable output or bad usage.",
+        notes: """
+            Exit status: 0 written, verified or shown; 2 unreadable or invalid config or bundle,
+            a bundle an app would refuse, bad key, unwritable output or bad usage.
+            """,
         options: [
             config.declaration, sign.declaration, output.declaration, publicKey.declaration,
-            ConfigLoader.maxBytesOption.declaration,
-        ],
+            ConfigLoader.maxBytesOption.declaration, issuedAt.declaration, lifetime.declaration,
+            policyVersion.declaration, keyId.declaration, format.declaration,
+        ] + BundleInput.declarations.filter { $0.name != BundleInput.bundle.declaration.name },
+        positional: PositionalDeclaration(
+            name: "verify|inspect FILE", help: "check or show a bundle file instead of building one", arity: .zeroOrMore,
+            missingMessage: "expected verify FILE or inspect FILE"),
         unexpectedArgumentHint: "use --config FILE")
 
     package var configPath: String?
     package var signingKeyPath: String?
     package var outputPath: String?
     package var printsPublicKey: Bool
+    package var issuedAtSeconds: Int?
+    package var lifetimeSeconds: Int?
+    package var policyVersionValue: Int?
+    package var keyIdValue: String?
+    package var format: OutputFormat
+    /// `verify` or `inspect` with its file; nil builds a bundle.
+    var action: (Action, BundleInput)?
+    private var positionals: [String]
+    private var keyOptionsGiven: Bool
     /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
     package var maxConfigBytes = ConfigFile.defaultMaxBytes
     private var maxConfigBytesText: String?
@@ -50,9 +92,30 @@ package struct BundleCommand: ParsableCommand {
         outputPath = arguments[Self.output]
         printsPublicKey = arguments[Self.publicKey]
         maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        issuedAtSeconds = arguments[Self.issuedAt]
+        lifetimeSeconds = arguments[Self.lifetime]
+        policyVersionValue = arguments[Self.policyVersion]
+        keyIdValue = arguments[Self.keyId]
+        format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
+        positionals = arguments.positionals
+        keyOptionsGiven = BundleInput.keyOptionsGiven(arguments)
+        if positionals.count == 2, let action = Action(rawValue: positionals[0]) {
+            self.action = (
+                action,
+                BundleInput(
+                    path: positionals[1], keys: arguments.all(BundleInput.key), signaturePath: arguments[BundleInput.signature])
+            )
+        }
     }
 
     package mutating func validate() throws(CommandError) {
+        if !positionals.isEmpty {
+            try validateCheckingAction()
+            return
+        }
+        if keyOptionsGiven { throw .usage("--bundle-key and --bundle-signature are for 'bundle verify FILE'") }
+        if let keyIdValue, let problem = BundleKeyID.problem(keyIdValue) { throw .invalidValue("--key-id: \(problem)") }
+        if keyIdValue != nil, signingKeyPath == nil { throw .usage("--key-id names the signing key; add --sign KEY") }
         if printsPublicKey {
             guard signingKeyPath != nil else {
                 throw .usage("--public-key needs --sign KEY: the key to print the public half of")
@@ -66,7 +129,37 @@ package struct BundleCommand: ParsableCommand {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
     }
 
+    /// `verify FILE` or `inspect FILE`, and none of the options that build a bundle.
+    private mutating func validateCheckingAction() throws(CommandError) {
+        guard let action else {
+            if let first = positionals.first, Action(rawValue: first) == nil {
+                throw .usage("unknown action \(first); expected verify FILE or inspect FILE")
+            }
+            throw .usage("expected exactly one FILE after \(positionals.first ?? "verify")")
+        }
+        let building = [
+            configPath != nil, signingKeyPath != nil, outputPath != nil, printsPublicKey, issuedAtSeconds != nil,
+            lifetimeSeconds != nil, policyVersionValue != nil, keyIdValue != nil,
+        ]
+        if building.contains(true) {
+            throw .usage("'bundle \(action.0.rawValue) FILE' reads a bundle; the options that build one do not apply")
+        }
+        if action.0 == .inspect, keyOptionsGiven {
+            throw .usage("'bundle inspect' checks no signature; use 'bundle verify FILE --bundle-key …'")
+        }
+        if action.0 == .verify, format == .json {
+            throw .usage("--format is for 'bundle inspect'")
+        }
+        _ = try action.1.trust()
+    }
+
     package func run(_ output: Output) -> Int32 {
+        if let (action, input) = action {
+            switch action {
+            case .verify: return BundleCheck.verify(input, output: output)
+            case .inspect: return BundleCheck.inspect(input, format: format, output: output)
+            }
+        }
         var signingKey: Ed25519PrivateKey?
         if let signingKeyPath {
             do {
@@ -82,11 +175,12 @@ package struct BundleCommand: ParsableCommand {
         }
         let path = ConfigLoader.resolvePath(flag: configPath)
         let bytes: [UInt8]
+        let settings: BundleSettings
         do throws(ConfigLoader.LoadError) {
             bytes = try ConfigLoader.read(path, maxBytes: maxConfigBytes)
             // Validated as the daemon validates it, so an invalid policy never becomes a bundle.
             do throws(ConfigError) {
-                _ = try ServerSettings.compiler.compile(bytes)
+                settings = ServerSettings.from(try ServerSettings.compiler.compile(bytes)).bundle
             } catch {
                 throw .invalid(path: path, error)
             }
@@ -96,7 +190,8 @@ package struct BundleCommand: ParsableCommand {
         }
         guard
             let bundle = PolicyBundle.make(
-                configBytes: bytes, revision: PolicyBundle.revision(of: bytes), signingKey: signingKey)
+                configBytes: bytes, revision: PolicyBundle.revision(of: bytes), stamp: stamp(settings, signingKey),
+                signingKey: signingKey)
         else {
             output.err("navpolicyd bundle: config \(path): the bundle could not be built")
             return ExitCode.usage
@@ -116,5 +211,16 @@ package struct BundleCommand: ParsableCommand {
             return ExitCode.usage
         }
         return ExitCode.success
+    }
+
+    /// The stamp the flags ask for, over the config's `server.bundle` settings.
+    private func stamp(_ configured: BundleSettings, _ signingKey: Ed25519PrivateKey?) -> PolicyBundle.Stamp {
+        var settings = configured
+        if let lifetimeSeconds { settings.lifetimeSeconds = lifetimeSeconds }
+        if let policyVersionValue { settings.policyVersion = policyVersionValue }
+        if let keyIdValue { settings.keyId = keyIdValue }
+        return .make(
+            issuedAt: issuedAtSeconds ?? Int(Date().timeIntervalSince1970), settings: settings, signingKey: signingKey,
+            previousVersion: nil)
     }
 }

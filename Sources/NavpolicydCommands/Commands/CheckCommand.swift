@@ -27,12 +27,15 @@ package struct CheckCommand: ParsableCommand {
             config.declaration, ConfigLoader.maxBytesOption.declaration, method.declaration, navigationType.declaration,
             targetFrame.declaration,
             sourceURL.declaration, explain.declaration, format.declaration,
-        ],
+        ] + BundleInput.declarations,
         positional: PositionalDeclaration(
             name: "URL", help: "the URL to decide (after -- when it starts with -)", arity: .exactlyOne,
             missingMessage: "missing the URL to check"))
 
     package var configPath: String?
+    /// `--bundle FILE`: decide with the bundle an app ships instead of a config.
+    var bundleInput: BundleInput?
+    private var bundleKeyOptionsGiven: Bool
     /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
     package var maxConfigBytes = ConfigFile.defaultMaxBytes
     private var maxConfigBytesText: String?
@@ -44,6 +47,8 @@ package struct CheckCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
+        bundleInput = BundleInput.parse(arguments)
+        bundleKeyOptionsGiven = BundleInput.keyOptionsGiven(arguments)
         maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         request = NavigationRequest(url: arguments.positionals.first ?? "")
         request.method = arguments[Self.method] ?? "GET"
@@ -57,6 +62,7 @@ package struct CheckCommand: ParsableCommand {
     /// The navigation type and frame are checked by the core, with its message and list of values.
     package mutating func validate() throws(CommandError) {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
+        try BundleInput.validate(bundleInput, keyOptionsGiven: bundleKeyOptionsGiven, configGiven: configPath != nil)
         do throws(NavigationRequestError) {
             if let navigationTypeText { request.navigationType = try NavigationRequest.navigationType(from: navigationTypeText) }
             if let targetFrameText { request.targetFrame = try NavigationRequest.targetFrame(from: targetFrameText) }
@@ -66,13 +72,11 @@ package struct CheckCommand: ParsableCommand {
     }
 
     package func run(_ output: Output) -> Int32 {
-        let policy: CompiledPolicy
-        do {
-            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes)
-        } catch {
-            ConfigLoader.report(error, to: output)
-            return ExitCode.usage
-        }
+        guard
+            let policy = BundleInput.policy(
+                bundle: bundleInput, configPath: configPath, maxConfigBytes: maxConfigBytes, command: "check",
+                output: output)
+        else { return ExitCode.usage }
         do {
             let decision = try policy.decide(request, explain: explains)
             switch format {

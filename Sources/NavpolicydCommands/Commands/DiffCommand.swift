@@ -83,24 +83,39 @@ package struct DiffCommand: ParsableCommand {
         let json = format == .json
         let newPolicy: CompiledPolicy
         let oldPolicy: CompiledPolicy
-        let againstPath = ConfigLoader.resolvePath(flag: againstPath)
+        let againstGiven = self.againstPath != nil
+        let againstPath = ConfigLoader.resolvePath(flag: self.againstPath)
         let againstRevision: String
         do {
             newPolicy = try ConfigLoader.load(candidatePath, maxBytes: maxConfigBytes)
+        } catch {
+            ConfigLoader.report(error, to: output)
+            return ExitCode.usage
+        }
+        do {
             oldPolicy = try ConfigLoader.load(againstPath, maxBytes: maxConfigBytes)
             againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath, maxBytes: maxConfigBytes))
         } catch {
-            ConfigLoader.report(error, to: output)
+            Self.reportAgainst(error, given: againstGiven, to: output)
             return ExitCode.usage
         }
         var diff = PolicyDiff(old: oldPolicy, new: newPolicy, examplesPerGroup: examplesPerGroup)
         // Lines decided under another revision than --against: the "old" side is then not what users saw.
         var otherRevision: (count: Int, first: String)?
+        // Log lines whose URLs are not the ones decided (redacted, truncated): counted, not replayed.
+        var notReplayed: [ReplayInput.Inexact: Int]?
         do throws(ReplayError) {
             switch input {
             case .log(let path):
+                notReplayed = [:]
                 try ReplayInput.eachLine(path) { line, number throws(ReplayError) in
-                    guard let (request, revision) = try ReplayInput.logRequest(line, path: path, line: number) else { return }
+                    let (request, revision): (NavigationRequest, String?)
+                    switch try ReplayInput.logRequest(line, path: path, line: number) {
+                    case .replay(let replayed, let logged): (request, revision) = (replayed, logged)
+                    case .inexact(let reason):
+                        notReplayed?[reason, default: 0] += 1
+                        return
+                    }
                     diff.add(request)
                     if let revision, revision != againstRevision {
                         otherRevision = ((otherRevision?.count ?? 0) + 1, otherRevision?.first ?? revision)
@@ -128,11 +143,37 @@ package struct DiffCommand: ParsableCommand {
                     + "pass the file that was live then as --against to compare with what users saw")
         }
         if json {
-            output.out(diff.jsonObject.serializedJSON)
+            var object = diff.jsonObject
+            if let notReplayed { object.append("notReplayed", Self.notReplayedJSON(notReplayed)) }
+            output.out(object.serializedJSON)
         } else {
             Self.printText(diff, output: output)
+            // Said only when lines were skipped: a plain log's output ends with the totals.
+            if let notReplayed, !notReplayed.isEmpty { output.out(Self.notReplayedText(notReplayed)) }
         }
         return failsOnChange && diff.changed > 0 ? ExitCode.failure : ExitCode.success
+    }
+
+    /// A failure to load the policy compared against, blamed on what chose it: `--against`, or,
+    /// when it was not given, the default it fell back to. `--config` (the candidate, which
+    /// loaded) is never named: users read "set --config" as their candidate being wrong.
+    private static func reportAgainst(_ error: ConfigLoader.LoadError, given: Bool, to output: Output) {
+        let fromEnvironment = !(ProcessInfo.processInfo.environment["NAVPOLICY_CONFIG"] ?? "").isEmpty
+        func subject(_ path: String) -> String {
+            given
+                ? "--against \(path)"
+                : "--against is missing, and the current policy it defaults to "
+                    + "(\(path), \(fromEnvironment ? "from $NAVPOLICY_CONFIG" : "the default path"))"
+        }
+        let hint = given ? "" : "; pass --against OLD.json, the policy the running daemon serves"
+        switch error {
+        case .unreadable(let path, let reason):
+            output.err("navpolicyd diff: \(subject(path)): \(reason.reason)\(hint)")
+        case .invalid(let path, let configError):
+            let count = configError.issues.count
+            output.err("navpolicyd diff: \(subject(path)) is invalid (\(count) error\(count == 1 ? "" : "s"))\(hint):")
+            for issue in configError.issues { output.err("  \(issue)") }
+        }
     }
 
     private static func printText(_ diff: PolicyDiff, output: Output) {
@@ -145,6 +186,17 @@ package struct DiffCommand: ParsableCommand {
             }
         }
         output.out("\(diff.total) replayed, \(diff.changed) changed, \(diff.invalid) invalid")
+    }
+
+    /// `{"redacted": n, "truncated": m}`, both always present.
+    private static func notReplayedJSON(_ counts: [ReplayInput.Inexact: Int]) -> JSONValue {
+        .object(JSONObject(ReplayInput.Inexact.allCases.map { JSONMember($0.rawValue, .number(Double(counts[$0] ?? 0))) }))
+    }
+
+    /// `3 log lines not replayed exactly (2 redacted, 1 truncated)`: they are not counted as changes.
+    private static func notReplayedText(_ counts: [ReplayInput.Inexact: Int]) -> String {
+        let parts = ReplayInput.Inexact.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }
+        return "\(counts.values.reduce(0, +)) log lines not replayed exactly (\(parts.joined(separator: ", ")))"
     }
 
     private static func summary(_ decision: Decision) -> String {

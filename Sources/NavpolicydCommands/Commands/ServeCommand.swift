@@ -16,7 +16,10 @@ package struct ServeCommand: ParsableCommand {
         help: "also run the enforcing forward/reverse proxy there (see docs/proxy.md)")
     static let adminListen = Option.text(
         "admin-listen", "HOST:PORT", kind: .address,
-        help: "serve /healthz, /readyz, /metrics, /v1/policy, reload and diff on a listener of their own (server.adminListen)")
+        help:
+            "serve /healthz, /readyz, /readyz/intake, /metrics, /v1/policy, reload, diff and the status page on a "
+                + "listener of their own (server.adminListen)"
+    )
     static let logLevel = Option.text(
         "log-level", "LEVEL", kind: .choice(EventLog.Level.allCases.map(\.rawValue)),
         help: "the least severe event written to stderr: debug, info, warning or error", default: EventLog.Level.info.rawValue)
@@ -24,11 +27,12 @@ package struct ServeCommand: ParsableCommand {
     package static let declaration = CommandDeclaration(
         name: "serve",
         summary: "Run the HTTP daemon (decisions, policy, health and metrics endpoints)",
+        // The route list comes from the route catalogue, so a new endpoint shows up here by itself.
         discussion: """
-            Serves GET/POST /v1/decide, GET /v1/policy, POST /v1/policy/reload, /healthz,
-            /readyz, /metrics and the share intake (/v1/intake, /v1/intake/share-target,
-            /v1/intake/{id}). Listens on 127.0.0.1:8080 unless --listen or the config's
-            server.listen says otherwise.
+            Listens on 127.0.0.1:8080 unless --listen or the config's server.listen says otherwise,
+            and serves these routes (with --admin-listen, /v1/policy, its reload and diff, /metrics
+            and the status routes move to the admin listener; docs/api.md has the table):
+            \(PolicyAPI.Route.helpList)
             """,
         notes: """
             Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;

@@ -36,12 +36,15 @@ package struct TestCommand: ParsableCommand {
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, explain.declaration, coverage.declaration,
             failUnder.declaration, format.declaration,
-        ],
+        ] + BundleInput.declarations,
         positional: PositionalDeclaration(
             name: "CASES.json", help: "the table of cases", arity: .exactlyOne, kind: .file,
             missingMessage: "expected one CASES.json file"))
 
     package var configPath: String?
+    /// `--bundle FILE`: decide with the bundle an app ships instead of a config.
+    var bundleInput: BundleInput?
+    private var bundleKeyOptionsGiven: Bool
     /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
     package var maxConfigBytes = ConfigFile.defaultMaxBytes
     private var maxConfigBytesText: String?
@@ -53,6 +56,8 @@ package struct TestCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
+        bundleInput = BundleInput.parse(arguments)
+        bundleKeyOptionsGiven = BundleInput.keyOptionsGiven(arguments)
         maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         casesPath = arguments.positionals.first ?? ""
         explains = arguments[Self.explain]
@@ -63,17 +68,16 @@ package struct TestCommand: ParsableCommand {
 
     package mutating func validate() throws(CommandError) {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
+        try BundleInput.validate(bundleInput, keyOptionsGiven: bundleKeyOptionsGiven, configGiven: configPath != nil)
         if failUnder != nil, !reportsCoverage { throw .usage("--fail-under needs --coverage") }
     }
 
     package func run(_ output: Output) -> Int32 {
-        let policy: CompiledPolicy
-        do {
-            policy = try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes)
-        } catch {
-            ConfigLoader.report(error, to: output)
-            return ExitCode.usage
-        }
+        guard
+            let policy = BundleInput.policy(
+                bundle: bundleInput, configPath: configPath, maxConfigBytes: maxConfigBytes, command: "test",
+                output: output)
+        else { return ExitCode.usage }
         let cases: [PolicyTestCase]
         switch Self.loadCases(casesPath) {
         case .success(let loaded): cases = loaded

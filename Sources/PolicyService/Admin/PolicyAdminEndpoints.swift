@@ -5,7 +5,7 @@ import NavigationPolicy
 import ShareIntake
 
 /// Policy administration and probes: `/v1/policy`, `/v1/policy/reload`, `/healthz`,
-/// `/readyz`, `/metrics`.
+/// `/readyz`, `/readyz/intake`, `/metrics`.
 struct PolicyAdminEndpoints: Sendable {
     let store: PolicyStore
     let metrics: Metrics
@@ -16,8 +16,9 @@ struct PolicyAdminEndpoints: Sendable {
     let draining: DrainingFlag
     /// The decision log `POST /v1/policy/diff` replays when no requests are posted.
     let decisionLogPath: String?
-    /// The intake store's health for `/readyz`; nil when this daemon has no intake store.
-    let intakeHealth: @Sendable () -> IntakeStoreHealth?
+    /// The intake store's health for `/readyz/intake`: the problem to answer when this daemon
+    /// has no store (intake disabled or not configured), else the store's own report.
+    let intakeHealth: @Sendable () throws(ServiceProblem) -> IntakeStoreHealth
     let problems = ProblemRenderer()
 
     /// `/v1/policy`: registered in the group of the decision endpoints (it reveals the whole
@@ -58,7 +59,8 @@ struct PolicyAdminEndpoints: Sendable {
             headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
             body: JSONValue.object(["status": .string("ok")]).serializedBytes))
 
-    /// `/healthz` and `/readyz` alone: what the API listener keeps beside an admin listener.
+    /// The probes alone (`/healthz`, `/readyz`, `/readyz/intake`): what the API listener keeps
+    /// beside an admin listener.
     func registerHealthProbes(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.healthz.rawValue) { _ throws(ServiceProblem) in
             .now(Self.healthy.response)
@@ -66,27 +68,46 @@ struct PolicyAdminEndpoints: Sendable {
         group.on("GET", "HEAD", path: PolicyAPI.Route.readyz.rawValue) { _ throws(ServiceProblem) in
             .now(try readiness())
         }
+        group.on("GET", "HEAD", path: PolicyAPI.Route.readyzIntake.rawValue) { _ throws(ServiceProblem) in
+            .now(try intakeReadiness())
+        }
     }
 
+    /// Decision readiness: a policy is active and the daemon is not draining. Nothing else: a
+    /// decision needs only the policy, so an intake store outage (PostgreSQL away, a full
+    /// disk) must never take a replica's decision capacity out of its load balancer.
     private func readiness() throws(ServiceProblem) -> HTTPResponse {
+        let snapshot = try readySnapshot()
+        return .json(.object(["status": .string("ready"), "policyRevision": .string(snapshot.revision)]))
+    }
+
+    /// Intake readiness: decision readiness (an intake request is decided under the policy),
+    /// and an intake store that can take writes now. Its own route, so a store outage shows
+    /// here without touching `/readyz`.
+    private func intakeReadiness() throws(ServiceProblem) -> HTTPResponse {
+        let snapshot = try readySnapshot()
+        let health = try intakeHealth()
+        if let fault = health.fault {
+            throw ServiceProblem(
+                IntakeFailure(
+                    .storageUnavailable, "\(fault.summary); intake requests answer 503 until it clears",
+                    extensions: [
+                        "retryAfter": .number(Double(fault.retryAfterSeconds)),
+                        "intake": .object(["status": .string("unavailable"), "fault": .string(fault.rawValue)]),
+                    ]))
+        }
+        return .json(
+            .object([
+                "status": .string("ready"), "policyRevision": .string(snapshot.revision),
+                "intake": .object(["status": .string("ok")]),
+            ]))
+    }
+
+    /// The active policy, or the problem every readiness probe answers without one.
+    private func readySnapshot() throws(ServiceProblem) -> PolicySnapshot {
         guard !draining.isDraining else { throw ServiceProblem(.notReady) }
         guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
-        var body: JSONObject = ["status": .string("ready"), "policyRevision": .string(snapshot.revision)]
-        if let health = intakeHealth() {
-            // Not ready while shares cannot be stored: a load balancer then sends them to a
-            // replica that can. Decisions still work here; /healthz stays 200 (no restart).
-            if let fault = health.fault {
-                throw ServiceProblem(
-                    IntakeFailure(
-                        .storageUnavailable, "\(fault.summary); intake requests answer 503 until it clears",
-                        extensions: [
-                            "retryAfter": .number(Double(fault.retryAfterSeconds)),
-                            "intake": .object(["status": .string("unavailable"), "fault": .string(fault.rawValue)]),
-                        ]))
-            }
-            body.append("intake", .object(["status": .string("ok")]))
-        }
-        return .json(.object(body))
+        return snapshot
     }
 
     private func metricsResponse() -> HTTPResponse {
@@ -127,7 +148,9 @@ struct PolicyAdminEndpoints: Sendable {
         case .failure(.malformedJSON(let detail)): return problems.response(.malformedJSON(detail))
         case .failure(.invalidRequest(let detail, let field)):
             return problems.response(.invalidRequest(detail, field: field.isEmpty ? nil : field))
-        case .failure(.invalidConfig(let errors)): return problems.response(.invalidConfig(errors))
+        case .failure(.invalidConfig(let errors)): return problems.response(.invalidCandidate(errors))
+        case .failure(.nothingToReplay(let linesRead)):
+            return problems.response(.nothingToReplay(logPath: logPath, linesRead: linesRead))
         }
     }
 

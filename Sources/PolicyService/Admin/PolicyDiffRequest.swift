@@ -15,6 +15,9 @@ public enum PolicyDiffRequest {
         case invalidRequest(String, field: String)
         /// 422 `invalid-config`: the candidate's errors, `pointer: message` each.
         case invalidConfig([String])
+        /// 409 `nothing-to-replay`: no `requests` were posted and the decision log held no
+        /// request to replay (none written yet, or no log at all); `linesRead` log lines were read.
+        case nothingToReplay(linesRead: Int)
     }
 
     /// Most requests one call replays, posted or from the log: keeps one admin call bounded.
@@ -57,9 +60,15 @@ public enum PolicyDiffRequest {
         }
         var diff = PolicyDiff(old: live, new: candidate, examplesPerGroup: examples)
         var source = "posted"
+        var notReplayed: JSONObject?
         if let posted = object["requests"] {
-            guard let list = posted.arrayValue, list.count <= maximumRequests else {
-                return .failure(.invalidRequest("an array of at most \(maximumRequests) request objects", field: "requests"))
+            // An empty list asks for a report on nothing: a 200 with zero counts would read as
+            // "the candidate changes nothing".
+            guard let list = posted.arrayValue, (1...maximumRequests).contains(list.count) else {
+                return .failure(
+                    .invalidRequest(
+                        "an array of 1 to \(maximumRequests) request objects (omit it to replay the decision log)",
+                        field: "requests"))
             }
             for (index, element) in list.enumerated() {
                 guard let request = element.objectValue else {
@@ -78,17 +87,35 @@ public enum PolicyDiffRequest {
             }
         } else {
             source = "decisionLog"
-            for line in recentLog().suffix(maximumRequests) {
+            let lines = recentLog().suffix(maximumRequests)
+            var replayed = 0
+            var redacted = 0
+            var truncated = 0
+            for line in lines {
                 // Lines the daemon did not write whole (a torn last line) are skipped, not fatal.
-                // A `truncated` line's URLs were cut (DecisionRecorder): not the navigation decided.
-                guard let value = try? JSONParser().parse(line), value.objectValue?["truncated"] == nil,
-                    let request = value.objectValue?["request"]?.objectValue,
+                guard let value = try? JSONParser().parse(line) else { continue }
+                // A `redacted` or `truncated` line's URLs are not the navigation decided
+                // (DecisionRecorder): counted in `notReplayed`, not replayed.
+                if value.objectValue?["redacted"] != nil {
+                    redacted += 1
+                    continue
+                }
+                if value.objectValue?["truncated"] != nil {
+                    truncated += 1
+                    continue
+                }
+                guard let request = value.objectValue?["request"]?.objectValue,
                     let navigation = try? NavigationRequest(json: request)
                 else { continue }
                 diff.add(navigation)
+                replayed += 1
             }
+            // Nothing replayed is no evidence that the candidate is safe: say so, not 200 "0 changed".
+            guard replayed > 0 else { return .failure(.nothingToReplay(linesRead: lines.count)) }
+            notReplayed = ["redacted": .number(Double(redacted)), "truncated": .number(Double(truncated))]
         }
         var report = diff.jsonObject
+        if let notReplayed { report.append("notReplayed", .object(notReplayed)) }
         report.append("source", .string(source))
         return .success(report)
     }

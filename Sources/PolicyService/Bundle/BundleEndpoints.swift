@@ -13,7 +13,7 @@ struct BundleEndpoints: Sendable {
 
     func register(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.bundle.rawValue) { request throws(ServiceProblem) in
-            guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
+            guard let snapshot = store.snapshotForBundle() else { throw ServiceProblem(.noPolicy) }
             return .now(Self.response(for: request.http, snapshot: snapshot))
         }
     }
@@ -27,6 +27,9 @@ struct BundleEndpoints: Sendable {
         if let condition = EntityTagCondition(fieldValues: request.headers.values(for: "If-None-Match")),
             condition.matches(bundle.entityTag)
         {
+            // The 200's length (RFC 9110 §8.6): without it the server would write the empty
+            // body's `Content-Length: 0`, which says the bundle is empty.
+            headers.add(name: "Content-Length", value: String(bundle.bytes.count))
             return HTTPResponse(status: 304, headers: headers)
         }
         headers.add(name: "Content-Type", value: "application/json")

@@ -1,3 +1,4 @@
+import BundleSigning
 import NavigationPolicy
 
 /// `server.bundle`: how `GET /v1/policy/bundle` is cached and signed (docs/bundles.md).
@@ -7,13 +8,29 @@ public struct BundleSettings: Sendable, Equatable {
     public var maxAgeSeconds = 300
     /// PEM PKCS#8 Ed25519 private key that signs every bundle; nil = bundles are served unsigned.
     public var signingKeyFile: String?
+    /// How long a bundle is valid after it is issued (its signed `expiresAt` − `issuedAt`);
+    /// a client refuses to adopt an expired bundle. Default 7 days.
+    public var lifetimeSeconds = 604_800
+    /// The signed `keyId` naming the signing key; nil = derived from the public key
+    /// (``BundleKeyID/derived(from:)``). Needs `signingKeyFile`.
+    public var keyId: String?
+    /// The signed `policyVersion`, set by the operator (e.g. the release's Unix time) so every
+    /// replica serves the same version for the same config; nil = the time the policy was
+    /// loaded, in seconds, and never lower than the previous one of this daemon.
+    public var policyVersion: Int?
 
     public init() {}
 
     /// Largest `maxAgeSeconds`: one day, so a bad policy cannot be cached by apps for longer.
     public static let maximumMaxAgeSeconds = 86_400
 
-    static let keys = ["maxAgeSeconds", "signingKeyFile"]
+    /// Shortest and longest `lifetimeSeconds`: a minute (a bundle must outlive its own
+    /// transfer) to a year (a shipped bundle in an app that is rarely updated).
+    public static let lifetimeRange = 60...31_536_000
+    /// `policyVersion` values: positive and exact in a JSON number (2^53 − 1), as every client reads it.
+    public static let policyVersionRange = 1...9_007_199_254_740_991
+
+    static let keys = ["maxAgeSeconds", "signingKeyFile", "lifetimeSeconds", "keyId", "policyVersion"]
 
     /// Decodes `server.bundle`, reporting every problem at its pointer. The key file is only
     /// named here; it is read when a snapshot is built (start and reload), see ``PolicySnapshot``.
@@ -28,6 +45,22 @@ public struct BundleSettings: Sendable, Equatable {
                 diagnostics.report(section.pointer.appending("signingKeyFile"), "empty path")
             } else {
                 settings.signingKeyFile = path
+            }
+        }
+        if let value = section.integer("lifetimeSeconds", in: lifetimeRange, diagnostics: &diagnostics) {
+            settings.lifetimeSeconds = value
+        }
+        if let value = section.integer("policyVersion", in: policyVersionRange, diagnostics: &diagnostics) {
+            settings.policyVersion = value
+        }
+        if let id = section.string("keyId", diagnostics: &diagnostics) {
+            if let problem = BundleKeyID.problem(id) {
+                diagnostics.report(section.pointer.appending("keyId"), problem)
+            } else if settings.signingKeyFile == nil {
+                // An id with nothing to sign would name no key: say so rather than ignore it.
+                diagnostics.report(section.pointer.appending("keyId"), "names the signing key; set signingKeyFile too")
+            } else {
+                settings.keyId = id
             }
         }
         return settings

@@ -1,6 +1,7 @@
 public import BundleSigning
 import JSONSupport
 import NavigationPolicy
+public import NavigationPolicyClient
 
 /// The active policy as an app needs it (docs/bundles.md): the chain and the default decision,
 /// without the `server`, `intake` and `proxy` sections, as deterministic JSON bytes, with
@@ -11,13 +12,21 @@ import NavigationPolicy
 public struct PolicyBundle: Sendable {
     /// The `format` member every bundle carries, so a client can refuse another document.
     public static let format = "navpolicy-bundle"
-    /// The bundle layout's version; a client refuses versions it does not know.
-    public static let version = 1
+    /// The bundle layout's version; a client refuses versions it does not know. Version 2
+    /// added the signed freshness members (``Stamp``); version 1 had none.
+    public static let version = 2
     /// The config keys that the core compiler reads for the chain: all a bundle carries.
     static let policyKeys = ["defaultDecision", "handlers"]
 
-    /// The body: `{"format":…,"version":1,"revision":…,"policy":{…}}`.
+    /// What the signed bytes say about freshness and the key (docs/bundles.md, "Freshness"):
+    /// the client's own type, so the writer and the reader cannot drift apart.
+    public typealias Stamp = BundleStamp
+
+    /// The body: `{"format":…,"version":2,"revision":…,"policyVersion":…,"issuedAt":…,
+    /// "expiresAt":…,"keyId":…,"policy":{…}}` (`keyId` only when signed).
     public let bytes: [UInt8]
+    /// The freshness members inside ``bytes``.
+    public let stamp: Stamp
     /// `sha256:` hex of the config bytes, the daemon's policy revision.
     public let revision: String
     /// The 64-byte Ed25519 signature over ``bytes``; nil when no key is configured.
@@ -26,11 +35,15 @@ public struct PolicyBundle: Sendable {
     public let entityTag: String
     /// ``signature`` as standard base64, the `Navpolicy-Bundle-Signature` value.
     public let signatureBase64: String?
+    /// The `policy` member, kept to re-issue the bundle without the config bytes.
+    let policy: JSONObject
 
     // The header values are stored, not computed: every bundle request sends them, and
     // encoding the signature per request is the per-request work this type exists to avoid.
-    init(bytes: [UInt8], revision: String, signature: [UInt8]?) {
+    init(bytes: [UInt8], stamp: Stamp, revision: String, policy: JSONObject, signature: [UInt8]?) {
         self.bytes = bytes
+        self.stamp = stamp
+        self.policy = policy
         self.revision = revision
         self.signature = signature
         self.entityTag = "\"\(revision)\""
@@ -45,8 +58,11 @@ public struct PolicyBundle: Sendable {
     /// - Parameters:
     ///   - configBytes: the config file's bytes; they must have compiled (the caller checked).
     ///   - revision: their revision (`sha256:` hex).
+    ///   - stamp: the freshness members; `keyId` must be set exactly when `signingKey` is.
     /// - Returns: nil only if the bytes do not parse as a JSON object, which a compiled config does.
-    public static func make(configBytes: [UInt8], revision: String, signingKey: Ed25519PrivateKey?) -> PolicyBundle? {
+    public static func make(
+        configBytes: [UInt8], revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?
+    ) -> PolicyBundle? {
         // Same parser settings as the compiler, so the same members are seen (duplicates kept,
         // in document order); a second parse per reload is cheap next to compiling.
         guard let document = try? JSONParser(rejectsDuplicateMembers: false).parse(configBytes),
@@ -56,13 +72,59 @@ public struct PolicyBundle: Sendable {
         for member in root.members where policyKeys.contains(member.key) {
             policy.append(member.key, member.value)
         }
-        let body: JSONValue = .object([
+        return make(policy: policy, revision: revision, stamp: stamp, signingKey: signingKey)
+    }
+
+    /// The bundle of `policy` with `stamp`, signed with `signingKey` when given.
+    static func make(policy: JSONObject, revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?) -> PolicyBundle {
+        // Fixed member order: the bytes stay deterministic for the same config and stamp, so
+        // `navpolicyd bundle --issued-at … --policy-version …` reproduces a served bundle.
+        var body: JSONObject = [
             "format": .string(format),
             "version": .number(Double(version)),
             "revision": .string(revision),
-            "policy": .object(policy),
-        ])
-        let bytes = body.serializedBytes
-        return PolicyBundle(bytes: bytes, revision: revision, signature: signingKey?.sign(bytes))
+            "policyVersion": .number(Double(stamp.policyVersion)),
+            "issuedAt": .number(Double(stamp.issuedAt)),
+            "expiresAt": .number(Double(stamp.expiresAt)),
+        ]
+        if let keyId = stamp.keyId { body.append("keyId", .string(keyId)) }
+        body.append("policy", .object(policy))
+        let bytes = JSONValue.object(body).serializedBytes
+        return PolicyBundle(
+            bytes: bytes, stamp: stamp, revision: revision, policy: policy, signature: signingKey?.sign(bytes))
+    }
+}
+
+extension PolicyBundle {
+    /// Whether the bundle should be issued again at `unixSeconds`: half its lifetime has
+    /// passed. A daemon that runs for longer than the lifetime without a reload must not serve
+    /// a bundle apps refuse as expired.
+    func isDueForReissue(atUnixSeconds unixSeconds: Int) -> Bool {
+        unixSeconds >= stamp.issuedAt + (stamp.expiresAt - stamp.issuedAt) / 2
+    }
+
+    /// The same policy, revision, version and key id, issued at `issuedAt` with the same
+    /// lifetime and signed again: apps holding this revision see no new policy (304, or the
+    /// same revision), apps fetching it for the first time get an unexpired bundle.
+    func reissued(atUnixSeconds issuedAt: Int, signingKey: Ed25519PrivateKey?) -> PolicyBundle {
+        var next = stamp
+        next.expiresAt = issuedAt + (stamp.expiresAt - stamp.issuedAt)
+        next.issuedAt = issuedAt
+        return Self.make(policy: policy, revision: revision, stamp: next, signingKey: signingKey)
+    }
+}
+
+extension BundleStamp {
+    /// The stamp of a bundle built at `issuedAt` under `settings`: the configured
+    /// `policyVersion`, else `issuedAt` raised above `previousVersion` (two reloads in one
+    /// second must still give increasing versions).
+    public static func make(
+        issuedAt: Int, settings: BundleSettings, signingKey: Ed25519PrivateKey?, previousVersion: Int?
+    ) -> BundleStamp {
+        let derived = max(issuedAt, (previousVersion ?? 0) + 1)
+        return BundleStamp(
+            policyVersion: settings.policyVersion ?? derived, issuedAt: issuedAt,
+            expiresAt: issuedAt + settings.lifetimeSeconds,
+            keyId: signingKey.map { settings.keyId ?? BundleKeyID.derived(from: $0.publicKey) })
     }
 }

@@ -73,7 +73,9 @@ final class ServiceFactory: Sendable {
     }
 
     /// Decide and record, for the enforcement points (authz, proxy).
-    var decisions: DecisionPoint { DecisionPoint(store: store, recorder: recorder) }
+    func decisions(for frontEnd: DecisionFrontEnd) -> DecisionPoint {
+        DecisionPoint(store: store, recorder: recorder, frontEnd: frontEnd)
+    }
 
     /// The decision log, with its reopen, size-cap and drop reporting.
     private static func openDecisionLog(

@@ -204,7 +204,8 @@ struct DecideEndpoints: Sendable {
         for (index, request) in canonical.enumerated() {
             if index > 0 { writer.writeRaw(",") }
             recorder.record(
-                snapshot.policy.decide(request, explain: explain), for: request.original, snapshot: snapshot,
+                recorder.decide(request, on: snapshot, explain: explain, frontEnd: .decide), for: request.original,
+                snapshot: snapshot,
                 into: &writer, allowance: &allowance)
         }
         writer.writeRaw(#"],"policyRevision":"#)
@@ -218,7 +219,7 @@ struct DecideEndpoints: Sendable {
     ) throws(ServiceProblem) -> HTTPResponse {
         let decision: Decision
         do {
-            decision = try snapshot.policy.decide(navigation, explain: explain)
+            decision = try recorder.decide(navigation, on: snapshot, explain: explain, frontEnd: .decide)
         } catch {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }

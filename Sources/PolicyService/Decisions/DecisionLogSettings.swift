@@ -1,15 +1,21 @@
 public import NavigationPolicy
 
-/// The `decisionLog` section of the config: how much disk the decision log may take.
+/// The `decisionLog` section of the config: how much disk the decision log may take, and
+/// which query parameters it must not write.
 ///
-/// The log's path is a flag (`--decision-log`), its budget is here so a reload can change it:
-/// the writer reads it from the active policy before each write.
+/// The log's path is a flag (`--decision-log`), its budget and redaction are here so a reload
+/// can change them: the writer reads the budget from the active policy before each write, and
+/// each line is redacted with the rule of the snapshot that decided it.
 public struct DecisionLogSettings: Sendable, Equatable {
     /// Most bytes the log file may hold; lines that would take it past this are dropped and
     /// counted in `navpolicyd_decision_log_dropped_total`. The count starts from the file's
     /// size when it is opened (start, and SIGUSR1 after a rotation), so the budget is per file:
     /// a rotation gives a fresh one.
     public var maxBytes = DecisionLogSettings.defaultMaxBytes
+
+    /// `redactQueryParameters`: names whose values the log replaces with
+    /// ``QueryRedaction/marker`` (`"*"` = every value); empty = URLs are logged whole.
+    public var redactQueryParameters: [String] = []
 
     public init() {}
 
@@ -21,7 +27,7 @@ public struct DecisionLogSettings: Sendable, Equatable {
     /// Largest budget accepted: 1 TiB (a typo's extra digits are refused, not obeyed).
     public static let maximumMaxBytes = 1 << 40
 
-    static let keys = ["maxBytes"]
+    static let keys = ["maxBytes", "redactQueryParameters"]
 
     /// Decodes the section, reporting every problem at its pointer.
     public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> DecisionLogSettings {
@@ -30,7 +36,37 @@ public struct DecisionLogSettings: Sendable, Equatable {
         if let value = section.integer("maxBytes", in: minimumMaxBytes...maximumMaxBytes, diagnostics: &diagnostics) {
             settings.maxBytes = value
         }
+        if let names = redactQueryParameters(section, diagnostics: &diagnostics) {
+            settings.redactQueryParameters = names
+        }
         return settings
+    }
+
+    /// An array of non-empty strings (an empty array is allowed: nothing is redacted); every
+    /// entry at fault is reported at its own pointer.
+    private static func redactQueryParameters(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> [String]? {
+        let key = "redactQueryParameters"
+        guard let value = section.object[key] else { return nil }
+        guard case .array(let elements) = value else {
+            var message = "expected an array of query parameter names, got \(value.kindName)"
+            if case .string(let text) = value { message += "; write [\"\(text)\"]" }
+            diagnostics.report(section.pointer.appending(key), message)
+            return nil
+        }
+        var names: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard case .string(let name) = element else {
+                diagnostics.report(section.pointer(to: key, index), "expected a string, got \(element.kindName)")
+                continue
+            }
+            // A name that normalizes to nothing could never match: it is a mistake, not a rule.
+            guard !QueryRedaction.normalizedName(Array(name.utf8)[...]).isEmpty else {
+                diagnostics.report(section.pointer(to: key, index), "empty query parameter name")
+                continue
+            }
+            names.append(name)
+        }
+        return names.count == elements.count ? names : nil
     }
 
     /// The settings of a compiled policy's `decisionLog` section (defaults when absent).

@@ -18,12 +18,16 @@ struct DecisionRecorder: Sendable {
     }
 
     /// Counts the decision and queues its log line; returns the decision's identifier.
-    func record(_ decision: Decision, for navigation: NavigationRequest, revision: String) -> String {
+    func record(_ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot) -> String {
         let id = identifiers.next()
         account(decision)
         if log != nil {
             var unlimited: LogAllowance?
-            queue(Self.logLine(decision, for: navigation, id: id, revision: revision, at: Date()), allowance: &unlimited)
+            queue(
+                Self.logLine(
+                    decision, for: navigation, id: id, revision: snapshot.revision, redaction: snapshot.logRedaction,
+                    at: Date()),
+                allowance: &unlimited)
         }
         return id
     }
@@ -42,12 +46,32 @@ struct DecisionRecorder: Sendable {
         account(decision)
         if log != nil {
             queue(
-                Self.logLine(decision, for: navigation, id: id.text, revision: snapshot.revision, at: Date()),
+                Self.logLine(
+                    decision, for: navigation, id: id.text, revision: snapshot.revision,
+                    redaction: snapshot.logRedaction, at: Date()),
                 allowance: &allowance)
         }
         decision.writeOpenObject(to: &writer)
         id.writeMember(to: &writer)
         snapshot.closingRevisionMemberJSON.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
+    }
+
+    /// Decides on `snapshot`, timing the chain walk alone (not the canonicalization before it,
+    /// nor the answer and log line after it) in `navpolicyd_decision_duration_seconds`.
+    func decide(
+        _ request: CanonicalRequest, on snapshot: PolicySnapshot, explain: Bool = false, frontEnd: DecisionFrontEnd
+    ) -> Decision {
+        let start = MonotonicTime.nanoseconds()
+        let decision = snapshot.policy.decide(request, explain: explain)
+        metrics.recordDecisionDuration(frontEnd, nanoseconds: MonotonicTime.nanoseconds() &- start)
+        return decision
+    }
+
+    /// Canonicalizes `navigation`, then decides it as ``decide(_:on:explain:frontEnd:)`` does.
+    func decide(
+        _ navigation: NavigationRequest, on snapshot: PolicySnapshot, explain: Bool = false, frontEnd: DecisionFrontEnd
+    ) throws(NavigationRequestError) -> Decision {
+        decide(try CanonicalRequest(navigation), on: snapshot, explain: explain, frontEnd: frontEnd)
     }
 
     /// The decision's counters in `/metrics` (and the shadow counters when it carries shadow results).
@@ -78,19 +102,66 @@ struct DecisionRecorder: Sendable {
     /// One decision-log line (no newline): `time`, `decisionId`, `request` (every field,
     /// defaults included), `decision` (without its trace), `handler`, `revision`.
     ///
-    /// A line longer than ``maximumLineBytes`` is written again with `request.url`,
-    /// `request.sourceURL`, `decision.url` and `decision.location` cut to their first
-    /// ``truncatedURLBytes`` bytes (whole characters) and `"truncated":true` added, so the
-    /// decision is still on record; replays (`diff --log`, `POST /v1/policy/diff`) skip such
-    /// lines, whose URLs are no longer the ones decided. If even that is too long (control
-    /// characters escape to six bytes each), the result is empty and the caller drops it.
+    /// Every URL the line carries (`request.url`, `request.sourceURL`, `decision.url`,
+    /// `decision.location`, each `decision.shadow[].location`) first goes through `redaction`
+    /// (`decisionLog.redactQueryParameters`); a line where it replaced anything gets
+    /// `"redacted":true`, and replays skip it and count it, as its URLs are not the ones decided.
+    /// This is the only place lines are built, so every front end is redacted alike.
+    ///
+    /// A line longer than ``maximumLineBytes`` is written again with those URLs cut to their
+    /// first ``truncatedURLBytes`` bytes (whole characters) and `"truncated":true` added, so
+    /// the decision is still on record; replays (`diff --log`, `POST /v1/policy/diff`) skip
+    /// such lines too. If even that is too long (control characters escape to six bytes
+    /// each), the result is empty and the caller drops it.
     static func logLine(
-        _ decision: Decision, for navigation: NavigationRequest, id: String, revision: String, at time: Date
+        _ decision: Decision, for navigation: NavigationRequest, id: String, revision: String,
+        redaction: QueryRedaction, at time: Date
     ) -> [UInt8] {
-        let line = writeLine(decision, for: navigation, id: id, revision: revision, at: time, cut: nil)
+        var decision = decision
+        decision.trace = nil
+        var navigation = navigation
+        // Without a rule nothing is copied or scanned: the usual log costs what it did.
+        let redacted = !redaction.isEmpty && redact(&decision, &navigation, with: redaction)
+        let line = writeLine(decision, for: navigation, id: id, revision: revision, at: time, redacted: redacted, cut: nil)
         guard line.count > maximumLineBytes else { return line }
-        let cut = writeLine(decision, for: navigation, id: id, revision: revision, at: time, cut: truncatedURLBytes)
+        let cut = writeLine(
+            decision, for: navigation, id: id, revision: revision, at: time, redacted: redacted, cut: truncatedURLBytes)
         return cut.count <= maximumLineBytes ? cut : []
+    }
+
+    /// Applies `redaction` to every URL field of the line; returns whether any changed.
+    private static func redact(
+        _ decision: inout Decision, _ navigation: inout NavigationRequest, with redaction: QueryRedaction
+    ) -> Bool {
+        var changed = false
+        func apply(_ text: inout String) {
+            if let replaced = redaction.redact(text) {
+                text = replaced
+                changed = true
+            }
+        }
+        let sent = navigation.url
+        apply(&navigation.url)
+        if var source = navigation.sourceURL {
+            apply(&source)
+            navigation.sourceURL = source
+        }
+        // The canonical URL is usually the URL as sent: redacted once, not twice.
+        if decision.url == sent { decision.url = navigation.url } else { apply(&decision.url) }
+        if var location = decision.location {
+            apply(&location)
+            decision.location = location
+        }
+        if var shadow = decision.shadow {
+            for index in shadow.indices {
+                if var location = shadow[index].location {
+                    apply(&location)
+                    shadow[index].location = location
+                }
+            }
+            decision.shadow = shadow
+        }
+        return changed
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary (nil limit: whole).
@@ -107,7 +178,8 @@ struct DecisionRecorder: Sendable {
     }
 
     private static func writeLine(
-        _ decision: Decision, for navigation: NavigationRequest, id: String, revision: String, at time: Date, cut: Int?
+        _ decision: Decision, for navigation: NavigationRequest, id: String, revision: String, at time: Date,
+        redacted: Bool, cut: Int?
     ) -> [UInt8] {
         func url(_ text: String) -> String { prefix(text, bytes: cut) }
         var writer = JSONWriter(reservingCapacity: 512)
@@ -115,6 +187,7 @@ struct DecisionRecorder: Sendable {
         writer.writeString(Timestamp.iso8601(time))
         writer.writeRaw(#","decisionId":"#)
         writer.writeString(id)
+        if redacted { writer.writeRaw(#","redacted":true"#) }
         if cut != nil { writer.writeRaw(#","truncated":true"#) }
         writer.writeRaw(#","request":{"url":"#)
         writer.writeString(url(navigation.url))
@@ -128,7 +201,6 @@ struct DecisionRecorder: Sendable {
         writer.writeOptionalString(navigation.sourceURL.map(url))
         writer.writeRaw(#"},"decision":{"#)
         var logged = decision
-        logged.trace = nil
         logged.url = url(logged.url)
         logged.location = logged.location.map(url)
         logged.writeMembers(to: &writer)
@@ -154,6 +226,8 @@ struct EnforcedDecision: Sendable {
 struct DecisionPoint: Sendable {
     let store: PolicyStore
     let recorder: DecisionRecorder
+    /// Which enforcement point decides through it (the label of its decision times).
+    let frontEnd: DecisionFrontEnd
 
     /// Decides a navigation on the current snapshot and records it exactly like `/v1/decide`.
     /// - Throws: 400 `invalid-request` for a request the policy cannot decide, 503 `no-policy`.
@@ -161,11 +235,11 @@ struct DecisionPoint: Sendable {
         guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
         let decision: Decision
         do {
-            decision = try snapshot.policy.decide(navigation, explain: false)
+            decision = try recorder.decide(navigation, on: snapshot, frontEnd: frontEnd)
         } catch {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }
-        let id = recorder.record(decision, for: navigation, revision: snapshot.revision)
+        let id = recorder.record(decision, for: navigation, snapshot: snapshot)
         return EnforcedDecision(decision: decision, id: id)
     }
 }

@@ -10,7 +10,8 @@ extension ListenerKind {
         sections: ["proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) }]
     ) { context in
         let settings = ProxySettings.from(context.initial.policy)
-        let responder = ProxyResponder(decisions: context.services.decisions, settings: settings, log: context.services.log)
+        let responder = ProxyResponder(
+            decisions: context.services.decisions(for: .proxy), settings: settings, log: context.services.log)
         let metrics = context.services.metrics
         metrics.enableProxyMetrics()
         // The same limits and deadlines as the API listener: one `server` section for both.

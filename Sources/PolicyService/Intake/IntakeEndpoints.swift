@@ -74,11 +74,18 @@ struct IntakeEndpoints: Sendable {
         }
     }
 
-    /// The store's health for `/readyz`: nil when there is no store to ask (intake disabled,
-    /// or an embedder that opened none, whose endpoints already answer 503 on their own).
+    /// The store's health for the status page: nil when there is no store to ask (intake
+    /// disabled, or an embedder that opened none, whose endpoints already answer 503 on their own).
     var health: IntakeStoreHealth? {
         guard case .open(let store) = availability else { return nil }
         return store.health()
+    }
+
+    /// The store's health for `/readyz/intake`, or the problem every intake endpoint answers
+    /// without a store (404 `intake-disabled`, 503 when none was opened): a probe aimed at
+    /// intake readiness on a daemon without intake is a misconfiguration, not "ready".
+    func readiness() throws(ServiceProblem) -> IntakeStoreHealth {
+        try openStore().health()
     }
 
     /// The group check: the store must be open (404 when intake is off, 503 when it has no
@@ -179,13 +186,13 @@ struct IntakeEndpoints: Sendable {
     private func decide(_ url: WebURL, snapshot: PolicySnapshot) throws(IntakeFailure) -> JSONObject {
         let decision: Decision
         do {
-            decision = try snapshot.policy.decide(NavigationRequest(url: url.href))
+            decision = try recorder.decide(NavigationRequest(url: url.href), on: snapshot, frontEnd: .intake)
         } catch {
             throw IntakeFailure(.invalidURL, error.reason)
         }
         // Recorded like every other decision (id, metrics, log line); the stored item keeps
         // its documented shape, so the id appears in the decision log only.
-        _ = recorder.record(decision, for: NavigationRequest(url: url.href), revision: snapshot.revision)
+        _ = recorder.record(decision, for: NavigationRequest(url: url.href), snapshot: snapshot)
         var object = decision.jsonObject
         object.append("policyRevision", .string(snapshot.revision))
         if settings.onCancel == .reject, decision.verdict == .cancel {

@@ -28,21 +28,48 @@ public final class Metrics: Sendable {
     }
 
     struct Histogram {
-        var bucketCounts = [UInt64](repeating: 0, count: Metrics.durationBuckets.count)
+        /// Upper bounds of the buckets, in seconds (the `+Inf` bucket is ``count``).
+        let bounds: [Double]
+        var bucketCounts: [UInt64]
         var count: UInt64 = 0
         var sum: Double = 0
+
+        init(bounds: [Double] = Metrics.durationBuckets) {
+            self.bounds = bounds
+            bucketCounts = [UInt64](repeating: 0, count: bounds.count)
+        }
 
         mutating func observe(_ seconds: Double) {
             count += 1
             sum += seconds
-            if let bucket = Metrics.durationBuckets.firstIndex(where: { seconds <= $0 }) { bucketCounts[bucket] += 1 }
+            if let bucket = bounds.firstIndex(where: { seconds <= $0 }), bucket < bucketCounts.count {
+                bucketCounts[bucket] += 1
+            }
+        }
+
+        /// The `q` quantile estimated as Prometheus's `histogram_quantile` does: linear within
+        /// the bucket that holds it, the last finite bound when it falls in `+Inf`; nil when empty.
+        func quantile(_ q: Double) -> Double? {
+            guard count > 0 else { return nil }
+            let rank = q * Double(count)
+            var cumulative: UInt64 = 0
+            var lower = 0.0
+            for (index, upper) in bounds.enumerated() where index < bucketCounts.count {
+                let inBucket = bucketCounts[index]
+                if Double(cumulative + inBucket) >= rank, inBucket > 0 {
+                    return lower + (upper - lower) * (rank - Double(cumulative)) / Double(inBucket)
+                }
+                cumulative += inBucket
+                lower = upper
+            }
+            return bounds.last
         }
 
         /// The `_bucket`, `_sum` and `_count` lines; `labels` is empty or ends with a comma.
         func rendered(as name: String, labels: String) -> String {
             var out = ""
             var cumulative: UInt64 = 0
-            for (index, bound) in Metrics.durationBuckets.enumerated() where index < bucketCounts.count {
+            for (index, bound) in bounds.enumerated() where index < bucketCounts.count {
                 cumulative += bucketCounts[index]
                 out += "\(name)_bucket{\(labels)le=\"\(bound)\"} \(cumulative)\n"
             }
@@ -85,6 +112,8 @@ public final class Metrics: Sendable {
         let counters = Mutex(HotCounters())
         /// Requests per endpoint label (``Metrics/endpointLabels``), counted without the lock.
         let endpoints = Metrics.endpointLabels.map { _ in EndpointCounters() }
+        /// `navpolicyd_decision_duration_seconds`, counted without the lock.
+        let decisionDurations = DecisionDurations()
     }
 
     /// The endpoint labels counted with atomics, in index order: every route template, then
@@ -150,6 +179,18 @@ public final class Metrics: Sendable {
             }
         }
         return (sinceStart, lastMinute)
+    }
+
+    /// Counts one decision's time in the chain (``DecisionDurations``).
+    func recordDecisionDuration(_ frontEnd: DecisionFrontEnd, nanoseconds: UInt64) {
+        stripe.decisionDurations.record(frontEnd, nanoseconds: nanoseconds)
+    }
+
+    /// The decision-time histograms since start, one per ``DecisionFrontEnd`` in case order.
+    func decisionDurations() -> [Histogram] {
+        var histograms = DecisionFrontEnd.allCases.map { _ in Histogram(bounds: DecisionDurations.buckets) }
+        for stripe in stripes { stripe.decisionDurations.add(to: &histograms) }
+        return histograms
     }
 
     /// Reload attempts since start, by result.
@@ -235,9 +276,17 @@ public final class Metrics: Sendable {
         state.withLock { $0.decisionLogDropped += 1 }
     }
 
-    /// The exposition text, with the gauges the caller reads at scrape time.
-    public func render(openConnections: Int, policyHandlers: Int?, policyLoadedAt: Double?) -> String {
-        let snapshot = state.withLock { $0 }
+    /// The rarely written counters as of now (drops, reload and intake results).
+    var stateCounts: State { state.withLock { $0 } }
+
+    /// The HTTP request counts and durations since start, summed over the stripes.
+    func requestTotals() -> (requests: [RequestKey: UInt64], durations: [String: Histogram]) {
+        let hot = hotTotals().hot
+        return (hot.requests, hot.durations)
+    }
+
+    /// Every stripe's hot counters added up, and the decision counts since start.
+    private func hotTotals() -> (hot: HotCounters, decisions: [DecisionKey: UInt64]) {
         var decisions: [DecisionKey: UInt64] = [:]
         let hot = stripes.reduce(into: HotCounters()) { total, stripe in
             stripe.counters.withLock { counters in
@@ -253,6 +302,13 @@ public final class Metrics: Sendable {
                 total.proxyBytesDownstream += counters.proxyBytesDownstream
             }
         }
+        return (hot, decisions)
+    }
+
+    /// The exposition text, with the gauges the caller reads at scrape time.
+    public func render(openConnections: Int, policyHandlers: Int?, policyLoadedAt: Double?) -> String {
+        let snapshot = state.withLock { $0 }
+        let (hot, decisions) = hotTotals()
         var out = ""
         func family(_ name: String, _ type: String, _ help: String) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -272,6 +328,12 @@ public final class Metrics: Sendable {
             "navpolicyd_http_request_duration_seconds", "histogram", "Time from a complete request to its response, by endpoint.")
         for (endpoint, histogram) in hot.durations.sorted(by: { $0.key < $1.key }) {
             out += histogram.rendered(as: "navpolicyd_http_request_duration_seconds", labels: "endpoint=\"\(endpoint)\",")
+        }
+        family(
+            "navpolicyd_decision_duration_seconds", "histogram",
+            "Time in the policy chain per decision (URL already canonicalized), by front end.")
+        for (frontEnd, histogram) in zip(DecisionFrontEnd.allCases, decisionDurations()) {
+            out += histogram.rendered(as: "navpolicyd_decision_duration_seconds", labels: "frontend=\"\(frontEnd.rawValue)\",")
         }
         family("navpolicyd_policy_reloads_total", "counter", "Policy reload attempts, by result.")
         for (result, value) in snapshot.reloads.sorted(by: { $0.key < $1.key }) {

@@ -1,4 +1,4 @@
-import BundleSigning
+public import BundleSigning
 public import Foundation
 import JSONSupport
 public import NavigationPolicy
@@ -15,12 +15,21 @@ public final class PolicySnapshot: Sendable {
     public let settings: ServerSettings
     /// The app bundle of this policy (`GET /v1/policy/bundle`), built and signed with it.
     public let bundle: PolicyBundle
+    /// The key that signed ``bundle``, kept to re-issue it before it expires.
+    let bundleSigningKey: Ed25519PrivateKey?
     /// `,"policyRevision":"…"}` as JSON bytes, written once here: every decision response
     /// ends with it (and the object's closing brace), and copying it beats escaping the same
     /// 71 characters per request.
     let closingRevisionMemberJSON: [UInt8]
+    /// `decisionLog.redactQueryParameters`, compiled once: the decision log's lines for
+    /// decisions taken on this snapshot are redacted with it.
+    let logRedaction: QueryRedaction
 
-    public init(policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle) {
+    public init(
+        policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle,
+        bundleSigningKey: Ed25519PrivateKey? = nil
+    ) {
+        self.bundleSigningKey = bundleSigningKey
         self.policy = policy
         self.revision = revision
         var member = JSONWriter(reservingCapacity: 96)
@@ -28,6 +37,7 @@ public final class PolicySnapshot: Sendable {
         member.writeString(revision)
         member.writeRaw("}")
         self.closingRevisionMemberJSON = member.bytes
+        self.logRedaction = QueryRedaction(names: DecisionLogSettings.from(policy).redactQueryParameters)
         self.loadedAt = loadedAt
         self.settings = settings
         self.bundle = bundle
@@ -39,7 +49,13 @@ public final class PolicySnapshot: Sendable {
     /// and every reload read it: a key that is missing or invalid fails the build like any
     /// config error (reported at the setting's pointer), and a reload then keeps the old
     /// policy and the old key's signatures.
-    public static func build(from bytes: [UInt8], at date: Date = Date()) -> Result<PolicySnapshot, ConfigError> {
+    ///
+    /// `previous` is the snapshot being served (nil at start): the bundle's `policyVersion`
+    /// must rise above its own (docs/bundles.md, "Freshness"), so a configured version that
+    /// does not is refused at `/server/bundle/policyVersion`.
+    public static func build(
+        from bytes: [UInt8], at date: Date = Date(), previous: PolicySnapshot? = nil
+    ) -> Result<PolicySnapshot, ConfigError> {
         let policy: CompiledPolicy
         do {
             policy = try ServerSettings.compiler.compile(bytes)
@@ -57,11 +73,39 @@ public final class PolicySnapshot: Sendable {
                 return .failure(ConfigError(issues: [ConfigIssue(pointer: pointer, message: "\(path): \(error.reason)")]))
             }
         }
-        guard let bundle = PolicyBundle.make(configBytes: bytes, revision: revision, signingKey: signingKey) else {
+        let previousVersion = previous?.bundle.stamp.policyVersion
+        let stamp = PolicyBundle.Stamp.make(
+            issuedAt: Int(date.timeIntervalSince1970), settings: settings.bundle, signingKey: signingKey,
+            previousVersion: previousVersion)
+        if let previousVersion, stamp.policyVersion <= previousVersion {
+            // Clients refuse a version at or below the one they hold: serving it would strand them
+            // on the old policy, so the reload fails loudly instead.
+            let pointer = JSONPointer.root.appending("server").appending("bundle").appending("policyVersion")
+            return .failure(
+                ConfigError(issues: [
+                    ConfigIssue(
+                        pointer: pointer,
+                        message:
+                            "\(stamp.policyVersion) is not above the version being served (\(previousVersion)); apps would refuse the new bundle"
+                    )
+                ]))
+        }
+        guard let bundle = PolicyBundle.make(configBytes: bytes, revision: revision, stamp: stamp, signingKey: signingKey)
+        else {
             // Unreachable for bytes that compiled; refused rather than served empty.
             return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "the policy bundle could not be built")]))
         }
         return .success(
-            PolicySnapshot(policy: policy, revision: revision, loadedAt: date, settings: settings, bundle: bundle))
+            PolicySnapshot(
+                policy: policy, revision: revision, loadedAt: date, settings: settings, bundle: bundle,
+                bundleSigningKey: signingKey))
+    }
+
+    /// This snapshot with its bundle issued again at `unixSeconds` (same policy and version).
+    func reissuingBundle(atUnixSeconds unixSeconds: Int) -> PolicySnapshot {
+        PolicySnapshot(
+            policy: policy, revision: revision, loadedAt: loadedAt, settings: settings,
+            bundle: bundle.reissued(atUnixSeconds: unixSeconds, signingKey: bundleSigningKey),
+            bundleSigningKey: bundleSigningKey)
     }
 }

@@ -81,6 +81,20 @@ public final class PolicyStore: Sendable {
     /// The active snapshot, or nil before any valid policy was loaded.
     public var snapshot: PolicySnapshot? { current.withLock { $0 } }
 
+    /// The active snapshot for `GET /v1/policy/bundle`: when half its bundle's lifetime has
+    /// passed (a daemon that runs for days without a reload), the bundle is issued again first,
+    /// so apps fetching it never get one that is already expired. At most once per half
+    /// lifetime; the policy, revision and version stay.
+    public func snapshotForBundle(now: Date = Date()) -> PolicySnapshot? {
+        let seconds = Int(now.timeIntervalSince1970)
+        return current.withLock { snapshot in
+            guard let active = snapshot, active.bundle.isDueForReissue(atUnixSeconds: seconds) else { return snapshot }
+            let reissued = active.reissuingBundle(atUnixSeconds: seconds)
+            snapshot = reissued
+            return reissued
+        }
+    }
+
     /// The failure to report, if it still applies.
     ///
     /// A failure goes stale when the file on disk holds the running revision again (moved
@@ -140,7 +154,7 @@ public final class PolicyStore: Sendable {
             return ReloadOutcome(
                 result: .unchanged, revision: revision, previousRevision: revision, errors: [], trigger: trigger)
         }
-        switch PolicySnapshot.build(from: bytes) {
+        switch PolicySnapshot.build(from: bytes, previous: previous) {
         case .failure(let error):
             return fail(error.issues.map(\.description), previous, trigger)
         case .success(let next):

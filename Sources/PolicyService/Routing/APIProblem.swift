@@ -50,6 +50,26 @@ extension ProblemDetails {
             extensions: ["errors": .array(errors.map(JSONValue.string))])
     }
 
+    /// `invalid-config` for `POST /v1/policy/diff`: the same kind clients branch on, but
+    /// nothing was being replaced, so it says the candidate is invalid and nothing was replayed.
+    static func invalidCandidate(_ errors: [String]) -> ProblemDetails {
+        ProblemDetails(
+            kind: "invalid-config", title: "The candidate config is invalid", status: 422,
+            detail: "The candidate config is invalid, so nothing was replayed; fix the errors below and post it again.",
+            extensions: ["errors": .array(errors.map(JSONValue.string))])
+    }
+
+    /// `POST /v1/policy/diff` without `requests` when the decision log gave nothing to replay.
+    static func nothingToReplay(logPath: String?, linesRead: Int) -> ProblemDetails {
+        let why =
+            logPath == nil
+            ? "this daemon writes no decision log (serve --decision-log)"
+            : "its decision log has no request to replay (\(linesRead) line\(linesRead == 1 ? "" : "s") read)"
+        return ProblemDetails(
+            kind: "nothing-to-replay", title: "Nothing to replay", status: 409,
+            detail: "No \"requests\" were posted and \(why); post the requests to replay in \"requests\".")
+    }
+
     static let noPolicy = ProblemDetails(
         kind: "no-policy", title: "No policy loaded", status: 503,
         detail: "No valid policy is active yet, so no decision can be made.")

@@ -22,6 +22,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
         case policyDiff = "/v1/policy/diff"
         case healthz = "/healthz"
         case readyz = "/readyz"
+        /// Intake readiness: the policy and the intake store (`/readyz` needs only the policy).
+        case readyzIntake = "/readyz/intake"
         case metrics = "/metrics"
         case intake = "/v1/intake"
         case intakeShareTarget = "/v1/intake/share-target"
@@ -76,10 +78,10 @@ public final class PolicyAPI: HTTPRoutingResponder {
         // and so do the views that show the chain outright (/v1/policy, /metrics, the bundle).
         // Only the probes stay open, for kubelets and load balancers.
         let decisionCheck = requireTokenForDecide ? adminCheck : nil
-        let points = DecisionPoint(store: store, recorder: recorder)
+        let points = DecisionPoint(store: store, recorder: recorder, frontEnd: .authz)
         let policyAdmin = PolicyAdminEndpoints(
             store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining,
-            decisionLogPath: decisionLogPath, intakeHealth: { intake.health })
+            decisionLogPath: decisionLogPath, intakeHealth: { () throws(ServiceProblem) in try intake.readiness() })
 
         let servesAPI = surface != .admin
         let servesAdmin = surface != .api

@@ -4,7 +4,7 @@ import ShareIntake
 extension IntakeEndpoints {
     /// The intake part of `GET /v1/status`.
     ///
-    /// `health` is the store's own report, the same one `/readyz` uses (`{"status": "ok"}` or
+    /// `health` is the store's own report, the same one `/readyz/intake` uses (`{"status": "ok"}` or
     /// `{"status": "unavailable", "fault": …}`); null when intake has no store.
     var statusObject: JSONObject {
         var object = JSONObject()

@@ -69,13 +69,15 @@ enum StatusPage {
         out += chain(report)
         out += reloads(report["reloads"]?.objectValue ?? [:])
         let intake = report["intake"]?.objectValue ?? [:]
-        let health = intake["health"].flatMap { $0 == .null ? nil : $0.serialized } ?? "not reported"
+        let health = healthText(intake["health"])
         out += #"<section id="intake"><h2>Intake store</h2><dl>"#
         out += row("State", intake["state"]?.stringValue ?? "", id: "intake-state")
         out += row("Database", intake["database"]?.stringValue ?? "none")
         out += row("Token required", intake["tokenRequired"]?.boolValue == true ? "yes" : "no")
         out += row("Health", health, id: "intake-health")
         out += "</dl></section>"
+        out += latency(report["latency"]?.objectValue ?? [:])
+        out += errors(report["errors"]?.objectValue ?? [:])
         out += #"<section id="listeners"><h2>Listeners</h2><ul class="listeners">"#
         for listener in report["listeners"]?.arrayValue ?? [] {
             out += "<li>" + e((listener["role"]?.stringValue ?? "") + " " + (listener["address"]?.stringValue ?? "")) + "</li>"
@@ -99,7 +101,7 @@ enum StatusPage {
             if shadow { out += #"<span class="badge">shadow</span>"# }
             out += #"</div><div class="match">\#(e(link["match"]?.stringValue ?? ""))</div>"#
             out += #"<div class="does">\#(e((shadow ? "would " : "") + does))</div>"#
-            out += counts(link["counts"], decisions: shadow ? [decision] : ["allow", "cancel"]) + "</li>"
+            out += counts(link["counts"], decisions: shownDecisions(decision, link["counts"])) + "</li>"
         }
         let fallback = report["defaultDecision"]?.objectValue ?? [:]
         let verdict = fallback["decision"]?.stringValue
@@ -130,6 +132,56 @@ enum StatusPage {
         return out + "</table></section>"
     }
 
+    /// The rows a handler's counts show: what it decides, and another verdict only if it was
+    /// counted (a cancel-only handler gets no `allow 0` row).
+    private static func shownDecisions(_ decision: String, _ counts: JSONValue?) -> [String] {
+        ["allow", "cancel"].filter { $0 == decision || (counts?["sinceStart"]?[$0]?.integerValue ?? 0) > 0 }
+    }
+
+    /// The intake store's health in words: `ok`, `unavailable (fault)`, or `not reported`.
+    private static func healthText(_ health: JSONValue?) -> String {
+        guard let status = health?["status"]?.stringValue else { return "not reported" }
+        guard let fault = health?["fault"]?.stringValue else { return status }
+        return status + " (" + fault + ")"
+    }
+
+    /// `3.2 µs`, `1.5 ms`, `2.0 s`: one decimal, in the unit that suits; `–` when nothing was observed.
+    static func duration(_ seconds: Double?) -> String {
+        guard let seconds else { return "–" }
+        let (value, unit) = seconds < 0.001 ? (seconds * 1e6, "µs") : seconds < 1 ? (seconds * 1e3, "ms") : (seconds, "s")
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(unit)"
+    }
+
+    private static func latency(_ latency: JSONObject) -> String {
+        var out = #"<section id="latency"><h2>Latency</h2><table class="latency">"#
+        out += "<tr><th></th><th>count</th><th>p50</th><th>p99</th></tr>"
+        let rows =
+            (latency["decisions"]?.arrayValue ?? []).map { ("decide in chain: " + ($0["frontend"]?.stringValue ?? ""), $0) }
+            + (latency["http"]?.arrayValue ?? []).map { ("HTTP " + ($0["endpoint"]?.stringValue ?? ""), $0) }
+        for (label, figures) in rows {
+            out += "<tr><th>\(e(label))</th><td>\(figures["count"]?.integerValue ?? 0)</td>"
+            out += "<td>\(e(duration(figures["p50Seconds"]?.doubleValue)))</td>"
+            out += "<td>\(e(duration(figures["p99Seconds"]?.doubleValue)))</td></tr>"
+        }
+        return out + "</table></section>"
+    }
+
+    /// The error figures, in the report's order.
+    static let errorLabels = [
+        ("http4xx", "HTTP 4xx answers"), ("http5xx", "HTTP 5xx answers"), ("reloadsFailed", "Failed reloads"),
+        ("decisionLogDropped", "Decision-log lines dropped"), ("intakeProblems", "Intake problems"),
+        ("proxyUpstreamErrors", "Proxy upstream errors"),
+    ]
+
+    private static func errors(_ errors: JSONObject) -> String {
+        var out = #"<section id="errors"><h2>Errors since start</h2><dl>"#
+        for (key, label) in errorLabels {
+            out += row(label, String(errors[key]?.integerValue ?? 0), id: "errors-" + key)
+        }
+        return out + "</dl></section>"
+    }
+
     private static func counts(_ counts: JSONValue?, decisions: [String]) -> String {
         var out = #"<table class="counts"><tr><th></th><th>since start</th><th>last minute</th></tr>"#
         for decision in decisions {
@@ -153,5 +205,11 @@ extension JSONValue {
     fileprivate subscript(key: String) -> JSONValue? {
         guard case .object(let object) = self else { return nil }
         return object[key]
+    }
+
+    /// A number as it is (the latency figures are fractions of a second).
+    fileprivate var doubleValue: Double? {
+        guard case .number(let value) = self else { return nil }
+        return value
     }
 }

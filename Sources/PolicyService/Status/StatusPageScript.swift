@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// The status page's script and style sheet, inlined into the page and allowed by their
 /// SHA-256 hashes in the Content-Security-Policy: no `'unsafe-inline'`, no extra routes,
 /// and any other script (one smuggled in through config text) is refused by the browser.
@@ -34,6 +36,17 @@ enum StatusPageAssets {
             }
             return table;
           };
+          const shown = (decision, counts) =>
+            ["allow", "cancel"].filter((d) => d === decision || counts.sinceStart[d] > 0);
+          const healthText = (health) =>
+            health === null ? "not reported" : health.fault ? health.status + " (" + health.fault + ")" : health.status;
+          const duration = (seconds) => {
+            if (seconds === null) return "–";
+            const [value, unit] = seconds < 0.001 ? [seconds * 1e6, "µs"] : seconds < 1 ? [seconds * 1e3, "ms"] : [seconds, "s"];
+            const tenths = Math.round(value * 10);
+            return Math.floor(tenths / 10) + "." + (tenths % 10) + " " + unit;
+          };
+          const errorLabels = \(errorLabelsJSON);
           const render = (status) => {
             const main = el("main", { id: "status" });
             const policy = status.policy;
@@ -50,7 +63,7 @@ enum StatusPageAssets {
               if (link.shadow) append(head, el("span", { class: "badge" }, "shadow"));
               const does = link.decision + (link.action ? " · " + link.action : "") + (link.location ? " → " + link.location : "");
               append(item, head, el("div", { class: "match" }, link.match), el("div", { class: "does" }, (link.shadow ? "would " : "") + does),
-                counts(link.counts, link.shadow ? [link.decision] : ["allow", "cancel"]));
+                counts(link.counts, shown(link.decision, link.counts)));
               append(chain, item);
             }
             const fallback = status.defaultDecision;
@@ -74,7 +87,19 @@ enum StatusPageAssets {
             append(main, append(el("section", { id: "intake" }), el("h2", {}, "Intake store"),
               append(el("dl"), ...row("State", intake.state, "intake-state"), ...row("Database", intake.database ?? "none"),
                 ...row("Token required", intake.tokenRequired ? "yes" : "no"),
-                ...row("Health", intake.health === null ? "not reported" : JSON.stringify(intake.health), "intake-health"))));
+                ...row("Health", healthText(intake.health), "intake-health"))));
+            const latency = append(el("table", { class: "latency" }),
+              append(el("tr"), el("th", {}, ""), el("th", {}, "count"), el("th", {}, "p50"), el("th", {}, "p99")));
+            const figures = status.latency.decisions.map((f) => ["decide in chain: " + f.frontend, f])
+              .concat(status.latency.http.map((f) => ["HTTP " + f.endpoint, f]));
+            for (const [label, f] of figures) {
+              append(latency, append(el("tr"), el("th", {}, label), el("td", {}, f.count), el("td", {}, duration(f.p50Seconds)),
+                el("td", {}, duration(f.p99Seconds))));
+            }
+            append(main, append(el("section", { id: "latency" }), el("h2", {}, "Latency"), latency));
+            const errors = el("dl");
+            for (const [key, label] of errorLabels) append(errors, ...row(label, status.errors[key], "errors-" + key));
+            append(main, append(el("section", { id: "errors" }), el("h2", {}, "Errors since start"), errors));
             const listeners = el("ul", { class: "listeners" });
             for (const listener of status.listeners) append(listeners, el("li", {}, listener.role + " " + listener.address));
             append(main, append(el("section", { id: "listeners" }), el("h2", {}, "Listeners"), listeners));
@@ -97,6 +122,11 @@ enum StatusPageAssets {
           setInterval(refresh, \(refreshSeconds * 1000));
         })();
         """
+
+    /// ``StatusPage/errorLabels`` as a JS array literal, so both renderings name the figures alike.
+    private static var errorLabelsJSON: String {
+        JSONValue.array(StatusPage.errorLabels.map { .array([.string($0.0), .string($0.1)]) }).serialized
+    }
 
     static let style = """
         body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d2329; background: #fafbfc; }

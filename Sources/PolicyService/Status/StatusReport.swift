@@ -3,7 +3,7 @@ import JSONSupport
 import NavigationPolicy
 
 /// The body of `GET /v1/status`: the active chain with its live counters, the policy's
-/// revision and reload history, intake store health and the listeners. The status page
+/// revision and reload history, intake store health, latency and error figures, and the listeners. The status page
 /// renders the same object, on the server and then from its polling script.
 struct StatusReport {
     let store: PolicyStore
@@ -62,6 +62,8 @@ struct StatusReport {
         object.append("totals", totals.jsonValue)
         object.append("reloads", .object(reloads()))
         object.append("intake", .object(intake.statusObject))
+        object.append("latency", .object(latency()))
+        object.append("errors", .object(errors()))
         object.append(
             "listeners",
             .array(

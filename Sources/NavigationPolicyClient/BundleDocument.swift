@@ -1,0 +1,114 @@
+internal import JSONSupport
+
+/// A policy bundle's members, read and checked for shape only: no signature, no expiry, no
+/// compile. ``VerifiedBundle`` builds on it; `navpolicyd bundle inspect` shows it.
+///
+/// Version 2: `{"format":"navpolicy-bundle","version":2,"revision":"sha256:<hex>",
+/// "policyVersion":N,"issuedAt":N,"expiresAt":N,"keyId"?:"…","policy":{…}}`.
+/// Version 1 (before signed freshness) has no `policyVersion`, `issuedAt`, `expiresAt`, `keyId`.
+public struct BundleDocument: Sendable {
+    /// The layout version, 1 or 2.
+    public let layoutVersion: Int
+    /// The daemon's policy revision (`sha256:` + 64 lower-case hex digits).
+    public let revision: String
+    /// The freshness members; nil for a version-1 bundle.
+    public let stamp: BundleStamp?
+    /// The number of handlers in the chain.
+    public let handlerCount: Int
+    /// `policy.defaultDecision` when present.
+    public let defaultDecision: String?
+    let policy: JSONValue
+
+    private static let commonMembers = ["format", "version", "revision", "policy"]
+    private static let stampMembers = ["policyVersion", "issuedAt", "expiresAt", "keyId"]
+
+    /// Parses `bytes` as a bundle of layout version 1 or 2.
+    public init(bytes: [UInt8]) throws(BundleRejection) {
+        try self.init(root: Self.root(bytes))
+    }
+
+    /// The top-level object of `bytes`; the only check before a signature is verified.
+    static func root(_ bytes: [UInt8]) throws(BundleRejection) -> JSONObject {
+        let document: JSONValue
+        do {
+            // Duplicate members are refused: two readers of the same bytes must not see two policies.
+            document = try JSONParser(maximumDepth: 64, rejectsDuplicateMembers: true).parse(bytes)
+        } catch {
+            throw BundleRejection(.malformed, "not JSON: \(error)")
+        }
+        guard let root = document.objectValue else {
+            throw BundleRejection(.malformed, "the bundle is a JSON \(document.kindName), not an object")
+        }
+        return root
+    }
+
+    /// What a signature check needs before the members are checked: whether the layout is
+    /// version 1 (no key id) and the `keyId` named, read leniently from `root`.
+    static func signingHints(_ root: JSONObject) -> (isVersionOne: Bool, keyId: String?) {
+        (root["version"]?.integerValue == 1, root["keyId"]?.stringValue)
+    }
+
+    /// Checks every member of a parsed bundle.
+    init(root: JSONObject) throws(BundleRejection) {
+        guard root["format"]?.stringValue == "navpolicy-bundle" else {
+            throw BundleRejection(.malformed, "\"format\" must be \"navpolicy-bundle\"")
+        }
+        guard let version = root["version"]?.integerValue, version == 1 || version == 2 else {
+            throw BundleRejection(.malformed, "\"version\" must be 1 or 2 (the layouts this client reads)")
+        }
+        let allowed = version == 2 ? Self.commonMembers + Self.stampMembers : Self.commonMembers
+        if let unknown = root.keys.first(where: { !allowed.contains($0) }) {
+            throw BundleRejection(.malformed, "unknown member \"\(unknown)\" in a version-\(version) bundle")
+        }
+        guard let revision = root["revision"]?.stringValue, Self.isRevision(revision) else {
+            throw BundleRejection(.malformed, "\"revision\" must be \"sha256:\" followed by 64 lower-case hex digits")
+        }
+        guard let policyValue = root["policy"], let policyObject = policyValue.objectValue else {
+            throw BundleRejection(.malformed, "\"policy\" must be an object")
+        }
+        // The bundle carries the chain only; a daemon section here means the bytes are not a bundle.
+        if let section = policyObject.keys.first(where: { $0 != "defaultDecision" && $0 != "handlers" }) {
+            throw BundleRejection(.malformed, "\"policy\" has \"\(section)\"; a bundle holds defaultDecision and handlers only")
+        }
+        self.layoutVersion = version
+        self.revision = revision
+        self.stamp = version == 2 ? try Self.stamp(root) : nil
+        self.policy = policyValue
+        self.handlerCount = policyObject["handlers"]?.arrayValue?.count ?? 0
+        self.defaultDecision = policyObject["defaultDecision"]?.stringValue
+    }
+
+    private static func stamp(_ root: JSONObject) throws(BundleRejection) -> BundleStamp {
+        func whole(_ name: String, minimum: Int) throws(BundleRejection) -> Int {
+            guard let value = root[name]?.integerValue, value >= minimum else {
+                throw BundleRejection(.malformed, "\"\(name)\" must be a whole number of at least \(minimum)")
+            }
+            return value
+        }
+        let policyVersion = try whole("policyVersion", minimum: 1)
+        let issuedAt = try whole("issuedAt", minimum: 0)
+        let expiresAt = try whole("expiresAt", minimum: 0)
+        guard expiresAt > issuedAt else {
+            throw BundleRejection(.malformed, "\"expiresAt\" (\(expiresAt)) must be after \"issuedAt\" (\(issuedAt))")
+        }
+        var keyId: String?
+        if let value = root["keyId"] {
+            guard let text = value.stringValue, !text.isEmpty else {
+                throw BundleRejection(.malformed, "\"keyId\" must be a non-empty string")
+            }
+            keyId = text
+        }
+        return BundleStamp(policyVersion: policyVersion, issuedAt: issuedAt, expiresAt: expiresAt, keyId: keyId)
+    }
+
+    /// `sha256:` and 64 lower-case hex digits, as the daemon's `PolicySnapshot` spells revisions.
+    static func isRevision(_ text: String) -> Bool {
+        let prefix = "sha256:"
+        guard text.hasPrefix(prefix) else { return false }
+        let hex = text.utf8.dropFirst(prefix.utf8.count)
+        return hex.count == 64
+            && hex.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
+    }
+}

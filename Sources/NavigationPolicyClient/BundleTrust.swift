@@ -1,0 +1,57 @@
+/// Which bundles a client (or `navpolicyd bundle verify`) accepts: the keys, by id, and whether
+/// bundles from before signed freshness (layout version 1) are still read.
+///
+/// With ``trustedKeys``, a bundle must name its key in its signed `keyId` and verify with that
+/// key alone: a rotation lists the old and the new id side by side (docs/bundles.md, "Key
+/// rotation"). ``verifier`` is the single-key form from before key ids: it checks every bundle,
+/// whatever id it names, and is used only when ``trustedKeys`` is empty.
+public struct BundleTrust: Sendable {
+    /// Key id (the bundle's `keyId`, e.g. `ed25519-3f2a…`) → the verifier of that public key.
+    public var trustedKeys: [String: any BundleSignatureVerifier]
+    /// One key for every bundle, whatever its `keyId`; ignored when ``trustedKeys`` is set.
+    public var verifier: (any BundleSignatureVerifier)?
+    /// Reads version-1 bundles, which carry no `policyVersion`, `issuedAt`, `expiresAt` or
+    /// `keyId`: they cannot be checked for replay or expiry, so they are refused unless this is
+    /// set (for an app whose shipped bundle predates version 2, during one upgrade). Such a
+    /// bundle, when signed, must verify with ``verifier`` or one of ``trustedKeys``.
+    public var acceptsUnversionedBundles: Bool
+
+    public init(
+        trustedKeys: [String: any BundleSignatureVerifier] = [:], verifier: (any BundleSignatureVerifier)? = nil,
+        acceptsUnversionedBundles: Bool = false
+    ) {
+        self.trustedKeys = trustedKeys
+        self.verifier = verifier
+        self.acceptsUnversionedBundles = acceptsUnversionedBundles
+    }
+
+    /// True when a signature is required: some key is configured.
+    var requiresSignature: Bool { !trustedKeys.isEmpty || verifier != nil }
+
+    /// Checks `signature` over `bytes` with the key `keyId` names; a version-1 bundle names none.
+    func checkSignature(_ signature: [UInt8]?, bytes: [UInt8], isVersionOne: Bool, keyId: String?) throws(BundleRejection) {
+        guard requiresSignature else { return }
+        guard let signature else {
+            throw BundleRejection(.unsigned, "a signature verifier is configured and the bundle has no signature")
+        }
+        let candidates: [any BundleSignatureVerifier]
+        if trustedKeys.isEmpty, let verifier {
+            candidates = [verifier]
+        } else if !isVersionOne {
+            guard let keyId else {
+                throw BundleRejection(.unknownKey, "the bundle names no keyId; it was built unsigned")
+            }
+            guard let key = trustedKeys[keyId] else {
+                let known = trustedKeys.keys.sorted().joined(separator: ", ")
+                throw BundleRejection(.unknownKey, "signed with key id \"\(keyId)\", which is not trusted (trusted: \(known))")
+            }
+            candidates = [key]
+        } else {
+            // A version-1 bundle, read only with acceptsUnversionedBundles: it names no key.
+            candidates = Array(trustedKeys.values)
+        }
+        guard candidates.contains(where: { $0.isValidSignature(signature, for: bytes) }) else {
+            throw BundleRejection(.badSignature, "the signature does not verify with the configured key")
+        }
+    }
+}

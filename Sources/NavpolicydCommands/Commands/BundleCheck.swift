@@ -1,0 +1,80 @@
+import Foundation
+import JSONSupport
+import NavigationPolicyClient
+
+/// `navpolicyd bundle verify FILE` and `navpolicyd bundle inspect FILE`.
+enum BundleCheck {
+    /// Checks the bundle as the app's client does; 0 and a one-line summary, or 2 and why.
+    static func verify(_ input: BundleInput, output: Output) -> Int32 {
+        let bundle: VerifiedBundle
+        do {
+            bundle = try input.load()
+        } catch {
+            output.err("navpolicyd bundle verify: \(error.message)")
+            return ExitCode.usage
+        }
+        input.noteUncheckedSignature("bundle verify", to: output)
+        var summary = "\(input.path): OK, revision \(bundle.revision)"
+        if let stamp = bundle.stamp {
+            summary += ", policyVersion \(stamp.policyVersion), expires \(timestamp(stamp.expiresAt))"
+            if let keyId = stamp.keyId { summary += ", key \(keyId)" }
+        }
+        output.out(summary)
+        return ExitCode.success
+    }
+
+    /// Shows the bundle's members (no signature check); 2 when it is not a bundle.
+    static func inspect(_ input: BundleInput, format: OutputFormat, output: Output) -> Int32 {
+        let document: BundleDocument
+        let signature: [UInt8]?
+        do throws(BundleInput.Failure) {
+            let read = try input.read()
+            signature = read.signature
+            do {
+                document = try BundleDocument(bytes: read.bytes)
+            } catch {
+                throw BundleInput.Failure(message: "\(input.path): not a policy bundle: \(error)")
+            }
+        } catch {
+            output.err("navpolicyd bundle inspect: \(error.message)")
+            return ExitCode.usage
+        }
+        let now = Int(Date().timeIntervalSince1970)
+        var fields: JSONObject = [
+            "version": .number(Double(document.layoutVersion)), "revision": .string(document.revision),
+        ]
+        if let stamp = document.stamp {
+            fields.append("policyVersion", .number(Double(stamp.policyVersion)))
+            fields.append("issuedAt", .number(Double(stamp.issuedAt)))
+            fields.append("expiresAt", .number(Double(stamp.expiresAt)))
+            fields.append("expired", .bool(stamp.isExpired(atUnixSeconds: now)))
+            fields.append("keyId", stamp.keyId.map(JSONValue.string) ?? .null)
+        }
+        fields.append("signed", .bool(signature != nil))
+        fields.append("handlers", .number(Double(document.handlerCount)))
+        fields.append("defaultDecision", document.defaultDecision.map(JSONValue.string) ?? .null)
+        switch format {
+        case .json:
+            output.out(fields.serializedJSON)
+        case .text:
+            for member in fields.members {
+                var text = member.value.stringValue ?? member.value.serialized
+                if member.key == "issuedAt" || member.key == "expiresAt", let seconds = member.value.integerValue {
+                    text += " (\(timestamp(seconds)))"
+                }
+                output.out("\(member.key): \(text)")
+            }
+            if document.stamp == nil {
+                output.out("note: a version-1 bundle has no signed version or expiry; clients refuse it by default")
+            }
+        }
+        return ExitCode.success
+    }
+
+    /// Unix seconds as an RFC 3339 UTC time, for people.
+    static func timestamp(_ seconds: Int) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}

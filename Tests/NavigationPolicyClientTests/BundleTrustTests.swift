@@ -1,0 +1,114 @@
+import Foundation
+import NavigationPolicy
+import Testing
+
+@testable import NavigationPolicyClient
+
+/// Issue 28, items 5 and 7: key ids, expiry, replay and the unversioned opt-in, the startup
+/// choice between the disk copy and the shipped bundle, strict start-up and explicit outcomes.
+@Suite("bundle trust: key ids, expiry, versions")
+struct BundleTrustTests {
+    static let oldKey = ChecksumVerifier(key: 1)
+    static let newKey = ChecksumVerifier(key: 2)
+    static let rotating = BundleTrust(trustedKeys: ["old": oldKey, "new": newKey])
+
+    @Test func theKeyIdPicksTheOneKeyThatMustVerify() throws {
+        let bytes = bundleBytes(keyId: "new")
+        _ = try VerifiedBundle(bytes: bytes, signature: Self.newKey.sign(bytes), trust: Self.rotating)
+        // Signed by the other trusted key: not tried, refused.
+        #expect(rejection(bytes, signature: Self.oldKey.sign(bytes), trust: Self.rotating) == .badSignature)
+        let unknown = bundleBytes(keyId: "retired")
+        #expect(rejection(unknown, signature: Self.oldKey.sign(unknown), trust: Self.rotating) == .unknownKey)
+        let unnamed = bundleBytes()
+        #expect(rejection(unnamed, signature: Self.oldKey.sign(unnamed), trust: Self.rotating) == .unknownKey)
+        #expect(rejection(bytes, signature: nil, trust: Self.rotating) == .unsigned)
+    }
+
+    @Test func anExpiredBundleIsRefusedAndOneStillValidIsNot() {
+        let bytes = bundleBytes(expiresAt: 2_000)
+        #expect(rejection(bytes, trust: BundleTrust(), now: Date(timeIntervalSince1970: 1_999)) == nil)
+        #expect(rejection(bytes, trust: BundleTrust(), now: Date(timeIntervalSince1970: 2_000)) == .expired)
+        #expect(rejection(bytes, trust: BundleTrust(), now: Date(timeIntervalSince1970: 9_999)) == .expired)
+    }
+
+    @Test func versionOneBundlesAreRefusedUnlessTheAppOptsIn() throws {
+        let legacy = legacyBundleBytes()
+        #expect(rejection(legacy, trust: BundleTrust()) == .unversioned)
+        #expect(rejection(legacy, signature: Self.oldKey.sign(legacy), trust: Self.rotating) == .unversioned)
+        var optIn = Self.rotating
+        optIn.acceptsUnversionedBundles = true
+        let accepted = try VerifiedBundle(bytes: legacy, signature: Self.oldKey.sign(legacy), trust: optIn)
+        #expect(accepted.stamp == nil)
+        #expect(rejection(legacy, signature: ChecksumVerifier(key: 3).sign(legacy), trust: optIn) == .badSignature)
+    }
+
+    @Test func onlyAHigherPolicyVersionReplacesTheOneDeciding() throws {
+        let older = try VerifiedBundle(bytes: bundleBytes(revisionDigit: "b", policyVersion: 4), signature: nil, trust: .init())
+        let same = try VerifiedBundle(bytes: bundleBytes(revisionDigit: "c", policyVersion: 5), signature: nil, trust: .init())
+        let newer = try VerifiedBundle(bytes: bundleBytes(revisionDigit: "d", policyVersion: 6), signature: nil, trust: .init())
+        #expect(BundleUpdater.replayRejection(older, current: 5)?.kind == .olderVersion)
+        #expect(BundleUpdater.replayRejection(same, current: 5)?.kind == .olderVersion)
+        #expect(BundleUpdater.replayRejection(newer, current: 5) == nil)
+        #expect(BundleUpdater.replayRejection(older, current: nil) == nil)
+        let legacy = try VerifiedBundle(
+            bytes: legacyBundleBytes(), signature: nil, trust: BundleTrust(acceptsUnversionedBundles: true))
+        #expect(BundleUpdater.replayRejection(legacy, current: 5)?.kind == .olderVersion)
+    }
+
+    @Test func atStartTheHigherVersionOfDiskCopyAndShippedBundleDecides() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try BundleCache(directory: directory).store(
+            bytes: bundleBytes(policy: #"{"defaultDecision":"cancel","handlers":[]}"#, revisionDigit: "b", policyVersion: 3),
+            signature: nil)
+        // An app update ships version 7: it wins over the older disk copy.
+        let updated = NavigationPolicyClient(
+            configuration: .init(shippedBundle: .init(bytes: bundleBytes(policyVersion: 7)), cacheDirectory: directory))
+        #expect(updated.source == .shipped)
+        #expect(updated.policyVersion == 7)
+        // An older shipped bundle loses to the disk copy.
+        let stale = NavigationPolicyClient(
+            configuration: .init(shippedBundle: .init(bytes: bundleBytes(policyVersion: 2)), cacheDirectory: directory))
+        #expect(stale.source == .cache)
+        #expect(stale.policyVersion == 3)
+    }
+
+    @Test func strictStartThrowsTheShippedBundlesRejection() throws {
+        let wrongFormat = NavigationPolicyClient.Configuration(shippedBundle: .init(bytes: Array("{}".utf8)))
+        #expect(throws: BundleRejection.self) { try NavigationPolicyClient(strict: wrongFormat) }
+        #expect(Self.strictRejection(legacyBundleBytes()) == .unversioned)
+        #expect(Self.strictRejection(bundleBytes(expiresAt: 2_000)) == .expired)
+        #expect(Self.strictRejection(bundleBytes()) == nil)
+        // The lenient initializer starts without it and says why.
+        let lenient = NavigationPolicyClient(configuration: wrongFormat)
+        #expect(lenient.revision == nil)
+        #expect(lenient.startupIssues.map(\.kind) == [.malformed])
+        let good = try NavigationPolicyClient(strict: .init(shippedBundle: .init(bytes: bundleBytes())))
+        #expect(good.source == .shipped)
+    }
+
+    /// The kind `init(strict:)` throws for a shipped bundle of these bytes; nil when it starts.
+    static func strictRejection(_ bytes: [UInt8]) -> BundleRejection.Kind? {
+        do throws(BundleRejection) {
+            _ = try NavigationPolicyClient(strict: .init(shippedBundle: .init(bytes: bytes)))
+            return nil
+        } catch {
+            return error.kind
+        }
+    }
+
+    @Test func outcomesSayWhetherTheyAreASuccess() {
+        #expect(RefreshOutcome.updated(revision: "r", cache: .written).isSuccess)
+        #expect(RefreshOutcome.updated(revision: "r", cache: .notConfigured).isSuccess)
+        #expect(RefreshOutcome.notModified(revision: "r").isSuccess)
+        #expect(RefreshOutcome.unchanged(revision: "r").isSuccess)
+        #expect(!RefreshOutcome.rejected(BundleRejection(.expired, "")).isSuccess)
+        #expect(!RefreshOutcome.unavailable(reason: "down").isSuccess)
+    }
+
+    @Test func maxAgeIsASynchronousReadAndNilBeforeAnAnswer() {
+        let client = NavigationPolicyClient(configuration: .init(shippedBundle: .init(bytes: bundleBytes())))
+        let maxAge: Duration? = client.maxAge
+        #expect(maxAge == nil)
+    }
+}
