@@ -54,7 +54,10 @@ let package = Package(
 
         // libcurl (typed setopt wrappers in the module's header) and the proxy's origin client on top.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "PolicyProxy", dependencies: ["CCurl", "HTTPTypes", "LockSupport"], swiftSettings: strictSettings),
+        // splice(2) for the CONNECT tunnel's relay (Glibc hides it behind _GNU_SOURCE).
+        .target(name: "CTunnel"),
+        .target(
+            name: "PolicyProxy", dependencies: ["CCurl", "CTunnel", "HTTPTypes", "LockSupport"], swiftSettings: strictSettings),
 
         // libsodium: Ed25519 for signed policy bundles and SHA-256 (the one crypto library, from Debian).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -148,6 +151,7 @@ if Context.environment["NAVPOLICYD_FUZZ"] != nil {
         ("FuzzIntake", ["ShareIntake", "NavigationPolicy"]),
         ("FuzzRequestHead", ["HTTPServer"]),
         ("FuzzProxyHeaders", ["PolicyProxy", "HTTPServer"]),
+        ("FuzzClientHello", ["PolicyProxy"]),
     ]
     for target in fuzzTargets {
         package.targets.append(

@@ -14,12 +14,13 @@ build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev
 # openssl: generates Ed25519 bundle keys and verifies bundle signatures independently of libsodium.
 test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus logrotate
   bash zsh fish man-db groff-base postgresql openssl)
-# bench/: wrk drives every throughput run; privoxy is bench/proxy.sh's cancel reference (nginx-light,
+# bench/: wrk drives every throughput run; privoxy is bench/proxy.sh's cancel reference and squid
+# bench/connect-tunnel.sh's CONNECT reference (nginx-light,
 # from the test list, is the origin and the other references); valgrind counts instructions
 # (bench/proxy-count.sh instructions, callgrind profiles); linux-perf for the sweep's task-clock and
 # `perf record`; gcc builds bench/malloc-count.c and bench/mhd-reference.c; shellcheck lints the
 # bench scripts (bench/http.sh, budget.sh and the lib-http.sh they source).
-bench_packages=(wrk privoxy valgrind linux-perf gcc shellcheck)
+bench_packages=(wrk privoxy squid valgrind linux-perf gcc shellcheck)
 
 wanted=("${build_packages[@]}")
 case "${1:-build}" in

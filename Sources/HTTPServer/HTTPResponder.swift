@@ -11,6 +11,13 @@ public enum HTTPResponderResult: Sendable {
     /// resumes it. Call that function once, from any thread; later calls are ignored. A
     /// response that never comes keeps the connection until shutdown answers 503.
     case deferred(@Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
+    /// The responder takes the connection's socket over (a `CONNECT` tunnel): nothing is
+    /// queued; the connection is suspended, and the closure is called on the worker thread
+    /// with the ``TakenConnection`` that owns a duplicate of its socket. It must return at
+    /// once (start a thread) and end with ``TakenConnection/respond(_:)`` (nothing written
+    /// yet) or ``TakenConnection/close()``. Only on servers with
+    /// ``HTTPServerConfiguration/acceptsConnect``.
+    case takeOver(@Sendable (TakenConnection) -> Void)
 
     /// The same answer with `transform` applied to the response whenever it comes: the one
     /// place where a responder adds what every response carries (headers, metrics), whether
@@ -23,6 +30,10 @@ public enum HTTPResponderResult: Sendable {
             return .later { transform(await work()) }
         case .deferred(let start):
             return .deferred { respond in start { response in respond(transform(response)) } }
+        case .takeOver(let start):
+            // No response of the server's goes out on a taken connection unless the taker
+            // answers with one: that one is transformed like any other.
+            return .takeOver { taken in start(taken.mapping(transform)) }
         }
     }
 }

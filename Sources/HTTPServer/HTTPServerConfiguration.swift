@@ -87,6 +87,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// copy, so on shutdown the server stops accepting from it but does not shut it down,
     /// and connections arriving meanwhile wait in its queue for the next process.
     public var inheritedListenSocket: Int32?
+    /// Whether `CONNECT` requests reach the responder (a forward proxy that tunnels answers
+    /// them with ``HTTPResponderResult/takeOver(_:)``). Off: they get 501
+    /// `connect-not-supported` before the responder runs.
+    public var acceptsConnect = false
 
     /// Creates a configuration; every parameter but `problemTypePrefix` has a production-safe
     /// default.

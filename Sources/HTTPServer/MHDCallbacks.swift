@@ -137,6 +137,8 @@ func mhdLibraryMessage(_ context: UnsafeMutableRawPointer?, _ message: UnsafePoi
     let core = Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue()
     var text = String(cString: message)
     while text.last?.isNewline == true { text.removeLast() }
+    // A tunnel's end (ServerCore+Handling, .closeTaken), not an application error.
+    if text == takenCloseMessage, core.consumeTakenClose() { return }
     let admission = core.libraryMessages.admit(now: ConnectionTracker.now())
     if admission.allowed {
         var fields: JSONObject = ["message": .string(text)]
@@ -147,6 +149,9 @@ func mhdLibraryMessage(_ context: UnsafeMutableRawPointer?, _ message: UnsafePoi
         core.answerLibraryRejection(rejection)
     }
 }
+
+/// What MHD 0.9.75 logs when the access handler returns `MHD_NO`.
+private let takenCloseMessage = "Application reported internal error, closing connection."
 
 /// MHD_ContentReaderCallback of a streamed response: the next bytes of the body.
 func mhdStreamRead(

@@ -13,11 +13,14 @@
 package struct RequestHeadValidation: Sendable {
     let maxTargetBytes: Int
     let maxHeaderBytes: Int
+    /// Whether `CONNECT` is handed to the responder (a tunnelling proxy) instead of refused.
+    let acceptsConnect: Bool
 
     /// Creates the checks with the server's limits on the target and the header section.
-    package init(maxTargetBytes: Int, maxHeaderBytes: Int) {
+    package init(maxTargetBytes: Int, maxHeaderBytes: Int, acceptsConnect: Bool = false) {
         self.maxTargetBytes = maxTargetBytes
         self.maxHeaderBytes = maxHeaderBytes
+        self.acceptsConnect = acceptsConnect
     }
 
     /// Validates a request head and returns its declared Content-Length (nil when absent).
@@ -49,7 +52,8 @@ package struct RequestHeadValidation: Sendable {
         guard target.withUnsafeBufferPointer({ Self.isRequestTarget($0) }) else { throw Self.invalidRequestTarget }
         if let fieldSyntax { throw fieldSyntax.problem }
         // MHD 0.9.75 cannot tunnel: it would send a 200 without framing and keep the socket.
-        if method == "CONNECT" { throw Self.connectNotSupported }
+        // A tunnelling responder takes the socket over itself (HTTPResponderResult.takeOver).
+        if method == "CONNECT" && !acceptsConnect { throw Self.connectNotSupported }
         if target.count > maxTargetBytes { throw .uriTooLong(limit: maxTargetBytes) }
         if headerBytes > maxHeaderBytes { throw .headerFieldsTooLarge(limit: maxHeaderBytes) }
 

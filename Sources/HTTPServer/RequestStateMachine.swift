@@ -23,6 +23,9 @@ struct RequestStateMachine: Sendable {
         case suspended
         /// Resumed with the response, which the next handler call sends.
         case resumed(HTTPResponse)
+        /// Resumed after a taken-over connection ended: the next handler call closes it
+        /// without a response (its bytes were the taker's).
+        case resumedToClose
         /// A response was queued; later calls have nothing to do.
         case finished
     }
@@ -45,6 +48,9 @@ struct RequestStateMachine: Sendable {
         /// Close the connection without a response (`MHD_NO`): the client kept sending
         /// far more than allowed, and reading on would only burn the worker.
         case abortConnection
+        /// Close the connection without a response (`MHD_NO`) and without a complaint: a
+        /// taken-over connection (a tunnel) has ended.
+        case closeTaken
     }
 
     private(set) var maxBodyBytes: Int
@@ -72,7 +78,7 @@ struct RequestStateMachine: Sendable {
             return .readHead
         case .readingBody, .discardingBody:
             return chunk.isEmpty ? requestEnded() : bodyReceived(chunk)
-        case .resumed:
+        case .resumed, .resumedToClose:
             return handlerCalledAfterResume()
         case .responding, .suspended, .finished:
             return .ignore
@@ -117,7 +123,7 @@ struct RequestStateMachine: Sendable {
             let total = discarded + chunk.count
             state = .discardingBody(discarded: total)
             return total > discardLimitBytes ? abort() : .readMore
-        case .awaitingHeaders, .responding, .suspended, .resumed, .finished:
+        case .awaitingHeaders, .responding, .suspended, .resumed, .resumedToClose, .finished:
             return .ignore
         }
     }
@@ -155,8 +161,18 @@ struct RequestStateMachine: Sendable {
         state = .resumed(response)
     }
 
+    /// A taken-over connection ended; it is about to be resumed, only to be closed.
+    mutating func resumedToClose() {
+        guard state == .suspended else { return }
+        state = .resumedToClose
+    }
+
     /// The handler was called after a resume: send the stored response.
     mutating func handlerCalledAfterResume() -> Action {
+        if state == .resumedToClose {
+            state = .finished
+            return .closeTaken
+        }
         guard case .resumed(let response) = state else { return .ignore }
         state = .finished
         return .send(response)

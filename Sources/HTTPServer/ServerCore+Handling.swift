@@ -66,6 +66,10 @@ extension ServerCore {
         case .readHead:
             // receiveHead always answers with the machine's next action; never performed.
             return .YES
+        case .closeTaken:
+            // MHD logs its "internal error" line for this on return; mhdLibraryMessage drops it.
+            takenCloses.add(1, ordering: .relaxed)
+            return .NO
         case .abortConnection:
             log(
                 .warning, "http.request_aborted",
@@ -101,7 +105,37 @@ extension ServerCore {
             return suspend(connection, context: context, work)
         case .deferred(let start):
             return suspend(connection, context: context, start: start)
+        case .takeOver(let start):
+            return takeOver(connection, context: context, start: start)
         }
+    }
+
+    /// Suspends the connection and hands a duplicate of its socket to `start`: MHD neither
+    /// reads nor writes it while suspended, and closes it (without a response, or with the
+    /// one the taker answers) once the taker is done.
+    private func takeOver(
+        _ connection: OpaquePointer, context: RequestContext, start: @Sendable (TakenConnection) -> Void
+    ) -> MHD_Result {
+        context.hasEscaped = true
+        let socket = cmhd_connection_fd(connection)
+        let duplicate = socket >= 0 ? fcntl(socket, F_DUPFD_CLOEXEC, 0) : -1
+        guard duplicate >= 0 else {
+            context.machine.responseSent()
+            return reject(.internalError, on: connection)
+        }
+        guard suspendedConnections.suspend(connection, context: context, takenSocket: duplicate) else {
+            close(duplicate)
+            context.machine.responseSent()
+            return reject(.shuttingDown, on: connection)
+        }
+        let registry = suspendedConnections
+        start(
+            TakenConnection(socket: duplicate, remoteAddress: context.remoteAddress) { response in
+                // Unregistered before the duplicate closes: shutdown never sees a reused number.
+                registry.release(context, with: response)
+                close(duplicate)
+            })
+        return .YES
     }
 
     /// Suspends the connection and resumes it with the result of `work`, run in a task.

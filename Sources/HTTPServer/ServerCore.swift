@@ -15,6 +15,21 @@ final class ServerCore: Sendable {
     let bodyLimits: BodyLimitTable
     /// Set at the start of shutdown: every response then carries `Connection: close`.
     let isDraining = Atomic<Bool>(false)
+    /// Taken-over connections (tunnels) closed with `MHD_NO` whose library message is still to
+    /// come: MHD logs "Application reported internal error" for each, which is no error here.
+    let takenCloses = Atomic<Int>(0)
+
+    /// Takes one pending taken-connection close; false when none is pending.
+    func consumeTakenClose() -> Bool {
+        var pending = takenCloses.load(ordering: .relaxed)
+        while pending > 0 {
+            let (exchanged, current) = takenCloses.compareExchange(
+                expected: pending, desired: pending - 1, ordering: .relaxed)
+            if exchanged { return true }
+            pending = current
+        }
+        return false
+    }
     /// Requests between the URI-log and the completion callback; shutdown waits for 0.
     let requestsInFlight = Atomic<Int>(0)
     let suspendedConnections = SuspendedConnections()
@@ -33,7 +48,8 @@ final class ServerCore: Sendable {
         self.responder = responder
         self.logger = logger
         self.headValidation = RequestHeadValidation(
-            maxTargetBytes: configuration.maxTargetBytes, maxHeaderBytes: configuration.maxHeaderBytes)
+            maxTargetBytes: configuration.maxTargetBytes, maxHeaderBytes: configuration.maxHeaderBytes,
+            acceptsConnect: configuration.acceptsConnect)
         self.bodyLimits = BodyLimitTable(configuration.bodyLimitsByPath)
         self.connections = ConnectionTracker(
             limits: ConnectionLimits(

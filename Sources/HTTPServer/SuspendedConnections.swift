@@ -1,6 +1,10 @@
 import CMicroHTTPD
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Connections suspended while an ``HTTPAsyncResponder`` works, so that shutdown can
 /// resume them: MHD never times out a suspended connection, and `MHD_stop_daemon` must
 /// not run while any is suspended.
@@ -13,6 +17,9 @@ final class SuspendedConnections: Sendable {
     private struct Entry: @unchecked Sendable {
         let connection: OpaquePointer
         let context: RequestContext
+        /// The taker's duplicate of the socket (a tunnel), or -1. Open while the entry is
+        /// registered: the taker closes it only after ``release(_:with:)`` removed the entry.
+        var takenSocket: Int32 = -1
     }
 
     private struct Registry {
@@ -23,8 +30,8 @@ final class SuspendedConnections: Sendable {
     private let registry = Mutex(Registry())
 
     /// Suspends the connection; returns false (nothing suspended) once shutdown has closed the registry.
-    func suspend(_ connection: OpaquePointer, context: RequestContext) -> Bool {
-        let entry = Entry(connection: connection, context: context)
+    func suspend(_ connection: OpaquePointer, context: RequestContext, takenSocket: Int32 = -1) -> Bool {
+        let entry = Entry(connection: connection, context: context, takenSocket: takenSocket)
         return registry.withLock { registry in
             guard !registry.isClosed else { return false }
             entry.context.machine.suspended()
@@ -46,7 +53,23 @@ final class SuspendedConnections: Sendable {
         if !delivered { response.bodyStream?.close() }
     }
 
-    /// Refuses new suspensions and resumes every waiting connection with `response`.
+    /// Ends a taken-over connection: resumes it to send `response` (the taker wrote nothing),
+    /// or, when nil, to close it without one. Nothing happens once shutdown already did.
+    func release(_ context: RequestContext, with response: HTTPResponse?) {
+        registry.withLock { registry in
+            guard let entry = registry.entries.removeValue(forKey: ObjectIdentifier(context)) else { return }
+            if let response {
+                entry.context.machine.resumed(with: response)
+            } else {
+                entry.context.machine.resumedToClose()
+            }
+            MHD_resume_connection(entry.connection)
+        }
+    }
+
+    /// Refuses new suspensions and resumes every waiting connection with `response`; a
+    /// taken-over one (a tunnel still relaying at the drain deadline) is shut down instead, so
+    /// its taker's relay ends, and closed without a response.
     /// - Returns: how many connections were resumed this way.
     func closeAndResumeAll(with response: HTTPResponse) -> Int {
         registry.withLock { registry in
@@ -54,6 +77,13 @@ final class SuspendedConnections: Sendable {
             let waiting = registry.entries.values
             registry.entries = [:]
             for entry in waiting {
+                if entry.takenSocket >= 0 {
+                    // Still open (the taker closes it only after release removed the entry).
+                    _ = shutdown(entry.takenSocket, Int32(SHUT_RDWR))
+                    entry.context.machine.resumedToClose()
+                    MHD_resume_connection(entry.connection)
+                    continue
+                }
                 entry.context.machine.resumed(with: response)
                 MHD_resume_connection(entry.connection)
             }

@@ -15,11 +15,11 @@ enum EffectiveSettings {
     }
 
     /// Stored properties by reflection: new settings show up without touching this file. A
-    /// nested settings group (`server.bundle`) shows as its fields, `bundle.maxAgeSeconds`.
+    /// nested settings group (`server.bundle`, `proxy.connect`) shows as its fields, `bundle.maxAgeSeconds`.
     private static func fields(of value: Any) -> [(String, String)] {
         Mirror(reflecting: value).children.flatMap { child -> [(String, String)] in
             guard let label = child.label else { return [] }
-            if child.value is BundleSettings {
+            if child.value is BundleSettings || child.value is ConnectSettings {
                 return fields(of: child.value).map { ("\(label).\($0.0)", $0.1) }
             }
             let shown: String

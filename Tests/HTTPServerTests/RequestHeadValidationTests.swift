@@ -40,6 +40,24 @@ import Testing
         #expect(problemKind([("Host", "a"), ("Content-Length", "99999999999999999999999")]) == "invalid-content-length")
         #expect(problemKind(method: "CONNECT", target: "a:443", [("Host", "a:443")]) == "connect-not-supported")
     }
+
+    @Test("a tunnelling server hands CONNECT on, with every other check still made")
+    func connectOnATunnellingServer() throws {
+        let tunnelling = RequestHeadValidation(maxTargetBytes: 64, maxHeaderBytes: 1024, acceptsConnect: true)
+        func kind(_ headers: [(String, String)]) -> String? {
+            do throws(ProblemDetails) {
+                _ = try tunnelling.validate(
+                    method: "CONNECT", rawTarget: "a.test:443", httpVersion: "HTTP/1.1", headers: HTTPHeaders(headers),
+                    headerBytes: 20)
+                return nil
+            } catch {
+                return error.kind
+            }
+        }
+        #expect(kind([("Host", "a.test:443")]) == nil)
+        #expect(kind([]) == "missing-host")
+        #expect(kind([("Host", "a"), ("Host", "b")]) == "duplicate-host")
+    }
 }
 
 @Suite struct FieldSyntaxTests {

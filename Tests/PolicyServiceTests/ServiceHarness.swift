@@ -94,6 +94,9 @@ struct ServiceHarness {
             return await withCheckedContinuation { continuation in
                 start { response in continuation.resume(returning: response) }
             }
+        case .takeOver:
+            // Only the proxy listener takes connections over (CONNECT); the API never does.
+            return HTTPResponse(status: 599)
         }
     }
 

@@ -1,7 +1,7 @@
 /// Warnings about a valid policy: things that compile but are probably not what the author meant.
 public struct LintWarning: Sendable, Equatable, CustomStringConvertible {
     /// A stable kind for machines: `unreachable`, `duplicateEntry`, `emptyChain`,
-    /// `paymentWithoutHosts`, `locationLoops`.
+    /// `paymentWithoutHosts`, `locationLoops`, `pathLevelOnlyOnHTTP`.
     public var kind: String
     public var pointer: JSONPointer
     public var message: String
@@ -13,6 +13,17 @@ public struct LintWarning: Sendable, Equatable, CustomStringConvertible {
 
 /// Static checks of a compiled policy for `validate`.
 public enum PolicyLint {
+    /// The first condition of `matcher` a `CONNECT` tunnel cannot carry, or nil: a tunnel is
+    /// decided as `https://host:port/` with the method `CONNECT` and no Fetch Metadata, so a
+    /// path, method, navigation type or frame condition matches `http:` requests only.
+    static func tunnelBlindField(of matcher: RequestMatcher) -> RequestMatcher.Field? {
+        let pathLevel: [RequestMatcher.Field] = [.paths, .pathPrefixes, .pathPatterns, .methods]
+        if let entry = matcher.entries.first(where: { pathLevel.contains($0.field) }) { return entry.field }
+        if matcher.navigationTypes != nil { return .navigationTypes }
+        if matcher.targetFrames != nil { return .targetFrames }
+        return nil
+    }
+
     /// Every warning, in chain order.
     public static func warnings(_ policy: CompiledPolicy) -> [LintWarning] {
         var comparisons = 0
@@ -24,6 +35,8 @@ public enum PolicyLint {
     static func warnings(_ policy: CompiledPolicy, coverComparisons: inout Int) -> [LintWarning] {
         var warnings: [LintWarning] = []
         var earlierHandlers = CoverCandidates()
+        // Only a config with a proxy has tunnels to warn about.
+        let hasProxy = policy.sections["proxy"] != nil
         let handlers = JSONPointer.root.appending("handlers")
         if policy.links.isEmpty {
             warnings.append(
@@ -69,6 +82,14 @@ public enum PolicyLint {
                     LintWarning(
                         kind: "paymentWithoutHosts", pointer: pointer.appending("match"),
                         message: "payment-redirect without hosts sends matching navigations on every host to the system browser"))
+            }
+            if hasProxy, let field = Self.tunnelBlindField(of: link.matcher) {
+                warnings.append(
+                    LintWarning(
+                        kind: "pathLevelOnlyOnHTTP", pointer: pointer.appending("match").appending(field.rawValue),
+                        message: "handler \"\(link.name)\" matches on \(field.rawValue): through the forward proxy it acts on "
+                            + "http: only; an https: tunnel (CONNECT) is decided on its host alone (path \"/\", method CONNECT), "
+                            + "so use the reverse proxy or nginx auth_request for this rule on https: (docs/proxy.md)"))
             }
             if let loop = locationLoop(link, policy) {
                 warnings.append(LintWarning(kind: "locationLoops", pointer: pointer.appending("location"), message: loop))

@@ -15,8 +15,11 @@ extension ListenerKind {
         let metrics = context.services.metrics
         metrics.enableProxyMetrics()
         // The same limits and deadlines as the API listener: one `server` section for both.
+        var configuration = context.serverConfiguration(maxBodyBytes: settings.maxRequestBodyBytes)
+        // CONNECT reaches the responder, which takes the socket over for the tunnel.
+        configuration.acceptsConnect = true
         return context.listener(
-            responder, configuration: context.serverConfiguration(maxBodyBytes: settings.maxRequestBodyBytes),
+            responder, configuration: configuration,
             logLabel: "proxy", listeningEvent: "proxy.listening",
             // Requests the HTTP layer refuses are proxy answers all the same.
             countRejected: { metrics.recordProxyRequest(status: $0) },

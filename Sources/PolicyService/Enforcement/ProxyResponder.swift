@@ -20,6 +20,8 @@ final class ProxyResponder: HTTPRoutingResponder {
     let metrics: Metrics
     /// `proxy.destination_refused` events.
     let refusals: DestinationRefusalLog
+    /// `CONNECT`: HTTPS tunnels decided on their host.
+    let tunnels: ConnectTunnels
     /// Reverse mode: `X-Forwarded-Proto` and `X-Forwarded-Host` of `publicOrigin`, derived once.
     private let forwardedOrigin: (proto: String, host: String)?
     /// Reverse mode: `publicOrigin` as the WHATWG origin serialization (lower-case host, no
@@ -31,7 +33,12 @@ final class ProxyResponder: HTTPRoutingResponder {
         self.settings = settings
         let metrics = decisions.recorder.metrics
         self.metrics = metrics
-        refusals = DestinationRefusalLog(log: log)
+        let refusals = DestinationRefusalLog(log: log)
+        self.refusals = refusals
+        let problems = ProblemRenderer()
+        tunnels = ConnectTunnels(
+            decisions: decisions, settings: settings, metrics: metrics, log: log, refusals: refusals,
+            cancelled: { enforced, request in Self.cancelled(enforced, request: request, problems: problems) })
         forwardedOrigin = settings.publicOrigin.map { origin in
             (origin.lowercased().hasPrefix("https") ? "https" : "http", String(origin.drop { $0 != ":" }.dropFirst(3)))
         }
@@ -48,6 +55,15 @@ final class ProxyResponder: HTTPRoutingResponder {
     /// Cancels and errors are answered on the worker thread; a forward suspends the
     /// connection until the transfer loop has the origin's head (or a failure).
     func route(_ request: HTTPRequest) -> HTTPResponderResult {
+        // The HTTP server hands CONNECT over only on this listener (acceptsConnect).
+        // Its answers (refusals) count in navpolicyd_proxy_requests_total like any other.
+        if request.method == "CONNECT" {
+            let metrics = metrics
+            return tunnels.route(request).map { response in
+                metrics.recordProxyRequest(status: response.status)
+                return response
+            }
+        }
         switch plan(request) {
         case .answer(let response):
             metrics.recordProxyRequest(status: response.status)
@@ -148,7 +164,9 @@ final class ProxyResponder: HTTPRoutingResponder {
             } catch {
                 return .answer(problems.response(error))
             }
-            guard enforced.decision.verdict == .allow else { return .answer(cancelled(enforced, request: request)) }
+            guard enforced.decision.verdict == .allow else {
+                return .answer(Self.cancelled(enforced, request: request, problems: problems))
+            }
             forwardURL = enforced.decision.url
             allowed = enforced
         }
@@ -221,7 +239,7 @@ final class ProxyResponder: HTTPRoutingResponder {
     }
 
     /// 302 to the handler's location, else 403 with a policy page or a problem.
-    private func cancelled(_ enforced: EnforcedDecision, request: HTTPRequest) -> HTTPResponse {
+    static func cancelled(_ enforced: EnforcedDecision, request: HTTPRequest, problems: ProblemRenderer) -> HTTPResponse {
         var response: HTTPResponse
         if let location = enforced.decision.location {
             response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]))

@@ -33,6 +33,8 @@ public struct ProxySettings: Sendable, Equatable {
     /// link-local) that the operator did not pin in `resolve` or `upstream`. Off: such a
     /// destination is refused (403) after resolution, whatever the request and the decision.
     public var allowInternalDestinations = false
+    /// `connect`: HTTPS tunnels (`CONNECT`) on the forward proxy.
+    public var connect = ConnectSettings()
 
     public init() {}
 
@@ -41,13 +43,13 @@ public struct ProxySettings: Sendable, Equatable {
             && lhs.publicOrigin == rhs.publicOrigin && lhs.connectTimeoutMilliseconds == rhs.connectTimeoutMilliseconds
             && lhs.timeoutMilliseconds == rhs.timeoutMilliseconds && lhs.maxResponseBytes == rhs.maxResponseBytes
             && lhs.maxRequestBodyBytes == rhs.maxRequestBodyBytes
-            && lhs.allowInternalDestinations == rhs.allowInternalDestinations
+            && lhs.allowInternalDestinations == rhs.allowInternalDestinations && lhs.connect == rhs.connect
             && lhs.resolve.elementsEqual(rhs.resolve) { $0.hostAndPort == $1.hostAndPort && $0.address == $1.address }
     }
 
     static let keys = [
         "listen", "decide", "resolve", "upstream", "publicOrigin", "connectTimeoutMilliseconds", "timeoutMilliseconds",
-        "maxResponseBytes", "maxRequestBodyBytes", "allowInternalDestinations",
+        "maxResponseBytes", "maxRequestBodyBytes", "allowInternalDestinations", "connect",
     ]
 
     /// Decodes the section, reporting every problem at its pointer.
@@ -106,6 +108,9 @@ public struct ProxySettings: Sendable, Equatable {
         integer("maxRequestBodyBytes", 0...1 << 30) { settings.maxRequestBodyBytes = $0 }
         if let allow = section.bool("allowInternalDestinations", diagnostics: &diagnostics) {
             settings.allowInternalDestinations = allow
+        }
+        if let connect = section.object("connect", diagnostics: &diagnostics) {
+            settings.connect = ConnectSettings.decode(connect, diagnostics: &diagnostics)
         }
         return settings
     }

@@ -139,6 +139,8 @@ public final class Metrics: Sendable {
     public let version: String
     /// `navpolicyd_shadow_decisions_total`: counted only for decisions that carry shadow results.
     let shadow = ShadowMetrics()
+    /// The proxy's `CONNECT` tunnels (rendered with the other `navpolicyd_proxy_*` families).
+    let tunnels = TunnelMetrics()
     /// Whether a proxy listener runs: only then are the `navpolicyd_proxy_*` families rendered.
     private let proxyEnabled = Atomic<Bool>(false)
 
@@ -371,6 +373,7 @@ public final class Metrics: Sendable {
                 requests: hot.proxyRequests, upstreamDuration: hot.proxyUpstreamDuration,
                 upstreamErrors: snapshot.proxyUpstreamErrors, refused: snapshot.proxyRefused,
                 bytes: (upstream: hot.proxyBytesUpstream, downstream: hot.proxyBytesDownstream))
+            out += tunnels.render()
         }
         out += ProcessMetrics.render()
         return out
