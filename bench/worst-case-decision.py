@@ -99,6 +99,12 @@ configs = {
     "adv-2000-handlers-secret-miss": {
         "handlers": [handler(f"s{i}", {"pathPatterns": [f"/*/secret{i}/*/zz/*"]}) for i in range(2000)]
     },
+    # The third outside attack: pieces that are suffixes of one another (`a`, `aa`, … `a×300`),
+    # one per handler, against a path of `a`s: every byte ends 300 pieces. The automaton walks
+    # only the pieces something waits for.
+    "adv-300-handlers-suffix-chain": {
+        "handlers": [handler(f"a{k}", {"pathPatterns": ["/*" + "a" * k + "*z"]}) for k in range(1, 301)]
+    },
 }
 # The configs the Kubernetes manifests ship (JSON inside a ConfigMap).
 try:

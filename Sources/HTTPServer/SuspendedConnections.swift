@@ -1,3 +1,4 @@
+import CMHDShim
 import CMicroHTTPD
 import Synchronization
 

@@ -144,7 +144,7 @@ public final class NavigationPolicyClient: Sendable {
             // Loud where the developer looks; release builds stay quiet and report through
             // startupIssues only.
             for issue in issues {
-                FileHandle.standardError.write(Data("NavigationPolicyClient: \(issue)\n".utf8))
+                try? FileHandle.standardError.write(contentsOf: Data("NavigationPolicyClient: \(issue)\n".utf8))
             }
         #endif
     }

@@ -18,7 +18,7 @@ package struct Output: Sendable {
 
     package init(
         writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void,
-        writeProgress: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) },
+        writeProgress: @escaping @Sendable (String) -> Void = { writeAll(Array($0.utf8), to: STDERR_FILENO) },
         writeBytes: (@Sendable ([UInt8]) -> Void)? = nil, usesColour: Bool = false, showsProgress: Bool = false
     ) {
         // Outputs that capture lines get the bytes as one line of text.
@@ -34,11 +34,33 @@ package struct Output: Sendable {
     /// (https://no-color.org), progress when stderr is a terminal.
     package static var standard: Output {
         Output(
-            writeOut: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
-            writeErr: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
-            writeBytes: { FileHandle.standardOutput.write(Data($0)) },
+            writeOut: { writeAll(Array(($0 + "\n").utf8), to: STDOUT_FILENO) },
+            writeErr: { writeAll(Array(($0 + "\n").utf8), to: STDERR_FILENO) },
+            writeProgress: { writeAll(Array($0.utf8), to: STDERR_FILENO) },
+            writeBytes: { writeAll($0, to: STDOUT_FILENO) },
             usesColour: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
             showsProgress: isatty(STDERR_FILENO) == 1)
+    }
+
+    /// Writes every byte with write(2). `FileHandle.write` traps when the reader has gone away
+    /// (`navpolicyd validate | head -n 5`: EPIPE, since SIGPIPE is ignored); here that ends the
+    /// process quietly with 141, the status a shell shows for a command ended by SIGPIPE, as
+    /// `cat` or `grep` would. Other errors drop the rest of the text: there is nowhere to report them.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count, let base = buffer.baseAddress {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    if written < 0, errno == EPIPE { exit(141) }
+                    return
+                }
+            }
+        }
     }
 
     package func out(_ line: String) { writeOut(line) }

@@ -93,6 +93,9 @@ public enum ClientHello {
             guard let type = extensions.uint16(), var data = extensions.vector(lengthBytes: 2) else {
                 return .failure(Malformed(reason: "a truncated extension"))
             }
+            // An encrypted_client_hello extension (0xfe0d) is let through: Chromium sends a GREASE
+            // one in every ClientHello, which cannot be told from a real one without the key. With
+            // real ECH this name is only the outer one (docs/proxy.md, what a tunnel cannot enforce).
             guard type == 0x0000 else { continue }
             // Two server_name extensions could be read differently by the origin (RFC 8446 §4.2).
             guard !seen else { return .failure(Malformed(reason: "two server_name extensions")) }

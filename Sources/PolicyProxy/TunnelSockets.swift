@@ -1,3 +1,4 @@
+import CTunnel
 import Glibc
 
 /// The blocking steps of a tunnel before its relay, each bounded by a deadline: resolving the
@@ -69,7 +70,7 @@ public enum TunnelSockets {
     /// A non-blocking socket connected to `address`:`port` within `timeoutMilliseconds`, or nil.
     public static func connect(to address: Address, port: Int, timeoutMilliseconds: Int) -> Int32? {
         let family = address.bytes.count == 4 ? AF_INET : AF_INET6
-        let socket = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        let socket = ctunnel_stream_socket(family)
         guard socket >= 0 else { return nil }
         let started: Int32
         if family == AF_INET {
@@ -135,6 +136,52 @@ public enum TunnelSockets {
             guard count > 0 else { return (.invalid("the client closed before a ClientHello"), received) }
             received.append(contentsOf: buffer[0..<count])
         }
+    }
+
+    /// Reads the origin's first bytes until ``HelloRetry/read(_:)`` can tell whether they ask
+    /// for a second ClientHello; nil when the origin closed or said nothing by `deadline`.
+    /// Returns every byte read (the tunnel passes them on to the client).
+    public static func readServerStart(
+        from socket: Int32, until deadline: ContinuousClock.Instant
+    ) -> (reading: HelloRetry.Reading, bytes: [UInt8])? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let reading = HelloRetry.read(received)
+            if reading != .needMore { return (reading, received) }
+            let left = milliseconds(until: deadline)
+            guard left > 0, wait(socket, for: Int16(POLLIN), milliseconds: left) else { return nil }
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            guard count > 0 else { return nil }
+            received.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// After a HelloRetryRequest: the client's second ClientHello, after the ChangeCipherSpec
+    /// record it may send first. Returns the reading and every byte read, that record included.
+    public static func readSecondClientHello(
+        from socket: Int32, until deadline: ContinuousClock.Instant
+    ) -> (reading: ClientHello.Reading, bytes: [UInt8]) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: HelloRetry.changeCipherSpec.count)
+        // Up to the length of a ChangeCipherSpec record, byte by byte count: what follows is the hello.
+        while received.count < HelloRetry.changeCipherSpec.count, received.first != 0x16 {
+            let left = milliseconds(until: deadline)
+            guard left > 0, wait(socket, for: Int16(POLLIN), milliseconds: left) else {
+                return (.invalid("no second ClientHello within the deadline"), received)
+            }
+            let count = recv(socket, &buffer, HelloRetry.changeCipherSpec.count - received.count, 0)
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            guard count > 0 else { return (.invalid("the client closed before a second ClientHello"), received) }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        guard received.first != 0x16 else { return readClientHello(from: socket, initial: received, until: deadline) }
+        guard received == HelloRetry.changeCipherSpec else {
+            return (.invalid("neither a ChangeCipherSpec record nor a ClientHello after a HelloRetryRequest"), received)
+        }
+        let (reading, hello) = readClientHello(from: socket, until: deadline)
+        return (reading, received + hello)
     }
 
     /// Writes all of `bytes` to `socket` by `deadline`; false when it failed or ran out of time.

@@ -439,3 +439,106 @@ struct ConnectTunnelLiveTests {
         #expect(long.terminationStatus != 0)
     }
 }
+
+/// TLS 1.3 HelloRetryRequest (third outside attack): the origin asks for a second ClientHello and
+/// serves the host that one names, so a client could name an allowed host first and a blocked one
+/// second. The origin is `openssl s_server` limited to P-256, the client a script that offers no
+/// key share the first time (so the origin must ask again), then names a host of its choosing.
+@Suite("CONNECT tunnels: the second ClientHello after a HelloRetryRequest", .serialized)
+struct HelloRetryTunnelLiveTests {
+    static let client = #"""
+        import os, socket, struct, sys
+        proxy, target, first, second = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+        def ext(kind, data): return struct.pack('>HH', kind, len(data)) + data
+        def hello(name, share):
+            sni = struct.pack('>BH', 0, len(name)) + name
+            exts = b''.join([ext(0, struct.pack('>H', len(sni)) + sni), ext(43, b'\x02\x03\x04'),
+                             ext(10, b'\x00\x02\x00\x17'), ext(13, b'\x00\x02\x04\x03'),
+                             ext(51, struct.pack('>H', len(share)) + share)])
+            body = b'\x03\x03' + os.urandom(32) + b'\x00' + b'\x00\x02\x13\x01' + b'\x01\x00' + struct.pack('>H', len(exts)) + exts
+            message = b'\x01' + len(body).to_bytes(3, 'big') + body
+            return b'\x16\x03\x01' + struct.pack('>H', len(message)) + message
+        s = socket.create_connection(('127.0.0.1', proxy), timeout=5)
+        s.sendall(f'CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n'.encode())
+        head = b''
+        while b'\r\n\r\n' not in head: head += s.recv(1)
+        print('CONNECT', head.split(b'\r\n')[0].decode())
+        s.sendall(hello(first.encode(), b''))
+        record = s.recv(5)
+        length = struct.unpack('>H', record[3:5])[0]
+        server_hello = b''
+        while len(server_hello) < length: server_hello += s.recv(length - len(server_hello))
+        retry = bytes.fromhex('CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E079E09E2C8A8339C')
+        print('HRR' if server_hello[6:38] == retry else 'NO-HRR')
+        # A P-256 share the origin accepts or refuses: either way it answers, if it gets the hello.
+        share = struct.pack('>HH', 0x17, 65) + b'\x04' + os.urandom(64)
+        s.sendall(b'\x14\x03\x03\x00\x01\x01' + hello(second.encode(), share))
+        s.settimeout(3)
+        answer = b''
+        try:
+            while True:
+                chunk = s.recv(4096)
+                if not chunk: break
+                answer += chunk
+        except (ConnectionResetError, socket.timeout):
+            pass
+        # The origin's ChangeCipherSpec after its HelloRetryRequest may come late: not an answer.
+        while answer.startswith(b'\x14\x03\x03\x00\x01\x01'): answer = answer[6:]
+        print('ANSWER', len(answer))
+        """#
+
+    @Test("a second ClientHello must name the CONNECT host too; one that does goes through")
+    func secondHelloIsChecked() throws {
+        let directory = URL(fileURLWithPath: TestScratch.path("navpolicyd-hrr"))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        _ = try Curl.standardOutput(
+            of: "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
+                cert, "-days", "2", "-subj", "/CN=allowed.test",
+            ])
+        let port = try LogLevelTests.freePort()
+        let origin = Process()
+        origin.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        origin.arguments = [
+            "s_server", "-accept", "127.0.0.1:\(port)", "-cert", cert, "-key", key, "-tls1_3", "-groups", "P-256", "-quiet",
+        ]
+        origin.standardOutput = FileHandle.nullDevice
+        origin.standardError = FileHandle.nullDevice
+        try origin.run()
+        defer {
+            kill(origin.processIdentifier, SIGKILL)
+            origin.waitUntilExit()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let config = """
+            {"defaultDecision": "allow", "handlers": [
+              {"name": "no-blocked", "type": "cancel", "match": {"hosts": ["blocked.test"]}}
+            ], "proxy": {"resolve": {"allowed.test:\(port)": "127.0.0.1"},
+                         "connect": {"ports": [\(port)], "clientHelloTimeoutMilliseconds": 3000}}}
+            """
+        let daemon = try DaemonProcess(config: config, arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let proxyPort = try daemon.proxyPort()
+        let script = directory.appendingPathComponent("client.py")
+        try Self.client.write(to: script, atomically: true, encoding: .utf8)
+        func run(second: String) throws -> String {
+            try Curl.standardOutput(
+                of: "/usr/bin/timeout",
+                ["15", "/usr/bin/python3", script.path, "\(proxyPort)", "allowed.test:\(port)", "allowed.test", second])
+        }
+        // The control: the same name twice reaches the origin, which answers the second hello.
+        let control = try run(second: "allowed.test")
+        #expect(control.contains("HTTP/1.1 200") && control.contains("HRR"), "\(control)")
+        #expect(!control.contains("ANSWER 0"), "\(control)")
+        // Fronting through the retry: the tunnel is closed before the second hello is passed on.
+        let fronted = try run(second: "blocked.test")
+        #expect(fronted.contains("HRR") && fronted.contains("ANSWER 0"), "\(fronted)")
+        let refusals = daemon.logLines.filter {
+            $0.contains(#""event":"proxy.tunnel_refused""#) && $0.contains("sni-mismatch") && $0.contains("HelloRetryRequest")
+        }
+        #expect(refusals.count == 1, "\(daemon.logLines.suffix(5))")
+    }
+}

@@ -7,7 +7,7 @@ import Testing
 struct LogLevelTests {
     /// A port that was free a moment ago (the daemon at `--log-level error` prints no `listening`
     /// line to learn a port 0 binding from, so the test picks one).
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw DaemonError("socket failed") }
         defer { close(descriptor) }

@@ -111,6 +111,25 @@ struct PatternAutomatonTests {
         }
     }
 
+    @Test("pieces that are suffixes of one another: skipping the ones nothing waits for loses no match")
+    func suffixChains() {
+        // `a` … `a×12` each alone, then again after a `b`, then as an end: cursors start, finish
+        // and are filed again while the walk skips the pieces nothing waits for.
+        var texts: [String] = []
+        for k in 1...12 {
+            let run = String(repeating: "a", count: k)
+            texts += ["/*\(run)*z", "/*b*\(run)*c", "/*\(run)", "/*\(run)b*\(run)*"]
+        }
+        let globs = texts.enumerated().map { (Int32($0.offset), Self.glob($0.element)) }
+        let automaton = PatternAutomaton(globs)
+        let a = { (count: Int) in String(repeating: "a", count: count) }
+        for path in [
+            "/" + a(40), "/" + a(40) + "z", "/" + a(5) + "b" + a(20) + "c", "/" + a(3) + "b" + a(13), "/b" + a(12) + "c",
+        ] {
+            #expect(Self.reported(automaton, path) == Self.expected(globs, path), "\(path)")
+        }
+    }
+
     @Test("a piece mixing ? and bytes is not regular; ?-only and literal pieces are")
     func regularity() {
         #expect(!PatternAutomaton.isRegular(Self.glob("/v?/*")))

@@ -29,6 +29,10 @@ struct QueryRedactionTests {
             ("https://a.example/cb#/callback?code=SECRET123", "https://a.example/cb#/callback?code=REDACTED"),
             ("https://a.example/cb?x=1#email=a%40b.example", "https://a.example/cb?x=1#email=REDACTED"),
             ("https://a.example/cb?code=SECRET123=tail", "https://a.example/cb?code=REDACTED"),
+            // The URL parser drops tabs and newlines, so the daemon and the app read `code` (outside attack).
+            ("https://a.example/cb?co\tde=SECRET123", "https://a.example/cb?co\tde=REDACTED"),
+            ("https://a.example/cb?c\r\node=SECRET123", "https://a.example/cb?c\r\node=REDACTED"),
+            ("https://a.example/cb?co%09de=SECRET123", "https://a.example/cb?co%09de=REDACTED"),
         ]
         for (url, expected) in cases {
             #expect(code.redact(url) == expected, "\(url)")

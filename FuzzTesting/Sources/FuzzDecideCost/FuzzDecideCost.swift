@@ -110,6 +110,11 @@ private let policy: CompiledPolicy = {
     for index in 0..<2000 {
         handlers.append(handler("z\(index)", ["pathPatterns": strings(["/*/secret\(index)/*/zz/*"])]))
     }
+    // Pieces that are suffixes of one another, one per handler (`/*a*z` … `/*a×300*z`): a path
+    // of `a`s ends all 300 at every byte (third outside attack).
+    for length in 1...300 {
+        handlers.append(handler("a\(length)", ["pathPatterns": strings(["/*" + String(repeating: "a", count: length) + "*z"])]))
+    }
     for index in 0..<50 {
         handlers.append(
             handler("m\(index)", ["pathPatterns": strings(["/a*/b\(index)*", "/*\(index)?x*/*"]), "methods": strings(["POST"])]))

@@ -59,10 +59,13 @@ extension PatternAutomaton {
                     }
                 }
                 if scan.isWaiting {
-                    var word = trie.floatingWord(at: node)
+                    // Only the words something waits for: the pieces ending here form a chain of
+                    // suffixes as long as the longest piece (`a`, `aa`, … `a×300` on a path of
+                    // `a`s), and walking all of it at every byte cost (path) x (that length).
+                    var word = scan.nextLive(trie.floatingWord(at: node), automaton)
                     while word >= 0 {
                         scan.found(word, endingAt: position, in: automaton, noted)
-                        word = trie.nextFloating(word)
+                        word = scan.nextLive(trie.nextFloating(word), automaton)
                     }
                 }
                 if pause { return true }
@@ -89,22 +92,58 @@ extension PatternAutomaton {
         var waiting: [Int32: [Cursor]] = [:]
         var ending: [Int32: [Cursor]] = [:]
 
+        /// Shortcuts along the chains of pieces that end at a byte, over words nothing waits
+        /// for, to the next word that something did wait for (or -1) when the shortcut was
+        /// taken. A word starts being waited for only when a cursor is filed or a group starts,
+        /// which bumps `epoch` and so drops every shortcut; there are at most as many of those
+        /// as pieces of the patterns the path starts, so the walk costs (path) + (that) x
+        /// (longest piece), not (path) x (longest piece).
+        var skip: [Int32: (to: Int32, epoch: Int32)] = [:]
+        var epoch: Int32 = 0
+        var passed: [Int32] = []
+
         init(length: Int32) { self.length = length }
+
+        /// Whether a cursor waits for `word`: filed ones, or a started group's not yet moved on.
+        func isLive(_ word: Int32, _ automaton: PatternAutomaton) -> Bool {
+            if waiting[word] != nil { return true }
+            for group in active {
+                guard let cursors = automaton.groups[Int(group)].waits[word] else { continue }
+                if Int(consumed[Int64(group) << 32 | Int64(word)] ?? 0) < cursors.count { return true }
+            }
+            return false
+        }
+
+        /// The first word from `start` on along its chain that a cursor waits for, or -1.
+        mutating func nextLive(_ start: Int32, _ automaton: PatternAutomaton) -> Int32 {
+            var word = start
+            passed.removeAll(keepingCapacity: true)
+            while word >= 0, !isLive(word, automaton) {
+                passed.append(word)
+                if let jump = skip[word], jump.epoch == epoch {
+                    word = jump.to
+                } else {
+                    word = automaton.trie.nextFloating(word)
+                }
+            }
+            for dead in passed { skip[dead] = (word, epoch) }
+            return word
+        }
 
         var isWaiting: Bool { !active.isEmpty || !waiting.isEmpty }
 
         mutating func start(group: Int32, of automaton: PatternAutomaton, _ report: (Int32) -> Void) {
-            let placements = automaton.groups[Int(group)].placements
+            // New waiting words: skips taken over words that were dead may now pass live ones.
+            epoch &+= 1
             if active.count < PatternAutomaton.groupsReadInPlace {
                 active.append(group)
-                for (entry, placement) in placements {
-                    switch placement {
-                    case .matchAtLeast, .matchExactly: settle(entry, placement, automaton, report)
-                    case .wait, .end: break
-                    }
+                for (entry, placement) in automaton.groups[Int(group)].immediates {
+                    settle(entry, placement, automaton, report)
                 }
             } else {
-                for (entry, placement) in placements { settle(entry, placement, automaton, report) }
+                for (entry, placement) in automaton.groups[Int(group)].placements {
+                    settle(entry, placement, automaton, report)
+                }
             }
         }
 
@@ -119,6 +158,7 @@ extension PatternAutomaton {
             case .wait(let word, let piece, let lower):
                 // A word that cannot fit in what is left is never found: the pattern fails.
                 if lower + automaton.trie.depth(word) <= length {
+                    if waiting[word] == nil { epoch &+= 1 }
                     waiting[word, default: []].append(Cursor(entry: entry, piece: piece, lower: lower))
                 }
             case .end(let word, let lower):

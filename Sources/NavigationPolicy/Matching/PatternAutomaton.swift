@@ -56,6 +56,9 @@ final class PatternAutomaton: Sendable {
     /// (1,000 `/*/secretN/*` all begin with `/`: filing them cost ~18 µs per request).
     struct Group: Sendable {
         var placements: [(entry: Int32, placement: Placement)] = []
+        /// The placements that match at once (nothing left to wait for), apart: a group read in
+        /// place settles only these, not a pass over all its patterns.
+        var immediates: [(entry: Int32, placement: Placement)] = []
         var waits: [Int32: [Cursor]] = [:]
         var ends: [Int32: [Cursor]] = [:]
 
@@ -66,7 +69,7 @@ final class PatternAutomaton: Sendable {
                 waits[word, default: []].append(Cursor(entry: entry, piece: piece, lower: lower))
             case .end(let word, let lower):
                 ends[word, default: []].append(Cursor(entry: entry, piece: -1, lower: lower))
-            case .matchAtLeast, .matchExactly: break
+            case .matchAtLeast, .matchExactly: immediates.append((entry, placement))
             }
         }
 

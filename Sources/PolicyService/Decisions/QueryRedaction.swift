@@ -149,10 +149,14 @@ struct QueryRedaction: Sendable, Equatable {
     /// A parameter name as compared: `+` as space, escapes decoded until none is left (at most
     /// ``decodingDepth`` times), spaces trimmed, a `[…]` suffix dropped, lower-cased.
     static func normalizedName(_ raw: ArraySlice<UInt8>) -> String {
-        var name = raw
+        // The URL parser removes every ASCII tab and newline from its input (WHATWG URL), so
+        // `co<TAB>de` in the logged, as-sent URL is `code` to the daemon and to the application:
+        // they are dropped here too, at every decoding level (hiding more, never less).
+        let isRemoved = { (byte: UInt8) in byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        var name = raw.contains(where: isRemoved) ? ArraySlice(raw.filter { !isRemoved($0) }) : raw
         for _ in 0..<decodingDepth {
             guard name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { break }
-            let decoded = formDecoded(name)
+            let decoded = formDecoded(name).filter { !isRemoved($0) }
             if decoded.elementsEqual(name) { break }
             name = decoded[...]
         }

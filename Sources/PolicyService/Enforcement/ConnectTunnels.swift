@@ -184,20 +184,58 @@ final class ConnectTunnels: Sendable {
             refused(tunnel, reason: "connect-failed", detail: "the origin did not take the ClientHello")
             return
         }
+        guard let retried = checkedRetry(tunnel, client: connection.socket, origin: origin) else { return }
+        let handshake = (fromClient: hello.count + retried.fromClient, fromOrigin: retried.fromOrigin)
         metrics.tunnelOpened()
         let relay = TunnelRelay(client: connection.socket, origin: origin, idleTimeoutMilliseconds: timeouts.idle)
         let ending = relay.run()
-        metrics.tunnelClosed(bytesFromClient: relay.bytesFromClient + hello.count, bytesFromOrigin: relay.bytesFromOrigin)
+        metrics.tunnelClosed(
+            bytesFromClient: relay.bytesFromClient + handshake.fromClient,
+            bytesFromOrigin: relay.bytesFromOrigin + handshake.fromOrigin)
         let elapsed = started.duration(to: .now)
         log.log(
             .info, "proxy.tunnel_closed",
             [
                 "host": .string(tunnel.host), "port": .number(Double(tunnel.port)), "peer": .string(tunnel.peer),
                 "decisionId": .string(tunnel.enforced.id), "ending": .string(ending.rawValue),
-                "bytesUpstream": .number(Double(relay.bytesFromClient + hello.count)),
-                "bytesDownstream": .number(Double(relay.bytesFromOrigin)),
+                "bytesUpstream": .number(Double(relay.bytesFromClient + handshake.fromClient)),
+                "bytesDownstream": .number(Double(relay.bytesFromOrigin + handshake.fromOrigin)),
                 "seconds": .number(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18),
             ])
+    }
+
+    /// The origin's answer to the first ClientHello, passed on to the client; after a TLS 1.3
+    /// HelloRetryRequest, also the client's second ClientHello, held to the CONNECT host like the
+    /// first (the origin reads that one's server name) and passed on. Returns the bytes moved
+    /// each way, or nil when the tunnel was refused.
+    private func checkedRetry(_ tunnel: Tunnel, client: Int32, origin: Int32) -> (fromClient: Int, fromOrigin: Int)? {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(timeouts.clientHello))
+        guard let (answer, fromOrigin) = TunnelSockets.readServerStart(from: origin, until: deadline) else {
+            refused(tunnel, reason: "connect-failed", detail: "the origin did not answer the ClientHello in time")
+            return nil
+        }
+        switch answer {
+        case .other, .needMore: break
+        case .undecidable:
+            refused(
+                tunnel, reason: "sni-mismatch", detail: "the origin split its ServerHello: a HelloRetryRequest cannot be told")
+            return nil
+        case .retry:
+            guard TunnelSockets.writeAll(fromOrigin, to: client, until: deadline) else { return nil }
+            let (reading, second) = TunnelSockets.readSecondClientHello(from: client, until: deadline)
+            guard case .complete(let name, _) = reading else {
+                refused(tunnel, reason: "not-tls", detail: "after a HelloRetryRequest: " + Self.detail(of: reading))
+                return nil
+            }
+            if let mismatch = Self.serverNameMismatch(name, tunnel: tunnel) {
+                refused(tunnel, reason: "sni-mismatch", detail: "the second ClientHello (after a HelloRetryRequest): " + mismatch)
+                return nil
+            }
+            guard TunnelSockets.writeAll(second, to: origin, until: deadline) else { return nil }
+            return (second.count, fromOrigin.count)
+        }
+        guard TunnelSockets.writeAll(fromOrigin, to: client, until: deadline) else { return nil }
+        return (0, fromOrigin.count)
     }
 
     /// Why the ClientHello's server name does not let the tunnel on, or nil when it does.

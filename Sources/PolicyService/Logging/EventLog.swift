@@ -24,7 +24,8 @@ public struct EventLog: Sendable {
 
     /// Logs to standard error, one `write` per line so concurrent lines never interleave.
     public static let standardError = EventLog { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        // Not `write(_:)`, which traps when stderr is a closed pipe: a daemon must not die of its log.
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 
     public init(sink: @escaping @Sendable (String) -> Void) {
