@@ -79,9 +79,12 @@ public struct BundleDocument: Sendable {
     }
 
     private static func stamp(_ root: JSONObject) throws(BundleRejection) -> BundleStamp {
+        // At most 2^53 - 1: a JSON number past it is not exact in the double it is read as
+        // (2^53 + 1 reads as 2^53), so two different signed versions could compare equal.
         func whole(_ name: String, minimum: Int) throws(BundleRejection) -> Int {
-            guard let value = root[name]?.integerValue, value >= minimum else {
-                throw BundleRejection(.malformed, "\"\(name)\" must be a whole number of at least \(minimum)")
+            guard let value = root[name]?.integerValue, value >= minimum, value <= Self.largestExactInteger else {
+                throw BundleRejection(
+                    .malformed, "\"\(name)\" must be a whole number from \(minimum) to \(Self.largestExactInteger)")
             }
             return value
         }
@@ -90,6 +93,12 @@ public struct BundleDocument: Sendable {
         let expiresAt = try whole("expiresAt", minimum: 0)
         guard expiresAt > issuedAt else {
             throw BundleRejection(.malformed, "\"expiresAt\" (\(expiresAt)) must be after \"issuedAt\" (\(issuedAt))")
+        }
+        // The daemon and `navpolicyd bundle` issue at most a year; a longer signed lifetime is
+        // not one of theirs (and would outlive every key rotation the docs describe).
+        guard expiresAt - issuedAt <= Self.longestLifetime else {
+            throw BundleRejection(
+                .malformed, "the bundle is valid for \(expiresAt - issuedAt) s, more than a year (\(Self.longestLifetime) s)")
         }
         var keyId: String?
         if let value = root["keyId"] {
@@ -100,6 +109,11 @@ public struct BundleDocument: Sendable {
         }
         return BundleStamp(policyVersion: policyVersion, issuedAt: issuedAt, expiresAt: expiresAt, keyId: keyId)
     }
+
+    /// The largest whole number a JSON number holds exactly (2^53 - 1).
+    static let largestExactInteger = 9_007_199_254_740_991
+    /// A year, the longest lifetime a bundle is issued for (`server.bundle.lifetimeSeconds`, `--lifetime`).
+    static let longestLifetime = 31_536_000
 
     /// `sha256:` and 64 lower-case hex digits, as the daemon's `PolicySnapshot` spells revisions.
     static func isRevision(_ text: String) -> Bool {

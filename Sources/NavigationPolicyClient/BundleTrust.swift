@@ -43,7 +43,8 @@ public struct BundleTrust: Sendable {
             }
             guard let key = trustedKeys[keyId] else {
                 let known = trustedKeys.keys.sorted().joined(separator: ", ")
-                throw BundleRejection(.unknownKey, "signed with key id \"\(keyId)\", which is not trusted (trusted: \(known))")
+                throw BundleRejection(
+                    .unknownKey, "signed with key id \(keyId.debugDescription), which is not trusted (trusted: \(known))")
             }
             candidates = [key]
         } else {

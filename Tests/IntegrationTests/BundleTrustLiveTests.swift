@@ -245,6 +245,11 @@ struct BundleTrustLiveTests {
         let unknown = try BinaryRunner.run(["bundle", "verify", path, "--bundle-key", "retired:\(key.publicKeyBase64)"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("unknown-key") && unknown.stderr.contains(key.keyId), "\(unknown.stderr)")
+        // A signed bundle with no key given: not "OK" (a CI step that forgot the key would pass
+        // any tampered copy; outside attack).
+        let keyless = try BinaryRunner.run(["bundle", "verify", path])
+        #expect(keyless.status == 2 && !keyless.stdout.contains("OK"), "\(keyless.stdout)")
+        #expect(keyless.stderr.contains("--bundle-key") && keyless.stderr.contains(key.keyId), "\(keyless.stderr)")
         let notABundle = try BinaryRunner.run(["bundle", "verify", daemon.configPath])
         #expect(notABundle.status == 2)
         #expect(notABundle.stderr.contains("malformed"), "\(notABundle.stderr)")

@@ -31,6 +31,17 @@ struct BundleTrustTests {
         #expect(rejection(bytes, trust: BundleTrust(), now: Date(timeIntervalSince1970: 9_999)) == .expired)
     }
 
+    @Test func stampsOutsideWhatADaemonIssuesAreRefused() {
+        // Past 2^53 - 1 a JSON number is not exact: 2^53 + 1 would read as 2^53 (outside attack).
+        #expect(rejection(bundleBytes(policyVersion: 9_007_199_254_740_992), trust: BundleTrust()) == .malformed)
+        #expect(rejection(bundleBytes(policyVersion: 9_007_199_254_740_991), trust: BundleTrust()) == nil)
+        // More than a year between issuedAt and expiresAt: no daemon or `navpolicyd bundle` signs that.
+        let century = Array(
+            #"{"format":"navpolicy-bundle","version":2,"revision":"sha256:\#(String(repeating: "a", count: 64))","policyVersion":1,"issuedAt":1000,"expiresAt":4102444800,"policy":\#(defaultPolicyJSON)}"#
+                .utf8)
+        #expect(rejection(century, trust: BundleTrust()) == .malformed)
+    }
+
     @Test func versionOneBundlesAreRefusedUnlessTheAppOptsIn() throws {
         let legacy = legacyBundleBytes()
         #expect(rejection(legacy, trust: BundleTrust()) == .unversioned)

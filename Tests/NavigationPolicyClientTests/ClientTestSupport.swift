@@ -20,7 +20,7 @@ func bundleBytes(
     let revision = "sha256:" + String(repeating: revisionDigit, count: 64)
     let key = keyId.map { #","keyId":"\#($0)""# } ?? ""
     return Array(
-        #"{"format":"navpolicy-bundle","version":2,"revision":"\#(revision)","policyVersion":\#(policyVersion),"issuedAt":1000,"expiresAt":\#(expiresAt)\#(key),"policy":\#(policy)}"#
+        #"{"format":"navpolicy-bundle","version":2,"revision":"\#(revision)","policyVersion":\#(policyVersion),"issuedAt":\#(max(0, expiresAt - 31_536_000)),"expiresAt":\#(expiresAt)\#(key),"policy":\#(policy)}"#
             .utf8)
 }
 

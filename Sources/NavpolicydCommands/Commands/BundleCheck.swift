@@ -13,6 +13,16 @@ enum BundleCheck {
             output.err("navpolicyd bundle verify: \(error.message)")
             return ExitCode.usage
         }
+        // A signed bundle checked without its key would print OK for any tampered copy (outside
+        // attack): `verify` is the step CI runs, so a forgotten key is an error, not a note.
+        let signature = (try? input.read())?.signature
+        if input.keys.isEmpty, bundle.stamp?.keyId != nil || signature != nil {
+            output.err(
+                "navpolicyd bundle verify: \(input.path) is signed"
+                    + (bundle.stamp?.keyId.map { " (key id \($0))" } ?? "")
+                    + " but no --bundle-key was given, so its signature cannot be checked: pass --bundle-key [ID:]KEY")
+            return ExitCode.usage
+        }
         input.noteUncheckedSignature("bundle verify", to: output)
         var summary = "\(input.path): OK, revision \(bundle.revision)"
         if let stamp = bundle.stamp {
