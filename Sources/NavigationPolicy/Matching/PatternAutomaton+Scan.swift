@@ -130,13 +130,20 @@ extension PatternAutomaton {
             return word
         }
 
-        var isWaiting: Bool { !active.isEmpty || !waiting.isEmpty }
+        /// Cursors still waiting for a word: the started groups' not yet moved on, and the filed
+        /// ones. At zero the walk only steps the automaton: once every pattern the path started
+        /// has found its pieces (`/*a*z` … `/*a×300*z` after 300 bytes of `a`), the rest of the
+        /// path costs a transition per byte, not a look at the pieces ending there.
+        var pending = 0
+
+        var isWaiting: Bool { pending > 0 }
 
         mutating func start(group: Int32, of automaton: PatternAutomaton, _ report: (Int32) -> Void) {
             // New waiting words: skips taken over words that were dead may now pass live ones.
             epoch &+= 1
             if active.count < PatternAutomaton.groupsReadInPlace {
                 active.append(group)
+                pending += automaton.groups[Int(group)].waitCount
                 for (entry, placement) in automaton.groups[Int(group)].immediates {
                     settle(entry, placement, automaton, report)
                 }
@@ -160,6 +167,7 @@ extension PatternAutomaton {
                 if lower + automaton.trie.depth(word) <= length {
                     if waiting[word] == nil { epoch &+= 1 }
                     waiting[word, default: []].append(Cursor(entry: entry, piece: piece, lower: lower))
+                    pending += 1
                 }
             case .end(let word, let lower):
                 if lower + automaton.trie.depth(word) <= length {
@@ -189,7 +197,10 @@ extension PatternAutomaton {
                     advance(cursors[next])
                     next += 1
                 }
-                if next != done { consumed[key] = Int32(next) }
+                if next != done {
+                    consumed[key] = Int32(next)
+                    pending -= next - done
+                }
             }
             guard let cursors = waiting.removeValue(forKey: word) else { return }
             var early: [Cursor] = []
@@ -200,6 +211,7 @@ extension PatternAutomaton {
                     early.append(cursor)
                     continue
                 }
+                pending -= 1
                 advance(cursor)
             }
             if !early.isEmpty { waiting[word, default: []].append(contentsOf: early) }

@@ -73,9 +73,13 @@ final class PatternAutomaton: Sendable {
             }
         }
 
+        /// How many cursors `waits` holds, all words together.
+        var waitCount = 0
+
         /// Sorts each word's cursors by `lower`, so the eligible ones are always a prefix.
         mutating func seal() {
             for word in waits.keys { waits[word]?.sort { $0.lower < $1.lower } }
+            waitCount = waits.values.reduce(0) { $0 + $1.count }
         }
     }
 

@@ -19,6 +19,30 @@ final class ChainPatterns: Sendable {
     /// folded automaton does, 2 when the exact one (`caseSensitive`) does.
     private let rule: [UInt8]
 
+    /// By handler position: when every pattern of a covered handler ends in literal bytes (no
+    /// `*` after them), those bytes; a path that ends with none of them matches none, which is
+    /// known without a walk (a pattern alone checks its anchored end first too).
+    private let requiredEnds: [[[UInt8]]?]
+
+    private static func requiredEnds(_ patterns: [PathPattern]) -> [[UInt8]]? {
+        var ends: [[UInt8]] = []
+        for pattern in patterns {
+            guard pattern.directory == nil, !pattern.glob.trailingStar, let last = pattern.glob.chunks.last,
+                last.isAny.isEmpty, !last.bytes.isEmpty
+            else { return nil }
+            ends.append(last.bytes)
+        }
+        return ends
+    }
+
+    /// Whether the covered handler at `position` could match `path` by its patterns' literal
+    /// ends alone (true when some pattern has none).
+    func mayEnd(_ path: MatchPath, at position: Int32) -> Bool {
+        guard let ends = requiredEnds[Int(position)] else { return true }
+        let subject = isExact(position) ? path.textForm.utf8 : path.foldedForm.utf8
+        return ends.contains { end in end.count <= subject.count && subject.suffix(end.count).elementsEqual(end) }
+    }
+
     private struct Owner: Sendable {
         let handler: Int32
         let pattern: Int32
@@ -55,6 +79,10 @@ final class ChainPatterns: Sendable {
         self.folded = foldedGlobs.isEmpty ? nil : PatternAutomaton(foldedGlobs)
         self.exact = exactGlobs.isEmpty ? nil : PatternAutomaton(exactGlobs)
         self.rule = rule
+        self.requiredEnds = links.enumerated().map { position, link in
+            guard rule[position] != 0 else { return nil }
+            return Self.requiredEnds(link.matcher.paths.patterns)
+        }
     }
 
     /// Whether the automaton answers for the patterns of the handler at `position`.
@@ -65,7 +93,7 @@ final class ChainPatterns: Sendable {
         rule[Int(position)] == 2 ? exact : folded
     }
 
-    fileprivate func isExact(_ position: Int32) -> Bool { rule[Int(position)] == 2 }
+    func isExact(_ position: Int32) -> Bool { rule[Int(position)] == 2 }
     fileprivate func handler(of owner: Int32) -> Int32 { owners[Int(owner)].handler }
     fileprivate func pattern(of owner: Int32) -> Int32 { owners[Int(owner)].pattern }
 }
@@ -105,6 +133,7 @@ struct LazyPatternHits {
             let length = max(1, request.matchPath.foldedForm.utf8.count)
             let count = paths.candidatePatternCount(request.matchPath, upTo: directBytes / length)
             if count == 0 { return false }
+            if let patterns, !patterns.mayEnd(request.matchPath, at: position) { return false }
             if count * length <= directBytes, !handlersFound.contains(position) {
                 directBytes -= count * length
                 return paths.containsPatternMatch(request.matchPath)
