@@ -18,7 +18,7 @@ package struct ServeCommand: ParsableCommand {
         "admin-listen", "HOST:PORT", kind: .address,
         help:
             "serve /healthz, /readyz, /readyz/intake, /metrics, /v1/policy, reload, diff and the status page on a "
-                + "listener of their own (server.adminListen)"
+            + "listener of their own (server.adminListen)"
     )
     static let logLevel = Option.text(
         "log-level", "LEVEL", kind: .choice(EventLog.Level.allCases.map(\.rawValue)),
