@@ -31,13 +31,10 @@ public enum HelloRetry {
         guard first == 0x16 else { return .other }
         guard bytes.count >= 6 else { return .needMore }
         guard bytes[5] == 0x02 else { return .other }
-        guard bytes.count >= bytesNeeded else {
-            // The first record must hold the ServerHello's header, version and random.
-            let recordLength = Int(bytes[3]) << 8 | Int(bytes[4])
-            return recordLength >= bytesNeeded - 5 ? .needMore : .undecidable
-        }
+        // The first record must hold the ServerHello's header, version and random.
         let recordLength = Int(bytes[3]) << 8 | Int(bytes[4])
         guard recordLength >= bytesNeeded - 5 else { return .undecidable }
+        guard bytes.count >= bytesNeeded else { return .needMore }
         return bytes[11..<bytesNeeded].elementsEqual(random) ? .retry : .other
     }
 
