@@ -17,6 +17,11 @@ public struct JSONWriter: Sendable {
         bytes.removeAll(keepingCapacity: true)
     }
 
+    /// Empties the output, keeping its storage for what is written next.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// Appends bytes that are already JSON (formatted on the stack by the caller).
     public mutating func writeRaw(bytes raw: UnsafeBufferPointer<UInt8>) {
         bytes.append(contentsOf: raw)

@@ -17,7 +17,7 @@ struct DecisionLogBoundsTests {
         var decision = try snapshot.policy.decide(navigation, explain: false)
         decision.location = location
         return DecisionRecorder.logLine(
-            decision, for: navigation, id: "0000abcd-000000000001", revision: snapshot.revision,
+            decision, for: navigation, id: DecisionID(prefix: 0xabcd, sequence: 1), revision: snapshot.revision,
             redaction: snapshot.logRedaction, at: Date())
     }
 

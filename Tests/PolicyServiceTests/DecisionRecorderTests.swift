@@ -15,7 +15,8 @@ struct DecisionRecorderTests {
         let decision = try snapshot.policy.decide(navigation, explain: true)
         let time = Date(timeIntervalSince1970: 1_700_000_000)
         let line = DecisionRecorder.logLine(
-            decision, for: navigation, id: "0000abcd-000000000001", revision: "sha256:r", redaction: QueryRedaction(names: []),
+            decision, for: navigation, id: DecisionID(prefix: 0xabcd, sequence: 1), revision: "sha256:r",
+            redaction: QueryRedaction(names: []),
             at: time)
         // The object as the decision log documents it, built as a tree and serialized.
         var logged = decision

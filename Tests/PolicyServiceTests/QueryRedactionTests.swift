@@ -85,7 +85,8 @@ struct QueryRedactionTests {
         #expect(decision.location?.contains("SECRET123") == true, "the answer itself is not redacted")
         let line = String(
             decoding: DecisionRecorder.logLine(
-                decision, for: navigation, id: "id", revision: snapshot.revision, redaction: snapshot.logRedaction,
+                decision, for: navigation, id: DecisionID(prefix: 1, sequence: 1), revision: snapshot.revision,
+                redaction: snapshot.logRedaction,
                 at: Date()),
             as: UTF8.self)
         #expect(!line.contains("SECRET"), "\(line)")
@@ -94,7 +95,7 @@ struct QueryRedactionTests {
         let home = NavigationRequest(url: "https://shop.example/home?next=1")
         let plain = String(
             decoding: DecisionRecorder.logLine(
-                try snapshot.policy.decide(home), for: home, id: "id", revision: "r",
+                try snapshot.policy.decide(home), for: home, id: DecisionID(prefix: 1, sequence: 2), revision: "r",
                 redaction: snapshot.logRedaction, at: Date()),
             as: UTF8.self)
         #expect(!plain.contains("redacted"), "nothing redacted, no mark")

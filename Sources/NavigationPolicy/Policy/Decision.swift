@@ -66,17 +66,20 @@ extension Decision {
     ///
     /// The HTTP API writes every decision straight into its response buffer this way and
     /// appends its own members (`decisionId`, `policyRevision`) before closing the object.
-    public func writeMembers(to writer: inout JSONWriter) {
-        writeMembers(to: &writer, openingObject: false)
+    ///
+    /// - Parameter includingTrace: false leaves out `trace` (the decision log never carries it),
+    ///   without copying the decision to drop it.
+    public func writeMembers(to writer: inout JSONWriter, includingTrace: Bool = true) {
+        writeMembers(to: &writer, openingObject: false, includingTrace: includingTrace)
     }
 
     /// Writes `{` and the decision object's members, leaving the object open for the caller's
     /// own members: the same bytes as `{` followed by ``writeMembers(to:)``, one append fewer.
     public func writeOpenObject(to writer: inout JSONWriter) {
-        writeMembers(to: &writer, openingObject: true)
+        writeMembers(to: &writer, openingObject: true, includingTrace: true)
     }
 
-    private func writeMembers(to writer: inout JSONWriter, openingObject: Bool) {
+    private func writeMembers(to writer: inout JSONWriter, openingObject: Bool, includingTrace: Bool) {
         // Member names, fixed values and the quotes around the strings between them are merged
         // into as few literals as the members allow: each append costs its checks again.
         writer.writeRaw(Self.head(verdict, openingObject: openingObject, handler: handler != nil))
@@ -98,7 +101,7 @@ extension Decision {
             writer.writeRaw(#","shadow":"#)
             writer.write(.array(shadow.map { .object($0.jsonObject) }))
         }
-        if let trace {
+        if includingTrace, let trace {
             writer.writeRaw(#","trace":"#)
             writer.write(.array(trace.map { .object($0.jsonObject) }))
         }

@@ -7,8 +7,11 @@ import Synchronization
 
 /// The optional NDJSON decision log, written off the request path.
 ///
-/// Requests append a finished line to a bounded in-memory buffer and return; one writer
-/// thread drains it to the file. When the disk is slower than the traffic the buffer fills
+/// Requests copy a finished line into a bounded in-memory buffer and return; one writer
+/// thread drains it to the file. The buffer is one contiguous run of bytes, the lines with
+/// their newlines, plus where each ends: a line costs a copy, not an allocation, and a batch
+/// goes to the file as it lies, in one `write`. The writer swaps the buffer with a spare of
+/// its own under the lock, so neither side allocates once both have grown to the traffic. When the disk is slower than the traffic the buffer fills
 /// and new lines are dropped and counted, rather than slowing decisions down.
 ///
 /// The writer is woken once per batch, not once per line: the line that finds the buffer
@@ -24,7 +27,7 @@ import Synchronization
 /// budget is per file: reopening after a rotation measures the new file and starts afresh.
 public final class DecisionLog: Sendable {
     private struct Buffer {
-        var lines: [[UInt8]] = []
+        var batch = Batch()
         var closed = false
         /// A reopen was asked for (SIGUSR1); the writer does it before its next write.
         var reopenRequested = false
@@ -75,11 +78,16 @@ public final class DecisionLog: Sendable {
 
     /// Queues one line (without its newline); never blocks on I/O.
     public func append(_ line: [UInt8]) {
+        line.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// Queues one line (without its newline), copying it; never blocks on I/O.
+    public func append(_ line: UnsafeBufferPointer<UInt8>) {
         // nil: dropped; true: the writer must be woken (first line of a batch, or half full).
         let wake = buffer.withLock { buffer -> Bool? in
-            guard !buffer.closed, buffer.lines.count < capacity else { return nil }
-            buffer.lines.append(line)
-            return buffer.lines.count == 1 || buffer.lines.count == capacity / 2
+            guard !buffer.closed, buffer.batch.count < capacity else { return nil }
+            buffer.batch.append(line)
+            return buffer.batch.count == 1 || buffer.batch.count == capacity / 2
         }
         switch wake {
         case nil: onDrop()
@@ -132,17 +140,19 @@ public final class DecisionLog: Sendable {
     /// The writer thread: it alone owns the file handle, so a reopen swaps it between writes.
     private func drainLoop(_ initial: OpenFile) {
         var file = initial
+        // The writer's half of the double buffer: swapped with the requests' half under the
+        // lock, written and emptied outside it.
+        var lines = Batch()
         // One batched write per wake-up: the writer never holds the buffer lock during I/O.
         while true {
             wakeUp.wait()
             // Let the batch gather, unless shutdown, a reopen or a half-full buffer is waiting.
-            let urgent = buffer.withLock { $0.closed || $0.reopenRequested || $0.lines.count >= capacity / 2 }
+            let urgent = buffer.withLock { $0.closed || $0.reopenRequested || $0.batch.count >= capacity / 2 }
             if !urgent { usleep(Self.flushInterval) }
-            let (lines, closed, reopen) = buffer.withLock { buffer -> ([[UInt8]], Bool, Bool) in
-                let taken = buffer.lines
-                buffer.lines.removeAll(keepingCapacity: true)
+            let (closed, reopen) = buffer.withLock { buffer -> (Bool, Bool) in
+                swap(&lines, &buffer.batch)
                 defer { buffer.reopenRequested = false }
-                return (taken, buffer.closed, buffer.reopenRequested)
+                return (buffer.closed, buffer.reopenRequested)
             }
             if reopen {
                 do throws(DecisionLogError) {
@@ -155,6 +165,7 @@ public final class DecisionLog: Sendable {
                 }
             }
             if !lines.isEmpty { write(lines, to: &file) }
+            lines.empty()
             if closed {
                 try? file.handle.close()
                 finished.signal()
@@ -167,23 +178,27 @@ public final class DecisionLog: Sendable {
 extension DecisionLog {
     /// Writes what fits in the budget as one batch; drops and counts the rest. Lines are whole
     /// or absent: the file never ends in a cut line because of the budget.
-    private func write(_ lines: [[UInt8]], to file: inout OpenFile) {
+    private func write(_ lines: Batch, to file: inout OpenFile) {
         let budget = maximumBytes()
+        // Usually the whole batch fits and goes out as it lies.
         var chunk: [UInt8] = []
-        chunk.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
         var dropped = 0
-        for line in lines {
-            guard file.bytes + chunk.count + line.count + 1 <= budget else {
-                dropped += 1
-                continue
+        if file.bytes + lines.bytes.count > budget {
+            var start = 0
+            for end in lines.ends {
+                if file.bytes + chunk.count + (end - start) <= budget {
+                    chunk.append(contentsOf: lines.bytes[start..<end])
+                } else {
+                    dropped += 1
+                }
+                start = end
             }
-            chunk.append(contentsOf: line)
-            chunk.append(0x0A)
         }
-        if !chunk.isEmpty {
+        let kept = dropped == 0 ? lines.bytes : chunk
+        if !kept.isEmpty {
             // Counted as written even if the write fails: a disk error must not reopen the budget.
-            file.bytes += chunk.count
-            try? file.handle.write(contentsOf: chunk)
+            file.bytes += kept.count
+            try? file.handle.write(contentsOf: kept)
         }
         guard dropped > 0 else { return }
         for _ in 0..<dropped { onDrop() }
@@ -200,4 +215,36 @@ public struct DecisionLogError: Error, CustomStringConvertible {
     public var reason: String
 
     public var description: String { "decision log \(path): \(reason)" }
+}
+
+/// Queued decision-log lines: their bytes back to back, each with its newline, and where each
+/// ends.
+private struct Batch {
+    private(set) var bytes: [UInt8] = []
+    /// The offset just past each line's newline in ``bytes``.
+    private(set) var ends: [Int] = []
+
+    /// A batch keeps storage up to this for the next one; a burst of long lines does not pin
+    /// its megabytes for good.
+    private static let keptCapacity = 4 << 20
+
+    var count: Int { ends.count }
+    var isEmpty: Bool { ends.isEmpty }
+
+    mutating func append(_ line: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: line)
+        bytes.append(0x0A)
+        ends.append(bytes.count)
+    }
+
+    /// Removes every line, keeping the storage unless it grew past ``keptCapacity``.
+    mutating func empty() {
+        if bytes.capacity > Self.keptCapacity {
+            bytes = []
+            ends = []
+        } else {
+            bytes.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+        }
+    }
 }

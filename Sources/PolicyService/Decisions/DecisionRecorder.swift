@@ -19,22 +19,17 @@ struct DecisionRecorder: Sendable {
 
     /// Counts the decision and queues its log line; returns the decision's identifier.
     func record(_ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot) -> String {
-        let id = identifiers.next()
+        let id = identifiers.nextID()
         account(decision)
-        if log != nil {
-            var unlimited: LogAllowance?
-            queue(
-                Self.logLine(
-                    decision, for: navigation, id: id, revision: snapshot.revision, redaction: snapshot.logRedaction,
-                    at: Date()),
-                allowance: &unlimited)
-        }
-        return id
+        var unlimited: LogAllowance?
+        queueLine(decision, for: navigation, id: id, snapshot: snapshot, allowance: &unlimited)
+        return id.text
     }
 
     /// Records the decision and writes its response object (the decision's members, then
     /// `decisionId` and `policyRevision`) straight into the response buffer: the hot path.
-    /// The identifier becomes text only when the decision log is on.
+    /// The identifier never becomes a String: the answer and the log line both format it on
+    /// the stack.
     ///
     /// - Parameter allowance: the log bytes the request has left (a batch's, see
     ///   ``LogAllowance``); nil for a request that decides once.
@@ -44,13 +39,7 @@ struct DecisionRecorder: Sendable {
     ) {
         let id = identifiers.nextID()
         account(decision)
-        if log != nil {
-            queue(
-                Self.logLine(
-                    decision, for: navigation, id: id.text, revision: snapshot.revision,
-                    redaction: snapshot.logRedaction, at: Date()),
-                allowance: &allowance)
-        }
+        queueLine(decision, for: navigation, id: id, snapshot: snapshot, allowance: &allowance)
         decision.writeOpenObject(to: &writer)
         id.writeMember(to: &writer)
         snapshot.closingRevisionMemberJSON.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
@@ -83,24 +72,55 @@ struct DecisionRecorder: Sendable {
     /// Longest decision-log line, newline excluded. An ordinary line is ~400 bytes; only URLs
     /// make one long (a `POST /v1/decide` may carry a 64 KiB URL, and its canonical form and a
     /// `{url}` location repeat it), so a longer line is written with its URLs cut (see
-    /// ``logLine(_:for:id:revision:at:)``), and one still longer is dropped and counted.
+    /// ``writeLogLine(_:for:id:revisionTail:redaction:at:into:)``), and one still longer is dropped and counted.
     static let maximumLineBytes = 16_384
     /// What each URL field keeps in a line that had to be cut.
     static let truncatedURLBytes = 1024
 
-    /// Queues a line, or counts it as dropped: an empty one (too long even cut) or one past
-    /// the request's allowance.
-    private func queue(_ line: [UInt8], allowance: inout LogAllowance?) {
+    /// The buffer each request thread writes its log line into before the log copies it, so a
+    /// line costs no allocation of its own (bench/decision-log-cost.sh).
+    private static let lineScratch = ThreadScratch()
+
+    /// Writes the decision's line and queues it, or counts it as dropped: a line too long even
+    /// cut, one past the request's allowance, or one the full buffer refuses. Does nothing when
+    /// the log is off.
+    private func queueLine(
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, snapshot: PolicySnapshot,
+        allowance: inout LogAllowance?
+    ) {
         guard let log else { return }
-        guard !line.isEmpty, allowance?.take(line.count + 1) ?? true else {
-            metrics.recordDecisionLogDrop()
-            return
+        let time = UTCTime.now()
+        Self.lineScratch.withWriter(reservingCapacity: 1024) { writer in
+            guard
+                Self.writeLogLine(
+                    decision, for: navigation, id: id, revisionTail: snapshot.logLineEndJSON, redaction: snapshot.logRedaction,
+                    at: time, into: &writer),
+                allowance?.take(writer.bytes.count + 1) ?? true
+            else {
+                metrics.recordDecisionLogDrop()
+                return
+            }
+            // A line the full buffer refuses is counted by the log itself.
+            writer.bytes.withUnsafeBufferPointer { log.append($0) }
         }
-        log.append(line)
     }
 
-    /// One decision-log line (no newline): `time`, `decisionId`, `request` (every field,
-    /// defaults included), `decision` (without its trace), `handler`, `revision`.
+    /// One decision-log line (no newline), as ``writeLogLine(_:for:id:revisionTail:redaction:at:into:)``
+    /// writes it; empty when it is too long even cut.
+    static func logLine(
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revision: String,
+        redaction: QueryRedaction, at time: Date
+    ) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 1024)
+        let written = writeLogLine(
+            decision, for: navigation, id: id, revisionTail: logLineEnd(revision: revision), redaction: redaction,
+            at: UTCTime(time.timeIntervalSince1970), into: &writer)
+        return written ? writer.bytes : []
+    }
+
+    /// Writes one decision-log line (no newline) into the empty `writer`: `time`, `decisionId`,
+    /// `request` (every field, defaults included), `decision` (without its trace), `handler`,
+    /// `revision`.
     ///
     /// Every URL the line carries (`request.url`, `request.sourceURL`, `decision.url`,
     /// `decision.location`, each `decision.shadow[].location`) first goes through `redaction`
@@ -112,21 +132,41 @@ struct DecisionRecorder: Sendable {
     /// first ``truncatedURLBytes`` bytes (whole characters) and `"truncated":true` added, so
     /// the decision is still on record; replays (`diff --log`, `POST /v1/policy/diff`) skip
     /// such lines too. If even that is too long (control characters escape to six bytes
-    /// each), the result is empty and the caller drops it.
-    static func logLine(
-        _ decision: Decision, for navigation: NavigationRequest, id: String, revision: String,
-        redaction: QueryRedaction, at time: Date
-    ) -> [UInt8] {
-        var decision = decision
-        decision.trace = nil
-        var navigation = navigation
+    /// each), the writer is left empty and the result is false: the caller drops the line.
+    ///
+    /// - Parameter time: when the decision was taken; nil (a clock past year 9999) writes the
+    ///   current time through Foundation.
+    static func writeLogLine(
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
+        redaction: QueryRedaction, at time: UTCTime?, into writer: inout JSONWriter
+    ) -> Bool {
         // Without a rule nothing is copied or scanned: the usual log costs what it did.
-        let redacted = !redaction.isEmpty && redact(&decision, &navigation, with: redaction)
-        let line = writeLine(decision, for: navigation, id: id, revision: revision, at: time, redacted: redacted, cut: nil)
-        guard line.count > maximumLineBytes else { return line }
-        let cut = writeLine(
-            decision, for: navigation, id: id, revision: revision, at: time, redacted: redacted, cut: truncatedURLBytes)
-        return cut.count <= maximumLineBytes ? cut : []
+        guard !redaction.isEmpty else {
+            return writeFitting(
+                decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: false, into: &writer)
+        }
+        var decision = decision
+        var navigation = navigation
+        let redacted = redact(&decision, &navigation, with: redaction)
+        return writeFitting(
+            decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, into: &writer)
+    }
+
+    /// The line whole, or with its URLs cut when it is too long, or nothing (false).
+    private static func writeFitting(
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8], at time: UTCTime?,
+        redacted: Bool, into writer: inout JSONWriter
+    ) -> Bool {
+        writeLine(
+            decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, cut: nil, into: &writer)
+        guard writer.bytes.count > maximumLineBytes else { return true }
+        writer.removeAll()
+        writeLine(
+            decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, cut: truncatedURLBytes,
+            into: &writer)
+        guard writer.bytes.count > maximumLineBytes else { return true }
+        writer.removeAll()
+        return false
     }
 
     /// Applies `redaction` to every URL field of the line; returns whether any changed.
@@ -178,38 +218,73 @@ struct DecisionRecorder: Sendable {
     }
 
     private static func writeLine(
-        _ decision: Decision, for navigation: NavigationRequest, id: String, revision: String, at time: Date,
-        redacted: Bool, cut: Int?
-    ) -> [UInt8] {
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
+        at time: UTCTime?, redacted: Bool, cut: Int?, into writer: inout JSONWriter
+    ) {
         func url(_ text: String) -> String { prefix(text, bytes: cut) }
-        var writer = JSONWriter(reservingCapacity: 512)
-        writer.writeRaw(#"{"time":"#)
-        writer.writeString(Timestamp.iso8601(time))
-        writer.writeRaw(#","decisionId":"#)
-        writer.writeString(id)
+        if let time {
+            writer.writeRaw(#"{"time":""#)
+            time.withText { writer.writeRaw(bytes: $0) }
+            writer.writeRaw(#"""#)
+        } else {
+            writer.writeRaw(#"{"time":"#)
+            writer.writeString(Timestamp.iso8601(Date()))
+        }
+        id.writeMember(to: &writer)
         if redacted { writer.writeRaw(#","redacted":true"#) }
         if cut != nil { writer.writeRaw(#","truncated":true"#) }
-        writer.writeRaw(#","request":{"url":"#)
-        writer.writeString(url(navigation.url))
-        writer.writeRaw(#","method":"#)
-        writer.writeString(navigation.method)
-        writer.writeRaw(#","navigationType":"#)
-        writer.writeString(navigation.navigationType.rawValue)
-        writer.writeRaw(#","targetFrame":"#)
-        writer.writeString(navigation.targetFrame.rawValue)
-        writer.writeRaw(#","sourceURL":"#)
+        // Member names and the quotes between values are merged into as few literals as the
+        // fields allow, and the two enumerations are literals of their own: a line is written
+        // on every logged decision, and each append costs its checks again.
+        writer.writeRaw(#","request":{"url":""#)
+        writer.writeStringContents(url(navigation.url))
+        writer.writeRaw(#"","method":""#)
+        writer.writeStringContents(navigation.method)
+        writer.writeRaw(Self.navigationTypeMembers(navigation.navigationType))
+        writer.writeRaw(Self.targetFrameMembers(navigation.targetFrame))
         writer.writeOptionalString(navigation.sourceURL.map(url))
         writer.writeRaw(#"},"decision":{"#)
-        var logged = decision
-        logged.url = url(logged.url)
-        logged.location = logged.location.map(url)
-        logged.writeMembers(to: &writer)
+        if cut == nil {
+            decision.writeMembers(to: &writer, includingTrace: false)
+        } else {
+            var logged = decision
+            logged.url = url(logged.url)
+            logged.location = logged.location.map(url)
+            logged.writeMembers(to: &writer, includingTrace: false)
+        }
         writer.writeRaw(#"},"handler":"#)
         writer.writeOptionalString(decision.handler)
+        revisionTail.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
+    }
+
+    /// `,"revision":"…"}`: how every line of a policy revision ends, serialized once per
+    /// snapshot (``PolicySnapshot/logLineEndJSON``).
+    static func logLineEnd(revision: String) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 96)
         writer.writeRaw(#","revision":"#)
         writer.writeString(revision)
         writer.writeRaw("}")
         return writer.bytes
+    }
+
+    /// The end of `method`'s string and the `navigationType` member, up to `targetFrame`'s opening quote.
+    private static func navigationTypeMembers(_ type: NavigationType) -> StaticString {
+        switch type {
+        case .linkActivated: #"","navigationType":"linkActivated","targetFrame":""#
+        case .formSubmitted: #"","navigationType":"formSubmitted","targetFrame":""#
+        case .backForward: #"","navigationType":"backForward","targetFrame":""#
+        case .reload: #"","navigationType":"reload","targetFrame":""#
+        case .formResubmitted: #"","navigationType":"formResubmitted","targetFrame":""#
+        case .other: #"","navigationType":"other","targetFrame":""#
+        }
+    }
+
+    /// The `targetFrame` value and the `sourceURL` member's name.
+    private static func targetFrameMembers(_ frame: TargetFrame) -> StaticString {
+        switch frame {
+        case .main: #"main","sourceURL":"#
+        case .sub: #"sub","sourceURL":"#
+        }
     }
 }
 

@@ -15,27 +15,43 @@ import JSONSupport
 /// holds the previous body, the write copies first: reuse is an optimisation, never a
 /// shared mutation.
 enum ThreadResponseBuffer {
-    /// Bodies whose capacity grew beyond this (a large batch) are not kept: a thread should
-    /// not hold hundreds of kilobytes for the rare request that needed them.
+    private static let scratch = ThreadScratch()
+
+    /// A body written by `write` into the calling thread's buffer.
+    static func json(reservingCapacity capacity: Int, _ write: (inout JSONWriter) -> Void) -> [UInt8] {
+        scratch.json(reservingCapacity: capacity, write)
+    }
+}
+
+/// A byte buffer per thread for one purpose (response bodies, decision-log lines), so that
+/// text written on every request reuses its storage instead of allocating it.
+///
+/// Each purpose has its own instance (its own thread-specific key): a log line is written
+/// while the response body is still open in the other buffer.
+final class ThreadScratch: Sendable {
+    /// Buffers whose capacity grew beyond this (a large batch, a 64 KiB URL) are not kept: a
+    /// thread should not hold hundreds of kilobytes for the rare request that needed them.
     static let largestKeptCapacity = 16 * 1024
 
     private final class Storage {
         var bytes: [UInt8] = []
     }
 
-    /// The thread-specific slot; nil if the process ran out of keys (then every body is
-    /// allocated, as before).
-    private static let key: pthread_key_t? = {
+    /// The thread-specific slot; nil if the process ran out of keys (then every use
+    /// allocates, as without the scratch).
+    private let key: pthread_key_t?
+
+    init() {
         var key = pthread_key_t()
         let created = pthread_key_create(&key) { pointer in
             guard let pointer else { return }
             Unmanaged<Storage>.fromOpaque(pointer).release()
         }
-        return created == 0 ? key : nil
-    }()
+        self.key = created == 0 ? key : nil
+    }
 
     /// The calling thread's storage, created on its first use.
-    private static var storage: Storage? {
+    private var storage: Storage? {
         guard let key else { return nil }
         if let existing = pthread_getspecific(key) {
             return Unmanaged<Storage>.fromOpaque(existing).takeUnretainedValue()
@@ -49,21 +65,35 @@ enum ThreadResponseBuffer {
         return created
     }
 
-    /// A body written by `write` into the calling thread's buffer.
-    static func json(reservingCapacity capacity: Int, _ write: (inout JSONWriter) -> Void) -> [UInt8] {
-        guard let storage else {
-            var writer = JSONWriter(reservingCapacity: capacity)
-            write(&writer)
-            return writer.bytes
-        }
-        // Taken out of the slot, so the writer holds the only reference and empties it in place.
-        var taken: [UInt8] = []
-        swap(&taken, &storage.bytes)
-        if taken.capacity < capacity { taken.reserveCapacity(capacity) }
-        var writer = JSONWriter(reusing: consume taken)
+    /// Runs `body` with a writer over the thread's emptied buffer, and keeps the buffer for the
+    /// next call: the bytes must not outlive `body` (copy them out inside it).
+    func withWriter<Result>(reservingCapacity capacity: Int, _ body: (inout JSONWriter) -> Result) -> Result {
+        var writer = takeWriter(reservingCapacity: capacity)
+        let result = body(&writer)
+        keep(writer.bytes)
+        return result
+    }
+
+    /// A document written by `write` into the calling thread's buffer; the result shares the
+    /// buffer's storage until either is written again.
+    func json(reservingCapacity capacity: Int, _ write: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = takeWriter(reservingCapacity: capacity)
         write(&writer)
-        let body = writer.bytes
-        if body.capacity <= largestKeptCapacity { storage.bytes = body }
-        return body
+        let document = writer.bytes
+        keep(document)
+        return document
+    }
+
+    /// A writer over the slot's storage, taken out of the slot so the writer holds the only
+    /// reference and empties it in place.
+    private func takeWriter(reservingCapacity capacity: Int) -> JSONWriter {
+        var taken: [UInt8] = []
+        if let storage { swap(&taken, &storage.bytes) }
+        if taken.capacity < capacity { taken.reserveCapacity(capacity) }
+        return JSONWriter(reusing: consume taken)
+    }
+
+    private func keep(_ bytes: [UInt8]) {
+        if bytes.capacity <= Self.largestKeptCapacity, let storage { storage.bytes = bytes }
     }
 }

@@ -21,6 +21,8 @@ public final class PolicySnapshot: Sendable {
     /// ends with it (and the object's closing brace), and copying it beats escaping the same
     /// 71 characters per request.
     let closingRevisionMemberJSON: [UInt8]
+    /// `,"revision":"…"}`: how every decision-log line of this revision ends, serialized once.
+    let logLineEndJSON: [UInt8]
     /// `decisionLog.redactQueryParameters`, compiled once: the decision log's lines for
     /// decisions taken on this snapshot are redacted with it.
     let logRedaction: QueryRedaction
@@ -37,6 +39,7 @@ public final class PolicySnapshot: Sendable {
         member.writeString(revision)
         member.writeRaw("}")
         self.closingRevisionMemberJSON = member.bytes
+        self.logLineEndJSON = DecisionRecorder.logLineEnd(revision: revision)
         self.logRedaction = QueryRedaction(names: DecisionLogSettings.from(policy).redactQueryParameters)
         self.loadedAt = loadedAt
         self.settings = settings
