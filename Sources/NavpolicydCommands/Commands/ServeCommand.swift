@@ -14,6 +14,9 @@ package struct ServeCommand: ParsableCommand {
     static let proxyListen = Option.text(
         "proxy-listen", "HOST:PORT", kind: .address,
         help: "also run the enforcing forward/reverse proxy there (see docs/proxy.md)")
+    static let extAuthzGRPCListen = Option.text(
+        "ext-authz-grpc-listen", "HOST:PORT", kind: .address,
+        help: "also serve Envoy's ext_authz gRPC Check (HTTP/2 cleartext) there (extAuthz.grpcListen; see docs/envoy.md)")
     static let adminListen = Option.text(
         "admin-listen", "HOST:PORT", kind: .address,
         help:
@@ -56,7 +59,7 @@ package struct ServeCommand: ParsableCommand {
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, listen.declaration, decisionLog.declaration,
             adminTokenFile.declaration,
-            proxyListen.declaration, adminListen.declaration, logLevel.declaration,
+            proxyListen.declaration, adminListen.declaration, extAuthzGRPCListen.declaration, logLevel.declaration,
         ])
 
     package var configPath: String?
@@ -70,7 +73,7 @@ package struct ServeCommand: ParsableCommand {
     package var logLevel: EventLog.Level
 
     /// The options that set a listener's address; each listener kind names its flag.
-    private static let listenOptions = [listen, adminListen, proxyListen]
+    private static let listenOptions = [listen, adminListen, proxyListen, extAuthzGRPCListen]
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
