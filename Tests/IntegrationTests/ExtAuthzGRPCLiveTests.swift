@@ -32,7 +32,7 @@ struct ExtAuthzGRPCLiveTests {
             FileManager.default.isExecutableFile(atPath: python),
             "\(python) is missing: run scripts/grpc-test-tools.sh (make test-deps does)")
         let daemon = try DaemonProcess(config: config, arguments: ["--ext-authz-grpc-listen", "127.0.0.1:0"])
-        let port = try #require(daemon.loggedPort("extAuthz.grpc.listening"), "no extAuthz.grpc.listening line")
+        let port = try #require(daemon.loggedPort("ext_authz_grpc.listening"), "no ext_authz_grpc.listening line")
         return (daemon, port)
     }
 

@@ -7,7 +7,7 @@ extension ListenerKind {
     /// `extAuthz.grpcListen` (docs/envoy.md). The `extAuthz` section is registered by the
     /// HTTP ext_authz listener's kind, which shares it.
     static let extAuthzGRPC = ListenerKind(
-        role: "ext-authz-grpc", flag: "--ext-authz-grpc-listen", clashName: "ext_authz gRPC listen",
+        role: "ext-authz-grpc", flag: "--ext-authz-grpc-listen", clashName: "ext-authz-grpc listen",
         configured: { ExtAuthzSettings.from($0.policy).grpcListen }
     ) { context in
         let services = context.services
@@ -37,6 +37,6 @@ extension ListenerKind {
             })
         return Listener(
             role: context.role, endpoint: context.endpoint, server: GRPCListenerServer(server: server),
-            listeningEvent: "extAuthz.grpc.listening", finish: {})
+            listeningEvent: "ext_authz_grpc.listening", finish: {})
     }
 }
