@@ -40,7 +40,8 @@ struct ExtAuthzGRPCLiveTests {
     static func client(_ arguments: [String]) throws -> [String: Any] {
         let output = try Curl.standardOutput(of: python, [client] + arguments)
         let line = try #require(output.split(separator: "\n").last, "no output from the client: \(arguments)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+        return try #require(object as? [String: Any], "\(line)")
     }
 
     static func check(_ port: Int, _ method: String, _ url: (String, String, String), _ headers: [String] = []) throws
@@ -189,9 +190,13 @@ struct ExtAuthzGRPCLiveTests {
         arguments: ["default.json", "hosts.json", "host-classes.json", "match-forms.json"])
     func conformanceVectors(_ name: String) throws {
         let url = BinaryRunner.packageRoot.appendingPathComponent("config/conformance/\(name)")
-        let vector = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-        let bundle = try #require(try JSONSerialization.jsonObject(with: Data(try #require(vector["bundle"] as? String).utf8)) as? [String: Any])
-        let policy = try JSONSerialization.data(withJSONObject: try #require(bundle["policy"]))
+        let vectorObject = try JSONSerialization.jsonObject(with: Data(contentsOf: url))
+        let vector = try #require(vectorObject as? [String: Any])
+        let bundleText = try #require(vector["bundle"] as? String)
+        let bundleObject = try JSONSerialization.jsonObject(with: Data(bundleText.utf8))
+        let bundle = try #require(bundleObject as? [String: Any])
+        let policyObject = try #require(bundle["policy"])
+        let policy = try JSONSerialization.data(withJSONObject: policyObject)
         let (daemon, port) = try Self.start(config: String(decoding: policy, as: UTF8.self))
         let result = try Self.client(["vectors", "\(port)", daemon.baseURL, url.path])
         let compared = try #require(result["compared"] as? Int)
