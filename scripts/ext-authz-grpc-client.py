@@ -65,7 +65,7 @@ def call_check(port, method, scheme, host, path, headers):
 def main(argv):
     command, port = argv[1], argv[2]
     if command == "check":
-        headers = [tuple(pair.split("=", 1)) for pair in argv[8:]]
+        headers = [tuple(pair.split("=", 1)) for pair in argv[7:]]
         print(json.dumps(call_check(port, argv[3], argv[4], argv[5], argv[6], headers)))
     elif command == "health":
         stub = channel(port).unary_unary(
@@ -95,18 +95,29 @@ def main(argv):
 
 
 def vectors(port, decide_base, path):
-    """Each case's URL through Check (method, scheme, host, path+query as Envoy reports them;
-    Sec-Fetch-* for its navigation type and frame) and through GET /v1/decide with the
-    navigation type and frame those headers express; the mismatches."""
+    """Each case as Envoy would report it: the host as the client sent it (the case's own
+    spelling, so host canonicalization is exercised), the path and query as a browser puts
+    them on the wire (the case's serialized URL, no fragment), Sec-Fetch-* for its navigation
+    type and frame. The same request goes through Check and through GET /v1/decide (with the
+    navigation type and frame those headers express); the mismatches are returned. Cases no
+    HTTP request can carry (userinfo, no host, a host or target with spaces, controls or a backslash)
+    are skipped and listed."""
     with open(path) as file:
         document = json.load(file)
     compared, skipped, mismatches = 0, [], []
     for case in document["cases"]:
-        request = case["request"]
-        url = urllib.parse.urlsplit(request["url"])
+        request, expect = case["request"], case["expect"]
         method = request.get("method", "GET")
-        if url.scheme not in ("http", "https") or not url.netloc or "@" in url.netloc:
-            skipped.append(case["name"])  # no Envoy request has this URL (it is a parser case)
+        try:
+            raw = urllib.parse.urlsplit(request["url"])
+        except ValueError:
+            skipped.append(case["name"])
+            continue
+        wire = urllib.parse.urlsplit(expect["url"]) if expect.get("url") else raw
+        target = (wire.path or "/") + ("?" + wire.query if wire.query else "")
+        if (raw.scheme not in ("http", "https") or not raw.netloc or "@" in raw.netloc
+                or any(ch in " \\#" or ord(ch) < 0x21 or ord(ch) == 0x7F for ch in target + raw.netloc)):
+            skipped.append(case["name"])
             continue
         headers = [("sec-fetch-dest", "iframe" if request.get("targetFrame") == "sub" else "document")]
         navigation = "other"
@@ -114,10 +125,10 @@ def vectors(port, decide_base, path):
             headers.append(("sec-fetch-mode", "navigate"))
             navigation = "formSubmitted" if method.upper() == "POST" else "linkActivated"
         frame = "sub" if request.get("targetFrame") == "sub" else "main"
-        target = (url.path or "/") + ("?" + url.query if url.query else "")
-        grpc_answer = call_check(port, method, url.scheme, url.netloc, target, headers)
-        query = urllib.parse.urlencode(
-            {"url": request["url"], "method": method, "navigationType": navigation, "targetFrame": frame})
+        grpc_answer = call_check(port, method, raw.scheme, raw.netloc, target, headers)
+        query = urllib.parse.urlencode({
+            "url": f"{raw.scheme}://{raw.netloc}{target}", "method": method, "navigationType": navigation,
+            "targetFrame": frame})
         try:
             with urllib.request.urlopen(f"{decide_base}/v1/decide?{query}", timeout=10) as response:
                 decide = json.load(response)
@@ -125,7 +136,7 @@ def vectors(port, decide_base, path):
             decide = {"status": error.code}
         compared += 1
         if "status" in decide:
-            same = grpc_answer.get("allowed") is False and grpc_answer.get("httpStatus") == 400
+            same = grpc_answer.get("allowed") is False and grpc_answer.get("httpStatus") == decide["status"]
         else:
             got = grpc_answer.get("headers", {})
             same = (
