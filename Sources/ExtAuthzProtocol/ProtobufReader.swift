@@ -34,7 +34,8 @@ struct ProtobufReader {
         guard number <= 536_870_911 else { throw ProtobufError("\(message): field number \(number) out of range") }
         let rawType = UInt8(truncatingIfNeeded: key & 7)
         guard let wireType = WireType(rawValue: rawType) else {
-            let kind = rawType == 3 || rawType == 4 ? "group (wire type \(rawType)) not supported" : "wire type \(rawType) undefined"
+            let kind =
+                rawType == 3 || rawType == 4 ? "group (wire type \(rawType)) not supported" : "wire type \(rawType) undefined"
             throw ProtobufError("\(message): field \(number): \(kind)")
         }
         return (number, wireType)

@@ -97,17 +97,20 @@ struct GRPCStream {
     /// big-endian length that covers the rest of the body exactly.
     static func unaryMessage(_ body: [UInt8]) -> Result<ArraySlice<UInt8>, UnaryFramingError> {
         guard body.count >= 5 else {
-            return .failure(UnaryFramingError(.internal, "a unary request carries one length-prefixed message; got \(body.count) bytes"))
+            return .failure(
+                UnaryFramingError(.internal, "a unary request carries one length-prefixed message; got \(body.count) bytes"))
         }
         switch body[0] {
         case 0: break
         case 1:
-            return .failure(UnaryFramingError(.unimplemented, "compressed messages are not supported (grpc-encoding identity only)"))
+            return .failure(
+                UnaryFramingError(.unimplemented, "compressed messages are not supported (grpc-encoding identity only)"))
         default: return .failure(UnaryFramingError(.internal, "invalid compressed flag \(body[0])"))
         }
         let length = body[1...4].reduce(0) { $0 << 8 | Int($1) }
         guard length == body.count - 5 else {
-            return .failure(UnaryFramingError(.internal, "message length \(length) does not match the \(body.count - 5) bytes sent"))
+            return .failure(
+                UnaryFramingError(.internal, "message length \(length) does not match the \(body.count - 5) bytes sent"))
         }
         return .success(body[5...])
     }

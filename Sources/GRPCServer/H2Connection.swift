@@ -200,16 +200,20 @@ final class H2Connection {
         case .grpc(let message):
             var framed: [UInt8] = [0]
             let length = UInt32(clamping: message.count)
-            framed += [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
-                UInt8(truncatingIfNeeded: length)]
+            framed += [
+                UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+                UInt8(truncatingIfNeeded: length),
+            ]
             framed += message
             outbound[id] = (framed, 0, [("grpc-status", "0")])
             submit(session, id, [(":status", "200"), ("content-type", "application/grpc")], body: true)
         case .grpcStatus(let code, let message):
             submit(
                 session, id,
-                [(":status", "200"), ("content-type", "application/grpc"), ("grpc-status", "\(code.rawValue)"),
-                    ("grpc-message", GRPCMessageEncoding.percentEncoded(message))], body: false)
+                [
+                    (":status", "200"), ("content-type", "application/grpc"), ("grpc-status", "\(code.rawValue)"),
+                    ("grpc-message", GRPCMessageEncoding.percentEncoded(message)),
+                ], body: false)
         case .http(let status, let body):
             outbound[id] = (Array(body.utf8), 0, nil)
             submit(session, id, [(":status", "\(status)"), ("content-type", "text/plain")], body: true)

@@ -55,9 +55,13 @@ enum ListenSocket {
         guard result == 0 else { throw GRPCServerError("getsockname: \(String(cString: strerror(errno)))") }
         switch Int32(address.ss_family) {
         case AF_INET:
-            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            }
         case AF_INET6:
-            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            }
         default: throw GRPCServerError("the listening socket is not TCP over IPv4 or IPv6")
         }
     }

@@ -49,7 +49,8 @@ struct CheckRequestMessageTests {
             ([0x0B], "group"),  // field 1, wire type 3 (start group)
             ([0x0E], "undefined"),  // wire type 6
             ([0x02, 0x00], "field number 0"),
-            ([0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F], "overflows"),  // unknown field 2: 10-byte varint > 64 bits
+            // unknown field 2: a 10-byte varint past 64 bits
+            ([0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F], "overflows"),
             ([0x10, 0x80], "truncated varint"),  // unknown field 2
             ([0x0A, 0x05, 0x00], "runs past the end"),
             ([0x08, 0x01], "expected 2"),  // attributes sent as a varint
@@ -66,7 +67,10 @@ struct CheckRequestMessageTests {
     @Test("unknown fields of every defined wire type are skipped at every level")
     func unknownFields() throws {
         // attributes { request { http { method "GET" ; 99: varint ; 98: fixed64 ; 97: fixed32 } } ; 50: bytes }
-        let http: [UInt8] = [0x12, 0x03, 0x47, 0x45, 0x54, 0x98, 0x06, 0x01, 0x91, 0x06] + [UInt8](repeating: 0, count: 8) + [0x8D, 0x06, 0, 0, 0, 0]
+        let http: [UInt8] =
+            [0x12, 0x03, 0x47, 0x45, 0x54, 0x98, 0x06, 0x01, 0x91, 0x06] + [UInt8](repeating: 0, count: 8) + [
+                0x8D, 0x06, 0, 0, 0, 0,
+            ]
         let request: [UInt8] = [0x12, UInt8(http.count)] + http
         let attributes: [UInt8] = [0x22, UInt8(request.count)] + request + [0x92, 0x03, 0x01, 0x41]
         let message: [UInt8] = [0x0A, UInt8(attributes.count)] + attributes + [0x10, 0x05]

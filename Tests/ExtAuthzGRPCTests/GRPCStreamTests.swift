@@ -56,8 +56,9 @@ struct GRPCStreamTests {
     @Test("a header list over the limit is RESOURCE_EXHAUSTED")
     func headerList() {
         let headers = grpcHeaders + [("x-big", String(repeating: "a", count: 200))]
-        guard case .grpcStatus(.resourceExhausted, _) = stream(headers, body: [0, 0, 0, 0, 0], maxHeaderListBytes: 200)
-            .response(methods: Self.echo)
+        guard
+            case .grpcStatus(.resourceExhausted, _) = stream(headers, body: [0, 0, 0, 0, 0], maxHeaderListBytes: 200)
+                .response(methods: Self.echo)
         else {
             Issue.record("not RESOURCE_EXHAUSTED")
             return
@@ -84,7 +85,9 @@ struct GRPCStreamTests {
         let headers = [(":method", "POST"), (":path", "/pkg.Service/Echo"), ("content-type", value)]
         let response = stream(headers, body: [0, 0, 0, 0, 0]).response(methods: Self.echo)
         #expect((response == .grpc([])) == accepted)
-        if !accepted { #expect(response == .http(status: 415, body: "content-type must be application/grpc or application/grpc+proto\n")) }
+        if !accepted {
+            #expect(response == .http(status: 415, body: "content-type must be application/grpc or application/grpc+proto\n"))
+        }
     }
 
     @Test("grpc-message is percent-encoded outside printable ASCII and for %")

@@ -147,11 +147,15 @@ struct ExtAuthzGRPCLiveTests {
     @Test("oversized message: RESOURCE_EXHAUSTED from grpcio's side and from a raw frame; then it still serves")
     func oversized() throws {
         let (daemon, port) = try Self.start()
-        let big = try Self.check(port, "GET", ("https", "app.example.com", "/"), ["x-big=" + String(repeating: "a", count: 70_000)])
+        let big = try Self.check(
+            port, "GET", ("https", "app.example.com", "/"), ["x-big=" + String(repeating: "a", count: 70_000)])
         #expect(big["transport"] as? String == "RESOURCE_EXHAUSTED", "\(big)")
         let length = 70_000
-        let frame: [UInt8] = [0, UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-        let raw = try Self.rawPost(port, path: "/envoy.service.auth.v3.Authorization/Check", body: frame + [UInt8](repeating: 0x41, count: length))
+        let frame: [UInt8] = [
+            0, UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
+        ]
+        let raw = try Self.rawPost(
+            port, path: "/envoy.service.auth.v3.Authorization/Check", body: frame + [UInt8](repeating: 0x41, count: length))
         #expect(raw.status == 200 && raw.headers["grpc-status"] == "8", "\(raw.status) \(raw.headers)")
         try Self.stillServes(port)
         _ = daemon
@@ -170,7 +174,8 @@ struct ExtAuthzGRPCLiveTests {
     @Test("wrong content-type: HTTP 415 (gRPC spec); then it still serves")
     func wrongContentType() throws {
         let (daemon, port) = try Self.start()
-        let raw = try Self.rawPost(port, path: "/envoy.service.auth.v3.Authorization/Check", contentType: "application/json", body: [0, 0, 0, 0, 0])
+        let raw = try Self.rawPost(
+            port, path: "/envoy.service.auth.v3.Authorization/Check", contentType: "application/json", body: [0, 0, 0, 0, 0])
         #expect(raw.status == 415, "\(raw.status) \(raw.body)")
         try Self.stillServes(port)
         _ = daemon
@@ -186,7 +191,8 @@ struct ExtAuthzGRPCLiveTests {
         _ = daemon
     }
 
-    @Test("every conformance vector: the same decision, action and location via Check as via GET /v1/decide",
+    @Test(
+        "every conformance vector: the same decision, action and location via Check as via GET /v1/decide",
         arguments: ["default.json", "hosts.json", "host-classes.json", "match-forms.json"])
     func conformanceVectors(_ name: String) throws {
         let url = BinaryRunner.packageRoot.appendingPathComponent("config/conformance/\(name)")

@@ -18,7 +18,8 @@ extension ListenerKind {
             hasPolicy: { store.snapshot != nil }, draining: services.draining)
         let settings = context.settings
         let address = context.endpoint.address
-        var configuration = GRPCServerConfiguration(host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
+        var configuration = GRPCServerConfiguration(
+            host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
         configuration.inheritedListenSocket = context.endpoint.inheritedSocket
         // The `server` section's bounds, as on every listener; a thread per connection, so
         // the total is also capped at 1024 threads (Envoy keeps one connection per worker).
