@@ -218,4 +218,91 @@ struct ExtAuthzGRPCLiveTests {
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit() == 0)
     }
+
+    // MARK: - Bounds: deadlines and connection limits, with raw HTTP/2 frames
+
+    /// The client connection preface and an empty SETTINGS frame.
+    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
+
+    /// A HEADERS frame (END_HEADERS, no END_STREAM) opening stream 1 as a gRPC Check: HPACK
+    /// indexed `:method POST` and `:scheme http`, literal `:path`, `:authority`, `content-type`.
+    static let openStream: [UInt8] = {
+        func literal(index: UInt8, _ value: String) -> [UInt8] { [index, UInt8(value.utf8.count)] + Array(value.utf8) }
+        let block: [UInt8] =
+            [0x83, 0x86] + literal(index: 0x04, "/envoy.service.auth.v3.Authorization/Check")
+            + literal(index: 0x01, "localhost") + [0x0F, 0x10, 16] + Array("application/grpc".utf8)
+        return [0, 0, UInt8(block.count), 0x01, 0x04, 0, 0, 0, 1] + block
+    }()
+
+    /// Every frame type the server sent until it closed the connection (or `seconds` passed),
+    /// and how long that took.
+    static func framesUntilClose(_ connection: RawConnection, seconds: Double) -> (types: [UInt8], elapsed: Double) {
+        let start = Date()
+        var bytes: [UInt8] = []
+        while Date().timeIntervalSince(start) < seconds {
+            let chunk = connection.receive(maxBytes: 65_536)
+            if chunk.isEmpty { break }
+            bytes += chunk
+        }
+        var types: [UInt8] = []
+        var offset = 0
+        while offset + 9 <= bytes.count {
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            types.append(bytes[offset + 3])
+            offset += 9 + length
+        }
+        return (types, Date().timeIntervalSince(start))
+    }
+
+    static func boundedConfig(_ server: String) -> String {
+        #"{"defaultDecision": "allow", "handlers": [], "server": {\#(server)}}"#
+    }
+
+    @Test("a connection with no stream is sent GOAWAY and closed after server.idleTimeoutSeconds")
+    func idleConnection() throws {
+        let (daemon, port) = try Self.start(config: Self.boundedConfig(#""idleTimeoutSeconds": 1"#))
+        let connection = try RawConnection(port: port)
+        connection.send(String(decoding: Self.preface, as: UTF8.self))
+        let (types, elapsed) = Self.framesUntilClose(connection, seconds: 10)
+        #expect(types.contains(0x07), "no GOAWAY among the frames \(types)")
+        #expect(elapsed >= 0.8 && elapsed < 5, "closed after \(elapsed) s, configured 1 s")
+        try Self.stillServes(port)
+        _ = daemon
+    }
+
+    @Test("a stream whose request never ends is reset after server.headTimeoutSeconds; the connection goes on")
+    func slowStream() throws {
+        let (daemon, port) = try Self.start(config: Self.boundedConfig(#""headTimeoutSeconds": 1, "idleTimeoutSeconds": 3"#))
+        let connection = try RawConnection(port: port)
+        connection.send(String(decoding: Self.preface + Self.openStream, as: UTF8.self))
+        let start = Date()
+        var types: [UInt8] = []
+        // SETTINGS (4) and its ACK arrive first; RST_STREAM (3) when the stream's deadline passes.
+        while !types.contains(0x03), Date().timeIntervalSince(start) < 8 {
+            let (more, _) = Self.framesUntilClose(connection, seconds: 0.2)
+            types += more
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(types.contains(0x03), "no RST_STREAM among the frames \(types)")
+        #expect(elapsed >= 0.8 && elapsed < 5, "reset after \(elapsed) s, configured 1 s")
+        try Self.stillServes(port)
+        _ = daemon
+    }
+
+    @Test("past server.perIPConnectionLimit a connection is closed at accept; a freed slot is taken again")
+    func perAddressLimit() throws {
+        let (daemon, port) = try Self.start(
+            config: Self.boundedConfig(#""connectionLimit": 8, "perIPConnectionLimit": 2, "perSubnetConnectionLimit": 4"#))
+        var held = [try RawConnection(port: port), try RawConnection(port: port)]
+        for connection in held { connection.send(String(decoding: Self.preface, as: UTF8.self)) }
+        // Both are served: each gets the server's SETTINGS.
+        for connection in held { #expect(!connection.receive(maxBytes: 9).isEmpty) }
+        let refused = try RawConnection(port: port)
+        refused.send(String(decoding: Self.preface, as: UTF8.self))
+        #expect(refused.receive(maxBytes: 65_536).isEmpty, "a third connection from one address was served")
+        #expect(daemon.waitForLog { $0.contains(#""event":"grpc.connection_refused""#) } != nil)
+        held.removeLast()
+        Thread.sleep(forTimeInterval: 0.3)
+        try Self.stillServes(port)
+    }
 }
