@@ -209,10 +209,7 @@ struct ExtAuthzHTTPLiveTests {
         var notSendable: [String] = []
         for name in ConformanceVectorTests.files {
             let vector = try ConformanceVectorTests.vector(name)
-            let bundle = try #require(vector["bundle"] as? String)
-            let bundleObject = try #require(try JSONSerialization.jsonObject(with: Data(bundle.utf8)) as? [String: Any])
-            let policy = try JSONSerialization.data(withJSONObject: try #require(bundleObject["policy"]))
-            let service = try Service(config: String(decoding: policy, as: UTF8.self))
+            let service = try Service(config: try ConformanceVectorTests.policy(of: vector))
             for testCase in try #require(vector["cases"] as? [[String: Any]]) {
                 let request = try #require(testCase["request"] as? [String: String])
                 let expect = try #require(testCase["expect"] as? [String: Any])
