@@ -57,6 +57,7 @@ struct ExtAuthzHTTPLiveTests {
         let metrics = try service.metrics()
         #expect(metrics.contains(#"navpolicyd_decision_duration_seconds_count{frontend="ext_authz"} 1"#))
         #expect(metrics.contains(#"navpolicyd_decisions_total{handler="",decision="allow",action=""} 1"#))
+        #expect(metrics.contains(#"navpolicyd_http_requests_total{endpoint="ext_authz",code="200"} 1"#))
     }
 
     @Test("cancel: 403, the navigation-cancelled problem and X-Navigation-* for the client")
