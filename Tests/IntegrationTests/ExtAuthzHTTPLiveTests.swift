@@ -264,4 +264,37 @@ struct ExtAuthzHTTPLiveTests {
         #expect(compared >= 150)
         #expect(refusedAlike >= 5)
     }
+
+    @Test("the policy test table's odd spellings, sent raw as a client may, decide as /v1/decide and the table say")
+    func rawSpellingsOfThePolicyTable() throws {
+        let url = BinaryRunner.packageRoot.appendingPathComponent("config/navpolicy.tests.json")
+        let cases = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]])
+        let service = try Service()
+        var compared = 0
+        for testCase in cases {
+            let raw = try #require(testCase["url"] as? String)
+            let expect = try #require(testCase["expect"] as? [String: Any])
+            var request = ["url": raw, "method": testCase["method"] as? String ?? "GET"]
+            request["navigationType"] = testCase["navigationType"] as? String
+            request["targetFrame"] = testCase["targetFrame"] as? String
+            // The URL as written, not canonical: Envoy forwards the path the client sent.
+            guard let wire = WireRequest(request, canonical: nil), !wire.host.contains("\\") else { continue }
+            let label = "\(testCase["name"] ?? raw)"
+            let decided = try #require(
+                try Curl.request(
+                    service.daemon.baseURL + "/v1/decide",
+                    ["-G", "--data-urlencode", "url=\(wire.url)", "--data-urlencode", "method=\(wire.method)"]
+                        + ["--data-urlencode", "navigationType=\(request["navigationType"] ?? "other")"]
+                        + ["--data-urlencode", "targetFrame=\(request["targetFrame"] ?? "main")"]
+                ).json, "\(label)")
+            let checked = try service.check(
+                method: wire.method, path: "/authz" + wire.path, host: wire.host, proto: [wire.scheme],
+                extra: wire.fetchHeaders)
+            #expect(checked.headers["x-navigation-decision"] == decided["decision"] as? String, "\(label)")
+            #expect(checked.headers["x-navigation-decision"] == expect["decision"] as? String, "\(label)")
+            #expect(checked.headers["x-navigation-handler"] == decided["handler"] as? String, "\(label)")
+            compared += 1
+        }
+        #expect(compared >= 20, "\(compared) of \(cases.count)")
+    }
 }
