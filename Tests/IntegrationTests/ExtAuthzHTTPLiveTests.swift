@@ -57,6 +57,7 @@ struct ExtAuthzHTTPLiveTests {
         let metrics = try service.metrics()
         #expect(metrics.contains(#"navpolicyd_decision_duration_seconds_count{frontend="ext_authz"} 1"#))
         #expect(metrics.contains(#"navpolicyd_decisions_total{handler="",decision="allow",action=""} 1"#))
+        #expect(metrics.contains(#"navpolicyd_http_requests_total{endpoint="ext_authz",code="200"} 1"#))
     }
 
     @Test("cancel: 403, the navigation-cancelled problem and X-Navigation-* for the client")
@@ -209,10 +210,7 @@ struct ExtAuthzHTTPLiveTests {
         var notSendable: [String] = []
         for name in ConformanceVectorTests.files {
             let vector = try ConformanceVectorTests.vector(name)
-            let bundle = try #require(vector["bundle"] as? String)
-            let bundleObject = try #require(try JSONSerialization.jsonObject(with: Data(bundle.utf8)) as? [String: Any])
-            let policy = try JSONSerialization.data(withJSONObject: try #require(bundleObject["policy"]))
-            let service = try Service(config: String(decoding: policy, as: UTF8.self))
+            let service = try Service(config: try ConformanceVectorTests.policy(of: vector))
             for testCase in try #require(vector["cases"] as? [[String: Any]]) {
                 let request = try #require(testCase["request"] as? [String: String])
                 let expect = try #require(testCase["expect"] as? [String: Any])
@@ -265,5 +263,38 @@ struct ExtAuthzHTTPLiveTests {
         print("ext_authz vectors: \(compared) compared, \(refusedAlike) refused alike, \(notSendable.count) not sendable")
         #expect(compared >= 150)
         #expect(refusedAlike >= 5)
+    }
+
+    @Test("the policy test table's odd spellings, sent raw as a client may, decide as /v1/decide and the table say")
+    func rawSpellingsOfThePolicyTable() throws {
+        let url = BinaryRunner.packageRoot.appendingPathComponent("config/navpolicy.tests.json")
+        let cases = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]])
+        let service = try Service()
+        var compared = 0
+        for testCase in cases {
+            let raw = try #require(testCase["url"] as? String)
+            let expect = try #require(testCase["expect"] as? [String: Any])
+            var request = ["url": raw, "method": testCase["method"] as? String ?? "GET"]
+            request["navigationType"] = testCase["navigationType"] as? String
+            request["targetFrame"] = testCase["targetFrame"] as? String
+            // The URL as written, not canonical: Envoy forwards the path the client sent.
+            guard let wire = WireRequest(request, canonical: nil), !wire.host.contains("\\") else { continue }
+            let label = "\(testCase["name"] ?? raw)"
+            let decided = try #require(
+                try Curl.request(
+                    service.daemon.baseURL + "/v1/decide",
+                    ["-G", "--data-urlencode", "url=\(wire.url)", "--data-urlencode", "method=\(wire.method)"]
+                        + ["--data-urlencode", "navigationType=\(request["navigationType"] ?? "other")"]
+                        + ["--data-urlencode", "targetFrame=\(request["targetFrame"] ?? "main")"]
+                ).json, "\(label)")
+            let checked = try service.check(
+                method: wire.method, path: "/authz" + wire.path, host: wire.host, proto: [wire.scheme],
+                extra: wire.fetchHeaders)
+            #expect(checked.headers["x-navigation-decision"] == decided["decision"] as? String, "\(label)")
+            #expect(checked.headers["x-navigation-decision"] == expect["decision"] as? String, "\(label)")
+            #expect(checked.headers["x-navigation-handler"] == decided["handler"] as? String, "\(label)")
+            compared += 1
+        }
+        #expect(compared >= 20, "\(compared) of \(cases.count)")
     }
 }

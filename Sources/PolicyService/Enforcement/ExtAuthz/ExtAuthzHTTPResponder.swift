@@ -12,6 +12,7 @@ import NavigationPolicy
 struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
     let check: ExtAuthzCheck
     let settings: ExtAuthzSettings
+    private let metrics: Metrics
     private let problems = ProblemRenderer()
 
     /// The fields that place the request: each must be sent exactly once.
@@ -20,17 +21,26 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
     init(check: ExtAuthzCheck) {
         self.check = check
         self.settings = check.settings
+        metrics = check.decisions.recorder.metrics
     }
 
     func route(_ request: HTTPRequest) -> HTTPResponderResult {
+        let start = MonotonicTime.nanoseconds()
+        var response: HTTPResponse
         do throws(ServiceProblem) {
-            return .now(Self.response(for: check.check(try originalRequest(request))))
+            response = Self.response(for: check.check(try originalRequest(request)))
         } catch {
-            var response = problems.response(error)
+            response = problems.response(error)
             response.headers.add(name: "Cache-Control", value: "no-store")
-            return .now(response)
         }
+        // Every answer, refusals included, so malformed checks show in /metrics as 4xx.
+        let seconds = Double(MonotonicTime.nanoseconds() &- start) / 1e9
+        metrics.recordRequest(endpoint: Self.endpointLabel, status: response.status, seconds: seconds)
+        return .now(response)
     }
+
+    /// The `endpoint` label of this listener's answers in `navpolicyd_http_requests_total`.
+    static let endpointLabel = "ext_authz"
 
     /// The request Envoy asks about; 400 when a placing field is missing or repeated, or the
     /// path is not under the prefix (the check refuses what else cannot be decided).
