@@ -87,6 +87,7 @@ struct GRPCStream {
     /// `application/grpc`, `application/grpc+proto`, with or without parameters (the only
     /// subtype this server decodes is protobuf: `+json` and the rest are refused with 415).
     static func isGRPC(contentType: String) -> Bool {
+        if contentType == "application/grpc" { return true }  // what every client sends: no allocation
         let mediaType = (contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
             .filter { $0 != " " && $0 != "\t" }.lowercased()
         return mediaType == "application/grpc" || mediaType == "application/grpc+proto"

@@ -232,15 +232,27 @@ final class H2Connection {
         }
     }
 
+    /// Frames nghttp2 queued, gathered so that one `send` carries them all: `mem_send` hands out
+    /// about a frame at a time, and a unary call's answer is three frames (HEADERS, DATA,
+    /// trailers), so writing each as it comes would cost three system calls per call.
+    private var pending: [UInt8] = []
+
     /// Writes everything nghttp2 has queued; false when the peer is gone or does not read.
     private func flush(_ session: OpaquePointer) -> Bool {
+        pending.removeAll(keepingCapacity: true)
         while true {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
             if count < 0 { return false }
-            guard count > 0, let data else { return true }
-            guard writeAll(UnsafeBufferPointer(start: data, count: count)[...]) else { return false }
+            guard count > 0, let data else { break }
+            pending.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+            // Past 64 KiB, write what there is: the buffer stays bounded whatever is queued.
+            if pending.count >= 65_536 {
+                guard writeAll(pending[...]) else { return false }
+                pending.removeAll(keepingCapacity: true)
+            }
         }
+        return pending.isEmpty || writeAll(pending[...])
     }
 
     private func writeAll(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {

@@ -34,10 +34,12 @@ struct ExtAuthzGRPCResponder: Sendable {
         } catch {
             return .status(.invalidArgument, "CheckRequest: \(error.description)")
         }
+        // Envoy sends names lowercase (HTTP/2 requires it); another client's are lowered here.
+        let lowercase = request.headers.allSatisfy { !$0.name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } }
         let answer = check.check(
             ExtAuthzRequest(
                 method: request.method, scheme: request.scheme, host: request.host, path: request.path,
-                headers: request.headers.map { (name: $0.name.lowercased(), value: $0.value) }))
+                headers: lowercase ? request.headers : request.headers.map { (name: $0.name.lowercased(), value: $0.value) }))
         return .message(Self.response(for: answer).serialized)
     }
 
