@@ -262,7 +262,7 @@ struct ExtAuthzGRPCLiveTests {
     func idleConnection() throws {
         let (daemon, port) = try Self.start(config: Self.boundedConfig(#""idleTimeoutSeconds": 1"#))
         let connection = try RawConnection(port: port)
-        connection.send(String(decoding: Self.preface, as: UTF8.self))
+        connection.send(bytes: Self.preface)
         let (types, elapsed) = Self.framesUntilClose(connection, seconds: 10)
         #expect(types.contains(0x07), "no GOAWAY among the frames \(types)")
         #expect(elapsed >= 0.8 && elapsed < 5, "closed after \(elapsed) s, configured 1 s")
@@ -274,7 +274,7 @@ struct ExtAuthzGRPCLiveTests {
     func slowStream() throws {
         let (daemon, port) = try Self.start(config: Self.boundedConfig(#""headTimeoutSeconds": 1, "idleTimeoutSeconds": 3"#))
         let connection = try RawConnection(port: port)
-        connection.send(String(decoding: Self.preface + Self.openStream, as: UTF8.self))
+        connection.send(bytes: Self.preface + Self.openStream)
         let start = Date()
         var types: [UInt8] = []
         // SETTINGS (4) and its ACK arrive first; RST_STREAM (3) when the stream's deadline passes.
@@ -294,11 +294,11 @@ struct ExtAuthzGRPCLiveTests {
         let (daemon, port) = try Self.start(
             config: Self.boundedConfig(#""connectionLimit": 8, "perIPConnectionLimit": 2, "perSubnetConnectionLimit": 4"#))
         var held = [try RawConnection(port: port), try RawConnection(port: port)]
-        for connection in held { connection.send(String(decoding: Self.preface, as: UTF8.self)) }
+        for connection in held { connection.send(bytes: Self.preface) }
         // Both are served: each gets the server's SETTINGS.
         for connection in held { #expect(!connection.receive(maxBytes: 9).isEmpty) }
         let refused = try RawConnection(port: port)
-        refused.send(String(decoding: Self.preface, as: UTF8.self))
+        refused.send(bytes: Self.preface)
         #expect(refused.receive(maxBytes: 65_536).isEmpty, "a third connection from one address was served")
         #expect(daemon.waitForLog { $0.contains(#""event":"grpc.connection_refused""#) } != nil)
         held.removeLast()
