@@ -127,7 +127,7 @@ let package = Package(
             name: "PolicyServiceTests",
             dependencies: [
                 "PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning",
-                "TestScratchSupport", "LockSupport",
+                "TestScratchSupport", "LockSupport", "ExtAuthzProtocol", "GRPCServer",
             ],
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.

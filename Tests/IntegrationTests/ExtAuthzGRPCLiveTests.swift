@@ -211,11 +211,19 @@ struct ExtAuthzGRPCLiveTests {
         #expect(mismatches.isEmpty, "\(name): \(mismatches.count) of \(compared) differ: \(mismatches.prefix(3))")
     }
 
-    @Test("SIGTERM: the gRPC listener drains with the others and the daemon exits 0")
+    @Test("SIGTERM: an open HTTP/2 connection gets GOAWAY and is closed at once (no stream in flight); exit 0")
     func drain() throws {
         let (daemon, port) = try Self.start()
         try Self.stillServes(port)
+        let connection = try RawConnection(port: port)
+        connection.send(bytes: Self.preface)
+        // The server's SETTINGS (and perhaps its ACK of ours): whole frames, so what follows starts on one.
+        #expect(!connection.receive(maxBytes: 65_536).isEmpty, "no SETTINGS from the server")
         daemon.signal(SIGTERM)
+        let (types, elapsed) = Self.framesUntilClose(connection, seconds: 15)
+        #expect(types.contains(0x07), "no GOAWAY among the frames \(types)")
+        // The drain deadline is 10 s; an idle connection must not wait for it.
+        #expect(elapsed < 5, "closed after \(elapsed) s")
         #expect(daemon.waitForExit() == 0)
     }
 
