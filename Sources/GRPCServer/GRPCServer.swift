@@ -14,7 +14,7 @@ import Synchronization
 public final class GRPCServer: Sendable {
     private let configuration: GRPCServerConfiguration
     private let methods: [String: GRPCMethod]
-    private let log: GRPCServerLog
+    private let observer: GRPCServerObserver
     private let state = Mutex(State())
     /// A pipe whose read end every connection thread polls beside its socket: one byte written
     /// by ``shutdown(until:)`` and never read, so it stays readable for all of them.
@@ -32,10 +32,10 @@ public final class GRPCServer: Sendable {
 
     /// A server for `methods` (keyed by `:path`, e.g. `/envoy.service.auth.v3.Authorization/Check`);
     /// nothing binds until ``start()``.
-    public init(configuration: GRPCServerConfiguration, methods: [String: GRPCMethod], log: GRPCServerLog) {
+    public init(configuration: GRPCServerConfiguration, methods: [String: GRPCMethod], observer: GRPCServerObserver) {
         self.configuration = configuration
         self.methods = methods
-        self.log = log
+        self.observer = observer
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -100,7 +100,7 @@ public final class GRPCServer: Sendable {
             _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
             let peer = ListenSocket.host(of: address)
             guard admit(socket, peer: peer) else {
-                log.event("grpc.connection_refused", ["peer": peer])
+                observer.event("grpc.connection_refused", ["peer": peer])
                 close(socket)
                 continue
             }
@@ -108,7 +108,8 @@ public final class GRPCServer: Sendable {
             _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let thread = Thread { [self] in
                 H2Connection(
-                    socket: socket, configuration: configuration, methods: methods, drainSignal: drainSignal.read, log: log
+                    socket: socket, configuration: configuration, methods: methods, drainSignal: drainSignal.read,
+                    observer: observer
                 ).run()
                 release(socket, peer: peer)
             }

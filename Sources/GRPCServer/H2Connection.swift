@@ -15,7 +15,7 @@ final class H2Connection {
     private let configuration: GRPCServerConfiguration
     private let methods: [String: GRPCMethod]
     private let drainSignal: Int32
-    private let log: GRPCServerLog
+    private let observer: GRPCServerObserver
     private var session: OpaquePointer?
     /// Requests being received, by stream id.
     var streams: [Int32: GRPCStream] = [:]
@@ -30,13 +30,13 @@ final class H2Connection {
 
     init(
         socket: Int32, configuration: GRPCServerConfiguration, methods: [String: GRPCMethod], drainSignal: Int32,
-        log: GRPCServerLog
+        observer: GRPCServerObserver
     ) {
         self.socket = socket
         self.configuration = configuration
         self.methods = methods
         self.drainSignal = drainSignal
-        self.log = log
+        self.observer = observer
     }
 
     func makeStream() -> GRPCStream {
@@ -136,7 +136,7 @@ final class H2Connection {
         let late = streams.filter { now - $0.value.openedAt >= .seconds(configuration.requestTimeoutSeconds) }
         for (id, _) in late {
             streams[id] = nil
-            log.event("grpc.request_timeout", ["stream": "\(id)"])
+            observer.event("grpc.request_timeout", ["stream": "\(id)"])
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
         }
         return !(streams.isEmpty && outbound.isEmpty && now - lastActivity >= .seconds(configuration.idleTimeoutSeconds))
@@ -166,7 +166,7 @@ final class H2Connection {
             received.append(contentsOf: chunk[0..<count])
         }
         guard received.elementsEqual(preface.prefix(received.count)), received.count == preface.count else {
-            log.event("grpc.not_http2", [:])
+            observer.event("grpc.not_http2", [:])
             let body = "this port serves gRPC over HTTP/2 (h2c with prior knowledge), not HTTP/1.x\n"
             let response =
                 "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\n"
@@ -183,14 +183,16 @@ final class H2Connection {
         guard let session else { return false }
         let consumed = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
         guard consumed >= 0 else {
-            log.event("grpc.protocol_error", ["reason": String(cString: nghttp2_strerror(Int32(consumed)))])
+            observer.event("grpc.protocol_error", ["reason": String(cString: nghttp2_strerror(Int32(consumed)))])
             return false
         }
         let ready = completed
         completed.removeAll(keepingCapacity: true)
         for id in ready {
             guard let stream = streams.removeValue(forKey: id) else { continue }
-            respond(session, stream: id, with: stream.response(methods: methods))
+            let response = stream.response(methods: methods)
+            observer.answered(stream.path, response)
+            respond(session, stream: id, with: response)
         }
         return true
     }

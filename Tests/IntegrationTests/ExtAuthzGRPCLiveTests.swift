@@ -132,7 +132,10 @@ struct ExtAuthzGRPCLiveTests {
         #expect(answer["transport"] as? String == "INVALID_ARGUMENT", "\(answer)")
         #expect((answer["details"] as? String)?.contains("runs past the end") == true)
         try Self.stillServes(port)
-        _ = daemon
+        // Both calls are in /metrics: the refusal as INVALID_ARGUMENT (3), the allow as OK (0).
+        let metrics = try Curl.request(daemon.baseURL + "/metrics").body
+        #expect(metrics.contains(#"navpolicyd_grpc_requests_total{method="Check",status="3"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"navpolicyd_grpc_requests_total{method="Check",status="0"} 1"#))
     }
 
     @Test("unknown method: UNIMPLEMENTED; then it still serves")

@@ -141,6 +141,8 @@ public final class Metrics: Sendable {
     let shadow = ShadowMetrics()
     /// The proxy's `CONNECT` tunnels (rendered with the other `navpolicyd_proxy_*` families).
     let tunnels = TunnelMetrics()
+    /// The ext_authz gRPC listener's calls and refused connections (rendered when it runs).
+    let grpc = GRPCMetrics()
     /// Whether a proxy listener runs: only then are the `navpolicyd_proxy_*` families rendered.
     private let proxyEnabled = Atomic<Bool>(false)
 
@@ -375,6 +377,7 @@ public final class Metrics: Sendable {
                 bytes: (upstream: hot.proxyBytesUpstream, downstream: hot.proxyBytesDownstream))
             out += tunnels.render()
         }
+        out += grpc.render()
         out += ProcessMetrics.render()
         return out
     }

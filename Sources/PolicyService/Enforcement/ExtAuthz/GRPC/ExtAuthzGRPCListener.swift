@@ -29,13 +29,18 @@ extension ListenerKind {
         configuration.idleTimeoutSeconds = settings.idleTimeoutSeconds
         configuration.requestTimeoutSeconds = settings.headTimeoutSeconds
         let log = services.log
+        let metrics = services.metrics.grpc
+        metrics.enable()
         let server = GRPCServer(
             configuration: configuration, methods: responder.methods,
-            log: GRPCServerLog { event, fields in
-                var object: JSONObject = ["listener": .string("ext-authz-grpc")]
-                for (name, value) in fields.sorted(by: { $0.key < $1.key }) { object.append(name, .string(value)) }
-                log.log(event == "grpc.connection_refused" ? .warning : .info, event, object)
-            })
+            observer: GRPCServerObserver(
+                event: { event, fields in
+                    var object: JSONObject = ["listener": .string("ext-authz-grpc")]
+                    for (name, value) in fields.sorted(by: { $0.key < $1.key }) { object.append(name, .string(value)) }
+                    if event == "grpc.connection_refused" { metrics.connectionRefused() }
+                    log.log(event == "grpc.connection_refused" ? .warning : .info, event, object)
+                },
+                answered: { path, status in metrics.answered(path: path, status: status) }))
         return Listener(
             role: context.role, endpoint: context.endpoint, server: GRPCListenerServer(server: server),
             listeningEvent: "ext_authz_grpc.listening", finish: {})

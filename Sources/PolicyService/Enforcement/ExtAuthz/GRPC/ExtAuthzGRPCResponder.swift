@@ -16,11 +16,16 @@ struct ExtAuthzGRPCResponder: Sendable {
     /// The gRPC service names health checks may ask about ("" = the server as a whole).
     static let authorizationService = "envoy.service.auth.v3.Authorization"
 
+    /// The `:path` of `Authorization/Check`.
+    static let checkPath = "/\(authorizationService)/Check"
+    /// The `:path` of the gRPC health protocol's `Check`.
+    static let healthPath = "/grpc.health.v1.Health/Check"
+
     /// The methods, keyed by their HTTP/2 `:path`.
     var methods: [String: GRPCMethod] {
         [
-            "/\(Self.authorizationService)/Check": { [self] message in authorize(message) },
-            "/grpc.health.v1.Health/Check": { [self] message in health(message) },
+            Self.checkPath: { [self] message in authorize(message) },
+            Self.healthPath: { [self] message in health(message) },
         ]
     }
 
