@@ -130,7 +130,8 @@ final class H2Connection {
         return Int32(clamping: max(0, milliseconds) + 1)
     }
 
-    /// Resets streams past their deadline; false when the connection itself is idle past its own.
+    /// Resets streams past their deadline; false when the connection itself is idle past its own
+    /// (no request being received and nothing from the peer for `idleTimeoutSeconds`).
     private func expire(_ session: OpaquePointer) -> Bool {
         let now = ContinuousClock.now
         let late = streams.filter { now - $0.value.openedAt >= .seconds(configuration.requestTimeoutSeconds) }
@@ -139,7 +140,10 @@ final class H2Connection {
             observer.event("grpc.request_timeout", ["stream": "\(id)"])
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
         }
-        return !(streams.isEmpty && outbound.isEmpty && now - lastActivity >= .seconds(configuration.idleTimeoutSeconds))
+        // Answers still queued do not keep a silent peer: one that neither reads nor opens its
+        // flow-control window for the idle time is gone (else the loop would wake every
+        // millisecond for it, forever).
+        return !(streams.isEmpty && now - lastActivity >= .seconds(configuration.idleTimeoutSeconds))
     }
 
     /// The connection preface bytes already read by ``checkPreface()``.
