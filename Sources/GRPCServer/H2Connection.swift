@@ -27,6 +27,13 @@ final class H2Connection {
     var outbound: [Int32: (bytes: [UInt8], offset: Int, trailers: [(String, String)]?)] = [:]
     private var lastActivity = ContinuousClock.now
     private var draining = false
+    /// When the drain's first GOAWAY (the shutdown notice) went out; the final one, naming the
+    /// last stream taken, follows ``noticePeriod`` later.
+    private var noticeSentAt: ContinuousClock.Instant?
+    private var finalGoawaySent = false
+    /// Time for calls the client sent before it saw the notice to arrive: one round trip and
+    /// then some, on the networks between an Envoy and its authorization service.
+    static let noticePeriod = Duration.milliseconds(250)
 
     init(
         socket: Int32, configuration: GRPCServerConfiguration, methods: [String: GRPCMethod], drainSignal: Int32,
@@ -74,7 +81,16 @@ final class H2Connection {
         while true {
             guard flush(session) else { return }
             if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 { return }
-            if draining && streams.isEmpty && outbound.isEmpty { return }
+            if draining && !finalGoawaySent, let noticeSentAt, ContinuousClock.now - noticeSentAt >= Self.noticePeriod {
+                // The final GOAWAY names the last stream taken: those still get answers, any
+                // later one is refused and safe for the client to retry elsewhere.
+                finalGoawaySent = true
+                _ = nghttp2_submit_goaway(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+                    NGHTTP2_NO_ERROR.rawValue, nil, 0)
+                continue
+            }
+            if finalGoawaySent && streams.isEmpty && outbound.isEmpty { return }
             switch wait() {
             case .readable:
                 let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
@@ -85,12 +101,13 @@ final class H2Connection {
                     return
                 }
             case .drain:
+                // Two GOAWAYs, as RFC 9113 section 6.8 advises for a graceful shutdown: first the
+                // notice (last stream 2^31-1: nothing is refused yet, the client stops opening
+                // streams here), then after a round trip the final one. A single GOAWAY would
+                // refuse the calls already on the wire, and Envoy denies a call that fails.
                 draining = true
-                // GOAWAY naming the last stream taken: the streams in flight still get answers,
-                // the client opens new ones elsewhere.
-                _ = nghttp2_submit_goaway(
-                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
-                    NGHTTP2_NO_ERROR.rawValue, nil, 0)
+                noticeSentAt = .now
+                _ = nghttp2_submit_shutdown_notice(session)
             case .timedOut:
                 guard expire(session) else {
                     _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
@@ -116,15 +133,17 @@ final class H2Connection {
         return .readable
     }
 
-    /// Milliseconds until the idle deadline (no stream open) or the oldest stream's deadline.
+    /// Milliseconds until the idle deadline (no stream open) or the oldest stream's deadline,
+    /// or the final GOAWAY of a drain if that comes first.
     private func nextDeadlineMilliseconds() -> Int32 {
         let now = ContinuousClock.now
-        let deadline: ContinuousClock.Instant
+        var deadline: ContinuousClock.Instant
         if let oldest = streams.values.map(\.openedAt).min() {
             deadline = oldest.advanced(by: .seconds(configuration.requestTimeoutSeconds))
         } else {
             deadline = lastActivity.advanced(by: .seconds(configuration.idleTimeoutSeconds))
         }
+        if let noticeSentAt, !finalGoawaySent { deadline = min(deadline, noticeSentAt.advanced(by: Self.noticePeriod)) }
         let left = now.duration(to: deadline)
         let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
         return Int32(clamping: max(0, milliseconds) + 1)
