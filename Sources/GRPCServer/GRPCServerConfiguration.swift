@@ -23,8 +23,8 @@ public struct GRPCServerConfiguration: Sendable {
     /// A connection with no open stream and no bytes from its peer for this long gets GOAWAY
     /// and is closed; also the send timeout towards a peer that does not read.
     public var idleTimeoutSeconds = 30
-    /// A stream (headers and message) must arrive whole within this, and the connection
-    /// preface within this of the accept; else the stream is reset, or the connection closed.
+    /// A stream (headers and message) must arrive whole within this; else it is reset. (The
+    /// connection preface has ``idleTimeoutSeconds`` from the accept.)
     public var requestTimeoutSeconds = 10
 
     /// A configuration that binds `host:port` with the default bounds.

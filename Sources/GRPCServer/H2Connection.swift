@@ -175,7 +175,9 @@ final class H2Connection {
         let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: preface.count)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(configuration.requestTimeoutSeconds))
+        // A connection that has sent nothing yet is idle: the preface gets the idle time from the
+        // accept (in total, so a byte at a time does not stretch it).
+        let deadline = ContinuousClock.now.advanced(by: .seconds(configuration.idleTimeoutSeconds))
         while received.count < preface.count {
             guard received.elementsEqual(preface.prefix(received.count)) else { break }
             let left = ContinuousClock.now.duration(to: deadline)
