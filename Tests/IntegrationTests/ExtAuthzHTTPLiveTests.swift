@@ -297,4 +297,19 @@ struct ExtAuthzHTTPLiveTests {
         }
         #expect(compared >= 20, "\(compared) of \(cases.count)")
     }
+
+    @Test("socket activation: a socket named ext-authz is the HTTP service, with no flag and no bind")
+    func socketActivation() throws {
+        let (daemon, ports) = try SystemdIntegrationTests.activated(
+            names: ["api", "ext-authz"],
+            config: #"{"handlers": [{"name": "logout", "type": "logout", "match": {"paths": ["/logout"]}}]}"#)
+        let passed = try #require(ports["ext-authz"])
+        let connection = try RawConnection(port: passed)
+        connection.send(
+            "GET /logout HTTP/1.1\r\nhost: app.example.com\r\nx-forwarded-proto: https\r\n"
+                + "content-length: 0\r\nconnection: close\r\n\r\n")
+        let response = connection.receiveResponse()
+        #expect(response.status == 403 && response.headers["x-navigation-handler"] == "logout", "\(response.body)")
+        #expect(daemon.logLines.contains { $0.contains(#""socketActivated":true"#) })
+    }
 }

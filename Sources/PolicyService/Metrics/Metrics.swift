@@ -117,8 +117,9 @@ public final class Metrics: Sendable {
     }
 
     /// The endpoint labels counted with atomics, in index order: every route template, then
-    /// `other` (no route matched) and `rejected` (refused before routing).
-    static let endpointLabels = PolicyAPI.Route.allCases.map(\.rawValue) + ["other", "rejected"]
+    /// `other` (no route matched), `rejected` (refused before routing) and `ext_authz` (every
+    /// answer of the ext_authz HTTP service, which has no routes).
+    static let endpointLabels = PolicyAPI.Route.allCases.map(\.rawValue) + ["other", "rejected", "ext_authz"]
 
     /// The index of `label` in ``endpointLabels``.
     static func endpointIndex(_ label: String) -> Int? { endpointLabels.firstIndex(of: label) }

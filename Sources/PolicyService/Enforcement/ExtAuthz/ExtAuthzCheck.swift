@@ -25,7 +25,7 @@ struct ExtAuthzCheck: Sendable {
         do throws(ServiceProblem) {
             let url = try Self.url(of: request)
             var navigation = NavigationRequest(url: url, method: request.method)
-            FetchMetadata(HTTPHeaders(request.headers.map { ($0.name, $0.value) })).apply(to: &navigation)
+            FetchMetadata(request.headers).apply(to: &navigation)
             return answer(try decisions.enforce(navigation))
         } catch {
             return refusal(problems.response(error))

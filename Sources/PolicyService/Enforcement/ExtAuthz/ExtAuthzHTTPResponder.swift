@@ -35,12 +35,15 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
         }
         // Every answer, refusals included, so malformed checks show in /metrics as 4xx.
         let seconds = Double(MonotonicTime.nanoseconds() &- start) / 1e9
-        metrics.recordRequest(endpoint: Self.endpointLabel, status: response.status, seconds: seconds)
+        metrics.recordRequest(
+            endpoint: Self.endpointLabel, index: Self.endpointIndex, status: response.status, seconds: seconds)
         return .now(response)
     }
 
     /// The `endpoint` label of this listener's answers in `navpolicyd_http_requests_total`.
     static let endpointLabel = "ext_authz"
+    /// Its slot among the atomically counted labels, found once.
+    private static let endpointIndex = Metrics.endpointIndex(endpointLabel)
 
     /// The request Envoy asks about; 400 when a placing field is missing or repeated, or the
     /// path is not under the prefix (the check refuses what else cannot be decided).
@@ -60,7 +63,11 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
         }
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(headers.count)
-        for field in headers { fields.append((name: field.name.lowercased(), value: field.value)) }
+        // Envoy sends lower-case names already: only another spelling costs a copy.
+        for field in headers {
+            let lower = field.name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+            fields.append((name: lower ? field.name.lowercased() : field.name, value: field.value))
+        }
         return ExtAuthzRequest(
             method: request.method, scheme: headers["X-Forwarded-Proto"] ?? "", host: headers["Host"] ?? "", path: path,
             headers: fields)
