@@ -32,7 +32,7 @@ die() {
     exit 1
 }
 
-command -v h2load >/dev/null && command -v wrk >/dev/null || scripts/install-deps.sh bench
+if ! command -v h2load >/dev/null || ! command -v wrk >/dev/null; then scripts/install-deps.sh bench; fi
 scripts/grpc-test-tools.sh
 PYTHON=$ROOT/.build/grpc-tools/bin/python3
 BIN=${NAVPOLICYD:-$ROOT/.build/release/navpolicyd}
@@ -80,24 +80,24 @@ run_check() { # ROUND → "RPS P99_MS CPU_US"
         "http://127.0.0.1:$GRPC_PORT/envoy.service.auth.v3.Authorization/Check" >"$TMP/h2load-$1.out"
     after=$(cpu_ticks)
     grep -q " 0 failed, 0 errored" "$TMP/h2load-$1.out" || die "h2load reported failures: $(grep requests: "$TMP/h2load-$1.out")"
-    local rps p99 done
+    local rps p99 count
     rps=$(sed -n 's/^finished in [0-9.]*s, \([0-9.]*\) req\/s.*/\1/p' "$TMP/h2load-$1.out")
     # Requests done include the warm-up second's, which the CPU ticks include too.
-    done=$(sed -n 's/^requests: [0-9]* total, [0-9]* started, \([0-9]*\) done.*/\1/p' "$TMP/h2load-$1.out")
+    count=$(sed -n 's/^requests: [0-9]* total, [0-9]* started, \([0-9]*\) done.*/\1/p' "$TMP/h2load-$1.out")
     # --log-file: start time (µs), status, elapsed (µs) per request.
     p99=$(awk '{print $3}' "$log" | sort -n | awk '{a[NR]=$1} END {i=int(NR*0.99); if (i<1) i=1; printf "%.3f", a[i]/1000}')
-    echo "$rps $p99 $(cpu_per_request "$before" "$after" "$done")"
+    echo "$rps $p99 $(cpu_per_request "$before" "$after" "$count")"
 }
 run_decide() { # → "RPS P99_MS CPU_US"
     local before after
     before=$(cpu_ticks)
     wrk -t "$LOAD_THREADS" -c "$STREAMS" -d "${DURATION}s" --latency "$DECIDE" >"$TMP/wrk.out"
     after=$(cpu_ticks)
-    local rps p99 done
+    local rps p99 count
     rps=$(awk '/^Requests\/sec:/ {print $2}' "$TMP/wrk.out")
     p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000}; printf "%.3f", v}' "$TMP/wrk.out")
-    done=$(awk '/requests in/ {print $1}' "$TMP/wrk.out")
-    echo "$rps $p99 $(cpu_per_request "$before" "$after" "$done")"
+    count=$(awk '/requests in/ {print $1}' "$TMP/wrk.out")
+    echo "$rps $p99 $(cpu_per_request "$before" "$after" "$count")"
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
