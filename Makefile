@@ -10,6 +10,7 @@ deps:
 
 test-deps:
 	@scripts/install-deps.sh test
+	@scripts/grpc-test-tools.sh
 
 build: deps
 	$(SWIFT) build

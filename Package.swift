@@ -70,12 +70,20 @@ let package = Package(
             name: "NavigationPolicyClientSodium", dependencies: ["NavigationPolicyClient", "BundleSigning"],
             swiftSettings: strictSettings),
 
+        // libnghttp2 (HTTP/2 framing, HPACK, flow control) and the unary gRPC server on top of it
+        // that the Envoy ext_authz gRPC listener runs (h2c); knows nothing of policies.
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .target(name: "GRPCServer", dependencies: ["CNGHTTP2", "LockSupport"], swiftSettings: strictSettings),
+        // The protobuf messages of Envoy's ext_authz gRPC API and the gRPC health protocol: a strict
+        // pure-Swift codec for exactly the fields the listener reads and writes (fuzzed on its own).
+        .target(name: "ExtAuthzProtocol", swiftSettings: strictSettings),
+
         // The daemon: policy store and reload, HTTP API, share intake endpoints, metrics, logs.
         .target(
             name: "PolicyService",
             dependencies: [
                 "NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport", "BundleSigning",
-                "NavigationPolicyClient",
+                "NavigationPolicyClient", "GRPCServer", "ExtAuthzProtocol",
             ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,
@@ -106,6 +114,9 @@ let package = Package(
             name: "HTTPServerTests", dependencies: ["HTTPServer", "CMicroHTTPD", "JSONSupport", "LockSupport"],
             swiftSettings: strictSettings),
         .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
+        // The ext_authz protobuf codec against bytes from the real Python protobuf, and the gRPC
+        // server's per-stream rules; no sockets.
+        .testTarget(name: "ExtAuthzGRPCTests", dependencies: ["ExtAuthzProtocol", "GRPCServer"], swiftSettings: strictSettings),
         .testTarget(name: "BundleSigningTests", dependencies: ["BundleSigning"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShareIntakeTests",
@@ -116,7 +127,7 @@ let package = Package(
             name: "PolicyServiceTests",
             dependencies: [
                 "PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning",
-                "TestScratchSupport", "LockSupport",
+                "TestScratchSupport", "LockSupport", "ExtAuthzProtocol", "GRPCServer",
             ],
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
@@ -152,6 +163,7 @@ if Context.environment["NAVPOLICYD_FUZZ"] != nil {
         ("FuzzRequestHead", ["HTTPServer"]),
         ("FuzzProxyHeaders", ["PolicyProxy", "HTTPServer"]),
         ("FuzzClientHello", ["PolicyProxy"]),
+        ("FuzzCheckRequest", ["ExtAuthzProtocol"]),
     ]
     for target in fuzzTargets {
         package.targets.append(

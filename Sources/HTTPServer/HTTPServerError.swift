@@ -43,8 +43,9 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
     /// A configuration value is out of range.
     public static let invalidConfiguration = HTTPServerError(.invalidConfiguration, "invalid configuration")
 
-    /// The same error kind with a specific explanation.
-    func with(detail: String) -> HTTPServerError {
+    /// The same error kind with a specific explanation (public so that another listener's
+    /// server, the gRPC one, reports its start failures as the daemon reports these).
+    public func with(detail: String) -> HTTPServerError {
         HTTPServerError(base, detail)
     }
 }

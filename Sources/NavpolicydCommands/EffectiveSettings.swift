@@ -2,7 +2,7 @@ import NavigationPolicy
 import PolicyService
 import ShareIntake
 
-/// The `server`, `intake` and `proxy` settings a policy file results in, defaults included,
+/// The `server`, `intake`, `proxy`, `decisionLog` and `extAuthz` settings a policy file results in, defaults included,
 /// so `validate` shows what a missing field means instead of leaving the reader to guess.
 enum EffectiveSettings {
     static func sections(_ policy: CompiledPolicy) -> [(name: String, fields: [(String, String)])] {
@@ -11,6 +11,7 @@ enum EffectiveSettings {
             ("intake", fields(of: IntakeSettings.from(policy))),
             ("proxy", fields(of: ProxySettings.from(policy))),
             ("decisionLog", fields(of: DecisionLogSettings.from(policy))),
+            ("extAuthz", fields(of: ExtAuthzSettings.from(policy))),
         ]
     }
 

@@ -49,6 +49,14 @@ struct ConformanceVectorTests {
         }
     }
 
+    /// The config a vector's bundle carries, as JSON text a daemon can start on.
+    static func policy(of vector: [String: Any]) throws -> String {
+        let bundle = try #require(vector["bundle"] as? String)
+        let bundleObject = try #require(try JSONSerialization.jsonObject(with: Data(bundle.utf8)) as? [String: Any])
+        let policy = try JSONSerialization.data(withJSONObject: try #require(bundleObject["policy"]))
+        return String(decoding: policy, as: UTF8.self)
+    }
+
     /// The expected `shadow` list as [handler, decision, action, location] rows ("null" for null).
     static func shadow(_ expect: [String: Any]) -> [[String]] {
         (expect["shadow"] as? [[String: Any]] ?? []).map { entry in
@@ -59,11 +67,7 @@ struct ConformanceVectorTests {
     @Test("the daemon answers every vector at GET /v1/decide as recorded", arguments: files)
     func daemonPassesTheVectors(_ name: String) throws {
         let vector = try Self.vector(name)
-        let bundle = try #require(vector["bundle"] as? String)
-        let bundleObject = try #require(
-            try JSONSerialization.jsonObject(with: Data(bundle.utf8)) as? [String: Any])
-        let policy = try JSONSerialization.data(withJSONObject: try #require(bundleObject["policy"]))
-        let daemon = try DaemonProcess(config: String(decoding: policy, as: UTF8.self))
+        let daemon = try DaemonProcess(config: try Self.policy(of: vector))
         for testCase in try #require(vector["cases"] as? [[String: Any]]) {
             let request = try #require(testCase["request"] as? [String: String])
             let expect = try #require(testCase["expect"] as? [String: Any])

@@ -81,7 +81,11 @@ final class RawConnection {
     deinit { close(socket) }
 
     func send(_ text: String) {
-        let bytes = Array(text.utf8)
+        send(bytes: Array(text.utf8))
+    }
+
+    /// Sends raw bytes (binary protocols: HTTP/2 frames).
+    func send(bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {
             let result = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

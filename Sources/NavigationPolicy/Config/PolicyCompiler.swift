@@ -15,9 +15,9 @@ public struct PolicyCompiler: Sendable {
     /// with the whole document after the section validators.
     public var documentValidators: [SectionValidator] = []
 
-    /// Top-level keys of a config. `server`, `intake`, `proxy` and `decisionLog` belong to the front ends.
-    public static let topLevelKeys = ["defaultDecision", "handlers", "server", "intake", "proxy", "decisionLog"]
-    static let reservedSections = ["server", "intake", "proxy", "decisionLog"]
+    /// Top-level keys of a config. `server`, `intake`, `proxy`, `decisionLog` and `extAuthz` belong to the front ends.
+    public static let topLevelKeys = ["defaultDecision", "handlers", "server", "intake", "proxy", "decisionLog", "extAuthz"]
+    static let reservedSections = ["server", "intake", "proxy", "decisionLog", "extAuthz"]
     static let handlerKeys = ["name", "type", "match", "mode"]
 
     /// Deepest nesting a config may have; real configs need 5.

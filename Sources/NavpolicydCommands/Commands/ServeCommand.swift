@@ -14,6 +14,12 @@ package struct ServeCommand: ParsableCommand {
     static let proxyListen = Option.text(
         "proxy-listen", "HOST:PORT", kind: .address,
         help: "also run the enforcing forward/reverse proxy there (see docs/proxy.md)")
+    static let extAuthzListen = Option.text(
+        "ext-authz-listen", "HOST:PORT", kind: .address,
+        help: "also run Envoy's ext_authz HTTP service there: every path is a request to decide (docs/envoy.md)")
+    static let extAuthzGRPCListen = Option.text(
+        "ext-authz-grpc-listen", "HOST:PORT", kind: .address,
+        help: "also serve Envoy's ext_authz gRPC Check (HTTP/2 cleartext) there (extAuthz.grpcListen; see docs/envoy.md)")
     static let adminListen = Option.text(
         "admin-listen", "HOST:PORT", kind: .address,
         help:
@@ -49,14 +55,15 @@ package struct ServeCommand: ParsableCommand {
 
             Under systemd: READY=1, RELOADING=1 and STOPPING=1 go to $NOTIFY_SOCKET (Type=notify),
             WATCHDOG=1 every WATCHDOG_USEC/2, and sockets passed as LISTEN_FDS (FileDescriptorName=
-            api, admin, proxy) are served instead of binding (deploy/systemd/navpolicyd.socket).
+            api, admin, proxy, ext-authz) are served instead of binding (deploy/systemd/navpolicyd.socket).
 
             Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
             """,
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, listen.declaration, decisionLog.declaration,
             adminTokenFile.declaration,
-            proxyListen.declaration, adminListen.declaration, logLevel.declaration,
+            proxyListen.declaration, extAuthzListen.declaration, extAuthzGRPCListen.declaration, adminListen.declaration,
+            logLevel.declaration,
         ])
 
     package var configPath: String?
@@ -70,7 +77,7 @@ package struct ServeCommand: ParsableCommand {
     package var logLevel: EventLog.Level
 
     /// The options that set a listener's address; each listener kind names its flag.
-    private static let listenOptions = [listen, adminListen, proxyListen]
+    private static let listenOptions = [listen, adminListen, proxyListen, extAuthzListen, extAuthzGRPCListen]
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]

@@ -1,5 +1,3 @@
-import HTTPServer
-
 /// One front end the daemon runs: a server at its endpoint, and what the daemon does around
 /// it. ``PolicyDaemon`` starts, reports and drains a list of them in one loop.
 struct Listener: Sendable {
@@ -7,8 +5,8 @@ struct Listener: Sendable {
     let role: String
     /// Where its socket comes from.
     let endpoint: ListenerEndpoint
-    /// The server, built but not started.
-    let server: HTTPServer
+    /// The server, built but not started: an ``HTTPServer``, or the gRPC listener's HTTP/2 server.
+    let server: any ListenerServer
     /// The event logged with the bound address once it listens (`proxy.listening`); nil when
     /// the daemon's own `listening` line reports it.
     let listeningEvent: String?

@@ -25,5 +25,5 @@ struct ListenerKind: Sendable {
 
     /// Every kind, in start order. The first is the API listener: it always runs, and it labels
     /// the sockets systemd passed to the others without an address.
-    static let all: [ListenerKind] = [.api, .admin, .proxy]
+    static let all: [ListenerKind] = [.api, .admin, .proxy, .extAuthz, .extAuthzGRPC]
 }

@@ -38,7 +38,7 @@ public final class PolicyDaemon: Sendable {
         }
         // `/readyz` and the status page report the API listener's connections; the listener
         // is built after the responders that ask.
-        let apiServer = Mutex<HTTPServer?>(nil)
+        let apiServer = Mutex<(any ListenerServer)?>(nil)
         let services = try ServiceFactory(
             store: store, version: configuration.version, log: log, decisionLogPath: configuration.decisionLogPath,
             adminToken: configuration.adminToken,

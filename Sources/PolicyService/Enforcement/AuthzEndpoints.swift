@@ -90,7 +90,7 @@ struct AuthzTarget: Equatable {
                         + "client asked for, never on this endpoint's own Host (nginx: proxy_set_header "
                         + "X-Forwarded-Host $host:$server_port, and refuse requests without a host)", field: "X-Forwarded-Host"))
         }
-        guard !host.utf8.contains(where: { Self.forbiddenInHost.contains($0) }) else {
+        guard isHostField(host) else {
             throw ServiceProblem(.invalidRequest("X-Forwarded-Host must be a host[:port]", field: "X-Forwarded-Host"))
         }
         guard let proto = headers["X-Forwarded-Proto"] else {
@@ -106,7 +106,12 @@ struct AuthzTarget: Equatable {
         return AuthzTarget(url: scheme + "://" + host + uri, method: method)
     }
 
-    /// Bytes that would end the authority or start userinfo, so the host field could not
-    /// move the URL's real host somewhere else.
+    /// Whether `host` can stand as a URL's `host[:port]`: none of the bytes that would end
+    /// the authority or start userinfo, so the field cannot move the URL's real host somewhere
+    /// else. Envoy's ext_authz front ends check their `Host` the same way.
+    static func isHostField(_ host: String) -> Bool {
+        !host.utf8.contains(where: { forbiddenInHost.contains($0) })
+    }
+
     private static let forbiddenInHost: Set<UInt8> = Set("/?#@\\ \t".utf8)
 }

@@ -21,10 +21,52 @@ public enum EnforcementHeaders {
     public static func add(
         _ decision: Decision, id: String, includeLocation: Bool, to headers: inout HTTPHeaders
     ) {
-        headers.add(name: Self.decision, value: decision.verdict.rawValue)
-        if let handler = decision.handler { headers.add(name: Self.handler, value: handler) }
-        if let action = decision.action { headers.add(name: Self.action, value: action) }
-        headers.add(name: decisionID, value: id)
-        if includeLocation, let location = decision.location { headers.add(name: Self.location, value: location) }
+        forEachField(of: decision, id: id, includeLocation: includeLocation) { name, value in
+            headers.add(name: name, value: value)
+        }
+    }
+
+    /// What shadow-mode handlers would have decided, in chain order: `name=decision` items
+    /// separated by `", "` (`beta-block=cancel, audit=allow`); absent when none matched.
+    /// Handler names are restricted to `A-Z a-z 0-9 - _ .`, so neither separator can occur in one.
+    public static let shadow = "X-Navigation-Shadow"
+
+    /// The decision headers as name/value pairs, in the order ``add(_:id:includeLocation:to:)``
+    /// writes them, for transports that do not carry an ``HTTPHeaders`` (Envoy's gRPC `Check`).
+    /// - Parameters:
+    ///   - lowercase: names in lower case, as HTTP/2 and Envoy's header lists spell them.
+    ///   - includeShadow: adds ``shadow`` when shadow handlers matched.
+    static func forEachField(
+        of decision: Decision, id: String, includeLocation: Bool, lowercase: Bool = false, includeShadow: Bool = false,
+        _ body: (_ name: String, _ value: String) -> Void
+    ) {
+        let names = lowercase ? Names.lower : Names.canonical
+        body(names.decision, decision.verdict.rawValue)
+        if let handler = decision.handler { body(names.handler, handler) }
+        if let action = decision.action { body(names.action, action) }
+        body(names.decisionID, id)
+        if includeLocation, let location = decision.location { body(names.location, location) }
+        if includeShadow, let shadow = decision.shadow, !shadow.isEmpty {
+            body(names.shadow, shadow.map { $0.handler + "=" + $0.verdict.rawValue }.joined(separator: ", "))
+        }
+    }
+
+    /// The field names in one spelling, built once (not lowercased per request).
+    private struct Names {
+        var decision: String
+        var handler: String
+        var action: String
+        var decisionID: String
+        var location: String
+        var shadow: String
+
+        static let canonical = Names(
+            decision: EnforcementHeaders.decision, handler: EnforcementHeaders.handler,
+            action: EnforcementHeaders.action, decisionID: EnforcementHeaders.decisionID,
+            location: EnforcementHeaders.location, shadow: EnforcementHeaders.shadow)
+        static let lower = Names(
+            decision: canonical.decision.lowercased(), handler: canonical.handler.lowercased(),
+            action: canonical.action.lowercased(), decisionID: canonical.decisionID.lowercased(),
+            location: canonical.location.lowercased(), shadow: canonical.shadow.lowercased())
     }
 }

@@ -27,8 +27,9 @@ public struct FetchMetadata: Sendable, Equatable {
         "video", "webidentity", "worker", "xslt",
     ]
 
-    /// Reads the headers of `request`.
-    public init(_ headers: HTTPHeaders) {
+    /// Reads the headers of `request`, or any list of fields (Envoy's ext_authz transports
+    /// carry them as name/value pairs, not as ``HTTPHeaders``).
+    public init(_ headers: some Sequence<HTTPHeaders.Field>) {
         // One pass, no arrays of values: this runs for every proxied request, and most carry
         // neither field.
         var modes = 0

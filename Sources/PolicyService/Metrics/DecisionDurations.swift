@@ -11,6 +11,8 @@ enum DecisionFrontEnd: String, CaseIterable, Sendable {
     case proxy
     /// Share intake (`/v1/intake`), one decision per URL.
     case intake
+    /// Envoy external authorization: the HTTP service and the gRPC `Check` listener alike.
+    case extAuthz = "ext_authz"
 
     /// Its position in ``allCases``, without a search on the hot path.
     var index: Int {
@@ -19,6 +21,7 @@ enum DecisionFrontEnd: String, CaseIterable, Sendable {
         case .authz: 1
         case .proxy: 2
         case .intake: 3
+        case .extAuthz: 4
         }
     }
 }

@@ -117,8 +117,9 @@ public final class Metrics: Sendable {
     }
 
     /// The endpoint labels counted with atomics, in index order: every route template, then
-    /// `other` (no route matched) and `rejected` (refused before routing).
-    static let endpointLabels = PolicyAPI.Route.allCases.map(\.rawValue) + ["other", "rejected"]
+    /// `other` (no route matched), `rejected` (refused before routing) and `ext_authz` (every
+    /// answer of the ext_authz HTTP service, which has no routes).
+    static let endpointLabels = PolicyAPI.Route.allCases.map(\.rawValue) + ["other", "rejected", "ext_authz"]
 
     /// The index of `label` in ``endpointLabels``.
     static func endpointIndex(_ label: String) -> Int? { endpointLabels.firstIndex(of: label) }
@@ -141,6 +142,8 @@ public final class Metrics: Sendable {
     let shadow = ShadowMetrics()
     /// The proxy's `CONNECT` tunnels (rendered with the other `navpolicyd_proxy_*` families).
     let tunnels = TunnelMetrics()
+    /// The ext_authz gRPC listener's calls and refused connections (rendered when it runs).
+    let grpc = GRPCMetrics()
     /// Whether a proxy listener runs: only then are the `navpolicyd_proxy_*` families rendered.
     private let proxyEnabled = Atomic<Bool>(false)
 
@@ -375,6 +378,7 @@ public final class Metrics: Sendable {
                 bytes: (upstream: hot.proxyBytesUpstream, downstream: hot.proxyBytesDownstream))
             out += tunnels.render()
         }
+        out += grpc.render()
         out += ProcessMetrics.render()
         return out
     }

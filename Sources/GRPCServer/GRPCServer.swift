@@ -1,0 +1,200 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A unary gRPC server over cleartext HTTP/2 (h2c with prior knowledge, as Envoy's
+/// `envoy_grpc` and `google_grpc` clients speak it), on libnghttp2.
+///
+/// Threads: one accept thread, and one thread per connection up to
+/// ``GRPCServerConfiguration/connectionLimit``. gRPC clients keep a few long-lived connections
+/// and multiplex their calls on them (Envoy opens one per worker thread), so a thread per
+/// connection costs a handful of threads; its streams are answered in order on that thread,
+/// each in microseconds, and a blocking loop per connection keeps the C glue to one
+/// `mem_recv`/`mem_send` pair with no event loop to share between threads.
+public final class GRPCServer: Sendable {
+    private let configuration: GRPCServerConfiguration
+    private let methods: [String: GRPCMethod]
+    private let observer: GRPCServerObserver
+    private let state = Mutex(State())
+    /// A pipe whose read end every connection thread polls beside its socket: one byte written
+    /// by ``shutdown(until:)`` and never read, so it stays readable for all of them.
+    private let drainSignal: (read: Int32, write: Int32)
+
+    private struct State {
+        var listenSocket: Int32 = -1
+        var boundPort: UInt16?
+        var accepting = false
+        /// Open connections: their sockets (to cut them at the drain deadline) and per-peer counts.
+        var sockets: Set<Int32> = []
+        var perAddress: [String: Int] = [:]
+        var acceptThreadDone = true
+    }
+
+    /// A server for `methods` (keyed by `:path`, e.g. `/envoy.service.auth.v3.Authorization/Check`);
+    /// nothing binds until ``start()``.
+    public init(configuration: GRPCServerConfiguration, methods: [String: GRPCMethod], observer: GRPCServerObserver) {
+        self.configuration = configuration
+        self.methods = methods
+        self.observer = observer
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        }
+        self.drainSignal = (ends[0], ends[1])
+    }
+
+    deinit {
+        if drainSignal.read >= 0 {
+            close(drainSignal.read)
+            close(drainSignal.write)
+        }
+    }
+
+    /// The port it listens on, once started.
+    public var boundPort: UInt16? { state.withLock { $0.boundPort } }
+
+    /// Connections open now.
+    public var openConnections: Int { state.withLock { $0.sockets.count } }
+
+    /// Binds (or takes the inherited socket), listens, and starts accepting; returns the bound port.
+    public func start() throws(GRPCServerError) -> UInt16 {
+        guard drainSignal.read >= 0 else { throw GRPCServerError("pipe: could not create the drain signal") }
+        let socket: Int32
+        if let inherited = configuration.inheritedListenSocket {
+            socket = inherited
+        } else {
+            socket = try ListenSocket.bind(host: configuration.host, port: configuration.port)
+        }
+        let port = try ListenSocket.port(of: socket)
+        state.withLock {
+            $0.listenSocket = socket
+            $0.boundPort = port
+            $0.accepting = true
+            $0.acceptThreadDone = false
+        }
+        let thread = Thread { [self] in acceptLoop(socket) }
+        thread.name = "grpc-accept"
+        thread.start()
+        return port
+    }
+
+    private func acceptLoop(_ listenSocket: Int32) {
+        defer {
+            close(listenSocket)
+            state.withLock { $0.acceptThreadDone = true }
+        }
+        while state.withLock({ $0.accepting }) {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let socket = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenSocket, $0, &length) }
+            }
+            if socket < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    usleep(10_000)  // out of descriptors: let connections close instead of spinning
+                    continue
+                }
+                return  // the listening socket was shut down (stopAccepting)
+            }
+            _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+            let peer = ListenSocket.host(of: address)
+            guard admit(socket, peer: peer) else {
+                observer.event("grpc.connection_refused", ["peer": peer])
+                close(socket)
+                continue
+            }
+            var one: Int32 = 1
+            _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let thread = Thread { [self] in
+                H2Connection(
+                    socket: socket, configuration: configuration, methods: methods, drainSignal: drainSignal.read,
+                    observer: observer
+                ).run()
+                release(socket, peer: peer)
+            }
+            thread.name = "grpc-connection"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    private func admit(_ socket: Int32, peer: String) -> Bool {
+        state.withLock { state in
+            guard state.sockets.count < configuration.connectionLimit,
+                state.perAddress[peer, default: 0] < configuration.perAddressConnectionLimit
+            else { return false }
+            state.sockets.insert(socket)
+            state.perAddress[peer, default: 0] += 1
+            return true
+        }
+    }
+
+    private func release(_ socket: Int32, peer: String) {
+        state.withLock { state in
+            state.sockets.remove(socket)
+            let left = state.perAddress[peer, default: 1] - 1
+            state.perAddress[peer] = left > 0 ? left : nil
+            // Closed under the lock, so ``shutdown(until:)`` never cuts a descriptor number that
+            // was closed and reused.
+            close(socket)
+        }
+    }
+
+    /// Stops accepting: new connections are refused at once; open ones go on.
+    public func stopAccepting() {
+        state.withLock { state in
+            guard state.accepting else { return }
+            state.accepting = false
+            // Wakes the accept thread, which closes the socket.
+            _ = Glibc.shutdown(state.listenSocket, Int32(SHUT_RDWR))
+        }
+    }
+
+    /// Drains: every connection gets GOAWAY, the calls in flight are answered, and connections
+    /// still open at `deadline` are cut. Returns when every connection thread has ended.
+    public func shutdown(until deadline: ContinuousClock.Instant) {
+        stopAccepting()
+        var one: UInt8 = 1
+        _ = write(drainSignal.write, &one, 1)
+        while ContinuousClock.now < deadline && !state.withLock({ $0.sockets.isEmpty && $0.acceptThreadDone }) {
+            usleep(5_000)
+        }
+        state.withLock { state in
+            for socket in state.sockets { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+        // The cut connections' threads see their sockets fail and end at once.
+        let hardStop = ContinuousClock.now.advanced(by: .seconds(2))
+        while ContinuousClock.now < hardStop && !state.withLock({ $0.sockets.isEmpty && $0.acceptThreadDone }) {
+            usleep(5_000)
+        }
+    }
+}
+
+/// Why a ``GRPCServer`` could not start.
+public struct GRPCServerError: Error, CustomStringConvertible, Sendable {
+    /// The kinds a caller maps to its own errors (the daemon to ``HTTPServerError``'s).
+    public enum Kind: Sendable {
+        case invalidAddress, addressInUse, addressNotAvailable, permissionDenied, socketFailure
+    }
+
+    /// Which kind of failure.
+    public let kind: Kind
+    /// What failed, with the system's reason.
+    public let description: String
+
+    init(_ description: String, kind: Kind = .socketFailure) {
+        self.kind = kind
+        self.description = description
+    }
+
+    /// The kind a failed `bind(2)` means, from its errno.
+    static func kind(bindErrno: Int32) -> Kind {
+        switch bindErrno {
+        case EADDRINUSE: .addressInUse
+        case EADDRNOTAVAIL: .addressNotAvailable
+        case EACCES, EPERM: .permissionDenied
+        default: .socketFailure
+        }
+    }
+}

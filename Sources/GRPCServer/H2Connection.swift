@@ -1,0 +1,299 @@
+import CNGHTTP2
+import Glibc
+
+/// One accepted connection: an nghttp2 server session over a blocking socket, run to its end
+/// on the connection's own thread (``run()``), which also runs each completed request's method.
+///
+/// nghttp2 does the framing, HPACK, flow control and protocol checks (pseudo-headers, stream
+/// states, the rapid-reset and CONTINUATION limits of Debian's build); this class only keeps
+/// per-stream buffers, enforces the listener's bounds and writes what nghttp2 queues. The
+/// callbacks (``H2Callbacks``) reach it through nghttp2's `user_data`, an unretained pointer:
+/// the session is deleted in ``run()`` before this object can go away, so no callback can
+/// see a freed connection.
+final class H2Connection {
+    private let socket: Int32
+    private let configuration: GRPCServerConfiguration
+    private let methods: [String: GRPCMethod]
+    private let drainSignal: Int32
+    private let observer: GRPCServerObserver
+    private var session: OpaquePointer?
+    /// Requests being received, by stream id.
+    var streams: [Int32: GRPCStream] = [:]
+    /// Streams whose request ended, in arrival order: answered after `mem_recv` returns, not
+    /// inside a callback.
+    var completed: [Int32] = []
+    /// Response bodies nghttp2 has yet to read (the data source callback), and whether trailers
+    /// follow them.
+    var outbound: [Int32: (bytes: [UInt8], offset: Int, trailers: [(String, String)]?)] = [:]
+    private var lastActivity = ContinuousClock.now
+    private var draining = false
+    /// When the drain's first GOAWAY (the shutdown notice) went out; the final one, naming the
+    /// last stream taken, follows ``noticePeriod`` later.
+    private var noticeSentAt: ContinuousClock.Instant?
+    private var finalGoawaySent = false
+    /// Time for calls the client sent before it saw the notice to arrive: one round trip and
+    /// then some, on the networks between an Envoy and its authorization service.
+    static let noticePeriod = Duration.milliseconds(250)
+
+    init(
+        socket: Int32, configuration: GRPCServerConfiguration, methods: [String: GRPCMethod], drainSignal: Int32,
+        observer: GRPCServerObserver
+    ) {
+        self.socket = socket
+        self.configuration = configuration
+        self.methods = methods
+        self.drainSignal = drainSignal
+        self.observer = observer
+    }
+
+    func makeStream() -> GRPCStream {
+        GRPCStream(
+            openedAt: .now, maxHeaderListBytes: configuration.maxHeaderListBytes,
+            maxMessageBytes: configuration.maxMessageBytes)
+    }
+
+    /// Serves the connection until the peer leaves, an error, a deadline or the drain ends it.
+    /// The caller closes the socket afterwards.
+    func run() {
+        var timeout = timeval(tv_sec: configuration.idleTimeoutSeconds, tv_usec: 0)
+        _ = setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard checkPreface() else { return }
+        guard let session = H2Callbacks.makeSession(for: self) else { return }
+        self.session = session
+        defer {
+            nghttp2_session_del(session)
+            self.session = nil
+        }
+        var settings = [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: configuration.maxConcurrentStreams),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(clamping: configuration.maxHeaderListBytes)),
+            // One whole request message fits the stream window: no WINDOW_UPDATE round trip per call.
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                value: UInt32(clamping: configuration.maxMessageBytes + 5)),
+        ]
+        guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else { return }
+        guard receive(prefaceBytes) else { return }
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            guard flush(session) else { return }
+            if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 { return }
+            if draining && !finalGoawaySent, let noticeSentAt, ContinuousClock.now - noticeSentAt >= Self.noticePeriod {
+                // The final GOAWAY names the last stream taken: those still get answers, any
+                // later one is refused and safe for the client to retry elsewhere.
+                finalGoawaySent = true
+                _ = nghttp2_submit_goaway(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+                    NGHTTP2_NO_ERROR.rawValue, nil, 0)
+                continue
+            }
+            if finalGoawaySent && streams.isEmpty && outbound.isEmpty { return }
+            switch wait() {
+            case .readable:
+                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { return }
+                lastActivity = .now
+                guard receive(buffer[0..<count]) else {
+                    _ = flush(session)  // the GOAWAY nghttp2 queued for a protocol error
+                    return
+                }
+            case .drain:
+                // Two GOAWAYs, as RFC 9113 section 6.8 advises for a graceful shutdown: first the
+                // notice (last stream 2^31-1: nothing is refused yet, the client stops opening
+                // streams here), then after a round trip the final one. A single GOAWAY would
+                // refuse the calls already on the wire, and Envoy denies a call that fails.
+                draining = true
+                noticeSentAt = .now
+                _ = nghttp2_submit_shutdown_notice(session)
+            case .timedOut:
+                guard expire(session) else {
+                    _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+                    _ = flush(session)
+                    return
+                }
+            case .failed:
+                return
+            }
+        }
+    }
+
+    private enum Wakeup { case readable, drain, timedOut, failed }
+
+    /// Waits for bytes, the drain signal, or the next deadline.
+    private func wait() -> Wakeup {
+        var fds = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+        if !draining { fds.append(pollfd(fd: drainSignal, events: Int16(POLLIN), revents: 0)) }
+        let result = poll(&fds, nfds_t(fds.count), nextDeadlineMilliseconds())
+        if result < 0 { return errno == EINTR ? .timedOut : .failed }
+        if result == 0 { return .timedOut }
+        if fds.count > 1 && fds[1].revents != 0 { return .drain }
+        return .readable
+    }
+
+    /// Milliseconds until the idle deadline (no stream open) or the oldest stream's deadline,
+    /// or the final GOAWAY of a drain if that comes first.
+    private func nextDeadlineMilliseconds() -> Int32 {
+        let now = ContinuousClock.now
+        var deadline: ContinuousClock.Instant
+        if let oldest = streams.values.map(\.openedAt).min() {
+            deadline = oldest.advanced(by: .seconds(configuration.requestTimeoutSeconds))
+        } else {
+            deadline = lastActivity.advanced(by: .seconds(configuration.idleTimeoutSeconds))
+        }
+        if let noticeSentAt, !finalGoawaySent { deadline = min(deadline, noticeSentAt.advanced(by: Self.noticePeriod)) }
+        let left = now.duration(to: deadline)
+        let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(0, milliseconds) + 1)
+    }
+
+    /// Resets streams past their deadline; false when the connection itself is idle past its own
+    /// (no request being received and nothing from the peer for `idleTimeoutSeconds`).
+    private func expire(_ session: OpaquePointer) -> Bool {
+        let now = ContinuousClock.now
+        let late = streams.filter { now - $0.value.openedAt >= .seconds(configuration.requestTimeoutSeconds) }
+        for (id, _) in late {
+            streams[id] = nil
+            observer.event("grpc.request_timeout", ["stream": "\(id)"])
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        }
+        // Answers still queued do not keep a silent peer: one that neither reads nor opens its
+        // flow-control window for the idle time is gone (else the loop would wake every
+        // millisecond for it, forever).
+        return !(streams.isEmpty && now - lastActivity >= .seconds(configuration.idleTimeoutSeconds))
+    }
+
+    /// The connection preface bytes already read by ``checkPreface()``.
+    private var prefaceBytes: ArraySlice<UInt8> = []
+
+    /// Reads until the 24-byte client preface is known to be there or known not to be: HTTP/2
+    /// with prior knowledge is all this port speaks, and an HTTP/1.1 client gets a `505` it can
+    /// read instead of binary frames it cannot.
+    private func checkPreface() -> Bool {
+        let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: preface.count)
+        // A connection that has sent nothing yet is idle: the preface gets the idle time from the
+        // accept (in total, so a byte at a time does not stretch it).
+        let deadline = ContinuousClock.now.advanced(by: .seconds(configuration.idleTimeoutSeconds))
+        while received.count < preface.count {
+            guard received.elementsEqual(preface.prefix(received.count)) else { break }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return false }
+            var fds = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + 1)
+            guard poll(&fds, 1, milliseconds) > 0 else { return false }
+            let want = preface.count - received.count
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, want, 0) }
+            guard count > 0 else { return false }
+            received.append(contentsOf: chunk[0..<count])
+        }
+        guard received.elementsEqual(preface.prefix(received.count)), received.count == preface.count else {
+            observer.event("grpc.not_http2", [:])
+            let body = "this port serves gRPC over HTTP/2 (h2c with prior knowledge), not HTTP/1.x\n"
+            let response =
+                "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\n"
+                + "connection: close\r\n\r\n" + body
+            _ = writeAll(Array(response.utf8)[...])
+            return false
+        }
+        prefaceBytes = received[...]
+        return true
+    }
+
+    /// Hands bytes to nghttp2, then answers the requests they completed.
+    private func receive(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard let session else { return false }
+        let consumed = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
+        guard consumed >= 0 else {
+            observer.event("grpc.protocol_error", ["reason": String(cString: nghttp2_strerror(Int32(consumed)))])
+            return false
+        }
+        let ready = completed
+        completed.removeAll(keepingCapacity: true)
+        for id in ready {
+            guard let stream = streams.removeValue(forKey: id) else { continue }
+            let response = stream.response(methods: methods)
+            observer.answered(stream.path, response)
+            respond(session, stream: id, with: response)
+        }
+        return true
+    }
+
+    private func respond(_ session: OpaquePointer, stream id: Int32, with response: GRPCStream.Response) {
+        switch response {
+        case .grpc(let message):
+            var framed: [UInt8] = [0]
+            let length = UInt32(clamping: message.count)
+            framed += [
+                UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+                UInt8(truncatingIfNeeded: length),
+            ]
+            framed += message
+            outbound[id] = (framed, 0, [("grpc-status", "0")])
+            submit(session, id, [(":status", "200"), ("content-type", "application/grpc")], body: true)
+        case .grpcStatus(let code, let message):
+            submit(
+                session, id,
+                [
+                    (":status", "200"), ("content-type", "application/grpc"), ("grpc-status", "\(code.rawValue)"),
+                    ("grpc-message", GRPCMessageEncoding.percentEncoded(message)),
+                ], body: false)
+        case .http(let status, let body):
+            outbound[id] = (Array(body.utf8), 0, nil)
+            submit(session, id, [(":status", "\(status)"), ("content-type", "text/plain")], body: true)
+        }
+    }
+
+    private func submit(_ session: OpaquePointer, _ id: Int32, _ headers: [(String, String)], body: Bool) {
+        let result = H2Callbacks.withHeaderList(headers) { list, count in
+            guard body else { return nghttp2_submit_response(session, id, list, count, nil) }
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: H2Callbacks.readBody)
+            return nghttp2_submit_response(session, id, list, count, &provider)
+        }
+        if result != 0 {
+            outbound[id] = nil
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_INTERNAL_ERROR.rawValue)
+        }
+    }
+
+    /// Frames nghttp2 queued, gathered so that one `send` carries them all: `mem_send` hands out
+    /// about a frame at a time, and a unary call's answer is three frames (HEADERS, DATA,
+    /// trailers), so writing each as it comes would cost three system calls per call.
+    private var pending: [UInt8] = []
+
+    /// Writes everything nghttp2 has queued; false when the peer is gone or does not read.
+    private func flush(_ session: OpaquePointer) -> Bool {
+        pending.removeAll(keepingCapacity: true)
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 { return false }
+            guard count > 0, let data else { break }
+            pending.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+            // Past 64 KiB, write what there is: the buffer stays bounded whatever is queued.
+            if pending.count >= 65_536 {
+                guard writeAll(pending[...]) else { return false }
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        return pending.isEmpty || writeAll(pending[...])
+    }
+
+    private func writeAll(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        var rest = bytes
+        while !rest.isEmpty {
+            let written = send(socket, rest.base.baseAddress.map { $0 + rest.startIndex }, rest.count, Int32(MSG_NOSIGNAL))
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            rest = rest.dropFirst(written)
+        }
+        return true
+    }
+
+    private func writeAll(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { writeAll($0[...]) }
+    }
+}

@@ -1,0 +1,101 @@
+import HTTPServer
+import NavigationPolicy
+
+/// The one mapping between Envoy's external authorization and the policy: an
+/// ``ExtAuthzRequest`` in, an ``ExtAuthzAnswer`` out. The HTTP service and the gRPC `Check`
+/// listener both call it, so the two transports cannot decide the same request differently.
+///
+/// The URL decided is `scheme://host` + `path`, exactly as Envoy reports the original request;
+/// `Sec-Fetch-Mode`/`Sec-Fetch-Dest` among the forwarded headers say the navigation type and
+/// target frame (``FetchMetadata``, read strictly). No other header is read: what a client
+/// sends can never choose the decision (docs/envoy.md, "Trusted fields").
+struct ExtAuthzCheck: Sendable {
+    let decisions: DecisionPoint
+    let settings: ExtAuthzSettings
+    private let problems = ProblemRenderer()
+
+    init(decisions: DecisionPoint, settings: ExtAuthzSettings) {
+        self.decisions = decisions
+        self.settings = settings
+    }
+
+    /// Never throws: a request that cannot be decided (bad scheme, host, path, method) is a
+    /// deny with status 400 and a problem body (fail closed).
+    func check(_ request: ExtAuthzRequest) -> ExtAuthzAnswer {
+        do throws(ServiceProblem) {
+            let url = try Self.url(of: request)
+            var navigation = NavigationRequest(url: url, method: request.method)
+            FetchMetadata(request.headers).apply(to: &navigation)
+            return answer(try decisions.enforce(navigation))
+        } catch {
+            return refusal(problems.response(error))
+        }
+    }
+
+    /// The URL to decide, or 400 when a field could move it or leave it undecidable.
+    static func url(of request: ExtAuthzRequest) throws(ServiceProblem) -> String {
+        let scheme = request.scheme.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw ServiceProblem(
+                .invalidRequest(
+                    "the original scheme must be http or https, not \"\(request.scheme)\" (HTTP service: "
+                        + "X-Forwarded-Proto, set by Envoy)", field: "scheme"))
+        }
+        guard !request.host.isEmpty, AuthzTarget.isHostField(request.host) else {
+            throw ServiceProblem(
+                .invalidRequest(
+                    "the original host must be a non-empty host[:port]: the decision is taken on the host the client "
+                        + "asked for", field: "host"))
+        }
+        guard request.path.hasPrefix("/") else {
+            throw ServiceProblem(
+                .invalidRequest(
+                    "the original path must be origin-form, starting with \"/\" (an asterisk or absolute-form target "
+                        + "names no page to decide)", field: "path"))
+        }
+        // The URL parser drops tabs and newlines and ends the path at "#": a path carrying
+        // them is not what the upstream will see, so it is refused rather than reinterpreted.
+        guard !request.path.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
+            throw ServiceProblem(
+                .invalidRequest(
+                    "the original path must not contain spaces, control characters or \"#\"", field: "path"))
+        }
+        return scheme + "://" + request.host + request.path
+    }
+
+    /// Allow → 200 with the decision fields for the upstream; cancel → 302 to the handler's
+    /// location, or 403 with the `navigation-cancelled` problem.
+    private func answer(_ enforced: EnforcedDecision) -> ExtAuthzAnswer {
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(8)
+        let decision = enforced.decision
+        if decision.verdict == .allow {
+            EnforcementHeaders.forEachField(
+                of: decision, id: enforced.id, includeLocation: false, lowercase: true, includeShadow: true
+            ) { fields.append((name: $0, value: $1)) }
+            return ExtAuthzAnswer(allowed: true, status: 200, upstreamHeaders: fields, clientHeaders: [], body: [])
+        }
+        var status = 403
+        var body: [UInt8] = []
+        if let location = decision.location {
+            status = 302
+            fields.append((name: "location", value: location))
+        } else {
+            fields.append((name: "content-type", value: "application/problem+json"))
+            body = CancelledProblemBody.bytes(for: decision) ?? problems.cancelled(decision).body
+        }
+        fields.append((name: "cache-control", value: "no-store"))
+        EnforcementHeaders.forEachField(
+            of: decision, id: enforced.id, includeLocation: false, lowercase: true, includeShadow: true
+        ) { fields.append((name: $0, value: $1)) }
+        return ExtAuthzAnswer(allowed: false, status: status, upstreamHeaders: [], clientHeaders: fields, body: body)
+    }
+
+    /// A problem (400 undecidable, 503 no policy) as a deny: Envoy sends it to the client.
+    private func refusal(_ response: HTTPResponse) -> ExtAuthzAnswer {
+        var fields: [(name: String, value: String)] = [(name: "cache-control", value: "no-store")]
+        for field in response.headers { fields.append((name: field.name.lowercased(), value: field.value)) }
+        return ExtAuthzAnswer(
+            allowed: false, status: response.status, upstreamHeaders: [], clientHeaders: fields, body: response.body)
+    }
+}

@@ -1,0 +1,82 @@
+import HTTPServer
+import NavigationPolicy
+
+/// Envoy's ext_authz HTTP service: every request on this listener is the original request
+/// Envoy asks about, whatever its method and path, so there are no routes.
+///
+/// Envoy's HTTP authorization client sends the original method, `extAuthz.pathPrefix` +
+/// the original path and query, the original `Host`, and the headers `allowed_headers`
+/// admits. The scheme is `X-Forwarded-Proto`, which the edge Envoy sets from the downstream
+/// connection. `Host` and `X-Forwarded-Proto` must each arrive exactly once: two spellings
+/// of one field leave unknown which one Envoy wrote, so such a request is refused (400).
+struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
+    let check: ExtAuthzCheck
+    let settings: ExtAuthzSettings
+    private let metrics: Metrics
+    private let problems = ProblemRenderer()
+
+    /// The fields that place the request: each must be sent exactly once.
+    static let placingFields = ["Host", "X-Forwarded-Proto"]
+
+    init(check: ExtAuthzCheck) {
+        self.check = check
+        self.settings = check.settings
+        metrics = check.decisions.recorder.metrics
+    }
+
+    func route(_ request: HTTPRequest) -> HTTPResponderResult {
+        let start = MonotonicTime.nanoseconds()
+        var response: HTTPResponse
+        do throws(ServiceProblem) {
+            response = Self.response(for: check.check(try originalRequest(request)))
+        } catch {
+            response = problems.response(error)
+            response.headers.add(name: "Cache-Control", value: "no-store")
+        }
+        // Every answer, refusals included, so malformed checks show in /metrics as 4xx.
+        let seconds = Double(MonotonicTime.nanoseconds() &- start) / 1e9
+        metrics.recordRequest(
+            endpoint: Self.endpointLabel, index: Self.endpointIndex, status: response.status, seconds: seconds)
+        return .now(response)
+    }
+
+    /// The `endpoint` label of this listener's answers in `navpolicyd_http_requests_total`.
+    static let endpointLabel = "ext_authz"
+    /// Its slot among the atomically counted labels, found once.
+    private static let endpointIndex = Metrics.endpointIndex(endpointLabel)
+
+    /// The request Envoy asks about; 400 when a placing field is missing or repeated, or the
+    /// path is not under the prefix (the check refuses what else cannot be decided).
+    func originalRequest(_ request: HTTPRequest) throws(ServiceProblem) -> ExtAuthzRequest {
+        let headers = request.headers
+        for name in Self.placingFields where headers.count(of: name) != 1 {
+            throw ServiceProblem(
+                .invalidRequest(
+                    "\(name) must be sent exactly once, not \(headers.count(of: name)) times: Envoy sets it "
+                        + "(docs/envoy.md, \"Trusted fields\")", field: name))
+        }
+        guard let path = settings.originalTarget(request.rawTarget) else {
+            throw ServiceProblem(
+                .invalidRequest(
+                    "the path must be extAuthz.pathPrefix \"\(settings.pathPrefix)\" followed by the original path "
+                        + "(Envoy: http_service.path_prefix)", field: "path"))
+        }
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(headers.count)
+        // Envoy sends lower-case names already: only another spelling costs a copy.
+        for field in headers {
+            let lower = field.name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+            fields.append((name: lower ? field.name.lowercased() : field.name, value: field.value))
+        }
+        return ExtAuthzRequest(
+            method: request.method, scheme: headers["X-Forwarded-Proto"] ?? "", host: headers["Host"] ?? "", path: path,
+            headers: fields)
+    }
+
+    /// Allow → 200 and the upstream fields; deny → its status, client fields and body.
+    static func response(for answer: ExtAuthzAnswer) -> HTTPResponse {
+        let fields = answer.allowed ? answer.upstreamHeaders : answer.clientHeaders
+        return HTTPResponse(
+            status: answer.status, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }), body: answer.body)
+    }
+}

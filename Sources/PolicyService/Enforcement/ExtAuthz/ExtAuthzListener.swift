@@ -1,0 +1,22 @@
+import HTTPServer
+import NavigationPolicy
+
+extension ListenerKind {
+    /// Envoy's ext_authz HTTP service (docs/envoy.md): an ``HTTPServer`` running the
+    /// ``ExtAuthzHTTPResponder``, at `extAuthz.listen` or `--ext-authz-listen`. It brings the
+    /// `extAuthz` section, which the gRPC `Check` listener reads too.
+    static let extAuthz = ListenerKind(
+        role: "ext-authz", flag: "--ext-authz-listen", clashName: "ext-authz listen",
+        configured: { ExtAuthzSettings.from($0.policy).listen },
+        sections: ["extAuthz": ExtAuthzSettings.validator]
+    ) { context in
+        let check = ExtAuthzCheck(
+            decisions: context.services.decisions(for: .extAuthz), settings: ExtAuthzSettings.from(context.initial.policy))
+        // Envoy sends no body unless with_request_body is set, and none is read: a body is
+        // refused (413) rather than buffered for nothing.
+        let configuration = context.serverConfiguration(maxBodyBytes: 0)
+        return context.listener(
+            ExtAuthzHTTPResponder(check: check), configuration: configuration, logLabel: "ext-authz",
+            listeningEvent: "ext_authz.listening")
+    }
+}

@@ -1,0 +1,30 @@
+/// The original request Envoy asks about, as both ext_authz transports carry it.
+struct ExtAuthzRequest: Sendable {
+    /// The original method (`GET`, `POST`, …).
+    var method: String
+    /// `http` or `https`. HTTP service: `X-Forwarded-Proto`; gRPC: `attributes.request.http.scheme`.
+    var scheme: String
+    /// The original `:authority` / `Host`, `host[:port]`.
+    var host: String
+    /// The origin-form path with its query (HTTP service: after `extAuthz.pathPrefix` is removed).
+    var path: String
+    /// The headers Envoy forwards, names in lower case (`allowed_headers`).
+    var headers: [(name: String, value: String)]
+}
+
+/// What to tell Envoy: allow (with headers for the upstream) or deny (status, headers and body
+/// for the client).
+struct ExtAuthzAnswer: Sendable {
+    /// Whether the request may go on to the upstream.
+    var allowed: Bool
+    /// 200 allow; 403 cancel; 302 cancel with a location; 400 a request that cannot be
+    /// decided; 503 no policy loaded yet.
+    var status: Int
+    /// Allow: the `x-navigation-*` fields for the upstream (`allowed_upstream_headers`).
+    var upstreamHeaders: [(name: String, value: String)]
+    /// Deny: `x-navigation-*`, `location` (302) and `content-type` for the client
+    /// (`allowed_client_headers`).
+    var clientHeaders: [(name: String, value: String)]
+    /// Deny: the `application/problem+json` body (empty for a 302).
+    var body: [UInt8]
+}

@@ -1,0 +1,48 @@
+import GRPCServer
+import JSONSupport
+
+extension ListenerKind {
+    /// Envoy's ext_authz gRPC API (`envoy.service.auth.v3.Authorization/Check`) and the gRPC
+    /// health protocol, over HTTP/2 cleartext: `serve --ext-authz-grpc-listen` or
+    /// `extAuthz.grpcListen` (docs/envoy.md). The `extAuthz` section is registered by the
+    /// HTTP ext_authz listener's kind, which shares it.
+    static let extAuthzGRPC = ListenerKind(
+        role: "ext-authz-grpc", flag: "--ext-authz-grpc-listen", clashName: "ext-authz-grpc listen",
+        configured: { ExtAuthzSettings.from($0.policy).grpcListen }
+    ) { context in
+        let services = context.services
+        let store = services.store
+        let responder = ExtAuthzGRPCResponder(
+            check: ExtAuthzCheck(
+                decisions: services.decisions(for: .extAuthz), settings: ExtAuthzSettings.from(context.initial.policy)),
+            hasPolicy: { store.snapshot != nil }, draining: services.draining)
+        let settings = context.settings
+        let address = context.endpoint.address
+        var configuration = GRPCServerConfiguration(
+            host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
+        configuration.inheritedListenSocket = context.endpoint.inheritedSocket
+        // The `server` section's bounds, as on every listener; a thread per connection, so
+        // the total is also capped at 1024 threads (Envoy keeps one connection per worker).
+        configuration.connectionLimit = min(settings.connectionLimit, GRPCServerConfiguration.maxConnectionThreads)
+        configuration.perAddressConnectionLimit =
+            settings.perIPConnectionLimit == 0 ? configuration.connectionLimit : settings.perIPConnectionLimit
+        configuration.idleTimeoutSeconds = settings.idleTimeoutSeconds
+        configuration.requestTimeoutSeconds = settings.headTimeoutSeconds
+        let log = services.log
+        let metrics = services.metrics.grpc
+        metrics.enable()
+        let server = GRPCServer(
+            configuration: configuration, methods: responder.methods,
+            observer: GRPCServerObserver(
+                event: { event, fields in
+                    var object: JSONObject = ["listener": .string("ext-authz-grpc")]
+                    for (name, value) in fields.sorted(by: { $0.key < $1.key }) { object.append(name, .string(value)) }
+                    if event == "grpc.connection_refused" { metrics.connectionRefused() }
+                    log.log(event == "grpc.connection_refused" ? .warning : .info, event, object)
+                },
+                answered: { path, status in metrics.answered(path: path, status: status) }))
+        return Listener(
+            role: context.role, endpoint: context.endpoint, server: GRPCListenerServer(server: server),
+            listeningEvent: "ext_authz_grpc.listening", finish: {})
+    }
+}
