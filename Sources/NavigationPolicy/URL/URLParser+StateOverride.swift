@@ -25,7 +25,7 @@ extension URLParser {
         for (i, b) in bytes.enumerated() {
             if b == 0x3A, !insideBrackets {
                 if i == 0 { throw URLParseError(.missingHost) }
-                throw URLParseError(.invalidPort)
+                throw URLParseError(.forbiddenHostCodePoint(b))
             }
             if b == 0x2F || b == 0x5C || b == 0x3F || b == 0x23 {
                 end = i

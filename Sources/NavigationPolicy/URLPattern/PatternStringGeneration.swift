@@ -20,9 +20,10 @@ enum PatternStringGeneration {
                 next.prefix.isEmpty, next.suffix.isEmpty
             {
                 if next.kind == .fixedText {
-                    needsGrouping = next.value.unicodeScalars.first.map {
-                        PatternTokenizer.isValidNameCodePoint($0, first: false)
-                    } ?? false
+                    needsGrouping =
+                        next.value.unicodeScalars.first.map {
+                            PatternTokenizer.isValidNameCodePoint($0, first: false)
+                        } ?? false
                 } else {
                     needsGrouping = startsWithASCIIDigit(next.name)
                 }

@@ -44,7 +44,12 @@ extension URLPatternInit {
         }
         if let value = self.protocol {
             let stripped = Self.strip(value, ":", atEnd: true)
-            result.protocol = type == .pattern ? stripped : try URLPatternError.attributed(to: "protocol") { () throws(URLPatternError) in try URLPatternCanonicalization.protocol(stripped) }
+            result.protocol =
+                type == .pattern
+                ? stripped
+                : try URLPatternError.attributed(to: "protocol") { () throws(URLPatternError) in
+                    try URLPatternCanonicalization.protocol(stripped)
+                }
         }
         if let username {
             result.username = type == .pattern ? username : URLPatternCanonicalization.username(username)
@@ -53,13 +58,21 @@ extension URLPatternInit {
             result.password = type == .pattern ? password : URLPatternCanonicalization.password(password)
         }
         if let hostname {
-            result.hostname = type == .pattern ? hostname : try URLPatternError.attributed(to: "hostname") { () throws(URLPatternError) in try URLPatternCanonicalization.hostname(hostname) }
+            result.hostname =
+                type == .pattern
+                ? hostname
+                : try URLPatternError.attributed(to: "hostname") { () throws(URLPatternError) in
+                    try URLPatternCanonicalization.hostname(hostname)
+                }
         }
         let protocolString = result.protocol ?? ""
         if let port {
             result.port =
                 type == .pattern
-                ? port : try URLPatternError.attributed(to: "port") { () throws(URLPatternError) in try URLPatternCanonicalization.port(port, protocolValue: protocolString) }
+                ? port
+                : try URLPatternError.attributed(to: "port") { () throws(URLPatternError) in
+                    try URLPatternCanonicalization.port(port, protocolValue: protocolString)
+                }
         }
         if var path = pathname {
             if let base, !base.hasOpaquePath, !Self.isAbsolutePathname(path, type: type) {
