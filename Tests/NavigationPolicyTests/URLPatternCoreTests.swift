@@ -97,4 +97,25 @@ struct URLPatternCoreTests {
         #expect(!pattern.hasRegExpGroups)
         #expect(try URLPattern(.string("https://example.com/:id(\\d+)")).hasRegExpGroups)
     }
+
+    @Test("a catastrophic regexp group is matched in linear time, not refused and not backtracked")
+    func catastrophicRegexp() throws {
+        // (a+)+b backtracks 2^n ways on a run of a's without a b; a Pike VM walks it once. The
+        // test needs no timing assertion: a backtracking engine would not finish at n = 20,000.
+        let pattern = try URLPattern(.dictionary(URLPatternInit(pathname: "/(a+)+b")))
+        let longRun = "/" + String(repeating: "a", count: 20_000) + "c"
+        #expect(try pattern.exec(.dictionary(URLPatternInit(pathname: longRun))) == nil)
+        let matched = try #require(try pattern.exec(.dictionary(URLPatternInit(pathname: "/aaab"))))
+        #expect(matched[component: "pathname"]?[group: "0"] == "aaa")
+    }
+
+    @Test("a regexp construct the engine does not run is refused with the component named")
+    func refusedRegexp() {
+        do {
+            _ = try URLPattern(.dictionary(URLPatternInit(pathname: "/(a(?=b))")))
+            Issue.record("a lookahead was accepted")
+        } catch {
+            #expect(error.kind == .regexp && error.component == "pathname")
+        }
+    }
 }
