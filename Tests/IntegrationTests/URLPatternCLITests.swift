@@ -86,4 +86,34 @@ struct URLPatternCLITests {
         #expect(no.status == 1)
         #expect(no.stdout == "false\n")
     }
+
+    @Test("match.urlPatterns decides through the binary, and the reading that cancels wins")
+    func policyURLPatterns() throws {
+        let config = try BinaryRunner.temporaryFile(
+            #"""
+            {"handlers": [
+              {"name": "public", "type": "allow", "match": {"urlPatterns": [{"pathname": "/public/*"}]}},
+              {"name": "admin", "type": "cancel", "match": {"urlPatterns": ["https://*.example.com/admin{/*}?"]}}
+            ], "defaultDecision": "allow"}
+            """#)
+        func decision(_ url: String) throws -> JSONObject? {
+            let run = try BinaryRunner.run(["check", "--config", config, url])
+            #expect(run.status == 0 || run.status == 1, "\(run.stderr)")
+            return try json(run.stdout).objectValue
+        }
+        #expect(try decision("https://shop.example.com/admin/users")?["handler"] == .string("admin"))
+        #expect(try decision("https://shop.example.com/%61dmin")?["handler"] == .string("admin"))
+        #expect(try decision("https://shop.example.com/public/x")?["handler"] == .string("public"))
+        // The standard's reading of this path stays under /public/ (the allow matches it), but
+        // servers serve /admin/users: the cancelling reading decides.
+        let dodge = try decision("https://shop.example.com/public/..;/admin/users")
+        #expect(dodge?["decision"] == .string("cancel"))
+        #expect(dodge?["handler"] == .string("admin"))
+
+        let bad = try BinaryRunner.temporaryFile(
+            #"{"handlers": [{"name": "a", "type": "cancel", "match": {"urlPatterns": ["/admin/*"]}}]}"#)
+        let invalid = try BinaryRunner.run(["validate", "--config", bad])
+        #expect(invalid.status != 0)
+        #expect((invalid.stdout + invalid.stderr).contains("/handlers/0/match/urlPatterns/0: /admin/*: "))
+    }
 }

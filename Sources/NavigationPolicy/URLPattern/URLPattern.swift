@@ -144,7 +144,8 @@ public struct URLPattern: Sendable {
         ]
     }
 
-    private func match(_ values: [String], inputs: [URLPatternInput]) -> URLPatternResult? {
+    /// Matches the eight component strings (in ``URLPatternInit/componentNames`` order).
+    func match(_ values: [String], inputs: [URLPatternInput]) -> URLPatternResult? {
         var results: [(name: String, result: URLPatternComponentResult)] = []
         results.reserveCapacity(components.count)
         for (index, component) in components.enumerated() {
