@@ -74,6 +74,20 @@ struct URLPatternPolicyTests {
         #expect(explained.pathReading?.contains("URLPattern-standard") == true, "\(explained.pathReading ?? "")")
     }
 
+    @Test("explain names the components a pattern constrains, their inputs and groups")
+    func explainGroups() throws {
+        let books = try policy(#"["https://:shop.example.com/books/:id"]"#)
+        let decision = try books.decide(
+            CanonicalRequest(NavigationRequest(url: "https://north.example.com/books/7?x=1")), explain: true)
+        let match = try #require(decision.trace?.first?.matched?.first)
+        #expect(match.field == .urlPatterns)
+        #expect(match.entry == "https://:shop.example.com/books/:id")
+        #expect(
+            match.value
+                == #"https://north.example.com/books/7?x=1 (protocol "https"; hostname "north.example.com" shop="north"; port ""; pathname "/books/7" id="7")"#
+        )
+    }
+
     @Test("config errors carry the entry's pointer and say what is wrong")
     func configErrors() {
         func issues(_ patterns: String) -> [String] {

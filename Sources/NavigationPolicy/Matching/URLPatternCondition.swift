@@ -97,3 +97,30 @@ extension JSONValue {
         return writer.string
     }
 }
+
+extension RequestMatcher {
+    /// What an explain trace shows as the request's value for a matched entry: for a
+    /// `urlPatterns` entry, the URL and, for each component the pattern constrains, the input
+    /// it matched and its groups (`pathname "/books/7" id="7"`); for any other entry, the
+    /// field's value (``requestValue(_:_:)``).
+    func explainedValue(_ entry: MatchEntry, _ request: CanonicalRequest) -> String {
+        guard case .urlPattern(let pattern) = entry.test, let result = pattern.matchResult(request) else {
+            return requestValue(entry.field, request)
+        }
+        var parts: [String] = []
+        for (name, component) in result.components where pattern.patternString(name) != "*" {
+            let groups = component.groups.map { group in
+                "\(group.name)=" + (group.value.map { "\"\(Self.capped($0))\"" } ?? "undefined")
+            }
+            parts.append(([name, "\"\(Self.capped(component.input))\""] + groups).joined(separator: " "))
+        }
+        let url = Self.capped(request.href)
+        return parts.isEmpty ? url : url + " (" + parts.joined(separator: "; ") + ")"
+    }
+
+    /// `text` cut to ``explainedLength`` bytes (a trace shows a value per step; see ``explain(_:for:)``).
+    private static func capped(_ text: String) -> String {
+        guard text.utf8.count > explainedLength else { return text }
+        return String(decoding: text.utf8.prefix(explainedLength), as: UTF8.self) + "…"
+    }
+}

@@ -223,7 +223,7 @@ public final class CompiledPolicy: Sendable {
             }.map {
                 TraceStep.Match(
                     field: $0.field, index: $0.index, entry: $0.written,
-                    value: link.matcher.requestValue($0.field, request))
+                    value: link.matcher.explainedValue($0, request))
             }
             let how =
                 matched.isEmpty
