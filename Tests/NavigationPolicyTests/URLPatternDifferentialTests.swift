@@ -8,20 +8,7 @@ import Testing
 /// that cancels on a pattern must cancel every URL the pattern matches; and on an allow-list
 /// (`defaultDecision: cancel`), it may allow a URL only when its match form is matched too.
 struct URLPatternDifferentialTests {
-    /// SplitMix64: deterministic, so a failure names a reproducible case.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func pick<T>(_ options: [T]) -> T {
-            options[Int(next() % UInt64(options.count))]
-        }
-    }
+    typealias Generator = ChainIndexEquivalenceTests.SeededGenerator
 
     static let pathPieces = [
         "/admin", "/a", "/public", "/:name", "/*", "{/x}?", "/:id+", "/admin{/*}?", "*", "/b.json", "/:file.json",
@@ -34,18 +21,40 @@ struct URLPatternDifferentialTests {
         "..;",
     ]
 
+    static func pick<T>(_ random: inout Generator, _ options: [T]) -> T {
+        options[Int(random.next() % UInt64(options.count))]
+    }
+
+    /// Runs `body` on `patterns` generated patterns, each with its policy (one handler of
+    /// `type` on the pattern, the other decision as default) and 20 generated URLs.
+    static func forEachCase(
+        seed: UInt64, patterns: Int, type: String,
+        _ body: (_ json: String, _ standard: URLPattern, _ policy: CompiledPolicy, _ url: String) throws -> Void
+    ) throws {
+        var random = Generator(state: seed)
+        let fallback = type == "cancel" ? "allow" : "cancel"
+        for _ in 0..<patterns {
+            let (initValue, json) = pattern(&random)
+            let standard = try URLPattern(.dictionary(initValue), options: URLPattern.Options(ignoreCase: true))
+            let policy = try compile(
+                #"{"defaultDecision": "\#(fallback)", "handlers": [{"name": "p", "type": "\#(type)", "match": {"urlPatterns": [\#(json)]}}]}"#
+            )
+            for _ in 0..<20 { try body(json, standard, policy, url(&random)) }
+        }
+    }
+
     static func pattern(_ random: inout Generator) -> (URLPatternInit, String) {
         var pathname = ""
         // Each piece's group names get the piece's number: a name may not repeat in a pattern.
         for piece in 0..<(1 + random.next() % 3) {
-            pathname += random.pick(pathPieces).replacing(":name", with: ":n\(piece)")
+            pathname += pick(&random, pathPieces).replacing(":name", with: ":n\(piece)")
                 .replacing(":id", with: ":id\(piece)").replacing(":file", with: ":file\(piece)")
         }
         if !pathname.hasPrefix("/") { pathname = "/" + pathname }
-        let hostname = random.pick(hostPatterns)
-        let search = random.pick(["*", "", "token=*"])
+        let hostname = pick(&random, hostPatterns)
+        let search = pick(&random, ["*", "", "token=*"])
         let initValue = URLPatternInit(
-            protocol: random.pick(["http{s}?", "https", "*"]), hostname: hostname, pathname: pathname, search: search)
+            protocol: pick(&random, ["http{s}?", "https", "*"]), hostname: hostname, pathname: pathname, search: search)
         let json =
             #"{"protocol":"\#(initValue.protocol ?? "*")","hostname":"\#(hostname)","pathname":"\#(pathname)","search":"\#(search)"}"#
         return (initValue, json)
@@ -53,29 +62,20 @@ struct URLPatternDifferentialTests {
 
     static func url(_ random: inout Generator) -> String {
         var path = ""
-        for _ in 0..<(random.next() % 4) { path += "/" + random.pick(urlSegments) }
+        for _ in 0..<(random.next() % 4) { path += "/" + pick(&random, urlSegments) }
         if random.next() % 4 == 0 { path += "/" }
-        let query = random.pick(["", "?token=1", "?x=1"])
-        return random.pick(["https", "http"]) + "://" + random.pick(urlHosts) + path + query
+        let query = pick(&random, ["", "?token=1", "?x=1"])
+        return pick(&random, ["https", "http"]) + "://" + pick(&random, urlHosts) + path + query
     }
 
     @Test("no generated URL that a pattern matches gets past a policy that cancels on it")
     func cancelNeverAllowsWhatThePatternMatches() throws {
-        var random = Generator(state: 31)
         var matched = 0
-        for _ in 0..<300 {
-            let (initValue, json) = Self.pattern(&random)
-            let standard = try URLPattern(.dictionary(initValue), options: URLPattern.Options(ignoreCase: true))
-            let policy = try compile(
-                #"{"defaultDecision": "allow", "handlers": [{"name": "p", "type": "cancel", "match": {"urlPatterns": [\#(json)]}}]}"#
-            )
-            for _ in 0..<20 {
-                let url = Self.url(&random)
-                guard let decision = try? decide(policy, url) else { continue }
-                if try standard.exec(.string(url)) != nil {
-                    matched += 1
-                    #expect(decision.verdict == .cancel, "pattern \(json) matches \(url) but the policy allows it")
-                }
+        try Self.forEachCase(seed: 31, patterns: 300, type: "cancel") { json, standard, policy, url in
+            guard let decision = try? decide(policy, url) else { return }
+            if try standard.exec(.string(url)) != nil {
+                matched += 1
+                #expect(decision.verdict == .cancel, "pattern \(json) matches \(url) but the policy allows it")
             }
         }
         #expect(matched > 100, "the generators should produce matches")
@@ -83,20 +83,10 @@ struct URLPatternDifferentialTests {
 
     @Test("an allow-list allows a generated URL only when its match form is matched too")
     func allowListNeedsTheMatchForm() throws {
-        var random = Generator(state: 26)
-        for _ in 0..<200 {
-            let (initValue, json) = Self.pattern(&random)
-            let standard = try URLPattern(.dictionary(initValue), options: URLPattern.Options(ignoreCase: true))
-            let policy = try compile(
-                #"{"defaultDecision": "cancel", "handlers": [{"name": "p", "type": "allow", "match": {"urlPatterns": [\#(json)]}}]}"#
-            )
-            for _ in 0..<20 {
-                let url = Self.url(&random)
-                guard let request = try? CanonicalRequest(NavigationRequest(url: url)) else { continue }
-                let decision = policy.decide(request)
-                guard decision.verdict == .allow else { continue }
-                #expect(standard.matches(request), "pattern \(json) allows \(url) though its match form does not match")
-            }
+        try Self.forEachCase(seed: 26, patterns: 200, type: "allow") { json, standard, policy, url in
+            guard let request = try? CanonicalRequest(NavigationRequest(url: url)) else { return }
+            guard policy.decide(request).verdict == .allow else { return }
+            #expect(standard.matches(request), "pattern \(json) allows \(url) though its match form does not match")
         }
     }
 }
