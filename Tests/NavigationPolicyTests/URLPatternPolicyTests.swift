@@ -88,6 +88,36 @@ struct URLPatternPolicyTests {
         )
     }
 
+    @Test("lint: a pathname that can never match an http(s) path warns; urlPatterns never prove a later handler unreachable")
+    func lint() throws {
+        let never = try policy(#"[{"pathname": "admin/*"}, {"pathname": "/ok/*"}, {"protocol": "myapp", "pathname": "x"}]"#)
+        let warnings = PolicyLint.warnings(never)
+        #expect(warnings.map(\.kind) == ["urlPatternNeverMatches"])
+        #expect(warnings.first?.pointer.description == "/handlers/0/match/urlPatterns/0")
+        #expect(warnings.first?.message.contains(#"write "/admin/*""#) == true)
+
+        // An earlier urlPatterns handler is not taken to cover a later one (its patterns are not compared).
+        let chain = try compile(
+            #"""
+            {"handlers": [
+              {"name": "first", "type": "cancel", "match": {"urlPatterns": [{"pathname": "/a/*"}]}},
+              {"name": "second", "type": "cancel", "match": {"paths": ["/b"]}}
+            ]}
+            """#)
+        #expect(PolicyLint.warnings(chain).isEmpty)
+
+        // Through the forward proxy a tunnel is decided on its host alone: a path pattern is blind to it.
+        let proxied = try compile(
+            #"""
+            {"proxy": {}, "handlers": [
+              {"name": "paths", "type": "cancel", "match": {"urlPatterns": [{"pathname": "/a/*"}]}},
+              {"name": "hosts", "type": "cancel", "match": {"urlPatterns": ["https://*.example.com"]}}
+            ]}
+            """#)
+        #expect(PolicyLint.tunnelBlindField(of: proxied.links[0].matcher) == .urlPatterns)
+        #expect(PolicyLint.tunnelBlindField(of: proxied.links[1].matcher) == nil)
+    }
+
     @Test("config errors carry the entry's pointer and say what is wrong")
     func configErrors() {
         func issues(_ patterns: String) -> [String] {
