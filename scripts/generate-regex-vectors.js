@@ -108,10 +108,11 @@ for (const pattern of ['^a$', '^k$', '^s$', '^ß$', '^σ$', '^μ$', '^ω$', '^i$
   '^[\\u0100-\\u017f]$', '^[^\\d]$']) add(pattern, caseInputs, 'ui');
 
 // Random patterns: a small grammar over a small alphabet, seeded.
-let seed = 20260531;
+// RANDOM_PATTERNS and RANDOM_SEED widen the search for a one-off differential run.
+let seed = Number(process.env.RANDOM_SEED || 20260531);
 const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return Math.floor((seed / 2147483648) * n); };
-const atoms = ['a', 'b', '.', '[ab]', '[^a]', '\\w', '\\b', '^', '$', 'x', '\\/', '[a-c]', '\\d'];
-const quantifiers = ['', '', '', '*', '+', '?', '*?', '+?', '??', '{2}', '{1,3}', '{0,2}?', '{2,}'];
+const atoms = ['a', 'b', '.', '[ab]', '[^a]', '\\w', '\\b', '^', '$', 'x', '\\/', '[a-c]', '\\d', '\\B', 'a?', 'b*'];
+const quantifiers = ['', '', '', '*', '+', '?', '*?', '+?', '??', '{2}', '{1,3}', '{0,2}?', '{2,}', '{0,}?', '{1,}'];
 function pattern(depth) {
   const count = 1 + rand(3);
   let out = '';
@@ -121,7 +122,7 @@ function pattern(depth) {
     if (depth < 3 && choice < 3) atom = '(' + alternation(depth + 1) + ')';
     else if (depth < 3 && choice < 4) atom = '(?:' + alternation(depth + 1) + ')';
     else atom = atoms[rand(atoms.length)];
-    const isAssertion = atom === '^' || atom === '$' || atom === '\\b';
+    const isAssertion = ['^', '$', '\\b', '\\B', 'a?', 'b*'].includes(atom);
     out += atom + (isAssertion ? '' : quantifiers[rand(quantifiers.length)]);
   }
   return out;
@@ -132,7 +133,7 @@ function alternation(depth) {
   return out;
 }
 const alphabet = ['a', 'b', 'x', '/', '1', ' '];
-for (let i = 0; i < 1500; i++) {
+for (let i = 0; i < Number(process.env.RANDOM_PATTERNS || 2000); i++) {
   const source = alternation(0);
   const inputs = [];
   for (let j = 0; j < 3; j++) {

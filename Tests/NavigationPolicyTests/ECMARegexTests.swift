@@ -172,6 +172,8 @@ struct ECMARegexTests {
             #expect(steps <= 2 * regex.stateCount * (count + 1))
             #expect(regex.stateCount <= 2 * regex.programSize)
             if pattern.hasSuffix("b") || pattern.hasSuffix("y") { #expect(result == nil) }
+            let bound = regex.stepBound(scalarCount: count)
+            print("ECMARegex: \(pattern) on \(count) scalars: \(steps) steps (bound \(bound), \(regex.stateCount) states)")
         }
     }
 
