@@ -131,6 +131,9 @@ struct ECMARegexTests {
                 (error as? ECMARegexError)?.message.contains("more than \(RegexProgram.maxInstructions) instructions") ?? false
             }
         }
+        // An empty body emits nothing, so the cap cannot stop its expansion: it must not loop.
+        #expect(try ECMARegex("a(?:){99999999999}b").exec("ab") == ["ab"])
+        #expect(try ECMARegex("a(?:){99999999999,}b").exec("ab") == ["ab"])
         let bounded = try ECMARegex("^[a-z0-9]{1,64}(?:\\.[a-z0-9]{1,63}){0,8}$")
         #expect(bounded.programSize <= RegexProgram.maxInstructions)
         #expect(bounded.matches("a.example.com"))

@@ -21,7 +21,9 @@ public func fuzzRegex(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         regex = try ECMARegex(pattern, ignoreCase: flags & 1 != 0, unicodeSets: flags & 2 != 0)
     } catch {
         if error.message.isEmpty || error.offset < 0 || error.offset > pattern.unicodeScalars.count {
-            fatalError("refusal without a message or with an offset outside the pattern: \(error) for \(pattern.debugDescription)")
+            fatalError(
+                "refusal without a message or with an offset outside the pattern: \(error) for \(pattern.debugDescription)"
+            )
         }
         return 0
     }

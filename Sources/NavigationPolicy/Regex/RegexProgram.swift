@@ -172,8 +172,12 @@ struct RegexCompiler {
         }
         // Mandatory iterations: no empty check (ECMAScript checks only beyond the minimum).
         for _ in 0..<minimum {
+            let before = next
             if !clearSlots.isEmpty { try emit(.clear(clearSlots), offset: offset) }
             try compile(body, offset: offset)
+            // A body with no instructions (`(?:){999999999}`) repeats nothing: stop here rather
+            // than loop over a count no instruction cap would ever end.
+            if next == before { return }
         }
         if maximum == minimum { return }
         let register: Int? = body.canMatchEmpty ? loopRegisters : nil
