@@ -83,6 +83,9 @@ struct ECMARegexTests {
                 if actual != vector.expected {
                     failures.append("\(label): got \(String(describing: actual)), V8 \(String(describing: vector.expected))")
                 }
+                if regex.matches(vector.input) != (vector.expected != nil) {
+                    failures.append("\(label): matches() is \(regex.matches(vector.input)), V8 test() is not")
+                }
             }
         }
         let report = failures.prefix(40).joined(separator: "\n")

@@ -90,7 +90,8 @@ struct RegexCompiler {
         guard program.instructions.count < RegexProgram.maxInstructions else {
             throw ECMARegexError(
                 "the pattern compiles to more than \(RegexProgram.maxInstructions) instructions"
-                    + " (counted repetitions {n,m} are expanded, and so is x+ when x can match empty; use smaller counts)", offset: offset)
+                    + " (counted repetitions {n,m} are expanded, and so is x+ when x can match empty; use smaller counts)",
+                offset: offset)
         }
         program.stateCount += 1 + loopNesting
         guard program.stateCount <= RegexProgram.maxStates else {
