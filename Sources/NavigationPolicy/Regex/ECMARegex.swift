@@ -42,9 +42,11 @@ public struct ECMARegex: Sendable {
         execCountingSteps(input).result
     }
 
-    /// Whether the regex matches anywhere in `input` (`RegExp.prototype.test`).
+    /// Whether the regex matches anywhere in `input` (`RegExp.prototype.test`); stops at the
+    /// first match any thread reaches instead of finishing ECMAScript's choice of captures.
     public func matches(_ input: String) -> Bool {
-        exec(input) != nil
+        var machine = RegexPikeVM(program: program, input: input.unicodeScalars.map(\.value))
+        return machine.run(firstMatchOnly: true) != nil
     }
 
     /// Instructions in the compiled program.

@@ -62,8 +62,10 @@ struct RegexPikeVM {
         case restore(slot: Int, value: Int)
     }
 
-    /// Slot values of the winning thread (`-1` = unset), or nil when nothing matches.
-    mutating func run() -> [Int]? {
+    /// Slot values of the winning thread (`-1` = unset), or nil when nothing matches. With
+    /// `firstMatchOnly` it returns at the first match any thread reaches (for `test`: whether
+    /// there is a match does not depend on which one ECMAScript would pick).
+    mutating func run(firstMatchOnly: Bool = false) -> [Int]? {
         let count = program.instructions.count
         var current = ThreadList(instructionCount: count)
         var next = ThreadList(instructionCount: count)
@@ -92,6 +94,7 @@ struct RegexPikeVM {
                 switch program.instructions[pc] {
                 case .match:
                     matched = Array(current.slots[base..<(base + slotCount)])
+                    if firstMatchOnly { return matched }
                 case .consume(let set):
                     guard let folded, contains(set, folded) else { continue }
                     for slot in 0..<slotCount { scratch[slot] = current.slots[base + slot] }

@@ -90,7 +90,8 @@ struct RegexCompiler {
         guard program.instructions.count < RegexProgram.maxInstructions else {
             throw ECMARegexError(
                 "the pattern compiles to more than \(RegexProgram.maxInstructions) instructions"
-                    + " (counted repetitions {n,m} are expanded, and so is x+ when x can match empty; use smaller counts)", offset: offset)
+                    + " (counted repetitions {n,m} are expanded, and so is x+ when x can match empty; use smaller counts)",
+                offset: offset)
         }
         program.stateCount += 1 + loopNesting
         guard program.stateCount <= RegexProgram.maxStates else {
@@ -172,8 +173,12 @@ struct RegexCompiler {
         }
         // Mandatory iterations: no empty check (ECMAScript checks only beyond the minimum).
         for _ in 0..<minimum {
+            let before = next
             if !clearSlots.isEmpty { try emit(.clear(clearSlots), offset: offset) }
             try compile(body, offset: offset)
+            // A body with no instructions (`(?:){999999999}`) repeats nothing: stop here rather
+            // than loop over a count no instruction cap would ever end.
+            if next == before { return }
         }
         if maximum == minimum { return }
         let register: Int? = body.canMatchEmpty ? loopRegisters : nil
