@@ -164,6 +164,7 @@ if Context.environment["NAVPOLICYD_FUZZ"] != nil {
         ("FuzzProxyHeaders", ["PolicyProxy", "HTTPServer"]),
         ("FuzzClientHello", ["PolicyProxy"]),
         ("FuzzCheckRequest", ["ExtAuthzProtocol"]),
+        ("FuzzRegex", ["NavigationPolicy"]),
     ]
     for target in fuzzTargets {
         package.targets.append(
