@@ -94,6 +94,32 @@ struct ECMARegexTests {
         print("ECMARegex: \(compared) exec results compared with V8, \(failures.count) disagreements")
     }
 
+    /// Each failed against V8 in a first version: a thread at the same instruction but in a
+    /// different loop iteration was dropped as a duplicate (now a state counts the loops that
+    /// have consumed nothing yet), and an unanchored search that found no thread at one index
+    /// kept that index's visited marks for the next start.
+    @Test("empty-check states and unanchored restarts give V8's results")
+    func pikeVMRegressions() throws {
+        #expect(try ECMARegex("(a*?)*").exec("aa") == ["aa", "a"])
+        #expect(try ECMARegex("(?:a|())*").exec("aa") == ["aa", nil])
+        #expect(try ECMARegex("(z)((a+)?(b+)?(c))*").exec("zaacbbbcac") == ["zaacbbbcac", "z", "ac", "a", nil, "c"])
+        #expect(try ECMARegex("$").exec("b") == [""])
+        #expect(try ECMARegex("\\Boo\\B").exec("food") == ["oo"])
+    }
+
+    @Test("the i flag folds case as ECMAScript's Canonicalize with u does")
+    func caseFolding() throws {
+        let sigma = try ECMARegex("^σ$", ignoreCase: true)
+        #expect(["σ", "Σ", "ς"].allSatisfy(sigma.matches))
+        let word = try ECMARegex("^\\w$", ignoreCase: true)
+        #expect(word.matches("\u{17F}") && word.matches("\u{212A}") && !word.matches("é"))
+        #expect(try ECMARegex("^ß$", ignoreCase: true).matches("ẞ"))
+        #expect(try !ECMARegex("^ss$", ignoreCase: true).matches("ß"))
+        #expect(try !ECMARegex("^i$", ignoreCase: true).matches("İ"))
+        #expect(try ECMARegex("^[^k]$", ignoreCase: true).exec("\u{212A}") == nil)
+        #expect(try !ECMARegex("^σ$").matches("Σ"))
+    }
+
     // MARK: - Refusals name the construct and its offset
 
     @Test(
