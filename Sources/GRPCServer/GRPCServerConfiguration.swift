@@ -20,8 +20,13 @@ public struct GRPCServerConfiguration: Sendable {
     public var maxHeaderListBytes = 16_384
     /// The largest request message (after the 5-byte prefix); larger is `RESOURCE_EXHAUSTED`.
     public var maxMessageBytes = 65_536
-    /// A connection with no open stream and no bytes from its peer for this long gets GOAWAY
-    /// and is closed; also the send timeout towards a peer that does not read.
+    /// Request bytes one connection may hold for its open streams together; a DATA frame past it
+    /// resets its stream (`ENHANCE_YOUR_CALM`). Without it, 128 streams each parked just under
+    /// ``maxMessageBytes`` pinned 8 MiB per connection (outside attack of issue 30).
+    public var maxBufferedBytesPerConnection = 2 << 20
+    /// A connection with no open stream for this long gets GOAWAY and is closed, whatever
+    /// control frames (PING, SETTINGS, WINDOW_UPDATE) its peer sends meanwhile; also the send
+    /// timeout towards a peer that does not read.
     public var idleTimeoutSeconds = 30
     /// A stream (headers and message) must arrive whole within this; else it is reset. (The
     /// connection preface has ``idleTimeoutSeconds`` from the accept.)

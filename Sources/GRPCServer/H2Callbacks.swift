@@ -36,6 +36,7 @@ enum H2Callbacks {
         let headers = frame.pointee.headers
         if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) && headers.cat == NGHTTP2_HCAT_REQUEST {
             connection.streams[frame.pointee.hd.stream_id] = connection.makeStream()
+            connection.lastActivity = .now
         }
         return 0
     }
@@ -50,8 +51,18 @@ enum H2Callbacks {
         return 0
     }
 
-    private static let dataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, id, data, length, userData in
+    private static let dataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, id, data, length, userData in
         guard let connection = connection(userData) else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+        guard connection.streams[id] != nil else { return 0 }
+        guard connection.acceptsBuffered(length) else {
+            // Past the connection's buffer: this stream goes, its bytes with it.
+            connection.streams[id] = nil
+            if let session {
+                _ = nghttp2_submit_rst_stream(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+            }
+            return 0
+        }
         connection.streams[id]?.data(UnsafeBufferPointer(start: data, count: data == nil ? 0 : length))
         return 0
     }

@@ -25,7 +25,10 @@ final class H2Connection {
     /// Response bodies nghttp2 has yet to read (the data source callback), and whether trailers
     /// follow them.
     var outbound: [Int32: (bytes: [UInt8], offset: Int, trailers: [(String, String)]?)] = [:]
-    private var lastActivity = ContinuousClock.now
+    /// When a stream last opened or was answered (the accept, at first): the idle time runs
+    /// from it. Bytes alone do not count, or a peer sending a PING every few seconds would hold
+    /// a connection (and its thread) for ever without asking anything.
+    var lastActivity = ContinuousClock.now
     private var draining = false
     /// When the drain's first GOAWAY (the shutdown notice) went out; the final one, naming the
     /// last stream taken, follows ``noticePeriod`` later.
@@ -95,7 +98,6 @@ final class H2Connection {
             case .readable:
                 let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
                 if count <= 0 { return }
-                lastActivity = .now
                 guard receive(buffer[0..<count]) else {
                     _ = flush(session)  // the GOAWAY nghttp2 queued for a protocol error
                     return
@@ -150,7 +152,7 @@ final class H2Connection {
     }
 
     /// Resets streams past their deadline; false when the connection itself is idle past its own
-    /// (no request being received and nothing from the peer for `idleTimeoutSeconds`).
+    /// (no request being received and no stream opened or answered for `idleTimeoutSeconds`).
     private func expire(_ session: OpaquePointer) -> Bool {
         let now = ContinuousClock.now
         let late = streams.filter { now - $0.value.openedAt >= .seconds(configuration.requestTimeoutSeconds) }
@@ -163,6 +165,14 @@ final class H2Connection {
         // flow-control window for the idle time is gone (else the loop would wake every
         // millisecond for it, forever).
         return !(streams.isEmpty && now - lastActivity >= .seconds(configuration.idleTimeoutSeconds))
+    }
+
+    /// Whether `count` more request bytes fit the connection's buffer
+    /// (``GRPCServerConfiguration/maxBufferedBytesPerConnection``) beside what its open streams hold.
+    func acceptsBuffered(_ count: Int) -> Bool {
+        var held = count
+        for stream in streams.values { held += stream.body.count }
+        return held <= configuration.maxBufferedBytesPerConnection
     }
 
     /// The connection preface bytes already read by ``checkPreface()``.
@@ -215,6 +225,7 @@ final class H2Connection {
         completed.removeAll(keepingCapacity: true)
         for id in ready {
             guard let stream = streams.removeValue(forKey: id) else { continue }
+            lastActivity = .now
             let response = stream.response(methods: methods)
             observer.answered(stream.path, response)
             respond(session, stream: id, with: response)

@@ -94,6 +94,14 @@ final class RawConnection {
         }
     }
 
+    /// What has arrived, without waiting, and whether the peer has closed.
+    func receiveAvailable(maxBytes: Int) -> (bytes: [UInt8], closed: Bool) {
+        var buffer = [UInt8](repeating: 0, count: maxBytes)
+        let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if count > 0 { return (Array(buffer[..<count]), false) }
+        return ([], count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+    }
+
     /// One `recv` of at most `maxBytes`; empty when the peer closed (or after the timeout).
     func receive(maxBytes: Int) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maxBytes)

@@ -281,6 +281,85 @@ struct ExtAuthzGRPCLiveTests {
         _ = daemon
     }
 
+    @Test("PINGs do not keep a connection with no stream past server.idleTimeoutSeconds")
+    func pingsDoNotKeepAnIdleConnection() throws {
+        // Outside attack of issue 30: any frame restarted the idle time, so a PING every few
+        // seconds held a connection (and its thread) for as long as the client liked.
+        let (daemon, port) = try Self.start(config: Self.boundedConfig(#""idleTimeoutSeconds": 1"#))
+        let connection = try RawConnection(port: port)
+        connection.send(bytes: Self.preface)
+        let ping: [UInt8] = [0, 0, 8, 0x06, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8]
+        let start = Date()
+        var closed = false
+        while !closed, Date().timeIntervalSince(start) < 6 {
+            connection.send(bytes: ping)
+            Thread.sleep(forTimeInterval: 0.25)
+            while true {
+                let (bytes, peerClosed) = connection.receiveAvailable(maxBytes: 65_536)
+                if peerClosed { closed = true }
+                if bytes.isEmpty { break }
+            }
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(closed, "still open after \(elapsed) s of PINGs, idle time 1 s")
+        #expect(elapsed < 4, "closed after \(elapsed) s, configured 1 s")
+        try Self.stillServes(port)
+        _ = daemon
+    }
+
+    @Test("past 2 MiB of request bytes held on one connection, the stream that passes it is reset")
+    func connectionBufferBound() throws {
+        let (daemon, port) = try Self.start(config: Self.boundedConfig(#""headTimeoutSeconds": 5"#))
+        let connection = try RawConnection(port: port)
+        connection.send(bytes: Self.preface)
+        // 40 streams, each sent 60 KiB of its message without END_STREAM: 2.4 MiB in all, a
+        // stream at a time so the server's connection WINDOW_UPDATEs keep up.
+        var received: [UInt8] = []
+        for index in 0..<40 {
+            var frames: [UInt8] = []
+            let id = UInt32(2 * index + 1)
+            var open = Self.openStream
+            open.replaceSubrange(5..<9, with: withUnsafeBytes(of: id.bigEndian) { Array($0) })
+            frames += open
+            // A gRPC prefix announcing a 61,435-byte message, then 60 KiB of it in DATA frames
+            // of 15 KiB (the default SETTINGS_MAX_FRAME_SIZE is 16 KiB).
+            let message: [UInt8] = [0, 0, 0, 0xEF, 0xFB] + [UInt8](repeating: 0x41, count: 60 * 1024 - 5)
+            var offset = 0
+            while offset < message.count {
+                let chunk = message[offset..<min(offset + 15 * 1024, message.count)]
+                frames += [UInt8(chunk.count >> 16), UInt8(chunk.count >> 8 & 0xFF), UInt8(chunk.count & 0xFF), 0x00, 0x00]
+                frames += withUnsafeBytes(of: id.bigEndian) { Array($0) }
+                frames += chunk
+                offset += chunk.count
+            }
+            connection.send(bytes: frames)
+            Thread.sleep(forTimeInterval: 0.03)
+            received += connection.receiveAvailable(maxBytes: 65_536).bytes
+        }
+        var types: [UInt8] = []
+        let start = Date()
+        while Date().timeIntervalSince(start) < 3 {
+            let (bytes, closed) = connection.receiveAvailable(maxBytes: 65_536)
+            received += bytes
+            if closed { break }
+            if bytes.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        var offset = 0
+        var resetCodes: [UInt32] = []
+        while offset + 9 <= received.count {
+            let length = Int(received[offset]) << 16 | Int(received[offset + 1]) << 8 | Int(received[offset + 2])
+            types.append(received[offset + 3])
+            if received[offset + 3] == 0x03, offset + 13 <= received.count {
+                resetCodes.append(received[(offset + 9)..<(offset + 13)].reduce(0) { $0 << 8 | UInt32($1) })
+            }
+            offset += 9 + length
+        }
+        // ENHANCE_YOUR_CALM (0xb) for the streams past the bound; the connection itself stays up.
+        #expect(resetCodes.contains(0x0B), "frames \(types), resets \(resetCodes)")
+        try Self.stillServes(port)
+        _ = daemon
+    }
+
     @Test("a stream whose request never ends is reset after server.headTimeoutSeconds; the connection goes on")
     func slowStream() throws {
         let (daemon, port) = try Self.start(config: Self.boundedConfig(#""headTimeoutSeconds": 1, "idleTimeoutSeconds": 3"#))

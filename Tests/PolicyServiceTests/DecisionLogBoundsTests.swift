@@ -36,6 +36,37 @@ struct DecisionLogBoundsTests {
         #expect(object["decision"]?.objectValue?["location"]?.stringValue.map { long.hasPrefix($0) } == true)
     }
 
+    @Test("shadow {url} locations are cut too: a long URL under shadow rollouts is still logged")
+    func shadowLocationsAreCut() throws {
+        // The outside attack of issue 30: a shadow payment-redirect repeats a 15 KB URL in its
+        // location; cut without it, the line stayed over 16 KiB and the decision went unlogged.
+        let config = """
+            {"defaultDecision": "allow", "handlers": [
+              {"name": "newpay", "type": "payment-redirect", "mode": "shadow", "match": {"hosts": ["shadow.example"]},
+               "location": "https://checkout.example/open?target={url}"},
+              {"name": "newpay2", "type": "payment-redirect", "mode": "shadow", "match": {"hosts": ["shadow.example"]},
+               "location": "https://checkout2.example/open?target={url}"}
+            ]}
+            """
+        let snapshot = try PolicySnapshot.build(from: Array(config.utf8)).get()
+        for length in [10_000, 15_000, 30_000] {
+            let url = "https://shadow.example/x?x=" + String(repeating: "a", count: length)
+            let navigation = NavigationRequest(url: url, method: "GET", sourceURL: url)
+            let decision = try snapshot.policy.decide(navigation, explain: false)
+            #expect(decision.shadow?.count == 2)
+            let line = DecisionRecorder.logLine(
+                decision, for: navigation, id: DecisionID(prefix: 1, sequence: 1), revision: snapshot.revision,
+                redaction: snapshot.logRedaction, at: Date())
+            #expect(!line.isEmpty && line.count <= DecisionRecorder.maximumLineBytes, "\(length): \(line.count) bytes")
+            let object = try #require(try JSONParser().parse(line).objectValue)
+            let shadow = try #require(object["decision"]?.objectValue?["shadow"]?.arrayValue)
+            for result in shadow {
+                let location = try #require(result.objectValue?["location"]?.stringValue)
+                #expect(location.utf8.count <= DecisionRecorder.truncatedURLBytes)
+            }
+        }
+    }
+
     @Test("prefix keeps whole characters")
     func prefixAtCharacterBoundary() {
         #expect(DecisionRecorder.prefix("aé", bytes: 2) == "a")

@@ -76,6 +76,9 @@ struct DecisionRecorder: Sendable {
     static let maximumLineBytes = 16_384
     /// What each URL field keeps in a line that had to be cut.
     static let truncatedURLBytes = 1024
+    /// The cuts tried in turn: the second is for a decision with many shadow `{url}` locations,
+    /// which at 1 KiB each could still pass the limit.
+    static let cutURLBytes = [truncatedURLBytes, 128]
 
     /// The buffer each request thread writes its log line into before the log copies it, so a
     /// line costs no allocation of its own (bench/decision-log-cost.sh).
@@ -128,11 +131,12 @@ struct DecisionRecorder: Sendable {
     /// `"redacted":true`, and replays skip it and count it, as its URLs are not the ones decided.
     /// This is the only place lines are built, so every front end is redacted alike.
     ///
-    /// A line longer than ``maximumLineBytes`` is written again with those URLs cut to their
-    /// first ``truncatedURLBytes`` bytes (whole characters) and `"truncated":true` added, so
-    /// the decision is still on record; replays (`diff --log`, `POST /v1/policy/diff`) skip
-    /// such lines too. If even that is too long (control characters escape to six bytes
-    /// each), the writer is left empty and the result is false: the caller drops the line.
+    /// A line longer than ``maximumLineBytes`` is written again with all those URLs cut to
+    /// their first ``truncatedURLBytes`` bytes (whole characters), then if need be to 128
+    /// (``cutURLBytes``), and `"truncated":true` added, so the decision is still on record;
+    /// replays (`diff --log`, `POST /v1/policy/diff`) skip such lines too. If even that is too
+    /// long (control characters escape to six bytes each, or scores of shadow results), the
+    /// writer is left empty and the result is false: the caller drops the line.
     ///
     /// - Parameter time: when the decision was taken; nil (a clock past year 9999) writes the
     ///   current time through Foundation.
@@ -154,17 +158,16 @@ struct DecisionRecorder: Sendable {
 
     /// The line whole, or with its URLs cut when it is too long, or nothing (false).
     private static func writeFitting(
-        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8], at time: UTCTime?,
-        redacted: Bool, into writer: inout JSONWriter
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
+        at time: UTCTime?, redacted: Bool, into writer: inout JSONWriter
     ) -> Bool {
-        writeLine(
-            decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, cut: nil, into: &writer)
-        guard writer.bytes.count > maximumLineBytes else { return true }
-        writer.removeAll()
-        writeLine(
-            decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, cut: truncatedURLBytes,
-            into: &writer)
-        guard writer.bytes.count > maximumLineBytes else { return true }
+        for cut in [nil] + cutURLBytes {
+            writer.removeAll()
+            writeLine(
+                decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, cut: cut,
+                into: &writer)
+            if writer.bytes.count <= maximumLineBytes { return true }
+        }
         writer.removeAll()
         return false
     }
@@ -250,6 +253,13 @@ struct DecisionRecorder: Sendable {
             var logged = decision
             logged.url = url(logged.url)
             logged.location = logged.location.map(url)
+            // A shadow `{url}` location repeats the URL too: left whole, it kept a cut line
+            // over the limit and the decision went unlogged.
+            logged.shadow = logged.shadow?.map { result in
+                var result = result
+                result.location = result.location.map(url)
+                return result
+            }
             logged.writeMembers(to: &writer, includingTrace: false)
         }
         writer.writeRaw(#"},"handler":"#)

@@ -6,7 +6,8 @@
 /// - Everything after the first `?` or `#` is parameters: the query and the fragment alike
 ///   (`#access_token=…`, `#/callback?code=…`), split at `&`, `;`, `?` and `#`.
 /// - A name is compared after `+` becomes a space and percent-escapes are decoded (repeatedly,
-///   so `%2563ode` is `code` too), surrounding spaces are trimmed, a bracket suffix is dropped
+///   so `%2563ode` is `code` too, up to ``decodingDepth`` levels; a name that would still
+///   decode further is treated as listed), surrounding spaces are trimmed, a bracket suffix is dropped
 ///   (`code[]`, `code[0]`), and case is ignored: `CODE`, `%63ode`, `co%64e+` all name `code`.
 /// - A value of another parameter that, once decoded, holds a redacted parameter (a
 ///   `return=https%3A%2F%2Fshop%2Fcb%3Fcode%3D…` made by a `{url}` location) is replaced whole.
@@ -49,7 +50,12 @@ struct QueryRedaction: Sendable, Equatable {
 
     /// Whether the raw name `raw` is a listed one.
     private func isListed(_ raw: ArraySlice<UInt8>) -> Bool {
-        guard raw.allSatisfy(Self.isPlain) else { return names.contains(Self.normalizedName(raw)) }
+        guard raw.allSatisfy(Self.isPlain) else {
+            // A name still escaped past the levels looked through is hidden, not trusted, as a
+            // value is (`%2525252563ode` is `code` to an application that decodes five times).
+            let (name, stillEscaped) = Self.normalized(raw)
+            return stillEscaped || names.contains(name)
+        }
         for name in plainNames where name.count == raw.count {
             if zip(name, raw).allSatisfy({ $0 == Self.asciiLowercased($1) }) { return true }
         }
@@ -149,15 +155,27 @@ struct QueryRedaction: Sendable, Equatable {
     /// A parameter name as compared: `+` as space, escapes decoded until none is left (at most
     /// ``decodingDepth`` times), spaces trimmed, a `[…]` suffix dropped, lower-cased.
     static func normalizedName(_ raw: ArraySlice<UInt8>) -> String {
+        normalized(raw).name
+    }
+
+    /// ``normalizedName(_:)`` and whether the name would still decode further after
+    /// ``decodingDepth`` levels.
+    private static func normalized(_ raw: ArraySlice<UInt8>) -> (name: String, stillEscaped: Bool) {
         // The URL parser removes every ASCII tab and newline from its input (WHATWG URL), so
         // `co<TAB>de` in the logged, as-sent URL is `code` to the daemon and to the application:
         // they are dropped here too, at every decoding level (hiding more, never less).
         let isRemoved = { (byte: UInt8) in byte == 0x09 || byte == 0x0A || byte == 0x0D }
         var name = raw.contains(where: isRemoved) ? ArraySlice(raw.filter { !isRemoved($0) }) : raw
-        for _ in 0..<decodingDepth {
+        var stillEscaped = false
+        for level in 0...decodingDepth {
             guard name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { break }
             let decoded = formDecoded(name).filter { !isRemoved($0) }
             if decoded.elementsEqual(name) { break }
+            // One level more than is looked through still changes the name: it is hidden.
+            guard level < decodingDepth else {
+                stillEscaped = true
+                break
+            }
             name = decoded[...]
         }
         if let bracket = name.firstIndex(of: UInt8(ascii: "[")), bracket > name.startIndex {
@@ -165,8 +183,8 @@ struct QueryRedaction: Sendable, Equatable {
         }
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x00 }
         guard let first = name.firstIndex(where: { !isSpace($0) }), let last = name.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(decoding: name[first...last], as: UTF8.self).lowercased()
+        else { return ("", stillEscaped) }
+        return (String(decoding: name[first...last], as: UTF8.self).lowercased(), stillEscaped)
     }
 
     /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; a `%` not
