@@ -8,7 +8,8 @@ public enum CommandLineTool {
     package static var commands: [any ParsableCommand.Type] {
         [
             ServeCommand.self, CheckCommand.self, ValidateCommand.self, TestCommand.self, DiffCommand.self,
-            BundleCommand.self, CanonicalizeCommand.self, BenchCommand.self, IntakeCommand.self, CompletionsCommand.self,
+            BundleCommand.self, CanonicalizeCommand.self, URLPatternCommand.self, BenchCommand.self, IntakeCommand.self,
+            CompletionsCommand.self,
             HelpCommand.self,
             VersionCommand.self,
         ]
