@@ -6,9 +6,9 @@
 ///   length (`u64`); SHA-256 of every byte after the checksum (56..<length); SHA-256 of the
 ///   source config (its revision); section count (`u32`); 4 reserved zero bytes.
 /// - Section table: per section, kind (`u32`), 4 zero bytes, offset (`u64`), length (`u64`).
-/// - Sections: exactly one ``SectionKind/config`` (the config JSON with the large lists taken
+/// - Sections: exactly one ``SectionKind/config`` (the chain's JSON with the large lists taken
 ///   out: every small form, `urlPatterns` included, is compiled from its source text at load),
-///   and one ``SectionKind/handlerTables`` per handler whose `hosts` or `pathPrefixes` became
+///   at most one ``SectionKind/daemonSections``, and one ``SectionKind/handlerTables`` per handler whose `hosts` or `pathPrefixes` became
 ///   sorted tables (``SortedKeyTable``), read in place.
 public enum PolicyImage {
     static let magic: [UInt8] = Array("NAVPIMG".utf8) + [0]
@@ -21,8 +21,12 @@ public enum PolicyImage {
     static let sectionEntryLength = 24
 
     enum SectionKind: Int {
+        /// `defaultDecision` and `handlers`, as JSON (large lists taken out).
         case config = 1
         case handlerTables = 2
+        /// The daemon's own sections (`server`, `intake`, `proxy`, `decisionLog`) as one JSON
+        /// object: apart, so a bundle's image can leave them out (``strippingDaemonSections(_:sha256:)``).
+        case daemonSections = 3
     }
 
     /// Lists shorter than this stay in the config section (a table costs more than it saves).

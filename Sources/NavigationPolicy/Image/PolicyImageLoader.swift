@@ -7,24 +7,19 @@ extension PolicyImage {
     /// Checks an image (header, checksum, every section's offsets and lengths, every table's
     /// order) and builds its policy; the tables are read in place from `image` from then on.
     ///
+    /// `sha256` nil skips the checksum: only for bytes whose integrity a verified signature
+    /// already covers (the app's client, whose platform has no SHA-256 here); every offset,
+    /// length and order is still checked.
+    ///
     /// - Throws: ``PolicyImageError`` saying what is wrong and at which byte; nothing of a
     ///   refused image is used.
     public static func load(
-        _ image: PolicyImageBytes, compiler: PolicyCompiler, sha256: Digest
+        _ image: PolicyImageBytes, compiler: PolicyCompiler, sha256: Digest?
     ) throws(PolicyImageError) -> Loaded {
         let file = ImageReader(image.buffer)
         let header = try readHeader(file, sha256: sha256)
         let sections = try readSections(file, count: header.sectionCount)
-        guard let configSection = sections.first(where: { $0.kind == .config }),
-            sections.filter({ $0.kind == .config }).count == 1
-        else { throw PolicyImageError("an image has exactly one config section") }
-        let base: CompiledPolicy
-        do {
-            base = try compiler.compile(configSection.window.bytes)
-        } catch {
-            let issues = error.issues.map(\.description).joined(separator: "; ")
-            throw PolicyImageError("the image's config section does not compile: \(issues)", at: configSection.window.base)
-        }
+        let base = try compileConfig(sections, compiler: compiler)
         var links = base.links
         var seen = Set<Int>()
         for section in sections where section.kind == .handlerTables {
@@ -40,7 +35,57 @@ extension PolicyImage {
         return Loaded(policy: policy, header: header, tableHandlers: seen.count)
     }
 
-    private static func readHeader(_ file: ImageReader, sha256: Digest) throws(PolicyImageError) -> Header {
+    /// The chain's JSON and the daemon's sections, merged into one document and compiled.
+    private static func compileConfig(_ sections: [Section], compiler: PolicyCompiler) throws(PolicyImageError)
+        -> CompiledPolicy
+    {
+        let configs = sections.filter { $0.kind == .config }
+        let daemons = sections.filter { $0.kind == .daemonSections }
+        guard configs.count == 1, daemons.count <= 1, let config = configs.first else {
+            throw PolicyImageError("an image has exactly one config section and at most one daemon-sections section")
+        }
+        var document = try parseObject(config)
+        if let daemon = daemons.first {
+            for member in try parseObject(daemon).members {
+                guard !chainKeys.contains(member.key), document[member.key] == nil else {
+                    throw PolicyImageError("daemon section \"\(member.key)\" is repeated", at: daemon.window.base)
+                }
+                document.members.append(member)
+            }
+        }
+        do {
+            return try compiler.compile(.object(document))
+        } catch {
+            let issues = error.issues.map(\.description).joined(separator: "; ")
+            throw PolicyImageError("the image's config section does not compile: \(issues)", at: config.window.base)
+        }
+    }
+
+    private static func parseObject(_ section: Section) throws(PolicyImageError) -> JSONObject {
+        let value: JSONValue
+        do {
+            value = try JSONParser(maximumDepth: PolicyCompiler.maximumDepth).parse(section.window.bytes)
+        } catch {
+            throw PolicyImageError("a JSON section does not parse: \(error)", at: section.window.base)
+        }
+        guard case .object(let object) = value else {
+            throw PolicyImageError("a JSON section is not an object", at: section.window.base)
+        }
+        return object
+    }
+
+    /// The image without its daemon sections (re-checksummed): what a bundle carries to apps,
+    /// which get the chain and never the daemon's `server`, `intake` or `proxy` settings.
+    public static func strippingDaemonSections(_ image: [UInt8], sha256: @escaping Digest) throws(PolicyImageError) -> [UInt8] {
+        let bytes = PolicyImageBytes(copying: image)
+        let file = ImageReader(bytes.buffer)
+        let header = try readHeader(file, sha256: sha256)
+        let kept = try readSections(file, count: header.sectionCount).filter { $0.kind != .daemonSections }
+        let source = Array(image[56..<88])
+        return assemble(kept.map { ($0.kind, Array($0.window.bytes)) }, sourceDigest: source, sha256: sha256)
+    }
+
+    private static func readHeader(_ file: ImageReader, sha256: Digest?) throws(PolicyImageError) -> Header {
         guard file.bytes.count >= headerLength else {
             throw PolicyImageError("truncated: \(file.bytes.count) bytes, shorter than the \(headerLength)-byte header")
         }
@@ -60,9 +105,11 @@ extension PolicyImage {
                     ? "truncated: the header says \(total) bytes, the file has \(file.bytes.count)"
                     : "\(file.bytes.count - total) bytes past the \(total) the header says", at: 16)
         }
-        let digest = sha256(UnsafeRawBufferPointer(rebasing: file.bytes[checkedFrom...]))
-        guard digest.elementsEqual(file.bytes[checksumOffset..<checkedFrom]) else {
-            throw PolicyImageError("checksum mismatch: the image is corrupt", at: checksumOffset)
+        if let sha256 {
+            let digest = sha256(UnsafeRawBufferPointer(rebasing: file.bytes[checkedFrom...]))
+            guard digest.elementsEqual(file.bytes[checksumOffset..<checkedFrom]) else {
+                throw PolicyImageError("checksum mismatch: the image is corrupt", at: checksumOffset)
+            }
         }
         let sectionCount = try file.u32(88, "section count")
         return Header(

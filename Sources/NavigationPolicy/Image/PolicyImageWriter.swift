@@ -34,15 +34,29 @@ extension PolicyImage {
             }
             root.set("handlers", .array(handlers))
         }
+        var chain = JSONObject()
+        var daemon = JSONObject()
+        for member in root.members {
+            if chainKeys.contains(member.key) { chain.members.append(member) } else { daemon.members.append(member) }
+        }
         var json = JSONWriter(reservingCapacity: bytes.count / 4)
-        json.write(.object(root))
+        json.write(.object(chain))
+        var sections: [(SectionKind, [UInt8])] = [(.config, json.bytes)]
+        if !daemon.members.isEmpty {
+            var daemonJSON = JSONWriter()
+            daemonJSON.write(.object(daemon))
+            sections.append((.daemonSections, daemonJSON.bytes))
+        }
+        sections += tableSections.map { (.handlerTables, $0) }
         let sourceDigest = bytes.withUnsafeBytes { sha256($0) }
-        return assemble(config: json.bytes, tables: tableSections, sourceDigest: sourceDigest, sha256: sha256)
+        return assemble(sections, sourceDigest: sourceDigest, sha256: sha256)
     }
 
+    /// The config keys the chain is: what an app's bundle carries.
+    static let chainKeys = ["defaultDecision", "handlers"]
+
     /// Header, section table, sections; the checksum is filled in last, over the rest.
-    static func assemble(config: [UInt8], tables: [[UInt8]], sourceDigest: [UInt8], sha256: Digest) -> [UInt8] {
-        let sections: [(SectionKind, [UInt8])] = [(.config, config)] + tables.map { (.handlerTables, $0) }
+    static func assemble(_ sections: [(SectionKind, [UInt8])], sourceDigest: [UInt8], sha256: Digest) -> [UInt8] {
         var offset = headerLength + sections.count * sectionEntryLength
         var image = ImageWriter()
         image.append(magic)
