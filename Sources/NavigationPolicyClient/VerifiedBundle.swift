@@ -79,6 +79,9 @@ public struct VerifiedBundle: Sendable {
         self.storage = .json(bytes)
     }
 
+    /// Whether `bytes` are a compiled bundle (layout 3), for a caller that maps the file first.
+    public static func isCompiledBundle(_ bytes: UnsafeRawBufferPointer) -> Bool { CompiledBundleHead.isCompiled(bytes) }
+
     /// Compiled bundles beyond this are refused: a 1,000,000-host image is about 40 MiB.
     public static let maximumCompiledBytes = 512 << 20
 

@@ -3,7 +3,8 @@ public struct PolicyImageError: Error, Sendable, CustomStringConvertible, Equata
     /// One sentence, naming the offset (`at byte 96`) where there is one.
     public let reason: String
 
-    init(_ reason: String) {
+    /// An error with `reason` as its whole message.
+    public init(_ reason: String) {
         self.reason = reason
     }
 
