@@ -92,6 +92,9 @@ struct CompiledPolicyLiveTests {
         let decided = try daemon.decide("https://h7.block.test/")
         let imageRevision = "sha256:" + SHA256.hexDigest(try [UInt8](Data(contentsOf: URL(fileURLWithPath: imagePath))))
         #expect(decided.json?["policyRevision"] as? String == imageRevision)
+        let bundle = try Curl.request(daemon.baseURL + "/v1/policy/bundle")
+        #expect(bundle.status == 200 && bundle.headers["content-type"] == "application/octet-stream")
+        #expect(bundle.body.hasPrefix(#"{"format":"navpolicy-bundle","version":3,"revision":"\#(imageRevision)""#))
 
         let next = try Self.compiled(
             Self.config(extraHandler: #"{"name": "first", "type": "about", "match": {"hosts": ["h7.block.test"]}},"#))
@@ -110,8 +113,10 @@ struct CompiledPolicyLiveTests {
     @Test("bundle --compiled: signed, verified and decided from by the client, and inspect shows it")
     func compiledBundle() throws {
         let (jsonPath, imagePath) = try Self.compiled(Self.config())
+        let key = try BundleTrustLiveTests.Key()
+        let trusted = "\(key.keyId):\(key.publicKeyBase64)"
         let bundlePath = TestScratch.path("compiled-bundle", suffix: ".bundle")
-        let built = try BinaryRunner.run(["bundle", "--config", jsonPath, "--compiled", "--output", bundlePath])
+        let built = try BinaryRunner.run(["bundle", "--config", jsonPath, "--compiled", "--sign", key.path, "--output", bundlePath])
         #expect(built.status == 0, "\(built.stderr)")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: bundlePath)))
         let newline = try #require(bytes.firstIndex(of: 0x0A))
@@ -120,19 +125,20 @@ struct CompiledPolicyLiveTests {
 
         let inspected = try BinaryRunner.run(["bundle", "inspect", bundlePath])
         #expect(inspected.status == 0 && inspected.stdout.contains("compiledPolicyBytes"), "\(inspected.stderr)")
-        let verified = try BinaryRunner.run(["bundle", "verify", bundlePath])
-        #expect(verified.status == 0, "\(verified.stderr)")
+        let verified = try BinaryRunner.run(["bundle", "verify", bundlePath, "--bundle-key", trusted])
+        #expect(verified.status == 0 && verified.stdout.contains("OK"), "\(verified.stderr)")
         for url in Self.urls {
-            let fromBundle = try BinaryRunner.run(["check", "--bundle", bundlePath, url])
+            let fromBundle = try BinaryRunner.run(["check", "--bundle", bundlePath, "--bundle-key", trusted, url])
             let fromImage = try BinaryRunner.run(["check", "--config", imagePath, url])
             #expect(fromBundle.status == 0, "\(fromBundle.stderr)")
             #expect(fromBundle.stdout == fromImage.stdout, "\(url)")
         }
+        // One byte of the image changed: the signature over head and image no longer verifies.
         var tampered = bytes
         tampered[bytes.count - 5] ^= 0x01
         try Data(tampered).write(to: URL(fileURLWithPath: bundlePath))
-        let refused = try BinaryRunner.run(["check", "--bundle", bundlePath, "https://h7.block.test/"])
-        #expect(refused.status == 2, "an unsigned tampered image is refused by its structure checks or decides nothing")
+        let refused = try BinaryRunner.run(["check", "--bundle", bundlePath, "--bundle-key", trusted, "https://h7.block.test/"])
+        #expect(refused.status == 2 && refused.stderr.contains("signature"), "\(refused.stderr)")
     }
 
     @Test("urlPatterns in the config are carried by the image and decide as from JSON")
