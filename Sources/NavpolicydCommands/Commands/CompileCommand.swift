@@ -6,7 +6,8 @@ import PolicyService
 /// that every `--config`, `serve` and the in-app client use in place, without parsing it.
 package struct CompileCommand: ParsableCommand {
     static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
-    static let output = Option.text("output", "PATH", kind: .file, help: "write the image to PATH (required)")
+    static let output = Option.text(
+        "output", "PATH", kind: .file, help: "write the image to PATH (a temporary file, then renamed)", required: true)
 
     package static let declaration = CommandDeclaration(
         name: "compile",
