@@ -1,7 +1,7 @@
 import BundleSigning
 import Foundation
-import Testing
 import TestScratchSupport
+import Testing
 
 /// `navpolicyd compile` and compiled images used where a JSON config is (issue 33), driven
 /// through the real binary: every command's `--config`, `serve` and its reloads, signed
@@ -76,7 +76,9 @@ struct CompiledPolicyLiveTests {
             for command in [["check", "--config", path, "https://h7.block.test/"], ["validate", "--config", path]] {
                 let result = try BinaryRunner.run(command)
                 #expect(result.status == 2, "\(name) \(command[0]): \(result.status)")
-                #expect(result.stderr.contains("compiled policy image refused") && result.stderr.contains(message), "\(name): \(result.stderr)")
+                #expect(
+                    result.stderr.contains("compiled policy image refused") && result.stderr.contains(message),
+                    "\(name): \(result.stderr)")
                 #expect(result.stdout.isEmpty)
             }
         }
@@ -116,7 +118,9 @@ struct CompiledPolicyLiveTests {
         let key = try BundleTrustLiveTests.Key()
         let trusted = "\(key.keyId):\(key.publicKeyBase64)"
         let bundlePath = TestScratch.path("compiled-bundle", suffix: ".bundle")
-        let built = try BinaryRunner.run(["bundle", "--config", jsonPath, "--compiled", "--sign", key.path, "--output", bundlePath])
+        let built = try BinaryRunner.run([
+            "bundle", "--config", jsonPath, "--compiled", "--sign", key.path, "--output", bundlePath,
+        ])
         #expect(built.status == 0, "\(built.stderr)")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: bundlePath)))
         let newline = try #require(bytes.firstIndex(of: 0x0A))
@@ -145,7 +149,8 @@ struct CompiledPolicyLiveTests {
     func urlPatterns() throws {
         let (jsonPath, imagePath) = try Self.compiled(
             Self.config(
-                extraHandler: #"{"name": "admin", "type": "cancel", "match": {"urlPatterns": ["https://*.shop.test/admin/*"]}},"#))
+                extraHandler: #"{"name": "admin", "type": "cancel", "match": {"urlPatterns": ["https://*.shop.test/admin/*"]}},"#)
+        )
         for url in ["https://a.shop.test/admin/users", "https://a.shop.test/home", "https://h3.block.test/admin/x"] {
             let fromJSON = try BinaryRunner.run(["check", "--explain", "--config", jsonPath, url])
             let fromImage = try BinaryRunner.run(["check", "--explain", "--config", imagePath, url])

@@ -131,7 +131,8 @@ struct CompiledPolicyImageTests {
     @Test("large lists become tables; the decision names the entry as written, at its config position")
     func tablesNameTheWrittenEntry() throws {
         let hosts = (0..<100).map { "\"h\($0).example\"" }.joined(separator: ",")
-        let json = #"{"handlers": [{"name": "big", "type": "cancel", "match": {"hosts": [\#(hosts), "PAY.Example.COM", "@loopback"]}}]}"#
+        let json =
+            #"{"handlers": [{"name": "big", "type": "cancel", "match": {"hosts": [\#(hosts), "PAY.Example.COM", "@loopback"]}}]}"#
         let policy = try loadImage(try compileImage(json))
         let trace = try #require(try policy.decide(NavigationRequest(url: "https://pay.example.com/"), explain: true).trace)
         #expect(trace.first?.matched?.first?.index == 100)
@@ -142,7 +143,8 @@ struct CompiledPolicyImageTests {
 
     @Test("a flipped byte, a truncated file, a wrong version, trailing bytes are refused with where")
     func corruptImagesAreRefused() throws {
-        let json = #"{"handlers": [{"name": "big", "type": "cancel", "match": {"hosts": [\#((0..<80).map { "\"h\($0).example\"" }.joined(separator: ","))]}}]}"#
+        let json =
+            #"{"handlers": [{"name": "big", "type": "cancel", "match": {"hosts": [\#((0..<80).map { "\"h\($0).example\"" }.joined(separator: ","))]}}]}"#
         let image = try compileImage(json)
         #expect(throws: Never.self) { try loadImage(image) }
         for position in [0, 8, 20, 40, 60, 100, image.count / 2, image.count - 1] {
@@ -155,18 +157,24 @@ struct CompiledPolicyImageTests {
         }
         var version = image
         version[8] = 2
-        #expect(throws: PolicyImageError("format version 2 is not the one this build reads (1); compile the config again (at byte 8)")) {
+        #expect(
+            throws: PolicyImageError("format version 2 is not the one this build reads (1); compile the config again (at byte 8)")
+        ) {
             try loadImage(version)
         }
         #expect(throws: PolicyImageError.self) { try loadImage(image + [0]) }
         #expect(throws: PolicyImageError("not a compiled policy image (wrong magic) (at byte 0)")) {
-            try loadImage(Array("{\"handlers\":[]} and more bytes to pass the header length check, padded out to be long enough to reach 96".utf8))
+            try loadImage(
+                Array(
+                    "{\"handlers\":[]} and more bytes to pass the header length check, padded out to be long enough to reach 96"
+                        .utf8))
         }
     }
 
     @Test("a valid checksum over unsorted or out-of-range tables is still refused (structure is checked, not trusted)")
     func resealedCorruptionIsRefused() throws {
-        let json = #"{"handlers": [{"name": "big", "type": "cancel", "match": {"hosts": [\#((0..<80).map { "\"h\($0).example\"" }.joined(separator: ","))]}}]}"#
+        let json =
+            #"{"handlers": [{"name": "big", "type": "cancel", "match": {"hosts": [\#((0..<80).map { "\"h\($0).example\"" }.joined(separator: ","))]}}]}"#
         let image = try compileImage(json)
         // Every byte after the section table, changed and the checksum recomputed: a loader
         // that trusted the checksum would read out of range or bisect unsorted keys.
@@ -197,7 +205,9 @@ struct CompiledPolicyImageTests {
             """#
         let fromJSON = try compile(json)
         let image = try loadImage(try compileImage(json))
-        for url in ["https://a.shop.test/admin/x", "https://h3.example/admin/x", "https://h3.example/pay/1", "https://b.shop.test/admin/"] {
+        for url in [
+            "https://a.shop.test/admin/x", "https://h3.example/admin/x", "https://h3.example/pay/1", "https://b.shop.test/admin/",
+        ] {
             let request = NavigationRequest(url: url)
             #expect(try image.decide(request, explain: true) == fromJSON.decide(request, explain: true), "\(url)")
         }

@@ -22,7 +22,9 @@ struct ImageReader {
             throw PolicyImageError("\(what): truncated", at: base + offset)
         }
         let value = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        guard value <= UInt64(Int32.max) * 4 else { throw PolicyImageError("\(what): \(value) is out of range", at: base + offset) }
+        guard value <= UInt64(Int32.max) * 4 else {
+            throw PolicyImageError("\(what): \(value) is out of range", at: base + offset)
+        }
         return Int(value)
     }
 

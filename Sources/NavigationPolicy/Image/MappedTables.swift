@@ -21,7 +21,8 @@ final class MappedHostNames: Sendable {
                 test: .host(key))
         }
         _ = MatchHost.anyParentDomain(of: host) { parent in
-            if let position = wildcardSuffixes.position(of: parent), wildcardSuffixes.configIndex(position) < best?.index ?? .max {
+            if let position = wildcardSuffixes.position(of: parent), wildcardSuffixes.configIndex(position) < best?.index ?? .max
+            {
                 let key = wildcardSuffixes.keyText(position)
                 best = MatchEntry(
                     field: .hosts, index: wildcardSuffixes.configIndex(position),

@@ -99,7 +99,8 @@ enum HandlerTables {
                 guard let written = value.stringValue else { continue }
                 switch HostPattern.parse(written) {
                 case .success(.exact(let host)):
-                    exact.append(SortedKeyEntry(key: Array(host.utf8), configIndex: index, written: written == host ? nil : written))
+                    exact.append(
+                        SortedKeyEntry(key: Array(host.utf8), configIndex: index, written: written == host ? nil : written))
                 case .success(.wildcard(let suffix)):
                     wildcards.append(
                         SortedKeyEntry(
@@ -125,7 +126,8 @@ enum HandlerTables {
                 switch RequestMatcher.configPath(written) {
                 case .success(let path):
                     let key = caseSensitive ? path.text : path.folded
-                    entries.append(SortedKeyEntry(key: Array(key.utf8), configIndex: index, written: written == key ? nil : written))
+                    entries.append(
+                        SortedKeyEntry(key: Array(key.utf8), configIndex: index, written: written == key ? nil : written))
                 case .failure(let error):
                     throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "\"\(written)\": \(error.reason)")])
                 }
