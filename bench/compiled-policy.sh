@@ -21,22 +21,10 @@ DURATION="${DURATION:-5}"
 THREADS="${THREADS:-2}"
 CONNECTIONS="${CONNECTIONS:-32}"
 
-die() { echo "bench/compiled-policy.sh: $*" >&2; exit 1; }
-command -v wrk >/dev/null 2>&1 || die "wrk is missing (apt-get install wrk)"
+# shellcheck source=bench/lib-daemon.sh
+. "$ROOT/bench/lib-daemon.sh"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (apt-get install time)"
-if [ "${SKIP_BUILD:-0}" != 1 ]; then swift build -c release >&2 || die "release build failed"; fi
-BIN="$ROOT/.build/release/navpolicyd"
-[ -x "$BIN" ] || die "$BIN not found"
-
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/navpolicy-compiled.XXXXXX")"
-DAEMON_PID=""
-cleanup() {
-    [ -n "$DAEMON_PID" ] && kill -TERM "$DAEMON_PID" 2>/dev/null && wait "$DAEMON_PID" 2>/dev/null
-    if [ "${KEEP_TMP:-0}" = 1 ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+bench_setup compiled-policy.sh
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 python3 bench/generate-blocklist.py "$HOSTS" "$PREFIXES" "$TMP/big.json" "$TMP/big.urls" || die "generator failed"
@@ -64,17 +52,6 @@ measure "image (check --config big.img)" "$RUNS" check --config "$TMP/big.img" "
 measure "json (check --config big.json)" "$(( RUNS < 3 ? RUNS : 3 ))" check --config "$TMP/big.json" "$URL"
 measure "client (check --bundle, compiled)" "$RUNS" check --bundle "$TMP/big.bundle" "$URL"
 
-start_daemon() {
-    PORT="$(free_port)"
-    "$BIN" serve --config "$1" --listen "127.0.0.1:$PORT" 2>"$TMP/daemon.log" &
-    DAEMON_PID=$!
-    for _ in $(seq 1 600); do
-        curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    die "daemon on $1 did not become ready: $(tail -3 "$TMP/daemon.log")"
-}
-stop_daemon() { kill -TERM "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
 rps() {  # config urls → requests/s
     start_daemon "$1"
     URLS_FILE="$2" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" -s bench/decide-corpus.lua \

@@ -82,11 +82,10 @@ public struct PolicyBundle: Sendable {
         return make(policy: policy, revision: revision, stamp: stamp, signingKey: signingKey)
     }
 
-    /// The bundle of `policy` with `stamp`, signed with `signingKey` when given.
-    static func make(policy: JSONObject, revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?) -> PolicyBundle {
-        // Fixed member order: the bytes stay deterministic for the same config and stamp, so
-        // `navpolicyd bundle --issued-at … --policy-version …` reproduces a served bundle.
-        var body: JSONObject = [
+    /// The members every layout starts with, in their fixed order: `format`, `version`,
+    /// `revision`, the stamp, and `keyId` when signed.
+    static func head(version: Int, revision: String, stamp: Stamp) -> JSONObject {
+        var head: JSONObject = [
             "format": .string(format),
             "version": .number(Double(version)),
             "revision": .string(revision),
@@ -94,7 +93,15 @@ public struct PolicyBundle: Sendable {
             "issuedAt": .number(Double(stamp.issuedAt)),
             "expiresAt": .number(Double(stamp.expiresAt)),
         ]
-        if let keyId = stamp.keyId { body.append("keyId", .string(keyId)) }
+        if let keyId = stamp.keyId { head.append("keyId", .string(keyId)) }
+        return head
+    }
+
+    /// The bundle of `policy` with `stamp`, signed with `signingKey` when given.
+    static func make(policy: JSONObject, revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?) -> PolicyBundle {
+        // Fixed member order: the bytes stay deterministic for the same config and stamp, so
+        // `navpolicyd bundle --issued-at … --policy-version …` reproduces a served bundle.
+        var body = head(version: version, revision: revision, stamp: stamp)
         body.append("policy", .object(policy))
         let bytes = JSONValue.object(body).serializedBytes
         return PolicyBundle(
@@ -126,15 +133,7 @@ extension PolicyBundle {
     static func make(chainImage compiledImage: [UInt8], revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?)
         -> PolicyBundle
     {
-        var head: JSONObject = [
-            "format": .string(format),
-            "version": .number(Double(compiledVersion)),
-            "revision": .string(revision),
-            "policyVersion": .number(Double(stamp.policyVersion)),
-            "issuedAt": .number(Double(stamp.issuedAt)),
-            "expiresAt": .number(Double(stamp.expiresAt)),
-        ]
-        if let keyId = stamp.keyId { head.append("keyId", .string(keyId)) }
+        var head = head(version: compiledVersion, revision: revision, stamp: stamp)
         head.append("compiledPolicy", .object(["length": .number(Double(compiledImage.count))]))
         // Compact JSON has no raw newline (strings escape it), so the first one ends the head.
         let bytes = JSONValue.object(head).serializedBytes + [UInt8(ascii: "\n")] + compiledImage
