@@ -32,7 +32,10 @@ python3 bench/generate-rules.py 10 "$TMP/small.json" "$TMP/small.urls" || die "g
 start=$(date +%s.%N)
 "$BIN" compile --config "$TMP/big.json" --output "$TMP/big.img" >"$TMP/compile.txt" || die "compile failed"
 compile_s=$(python3 -c "print(f'{$(date +%s.%N) - $start:.2f}')")
-"$BIN" bundle --config "$TMP/big.img" --output "$TMP/big.bundle" || die "bundle failed"
+# Signed, as an app receives it: the client checks Ed25519 over all of its bytes.
+openssl genpkey -algorithm ed25519 -out "$TMP/key.pem" 2>/dev/null || die "openssl genpkey failed"
+PUBLIC_KEY="$("$BIN" bundle --public-key --sign "$TMP/key.pem")" || die "no public key"
+"$BIN" bundle --config "$TMP/big.img" --sign "$TMP/key.pem" --output "$TMP/big.bundle" || die "bundle failed"
 echo "hosts=$HOSTS prefixes=$PREFIXES json_MB=$(( $(stat -c %s "$TMP/big.json") / 1048576 ))" \
     "image_MB=$(( $(stat -c %s "$TMP/big.img") / 1048576 )) bundle_MB=$(( $(stat -c %s "$TMP/big.bundle") / 1048576 ))" \
     "compile_s=$compile_s"
@@ -50,7 +53,7 @@ measure() {  # label runs args… → median seconds and peak RSS of `navpolicyd
 URL="https://site12345.example/home"
 measure "image (check --config big.img)" "$RUNS" check --config "$TMP/big.img" "$URL"
 measure "json (check --config big.json)" "$(( RUNS < 3 ? RUNS : 3 ))" check --config "$TMP/big.json" "$URL"
-measure "client (check --bundle, compiled)" "$RUNS" check --bundle "$TMP/big.bundle" "$URL"
+measure "client (check --bundle, compiled)" "$RUNS" check --bundle "$TMP/big.bundle" --bundle-key "$PUBLIC_KEY" "$URL"
 
 rps() {  # config urls → requests/s
     start_daemon "$1"
