@@ -106,7 +106,7 @@ public struct VerifiedBundle: Sendable {
         // The window borrows `whole`: its release does nothing, `whole` (kept below) frees it.
         let image = PolicyImageBytes(buffer: window) { [whole] _ in _ = whole }
         do {
-            self.policy = try PolicyImage.load(image, compiler: PolicyCompiler(), sha256: nil).policy
+            self.policy = try PolicyImage.load(image, compiler: PolicyCompiler(), checksum: nil).policy
         } catch {
             throw BundleRejection(.invalidPolicy, "compiled policy image refused: \(error.reason)")
         }

@@ -15,11 +15,12 @@ let testDigest: PolicyImage.Digest = { bytes in
 }
 
 func compileImage(_ json: String, threshold: Int = PolicyImage.defaultTableThreshold) throws -> [UInt8] {
-    try PolicyImage.compile(config: Array(json.utf8), compiler: PolicyCompiler(), sha256: testDigest, tableThreshold: threshold)
+    try PolicyImage.compile(
+        config: Array(json.utf8), compiler: PolicyCompiler(), sha256: testDigest, checksum: testDigest, tableThreshold: threshold)
 }
 
 func loadImage(_ bytes: [UInt8]) throws(PolicyImageError) -> CompiledPolicy {
-    try PolicyImage.load(PolicyImageBytes(copying: bytes), compiler: PolicyCompiler(), sha256: testDigest).policy
+    try PolicyImage.load(PolicyImageBytes(copying: bytes), compiler: PolicyCompiler(), checksum: testDigest).policy
 }
 
 /// Generated chains using every match form, decided from JSON and from the image.

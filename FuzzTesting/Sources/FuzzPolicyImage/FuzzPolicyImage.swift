@@ -10,9 +10,9 @@ import PolicyService
 public func fuzzPolicyImage(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
     let image = PolicyImageBytes(copying: bytes)
-    let checksum = count % 2 == 0 ? PolicyImageFile.sha256 : nil
+    let checksum = count % 2 == 0 ? PolicyImageFile.checksum : nil
     do {
-        let loaded = try PolicyImage.load(image, compiler: ServerSettings.compiler, sha256: checksum)
+        let loaded = try PolicyImage.load(image, compiler: ServerSettings.compiler, checksum: checksum)
         for url in ["https://h1.block.test/a/b", "https://x.ads.test/", "http://127.0.0.1/", "https://ok.test/section1/private"] {
             _ = try? loaded.policy.decide(NavigationRequest(url: url), explain: true)
             _ = try? loaded.policy.decide(NavigationRequest(url: url))

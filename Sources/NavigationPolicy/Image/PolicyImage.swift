@@ -3,7 +3,7 @@
 /// Layout (docs/compiled-policy.md), little-endian, no pointers:
 ///
 /// - Header, 96 bytes: magic `NAVPIMG\0`; format version (`u32`); flags (`u32`, 0); total
-///   length (`u64`); SHA-256 of every byte after the checksum (56..<length); SHA-256 of the
+///   length (`u64`); BLAKE2b-256 of every byte after the checksum (56..<length); SHA-256 of the
 ///   source config (its revision); section count (`u32`); 4 reserved zero bytes.
 /// - Section table: per section, kind (`u32`), 4 zero bytes, offset (`u64`), length (`u64`).
 /// - Sections: exactly one ``SectionKind/config`` (the chain's JSON with the large lists taken
@@ -25,7 +25,7 @@ public enum PolicyImage {
         case config = 1
         case handlerTables = 2
         /// The daemon's own sections (`server`, `intake`, `proxy`, `decisionLog`) as one JSON
-        /// object: apart, so a bundle's image can leave them out (``strippingDaemonSections(_:sha256:)``).
+        /// object: apart, so a bundle's image can leave them out (``strippingDaemonSections(_:checksum:)``).
         case daemonSections = 3
     }
 

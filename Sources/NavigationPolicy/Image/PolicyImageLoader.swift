@@ -1,23 +1,24 @@
 import JSONSupport
 
 extension PolicyImage {
-    /// SHA-256 of a byte range; the core has no crypto, the front ends pass libsodium's.
+    /// A 32-byte digest of a byte range (the image checksum is BLAKE2b-256, the source
+    /// revision SHA-256); the core has no crypto, the front ends pass libsodium's.
     public typealias Digest = @Sendable (UnsafeRawBufferPointer) -> [UInt8]
 
     /// Checks an image (header, checksum, every section's offsets and lengths, every table's
     /// order) and builds its policy; the tables are read in place from `image` from then on.
     ///
-    /// `sha256` nil skips the checksum: only for bytes whose integrity a verified signature
+    /// `checksum` (BLAKE2b-256) nil skips the checksum: only for bytes whose integrity a verified signature
     /// already covers (the app's client, whose platform has no SHA-256 here); every offset,
     /// length and order is still checked.
     ///
     /// - Throws: ``PolicyImageError`` saying what is wrong and at which byte; nothing of a
     ///   refused image is used.
     public static func load(
-        _ image: PolicyImageBytes, compiler: PolicyCompiler, sha256: Digest?
+        _ image: PolicyImageBytes, compiler: PolicyCompiler, checksum: Digest?
     ) throws(PolicyImageError) -> Loaded {
         let file = ImageReader(image.buffer)
-        let header = try readHeader(file, sha256: sha256)
+        let header = try readHeader(file, checksum: checksum)
         let sections = try readSections(file, count: header.sectionCount)
         let base = try compileConfig(sections, compiler: compiler)
         var links = base.links
@@ -76,16 +77,16 @@ extension PolicyImage {
 
     /// The image without its daemon sections (re-checksummed): what a bundle carries to apps,
     /// which get the chain and never the daemon's `server`, `intake` or `proxy` settings.
-    public static func strippingDaemonSections(_ image: [UInt8], sha256: @escaping Digest) throws(PolicyImageError) -> [UInt8] {
+    public static func strippingDaemonSections(_ image: [UInt8], checksum: @escaping Digest) throws(PolicyImageError) -> [UInt8] {
         let bytes = PolicyImageBytes(copying: image)
         let file = ImageReader(bytes.buffer)
-        let header = try readHeader(file, sha256: sha256)
+        let header = try readHeader(file, checksum: checksum)
         let kept = try readSections(file, count: header.sectionCount).filter { $0.kind != .daemonSections }
         let source = Array(image[56..<88])
-        return assemble(kept.map { ($0.kind, Array($0.window.bytes)) }, sourceDigest: source, sha256: sha256)
+        return assemble(kept.map { ($0.kind, Array($0.window.bytes)) }, sourceDigest: source, checksum: checksum)
     }
 
-    private static func readHeader(_ file: ImageReader, sha256: Digest?) throws(PolicyImageError) -> Header {
+    private static func readHeader(_ file: ImageReader, checksum: Digest?) throws(PolicyImageError) -> Header {
         guard file.bytes.count >= headerLength else {
             throw PolicyImageError("truncated: \(file.bytes.count) bytes, shorter than the \(headerLength)-byte header")
         }
@@ -105,8 +106,8 @@ extension PolicyImage {
                     ? "truncated: the header says \(total) bytes, the file has \(file.bytes.count)"
                     : "\(file.bytes.count - total) bytes past the \(total) the header says", at: 16)
         }
-        if let sha256 {
-            let digest = sha256(UnsafeRawBufferPointer(rebasing: file.bytes[checkedFrom...]))
+        if let checksum {
+            let digest = checksum(UnsafeRawBufferPointer(rebasing: file.bytes[checkedFrom...]))
             guard digest.elementsEqual(file.bytes[checksumOffset..<checkedFrom]) else {
                 throw PolicyImageError("checksum mismatch: the image is corrupt", at: checksumOffset)
             }

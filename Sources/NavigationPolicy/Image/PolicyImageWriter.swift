@@ -7,7 +7,8 @@ extension PolicyImage {
     ///
     /// - Throws: ``ConfigError`` with the config's issues, exactly as loading it would.
     public static func compile(
-        config bytes: [UInt8], compiler: PolicyCompiler, sha256: Digest, tableThreshold: Int = defaultTableThreshold
+        config bytes: [UInt8], compiler: PolicyCompiler, sha256: Digest, checksum: Digest,
+        tableThreshold: Int = defaultTableThreshold
     ) throws(ConfigError) -> [UInt8] {
         _ = try compiler.compile(bytes)
         let document: JSONValue
@@ -49,14 +50,14 @@ extension PolicyImage {
         }
         sections += tableSections.map { (.handlerTables, $0) }
         let sourceDigest = bytes.withUnsafeBytes { sha256($0) }
-        return assemble(sections, sourceDigest: sourceDigest, sha256: sha256)
+        return assemble(sections, sourceDigest: sourceDigest, checksum: checksum)
     }
 
     /// The config keys the chain is: what an app's bundle carries.
     static let chainKeys = ["defaultDecision", "handlers"]
 
     /// Header, section table, sections; the checksum is filled in last, over the rest.
-    static func assemble(_ sections: [(SectionKind, [UInt8])], sourceDigest: [UInt8], sha256: Digest) -> [UInt8] {
+    static func assemble(_ sections: [(SectionKind, [UInt8])], sourceDigest: [UInt8], checksum: Digest) -> [UInt8] {
         var offset = headerLength + sections.count * sectionEntryLength
         var image = ImageWriter()
         image.append(magic)
@@ -77,7 +78,7 @@ extension PolicyImage {
         }
         for (_, bytes) in sections { image.append(bytes) }
         var result = image.bytes
-        let digest = result.withUnsafeBytes { sha256(UnsafeRawBufferPointer(rebasing: $0[checkedFrom...])) }
+        let digest = result.withUnsafeBytes { checksum(UnsafeRawBufferPointer(rebasing: $0[checkedFrom...])) }
         result.replaceSubrange(checksumOffset..<checkedFrom, with: digest.prefix(32))
         return result
     }

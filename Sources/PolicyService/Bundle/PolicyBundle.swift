@@ -123,7 +123,7 @@ extension PolicyBundle {
     public static func make(
         compiledImage image: [UInt8], revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?
     ) -> PolicyBundle? {
-        guard let chainImage = try? PolicyImage.strippingDaemonSections(image, sha256: PolicyImageFile.sha256) else {
+        guard let chainImage = try? PolicyImage.strippingDaemonSections(image, checksum: PolicyImageFile.checksum) else {
             return nil
         }
         return make(chainImage: chainImage, revision: revision, stamp: stamp, signingKey: signingKey)

@@ -4,10 +4,13 @@ public import NavigationPolicy
 
 /// Compiled policy images (`navpolicyd compile`) as files: mapped read-only and loaded with the
 /// daemon's compiler (so `server`, `intake` and `proxy` are checked as in JSON) and libsodium's
-/// SHA-256 for the image checksum.
+/// BLAKE2b-256 for the image checksum (SHA-256 for the source revision).
 public enum PolicyImageFile {
-    /// The checksum the loader verifies.
+    /// The source config's revision.
     public static let sha256: PolicyImage.Digest = { SHA256.hash($0) }
+    /// The image checksum: BLAKE2b-256, three times libsodium's SHA-256 speed (40 ms against
+    /// 130 ms over a 1,000,000-host image), which was the whole 0.15 s load budget.
+    public static let checksum: PolicyImage.Digest = { BLAKE2b.hash256($0) }
 
     /// Whether the file at `path` starts with the image magic (how every `--config` tells an
     /// image from JSON: by its header, not its name). False when it cannot be read.
@@ -40,11 +43,11 @@ public enum PolicyImageFile {
 
     /// Loads image bytes with the daemon's compiler.
     public static func load(_ image: PolicyImageBytes) throws(PolicyImageError) -> PolicyImage.Loaded {
-        try PolicyImage.load(image, compiler: ServerSettings.compiler, sha256: sha256)
+        try PolicyImage.load(image, compiler: ServerSettings.compiler, checksum: checksum)
     }
 
     /// Compiles config bytes into image bytes with the daemon's compiler.
     public static func compile(config bytes: [UInt8]) throws(ConfigError) -> [UInt8] {
-        try PolicyImage.compile(config: bytes, compiler: ServerSettings.compiler, sha256: sha256)
+        try PolicyImage.compile(config: bytes, compiler: ServerSettings.compiler, sha256: sha256, checksum: checksum)
     }
 }
