@@ -9,17 +9,12 @@
 # setup fails. Targets: image load ≤ 0.15 s and ≤ 80 MB; client ≤ 60 MB; ratio ≥ 0.9.
 #
 # Environment: HOSTS=1000000 PREFIXES=100000 RUNS=5 DURATION=5 THREADS=2 CONNECTIONS=32,
-#              SKIP_BUILD=1, KEEP_TMP=1.
+#              SKIP_BUILD=1, KEEP_TMP=1, BIN=path/to/navpolicyd (default .build/release).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
-HOSTS="${HOSTS:-1000000}"
-PREFIXES="${PREFIXES:-100000}"
-RUNS="${RUNS:-5}"
-DURATION="${DURATION:-5}"
-THREADS="${THREADS:-2}"
-CONNECTIONS="${CONNECTIONS:-32}"
+: "${HOSTS:=1000000}" "${PREFIXES:=100000}" "${RUNS:=5}" "${DURATION:=5}" "${THREADS:=2}" "${CONNECTIONS:=32}"
 
 # shellcheck source=bench/lib-daemon.sh
 . "$ROOT/bench/lib-daemon.sh"
