@@ -18,38 +18,10 @@ THREADS="${THREADS:-2}"
 CONNECTIONS="${CONNECTIONS:-32}"
 SIZES="${SIZES:-10 1000 10000 100000}"
 
-die() { echo "bench/rules.sh: $*" >&2; exit 1; }
-if ! command -v wrk >/dev/null 2>&1; then
-    sudo_cmd=(); [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq wrk \
-        || die "wrk is missing and could not be installed"
-fi
-if [ "${SKIP_BUILD:-0}" != 1 ]; then swift build -c release >&2 || die "release build failed"; fi
-BIN="$ROOT/.build/release/navpolicyd"
-[ -x "$BIN" ] || die "$BIN not found"
-
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/navpolicy-rules.XXXXXX")"
-DAEMON_PID=""
-cleanup() {
-    [ -n "$DAEMON_PID" ] && kill -TERM "$DAEMON_PID" 2>/dev/null && wait "$DAEMON_PID" 2>/dev/null
-    if [ "${KEEP_TMP:-0}" = 1 ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=bench/lib-daemon.sh
+. "$ROOT/bench/lib-daemon.sh"
+bench_setup rules.sh
 json_field() { python3 -c "import json,sys; print(json.loads(sys.stdin.read())['$1'])"; }
-
-start_daemon() {  # config → sets DAEMON_PID and PORT, waits until ready
-    PORT="$(free_port)"
-    "$BIN" serve --config "$1" --listen "127.0.0.1:$PORT" 2>"$TMP/daemon.log" &
-    DAEMON_PID=$!
-    for _ in $(seq 1 300); do
-        curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    die "daemon on $1 did not become ready: $(tail -3 "$TMP/daemon.log")"
-}
-stop_daemon() { kill -TERM "$DAEMON_PID" 2>/dev/null; wait "$DAEMON_PID" 2>/dev/null; DAEMON_PID=""; }
 run_wrk() {  # urls-file seconds → BENCH line
     URLS_FILE="$1" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2s" -s bench/decide-corpus.lua "http://127.0.0.1:$PORT" 2>&1 \
         | grep '^BENCH'

@@ -38,6 +38,13 @@ public struct Ed25519PublicKey: Sendable, Equatable {
         return crypto_sign_verify_detached(signature, bytes, UInt64(bytes.count), rawBytes) == 0
     }
 
+    /// ``isValidSignature(_:for:)`` over bytes in place (a compiled bundle of tens of MB: no copy).
+    public func isValidSignature(_ signature: [UInt8], forBytesIn buffer: UnsafeRawBufferPointer) -> Bool {
+        guard Sodium.isReady, signature.count == Int(crypto_sign_BYTES) else { return false }
+        let start = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        return crypto_sign_verify_detached(signature, start, UInt64(buffer.count), rawBytes) == 0
+    }
+
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }

@@ -32,4 +32,12 @@ public enum SHA256 {
         }
         return digest
     }
+
+    /// The 32-byte digest of bytes in place (a mapped policy image: no copy of its megabytes).
+    public static func hash(_ message: UnsafeRawBufferPointer) -> [UInt8] {
+        _ = Sodium.isReady
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        _ = crypto_hash_sha256(&digest, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count))
+        return digest
+    }
 }

@@ -78,7 +78,7 @@ public struct BundleDocument: Sendable {
         self.defaultDecision = policyObject["defaultDecision"]?.stringValue
     }
 
-    private static func stamp(_ root: JSONObject) throws(BundleRejection) -> BundleStamp {
+    static func stamp(_ root: JSONObject) throws(BundleRejection) -> BundleStamp {
         // At most 2^53 - 1: a JSON number past it is not exact in the double it is read as
         // (2^53 + 1 reads as 2^53), so two different signed versions could compare equal.
         func whole(_ name: String, minimum: Int) throws(BundleRejection) -> Int {

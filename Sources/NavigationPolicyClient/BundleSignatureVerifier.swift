@@ -8,4 +8,12 @@
 public protocol BundleSignatureVerifier: Sendable {
     /// Whether `signature` is a valid signature of `bytes` by the key the app trusts.
     func isValidSignature(_ signature: [UInt8], for bytes: [UInt8]) -> Bool
+    /// The same check over bytes in place (compiled bundles); by default a copy is checked.
+    func isValidSignature(_ signature: [UInt8], forBytesIn buffer: UnsafeRawBufferPointer) -> Bool
+}
+
+extension BundleSignatureVerifier {
+    public func isValidSignature(_ signature: [UInt8], forBytesIn buffer: UnsafeRawBufferPointer) -> Bool {
+        isValidSignature(signature, for: Array(buffer))
+    }
 }

@@ -30,6 +30,18 @@ public struct BundleTrust: Sendable {
 
     /// Checks `signature` over `bytes` with the key `keyId` names; a version-1 bundle names none.
     func checkSignature(_ signature: [UInt8]?, bytes: [UInt8], isVersionOne: Bool, keyId: String?) throws(BundleRejection) {
+        try checkSignature(signature, isVersionOne: isVersionOne, keyId: keyId) { $0.isValidSignature($1, for: bytes) }
+    }
+
+    /// ``checkSignature(_:bytes:isVersionOne:keyId:)`` over bytes in place (a compiled bundle).
+    func checkSignature(_ signature: [UInt8]?, buffer: UnsafeRawBufferPointer, keyId: String?) throws(BundleRejection) {
+        try checkSignature(signature, isVersionOne: false, keyId: keyId) { $0.isValidSignature($1, forBytesIn: buffer) }
+    }
+
+    private func checkSignature(
+        _ signature: [UInt8]?, isVersionOne: Bool, keyId: String?,
+        verifies: (any BundleSignatureVerifier, [UInt8]) -> Bool
+    ) throws(BundleRejection) {
         guard requiresSignature else { return }
         guard let signature else {
             throw BundleRejection(.unsigned, "a signature verifier is configured and the bundle has no signature")
@@ -51,7 +63,7 @@ public struct BundleTrust: Sendable {
             // A version-1 bundle, read only with acceptsUnversionedBundles: it names no key.
             candidates = Array(trustedKeys.values)
         }
-        guard candidates.contains(where: { $0.isValidSignature(signature, for: bytes) }) else {
+        guard candidates.contains(where: { verifies($0, signature) }) else {
             throw BundleRejection(.badSignature, "the signature does not verify with the configured key")
         }
     }

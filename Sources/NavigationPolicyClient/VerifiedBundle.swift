@@ -15,8 +15,21 @@ public struct VerifiedBundle: Sendable {
     public let stamp: BundleStamp?
     /// The compiled chain; decides exactly as the daemon with the same config does.
     public let policy: CompiledPolicy
-    /// The bundle's bytes as received (what the signature covers, and what is persisted).
-    public let bytes: [UInt8]
+    /// The bundle's bytes as received (what the signature covers, and what is persisted); a
+    /// compiled bundle's are copied out of the image they are kept in on each read.
+    public var bytes: [UInt8] {
+        switch storage {
+        case .json(let bytes): bytes
+        case .compiled(let whole): Array(whole.buffer)
+        }
+    }
+    private let storage: Storage
+
+    private enum Storage: Sendable {
+        case json([UInt8])
+        /// The whole compiled bundle: the policy's tables read the image inside it in place.
+        case compiled(PolicyImageBytes)
+    }
 
     /// Parses `bytes`, checks the signature with the key the bundle's `keyId` names, refuses a
     /// version-1 bundle (unless `trust` accepts them) and a bundle expired at `now`, then compiles.
@@ -27,6 +40,15 @@ public struct VerifiedBundle: Sendable {
     public init(
         bytes: [UInt8], signature: [UInt8]?, trust: BundleTrust, now: Date = Date()
     ) throws(BundleRejection) {
+        if bytes.withUnsafeBytes({ CompiledBundleHead.isCompiled($0) }) {
+            try self.init(compiledBundle: PolicyImageBytes(copying: bytes), signature: signature, trust: trust, now: now)
+        } else {
+            try self.init(jsonBundle: bytes, signature: signature, trust: trust, now: now)
+        }
+    }
+
+    /// A JSON bundle (layout 1 or 2): parsed, its signature checked, its policy compiled.
+    private init(jsonBundle bytes: [UInt8], signature: [UInt8]?, trust: BundleTrust, now: Date) throws(BundleRejection) {
         guard bytes.count <= Self.maximumBytes else {
             throw BundleRejection(.tooLarge, "\(bytes.count) bytes; the limit is \(Self.maximumBytes)")
         }
@@ -54,7 +76,43 @@ public struct VerifiedBundle: Sendable {
         }
         self.revision = document.revision
         self.stamp = document.stamp
-        self.bytes = bytes
+        self.storage = .json(bytes)
+    }
+
+    /// Whether `bytes` are a compiled bundle (layout 3), for a caller that maps the file first.
+    public static func isCompiledBundle(_ bytes: UnsafeRawBufferPointer) -> Bool { CompiledBundleHead.isCompiled(bytes) }
+
+    /// Compiled bundles beyond this are refused: a 1,000,000-host image is about 40 MiB.
+    public static let maximumCompiledBytes = 512 << 20
+
+    /// A compiled bundle (`navpolicyd bundle --compiled`), held where it is (an app maps the
+    /// downloaded file and hands the mapping over): the signature is checked over its bytes in
+    /// place, then the image inside is checked (every offset, length and order) and used in
+    /// place, without compiling its tables. The image checksum is not recomputed: the
+    /// signature covers every byte.
+    public init(
+        compiledBundle whole: PolicyImageBytes, signature: [UInt8]?, trust: BundleTrust, now: Date = Date()
+    ) throws(BundleRejection) {
+        guard whole.buffer.count <= Self.maximumCompiledBytes else {
+            throw BundleRejection(.tooLarge, "\(whole.buffer.count) bytes; the limit is \(Self.maximumCompiledBytes)")
+        }
+        let head = try CompiledBundleHead(whole.buffer)
+        try trust.checkSignature(signature, buffer: whole.buffer, keyId: head.stamp.keyId)
+        let nowSeconds = Int(now.timeIntervalSince1970.rounded(.down))
+        if head.stamp.isExpired(atUnixSeconds: nowSeconds) {
+            throw BundleRejection(.expired, "expired at \(head.stamp.expiresAt) (Unix seconds); it is \(nowSeconds) now")
+        }
+        let window = UnsafeRawBufferPointer(rebasing: whole.buffer[head.imageOffset...])
+        // The window borrows `whole`: its release does nothing, `whole` (kept below) frees it.
+        let image = PolicyImageBytes(buffer: window) { [whole] _ in _ = whole }
+        do {
+            self.policy = try PolicyImage.load(image, compiler: PolicyCompiler(), checksum: nil).policy
+        } catch {
+            throw BundleRejection(.invalidPolicy, "compiled policy image refused: \(error.reason)")
+        }
+        self.revision = head.revision
+        self.stamp = head.stamp
+        self.storage = .compiled(whole)
     }
 
     /// The single-key form from before key ids: `verifier` (when given) checks every bundle.

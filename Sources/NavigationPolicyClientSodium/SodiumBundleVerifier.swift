@@ -19,4 +19,8 @@ public struct SodiumBundleVerifier: BundleSignatureVerifier {
     public func isValidSignature(_ signature: [UInt8], for bytes: [UInt8]) -> Bool {
         publicKey.isValidSignature(signature, for: bytes)
     }
+
+    public func isValidSignature(_ signature: [UInt8], forBytesIn buffer: UnsafeRawBufferPointer) -> Bool {
+        publicKey.isValidSignature(signature, forBytesIn: buffer)
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import NavigationPolicy
 import NavigationPolicyClient
 import NavigationPolicyClientSodium
+import PolicyService
 
 /// `--bundle FILE` and its keys: a signed policy bundle read and checked exactly as the app's
 /// `NavigationPolicyClient` checks it (format, key id, signature, expiry, compile), so `check`,
@@ -91,8 +92,10 @@ struct BundleInput {
         let bytes: [UInt8]
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            guard data.count <= VerifiedBundle.maximumBytes else {
-                throw Failure(message: "\(path): \(data.count) bytes; a bundle is at most \(VerifiedBundle.maximumBytes)")
+            // The larger cap of a compiled bundle; a JSON bundle is held to its own in VerifiedBundle.
+            guard data.count <= VerifiedBundle.maximumCompiledBytes else {
+                throw Failure(
+                    message: "\(path): \(data.count) bytes; a bundle is at most \(VerifiedBundle.maximumCompiledBytes)")
             }
             bytes = [UInt8](data)
         } catch let failure as Failure {
@@ -100,17 +103,22 @@ struct BundleInput {
         } catch {
             throw Failure(message: "\(path): cannot be read (\(error.localizedDescription))")
         }
+        return (bytes, try readSignature())
+    }
+
+    /// The signature from `--bundle-signature`, else `FILE.sig`; nil when unsigned.
+    private func readSignature() throws(Failure) -> [UInt8]? {
         let signatureFile = signaturePath ?? path + ".sig"
         guard let text = try? String(contentsOfFile: signatureFile, encoding: .utf8) else {
             // An explicit --bundle-signature that cannot be read is an error; a missing
             // FILE.sig means the bundle was written unsigned.
             if signaturePath != nil { throw Failure(message: "--bundle-signature \(signatureFile): cannot be read") }
-            return (bytes, nil)
+            return nil
         }
         guard let decoded = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw Failure(message: "\(signatureFile): not a base64 signature")
         }
-        return (bytes, [UInt8](decoded))
+        return [UInt8](decoded)
     }
 
     /// Reads and checks the bundle as the app would, at `now`.
@@ -120,6 +128,17 @@ struct BundleInput {
             trust = try self.trust()
         } catch {
             throw Failure(message: error.message)
+        }
+        // A compiled bundle is mapped and used in place, as an app holding a 1M-host policy does.
+        if let mapped = try? PolicyImageFile.map(path, maxBytes: VerifiedBundle.maximumCompiledBytes),
+            VerifiedBundle.isCompiledBundle(mapped.buffer)
+        {
+            let signature = try readSignature()
+            do {
+                return try VerifiedBundle(compiledBundle: mapped, signature: signature, trust: trust, now: now)
+            } catch {
+                throw Failure(message: "\(path): refused, as an app would refuse it: \(error)")
+            }
         }
         let (bytes, signature) = try read()
         do {

@@ -19,6 +19,8 @@ struct ConfigLoader {
     enum LoadError: Error {
         case unreadable(path: String, ConfigFile.ReadError)
         case invalid(path: String, ConfigError)
+        /// A compiled image (`navpolicyd compile`) that is corrupt, truncated or of another version.
+        case invalidImage(path: String, PolicyImageError)
     }
 
     /// The `--max-config-bytes` option every command that reads a config declares. Text, not
@@ -46,9 +48,47 @@ struct ConfigLoader {
         }
     }
 
-    /// Reads and compiles a policy.
+    /// Reads and compiles a policy: a JSON config, or a compiled image (told by its magic).
     static func load(_ path: String, maxBytes: Int) throws(LoadError) -> CompiledPolicy {
+        try loadDescribed(path, maxBytes: maxBytes).policy
+    }
+
+    /// ``load(_:maxBytes:)`` with the image's header when the file is an image (mapped, not read).
+    static func loadDescribed(_ path: String, maxBytes: Int) throws(LoadError) -> (
+        policy: CompiledPolicy, image: PolicyImage.Loaded?
+    ) {
+        if PolicyImageFile.isImage(atPath: path) {
+            let image: PolicyImageBytes
+            do throws(ConfigFile.ReadError) {
+                image = try PolicyImageFile.map(path, maxBytes: maxBytes)
+            } catch {
+                throw .unreadable(path: path, error)
+            }
+            do {
+                let loaded = try PolicyImageFile.load(image)
+                return (loaded.policy, loaded)
+            } catch {
+                throw .invalidImage(path: path, error)
+            }
+        }
         let bytes = try read(path, maxBytes: maxBytes)
+        do {
+            return (try ServerSettings.compiler.compile(bytes), nil)
+        } catch {
+            throw .invalid(path: path, error)
+        }
+    }
+
+    /// Compiles bytes already read: JSON, or an image (copied; commands that only read a file
+    /// use ``load(_:maxBytes:)``, which maps it).
+    static func compile(_ bytes: [UInt8], path: String) throws(LoadError) -> CompiledPolicy {
+        if PolicyImage.hasMagic(bytes) {
+            do {
+                return try PolicyImageFile.load(PolicyImageBytes(copying: bytes)).policy
+            } catch {
+                throw .invalidImage(path: path, error)
+            }
+        }
         do {
             return try ServerSettings.compiler.compile(bytes)
         } catch {
@@ -63,6 +103,8 @@ struct ConfigLoader {
             output.err("navpolicyd: config \(path): \(ConfigFile.ReadError.tooLarge(limit: limit).reason)")
         case .unreadable(let path, let error):
             output.err("navpolicyd: config \(path): \(error.reason) (set --config or NAVPOLICY_CONFIG)")
+        case .invalidImage(let path, let error):
+            output.err("navpolicyd: config \(path): compiled policy image refused: \(error.reason)")
         case .invalid(let path, let configError):
             output.err(
                 "navpolicyd: config \(path) is invalid (\(configError.issues.count) error\(configError.issues.count == 1 ? "" : "s")):"

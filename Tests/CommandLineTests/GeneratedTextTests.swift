@@ -78,7 +78,7 @@ struct GeneratedTextTests {
             let result = try Shell.run("bash", ["-c", program])
             return result.out.split(separator: "\n").map(String.init)
         }
-        #expect(try complete(["navpolicyd", "c"]) == ["check", "canonicalize", "completions"])
+        #expect(try complete(["navpolicyd", "c"]) == ["check", "compile", "canonicalize", "completions"])
         #expect(try complete(["navpolicyd", "check", "--nav"]) == ["--navigation-type"])
         #expect(try complete(["navpolicyd", "check", "--navigation-type", "f"]) == ["formSubmitted", "formResubmitted"])
         #expect(try complete(["navpolicyd", "serve", "--log-level", ""]) == ["debug", "info", "warning", "error"])

@@ -17,6 +17,9 @@ struct HostSet: Sendable {
     /// handler's matcher holds a `HostSet?` inline, and three more stored fields cost a
     /// 100,000-handler chain ~3 MB of resident memory for entries nearly none of them have.
     private var addresses: AddressEntries?
+    /// Exact hosts and wildcard suffixes read in place from a compiled policy image (large lists
+    /// only; ranges and classes always stay above), or nil for a set built from JSON.
+    private(set) var mapped: MappedHostNames?
 
     /// Every address range listed: CIDR entries and the ranges of `@` classes, in config order.
     var ranges: [AddressRange] { addresses?.ranges ?? [] }
@@ -26,6 +29,8 @@ struct HostSet: Sendable {
     var coversLocalhostNames: Bool { addresses?.coversLocalhostNames ?? false }
 
     mutating func insertExact(_ host: String) { exact.insert(host) }
+    /// Adds the names of an image's tables to the names inserted one by one.
+    mutating func attach(_ names: MappedHostNames) { mapped = names }
     mutating func insertWildcard(suffix: String) { wildcardSuffixes.insert(suffix) }
     mutating func insertRange(_ range: AddressRange) {
         addresses = AddressEntries(ranges: ranges + [range], classes: classes, coversLocalhostNames: coversLocalhostNames)
@@ -52,6 +57,14 @@ struct HostSet: Sendable {
     /// label boundary; ranges and classes are not consulted (lint compares names with this).
     func contains(_ host: Substring) -> Bool {
         if exact.contains(host) { return true }
+        if let mapped {
+            if mapped.exact.contains(host) { return true }
+            if mapped.wildcardSuffixes.count > 0,
+                MatchHost.anyParentDomain(of: host, { mapped.wildcardSuffixes.contains($0) })
+            {
+                return true
+            }
+        }
         guard !wildcardSuffixes.isEmpty else { return false }
         return MatchHost.anyParentDomain(of: host) { wildcardSuffixes.contains($0) }
     }

@@ -93,6 +93,11 @@ extension RequestMatcher {
     /// ``matchedEntries(_:)`` with the first matching pattern asked of `firstPattern`, which a
     /// chain answers from its one pass over the path (``ChainPatterns``).
     func matchedEntries(_ request: CanonicalRequest, firstPattern: () -> Int?) -> [MatchEntry] {
+        mergingImageEntries(listedEntries(request, firstPattern: firstPattern), request)
+    }
+
+    /// ``matchedEntries(_:firstPattern:)`` over the entries the matcher holds one by one.
+    private func listedEntries(_ request: CanonicalRequest, firstPattern: () -> Int?) -> [MatchEntry] {
         var seen: [Field] = []
         var matched: [MatchEntry] = []
         for entry in entries where !seen.contains(entry.field) {

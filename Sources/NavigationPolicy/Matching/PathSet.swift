@@ -18,6 +18,8 @@ struct PathSet: Sendable {
     /// those it could match (``PatternIndex``), not each against the whole path.
     private var patternIndex: PatternIndex?
     let caseSensitive: Bool
+    /// Prefixes read in place from a compiled policy image (large lists only), or nil.
+    private(set) var mappedPrefixes: MappedPathPrefixes?
 
     init(caseSensitive: Bool) {
         self.caseSensitive = caseSensitive
@@ -39,7 +41,10 @@ struct PathSet: Sendable {
     }
 
     var hasExact: Bool { !exact.isEmpty }
-    var hasPrefixes: Bool { !prefixes.isEmpty }
+    var hasPrefixes: Bool { !prefixes.isEmpty || mappedPrefixes != nil }
+
+    /// Adds the prefixes of an image's table to those inserted one by one.
+    mutating func attach(_ table: MappedPathPrefixes) { mappedPrefixes = table }
     var hasPatterns: Bool { !patterns.isEmpty }
 
     mutating func insertPattern(_ pattern: PathPattern) {
@@ -108,9 +113,12 @@ struct PathSet: Sendable {
         let text = key(path)
         // Opaque paths (`javascript:…`) have no segments: no prefix, not even `/`, covers them.
         guard text.utf8.first == UInt8(ascii: "/") else { return false }
+        if let mappedPrefixes, mappedPrefixes.covers(text) { return true }
         if let prefixTrie { return prefixTrie.anyLeadingSubpath(of: text) { $0 } }
+        guard !prefixes.isEmpty else { return false }
         return MatchPath.anyLeadingSubpath(of: text) { prefixes.contains($0) }
     }
 
-    private func key(_ path: MatchPath) -> Substring { caseSensitive ? path.textForm : path.foldedForm }
+    /// The request's path in this set's compare form (folded unless `caseSensitive`).
+    func key(_ path: MatchPath) -> Substring { caseSensitive ? path.textForm : path.foldedForm }
 }

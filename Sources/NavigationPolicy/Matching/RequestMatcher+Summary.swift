@@ -3,24 +3,32 @@ extension RequestMatcher {
     /// and `/v1/policy`: `hosts=pay.example.com paths=/logout,/sign_out`.
     public var summary: String {
         var parts: [String] = []
-        func add(_ key: String, _ values: [String]) {
+        // `unlisted`: entries of image tables not in `values` (their first five are), counted.
+        func add(_ key: String, _ values: [String], unlisted: Int = 0) {
             guard !values.isEmpty else { return }
             let sorted = values.sorted()
+            let total = sorted.count + unlisted
             let shown = sorted.prefix(5).joined(separator: ",")
-            parts.append("\(key)=\(shown)" + (sorted.count > 5 ? ",…(+\(sorted.count - 5))" : ""))
+            parts.append("\(key)=\(shown)" + (total > 5 ? ",…(+\(total - 5))" : ""))
         }
         if let schemes { add("schemes", Array(schemes)) }
         if let hosts {
             let explicitRanges = entries.compactMap { entry -> String? in
                 if case .hostRange(let range) = entry.test { range.description } else { nil }
             }
+            let mapped =
+                hosts.mapped.map { [ImageSummary.firstKeys($0.exact), ImageSummary.firstKeys($0.wildcardSuffixes, "*.")] }
+                ?? []
             add(
                 "hosts",
                 hosts.exact.map(String.init) + hosts.wildcardSuffixes.map { "*." + $0 } + hosts.classes.map(\.entry)
-                    + explicitRanges)
+                    + explicitRanges + mapped.flatMap(\.keys), unlisted: mapped.reduce(0) { $0 + $1.unlisted })
         }
         add("paths", paths.exact.map(String.init))
-        add("pathPrefixes", paths.prefixes.map(String.init))
+        let mappedPrefixes = paths.mappedPrefixes.map { ImageSummary.firstKeys($0.table) }
+        add(
+            "pathPrefixes", paths.prefixes.map(String.init) + (mappedPrefixes?.keys ?? []),
+            unlisted: mappedPrefixes?.unlisted ?? 0)
         add("pathPatterns", paths.patterns.map(\.text))
         add("urlPatterns", entries.filter { $0.field == .urlPatterns }.map(\.written))
         if let methods { add("methods", Array(methods)) }

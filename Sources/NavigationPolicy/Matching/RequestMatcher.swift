@@ -46,6 +46,9 @@ public struct RequestMatcher: Sendable {
         storage = Storage(conditions)
     }
 
+    /// The compiled fields, for building a changed copy (``attachingImageTables(hosts:inlineHostIndices:pathPrefixes:)``).
+    var conditions: Conditions { storage.conditions }
+
     // Reads yield in place (`_read`) rather than return a copy: the hot path asks `paths`
     // several questions per request, and a getter would retain its three collections each time.
     var schemes: Set<String>? { _read { yield storage.conditions.schemes } }
@@ -287,7 +290,7 @@ extension RequestMatcher {
 
     /// Reduces a configured path to match form through the same WHATWG path parser as requests,
     /// so `/über`, `/a/./b` and `/Logout/` in config mean what they mean in a URL.
-    private static func configPath(_ path: String) -> Result<MatchPath, PatternError> {
+    static func configPath(_ path: String) -> Result<MatchPath, PatternError> {
         guard path.hasPrefix("/") else { return .failure(PatternError("a path must start with \"/\"")) }
         // The Character-level search (~10k instructions) only runs when one of the bytes is there.
         let mayHaveQueryOrFragment = path.utf8.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }

@@ -33,6 +33,11 @@ struct ChainIndex: Sendable {
     /// Handlers whose hosts list ranges or classes (`10.0.0.0/8`, `@loopback`), in position
     /// order: candidates only for requests whose host is an address or a `localhost` name.
     private var byAddress: [Int32] = []
+    /// Handlers whose hosts or path prefixes are image tables (compiled policies), in position
+    /// order: each is a candidate when its own table holds the request's host or a leading part
+    /// of its path; a million hosts are not copied into this index.
+    private var byMappedTable: [Int32] = []
+    private var mappedMatchers: [RequestMatcher] = []
     /// Handlers without host or path conditions, in position order.
     private var unindexed: [Int32] = []
     /// The field each handler is filed under (nil: unindexed). A handler that is not a
@@ -50,6 +55,7 @@ struct ChainIndex: Sendable {
                 for host in hosts.exact { byHost[host, default: []].append(position) }
                 for suffix in hosts.wildcardSuffixes { byWildcardSuffix[suffix, default: []].append(position) }
                 if hosts.hasAddressEntries { byAddress.append(position) }
+                if hosts.mapped != nil { fileMapped(position, matcher) }
             } else if matcher.paths.hasExact {
                 filedUnder[Int(position)] = .paths
                 // Keys are folded even for case-sensitive handlers: the full match check that
@@ -57,6 +63,7 @@ struct ChainIndex: Sendable {
                 for path in matcher.paths.exact { byPath[asciiLowercased(path), default: []].append(position) }
             } else if matcher.paths.hasPrefixes {
                 filedUnder[Int(position)] = .pathPrefixes
+                if matcher.paths.mappedPrefixes != nil { fileMapped(position, matcher) }
                 for prefix in matcher.paths.prefixes {
                     byPathPrefix.update(asciiLowercased(prefix), initial: []) { $0.append(position) }
                 }
@@ -78,6 +85,11 @@ struct ChainIndex: Sendable {
             }
         }
         wildcardSuffixLengths = Set(byWildcardSuffix.keys.map(\.utf8.count))
+    }
+
+    private mutating func fileMapped(_ position: Int32, _ matcher: RequestMatcher) {
+        byMappedTable.append(position)
+        mappedMatchers.append(matcher)
     }
 
     /// Sizes each dictionary for the keys it will get (counting a key repeated across handlers
@@ -121,6 +133,10 @@ struct ChainIndex: Sendable {
                 }
             }
         }
+        if !byMappedTable.isEmpty {
+            let hits = mappedCandidates(request)
+            if !hits.isEmpty { lists.append(hits) }
+        }
         let folded = request.matchPath.foldedForm
         if let list = byPath[folded] { lists.append(list) }
         if !byPathPrefix.isEmpty {
@@ -149,5 +165,21 @@ struct ChainIndex: Sendable {
         case 1: return lists[0]
         default: return lists.flatMap { $0 }.sorted()
         }
+    }
+
+    /// The image-table handlers whose filed field holds: a binary search per table.
+    private func mappedCandidates(_ request: CanonicalRequest) -> [Int32] {
+        var hits: [Int32] = []
+        for (offset, position) in byMappedTable.enumerated() {
+            let matcher = mappedMatchers[offset]
+            let holds: Bool
+            if let hosts = matcher.hosts {
+                holds = request.matchHostForm.map { hosts.contains($0) } ?? false
+            } else {
+                holds = matcher.paths.containsPrefix(of: request.matchPath)
+            }
+            if holds { hits.append(position) }
+        }
+        return hits
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JSONSupport
+import NavigationPolicy
 import NavigationPolicyClient
 
 /// `navpolicyd bundle verify FILE` and `navpolicyd bundle inspect FILE`.
@@ -33,6 +34,39 @@ enum BundleCheck {
         return ExitCode.success
     }
 
+    /// The head of a compiled bundle (layout 3), nil for a JSON bundle.
+    private static func compiledHead(_ bytes: [UInt8], path: String) throws(BundleInput.Failure) -> CompiledBundleHead? {
+        guard bytes.first == UInt8(ascii: "{"), let newline = bytes.firstIndex(of: 0x0A), newline + 1 < bytes.count,
+            PolicyImage.hasMagic(bytes[(newline + 1)...])
+        else { return nil }
+        do {
+            return try bytes.withUnsafeBytes { buffer throws(BundleRejection) in try CompiledBundleHead(buffer) }
+        } catch {
+            throw BundleInput.Failure(message: "\(path): not a policy bundle: \(error)")
+        }
+    }
+
+    private static func inspectCompiled(_ head: CompiledBundleHead, signed: Bool, format: OutputFormat, output: Output)
+        -> Int32
+    {
+        let now = Int(Date().timeIntervalSince1970)
+        let fields: JSONObject = [
+            "version": .number(3), "revision": .string(head.revision),
+            "policyVersion": .number(Double(head.stamp.policyVersion)),
+            "issuedAt": .number(Double(head.stamp.issuedAt)), "expiresAt": .number(Double(head.stamp.expiresAt)),
+            "expired": .bool(head.stamp.isExpired(atUnixSeconds: now)),
+            "keyId": head.stamp.keyId.map(JSONValue.string) ?? .null, "signed": .bool(signed),
+            "compiledPolicyBytes": .number(Double(head.imageLength)),
+        ]
+        switch format {
+        case .json: output.out(fields.serializedJSON)
+        case .text:
+            for member in fields.members { output.out("\(member.key): \(member.value.stringValue ?? member.value.serialized)") }
+            output.out("note: a compiled bundle carries the policy as an image (navpolicyd compile); verify loads it")
+        }
+        return ExitCode.success
+    }
+
     /// Shows the bundle's members (no signature check); 2 when it is not a bundle.
     static func inspect(_ input: BundleInput, format: OutputFormat, output: Output) -> Int32 {
         let document: BundleDocument
@@ -40,6 +74,9 @@ enum BundleCheck {
         do throws(BundleInput.Failure) {
             let read = try input.read()
             signature = read.signature
+            if let compiled = try compiledHead(read.bytes, path: input.path) {
+                return inspectCompiled(compiled, signed: signature != nil, format: format, output: output)
+            }
             do {
                 document = try BundleDocument(bytes: read.bytes)
             } catch {

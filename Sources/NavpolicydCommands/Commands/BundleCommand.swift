@@ -30,6 +30,8 @@ package struct BundleCommand: ParsableCommand {
     static let keyId = Option.text(
         "key-id", "ID", help: "the signed keyId (default: server.bundle.keyId, else derived from the public key)")
     static let format = OutputFormat.option(default: .text, text: "one field a line")
+    static let compiled = Flag(
+        "compiled", help: "carry the compiled image (navpolicyd compile) instead of the JSON chain; implied by an image --config")
 
     /// `bundle verify FILE` / `bundle inspect FILE`; no operand builds a bundle.
     package enum Action: String, CaseIterable, Sendable {
@@ -62,7 +64,7 @@ package struct BundleCommand: ParsableCommand {
         options: [
             config.declaration, sign.declaration, output.declaration, publicKey.declaration,
             ConfigLoader.maxBytesOption.declaration, issuedAt.declaration, lifetime.declaration,
-            policyVersion.declaration, keyId.declaration, format.declaration,
+            policyVersion.declaration, keyId.declaration, format.declaration, compiled.declaration,
         ] + BundleInput.declarations.filter { $0.name != BundleInput.bundle.declaration.name },
         positional: PositionalDeclaration(
             name: "verify|inspect FILE", help: "check or show a bundle file instead of building one", arity: .zeroOrMore,
@@ -78,6 +80,7 @@ package struct BundleCommand: ParsableCommand {
     package var policyVersionValue: Int?
     package var keyIdValue: String?
     package var format: OutputFormat
+    package var isCompiled = false
     /// `verify` or `inspect` with its file; nil builds a bundle.
     var action: (Action, BundleInput)?
     private var positionals: [String]
@@ -97,6 +100,7 @@ package struct BundleCommand: ParsableCommand {
         policyVersionValue = arguments[Self.policyVersion]
         keyIdValue = arguments[Self.keyId]
         format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
+        isCompiled = arguments[Self.compiled]
         positionals = arguments.positionals
         keyOptionsGiven = BundleInput.keyOptionsGiven(arguments)
         if positionals.count == 2, let action = Action(rawValue: positionals[0]) {
@@ -182,17 +186,34 @@ package struct BundleCommand: ParsableCommand {
             do throws(ConfigError) {
                 settings = ServerSettings.from(try ServerSettings.compiler.compile(bytes)).bundle
             } catch {
-                throw .invalid(path: path, error)
+                if !PolicyImage.hasMagic(bytes) { throw .invalid(path: path, error) }
+                settings = ServerSettings.from(try ConfigLoader.compile(bytes, path: path)).bundle
             }
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage
         }
-        guard
-            let bundle = PolicyBundle.make(
+        // A compiled bundle carries an image: the given one, or the config compiled now; its
+        // revision is the image's own hash, as `serve` reports for that image.
+        var image: [UInt8]? = PolicyImage.hasMagic(bytes) ? bytes : nil
+        if isCompiled, image == nil {
+            do {
+                image = try PolicyImageFile.compile(config: bytes)
+            } catch {
+                ConfigLoader.report(.invalid(path: path, error), to: output)
+                return ExitCode.usage
+            }
+        }
+        let built =
+            image.map {
+                PolicyBundle.make(
+                    compiledImage: $0, revision: PolicyBundle.revision(of: $0), stamp: stamp(settings, signingKey),
+                    signingKey: signingKey)
+            }
+            ?? PolicyBundle.make(
                 configBytes: bytes, revision: PolicyBundle.revision(of: bytes), stamp: stamp(settings, signingKey),
                 signingKey: signingKey)
-        else {
+        guard let bundle = built else {
             output.err("navpolicyd bundle: config \(path): the bundle could not be built")
             return ExitCode.usage
         }

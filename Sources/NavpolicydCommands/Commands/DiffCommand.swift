@@ -173,6 +173,8 @@ package struct DiffCommand: ParsableCommand {
             let count = configError.issues.count
             output.err("navpolicyd diff: \(subject(path)) is invalid (\(count) error\(count == 1 ? "" : "s"))\(hint):")
             for issue in configError.issues { output.err("  \(issue)") }
+        case .invalidImage(let path, let imageError):
+            output.err("navpolicyd diff: \(subject(path)): compiled policy image refused: \(imageError.reason)\(hint)")
         }
     }
 

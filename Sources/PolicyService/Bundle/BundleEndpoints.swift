@@ -32,7 +32,8 @@ struct BundleEndpoints: Sendable {
             headers.add(name: "Content-Length", value: String(bundle.bytes.count))
             return HTTPResponse(status: 304, headers: headers)
         }
-        headers.add(name: "Content-Type", value: "application/json")
+        // A compiled bundle is a JSON line and then binary image bytes (docs/bundles.md).
+        headers.add(name: "Content-Type", value: bundle.compiledImage == nil ? "application/json" : "application/octet-stream")
         if let signature = bundle.signatureBase64 { headers.add(name: signatureField, value: signature) }
         return HTTPResponse(status: 200, headers: headers, body: bundle.bytes)
     }

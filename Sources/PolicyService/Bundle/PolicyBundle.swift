@@ -37,11 +37,18 @@ public struct PolicyBundle: Sendable {
     public let signatureBase64: String?
     /// The `policy` member, kept to re-issue the bundle without the config bytes.
     let policy: JSONObject
+    /// The compiled image a compiled bundle carries after its head line (nil for JSON bundles),
+    /// kept to re-issue it.
+    let compiledImage: [UInt8]?
 
     // The header values are stored, not computed: every bundle request sends them, and
     // encoding the signature per request is the per-request work this type exists to avoid.
-    init(bytes: [UInt8], stamp: Stamp, revision: String, policy: JSONObject, signature: [UInt8]?) {
+    init(
+        bytes: [UInt8], stamp: Stamp, revision: String, policy: JSONObject, signature: [UInt8]?,
+        compiledImage: [UInt8]? = nil
+    ) {
         self.bytes = bytes
+        self.compiledImage = compiledImage
         self.stamp = stamp
         self.policy = policy
         self.revision = revision
@@ -75,11 +82,10 @@ public struct PolicyBundle: Sendable {
         return make(policy: policy, revision: revision, stamp: stamp, signingKey: signingKey)
     }
 
-    /// The bundle of `policy` with `stamp`, signed with `signingKey` when given.
-    static func make(policy: JSONObject, revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?) -> PolicyBundle {
-        // Fixed member order: the bytes stay deterministic for the same config and stamp, so
-        // `navpolicyd bundle --issued-at … --policy-version …` reproduces a served bundle.
-        var body: JSONObject = [
+    /// The members every layout starts with, in their fixed order: `format`, `version`,
+    /// `revision`, the stamp, and `keyId` when signed.
+    static func head(version: Int, revision: String, stamp: Stamp) -> JSONObject {
+        var head: JSONObject = [
             "format": .string(format),
             "version": .number(Double(version)),
             "revision": .string(revision),
@@ -87,7 +93,15 @@ public struct PolicyBundle: Sendable {
             "issuedAt": .number(Double(stamp.issuedAt)),
             "expiresAt": .number(Double(stamp.expiresAt)),
         ]
-        if let keyId = stamp.keyId { body.append("keyId", .string(keyId)) }
+        if let keyId = stamp.keyId { head.append("keyId", .string(keyId)) }
+        return head
+    }
+
+    /// The bundle of `policy` with `stamp`, signed with `signingKey` when given.
+    static func make(policy: JSONObject, revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?) -> PolicyBundle {
+        // Fixed member order: the bytes stay deterministic for the same config and stamp, so
+        // `navpolicyd bundle --issued-at … --policy-version …` reproduces a served bundle.
+        var body = head(version: version, revision: revision, stamp: stamp)
         body.append("policy", .object(policy))
         let bytes = JSONValue.object(body).serializedBytes
         return PolicyBundle(
@@ -96,6 +110,38 @@ public struct PolicyBundle: Sendable {
 }
 
 extension PolicyBundle {
+    /// The layout of a compiled bundle (docs/bundles.md, "Compiled bundles").
+    public static let compiledVersion = 3
+
+    /// A compiled bundle: one line of JSON (the version-2 members with `"version":3` and
+    /// `"compiledPolicy":{"length":N}` in place of `policy`), a newline, then the image's
+    /// bytes as they are. The signature covers all of it; an app maps the image without parsing
+    /// or compiling it, and never holds it as a JSON string. The image's daemon sections
+    /// (`server`, `intake`, `proxy`) are left out, as a JSON bundle leaves them out.
+    ///
+    /// - Returns: nil when `image` is not a valid image.
+    public static func make(
+        compiledImage image: [UInt8], revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?
+    ) -> PolicyBundle? {
+        guard let chainImage = try? PolicyImage.strippingDaemonSections(image, checksum: PolicyImageFile.checksum) else {
+            return nil
+        }
+        return make(chainImage: chainImage, revision: revision, stamp: stamp, signingKey: signingKey)
+    }
+
+    /// ``make(compiledImage:revision:stamp:signingKey:)`` for an image already without daemon sections.
+    static func make(chainImage compiledImage: [UInt8], revision: String, stamp: Stamp, signingKey: Ed25519PrivateKey?)
+        -> PolicyBundle
+    {
+        var head = head(version: compiledVersion, revision: revision, stamp: stamp)
+        head.append("compiledPolicy", .object(["length": .number(Double(compiledImage.count))]))
+        // Compact JSON has no raw newline (strings escape it), so the first one ends the head.
+        let bytes = JSONValue.object(head).serializedBytes + [UInt8(ascii: "\n")] + compiledImage
+        return PolicyBundle(
+            bytes: bytes, stamp: stamp, revision: revision, policy: [:], signature: signingKey?.sign(bytes),
+            compiledImage: compiledImage)
+    }
+
     /// Whether the bundle should be issued again at `unixSeconds`: half its lifetime has
     /// passed. A daemon that runs for longer than the lifetime without a reload must not serve
     /// a bundle apps refuse as expired.
@@ -110,6 +156,9 @@ extension PolicyBundle {
         var next = stamp
         next.expiresAt = issuedAt + (stamp.expiresAt - stamp.issuedAt)
         next.issuedAt = issuedAt
+        if let compiledImage {
+            return Self.make(chainImage: compiledImage, revision: revision, stamp: next, signingKey: signingKey)
+        }
         return Self.make(policy: policy, revision: revision, stamp: next, signingKey: signingKey)
     }
 }

@@ -60,10 +60,20 @@ public final class PolicySnapshot: Sendable {
         from bytes: [UInt8], at date: Date = Date(), previous: PolicySnapshot? = nil
     ) -> Result<PolicySnapshot, ConfigError> {
         let policy: CompiledPolicy
+        let isImage = PolicyImage.hasMagic(bytes)
         do {
-            policy = try ServerSettings.compiler.compile(bytes)
-        } catch {
+            if isImage {
+                // An image's revision is its own SHA-256 (below), like a JSON file's.
+                policy = try PolicyImageFile.load(PolicyImageBytes(copying: bytes)).policy
+            } else {
+                policy = try ServerSettings.compiler.compile(bytes)
+            }
+        } catch let error as PolicyImageError {
+            return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "compiled policy image: \(error.reason)")]))
+        } catch let error as ConfigError {
             return .failure(error)
+        } catch {
+            return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "\(error)")]))
         }
         let settings = ServerSettings.from(policy)
         let revision = PolicyBundle.revision(of: bytes)
@@ -93,8 +103,11 @@ public final class PolicySnapshot: Sendable {
                     )
                 ]))
         }
-        guard let bundle = PolicyBundle.make(configBytes: bytes, revision: revision, stamp: stamp, signingKey: signingKey)
-        else {
+        let built =
+            isImage
+            ? PolicyBundle.make(compiledImage: bytes, revision: revision, stamp: stamp, signingKey: signingKey)
+            : PolicyBundle.make(configBytes: bytes, revision: revision, stamp: stamp, signingKey: signingKey)
+        guard let bundle = built else {
             // Unreachable for bytes that compiled; refused rather than served empty.
             return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "the policy bundle could not be built")]))
         }

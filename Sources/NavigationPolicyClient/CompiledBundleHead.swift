@@ -1,0 +1,62 @@
+internal import JSONSupport
+
+/// The head line of a compiled bundle (layout version 3, docs/bundles.md "Compiled bundles"):
+/// `{"format":"navpolicy-bundle","version":3,"revision":…,"policyVersion":…,"issuedAt":…,
+/// "expiresAt":…,"keyId"?:…,"compiledPolicy":{"length":N}}`, a newline, then N image bytes.
+public struct CompiledBundleHead: Sendable {
+    public let revision: String
+    public let stamp: BundleStamp
+    /// Where the image starts in the bundle, and its length.
+    public let imageOffset: Int
+    public let imageLength: Int
+
+    /// The head is within this many bytes; a longer first line is not a compiled bundle.
+    static let maximumHeadLength = 64 * 1024
+    private static let members = [
+        "format", "version", "revision", "policyVersion", "issuedAt", "expiresAt", "keyId", "compiledPolicy",
+    ]
+
+    /// Whether `bytes` look like a compiled bundle (a first line that is a version-3 head): the
+    /// choice between this reader and the JSON one, made before anything is trusted.
+    static func isCompiled(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let newline = bytes.prefix(maximumHeadLength).firstIndex(of: 0x0A),
+            let head = try? JSONParser(maximumDepth: 4).parse(UnsafeRawBufferPointer(rebasing: bytes[..<newline])),
+            let root = head.objectValue
+        else { return false }
+        return root["version"]?.integerValue == 3
+    }
+
+    /// Reads and checks the head of `bytes`; the signature is checked by the caller over all of `bytes`.
+    public init(_ bytes: UnsafeRawBufferPointer) throws(BundleRejection) {
+        guard let newline = bytes.prefix(Self.maximumHeadLength).firstIndex(of: 0x0A) else {
+            throw BundleRejection(.malformed, "a compiled bundle starts with a JSON line under 64 KiB")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser(maximumDepth: 4).parse(UnsafeRawBufferPointer(rebasing: bytes[..<newline]))
+        } catch {
+            throw BundleRejection(.malformed, "the compiled bundle's head is not JSON: \(error)")
+        }
+        guard let root = value.objectValue, root["format"]?.stringValue == "navpolicy-bundle",
+            root["version"]?.integerValue == 3
+        else { throw BundleRejection(.malformed, "the head must be a navpolicy-bundle of version 3") }
+        if let unknown = root.keys.first(where: { !Self.members.contains($0) }) {
+            throw BundleRejection(.malformed, "unknown member \"\(unknown)\" in a version-3 bundle")
+        }
+        guard let revision = root["revision"]?.stringValue, BundleDocument.isRevision(revision) else {
+            throw BundleRejection(.malformed, "\"revision\" must be \"sha256:\" followed by 64 lower-case hex digits")
+        }
+        let imageOffset = newline + 1
+        guard let compiled = root["compiledPolicy"]?.objectValue, compiled.keys == ["length"],
+            let length = compiled["length"]?.integerValue, length == bytes.count - imageOffset
+        else {
+            throw BundleRejection(
+                .malformed,
+                "\"compiledPolicy\" must be {\"length\":N} with N the \(bytes.count - imageOffset) bytes after the head")
+        }
+        self.revision = revision
+        self.stamp = try BundleDocument.stamp(root)
+        self.imageOffset = imageOffset
+        self.imageLength = length
+    }
+}
