@@ -43,6 +43,27 @@ struct PolicyAdminEndpoints: Sendable {
         }
     }
 
+    /// `/v1/policy/analyze`: registered in the admin-token group, like diff.
+    func registerAnalyze(in group: inout RouteGroup) {
+        group.on("POST", path: PolicyAPI.Route.policyAnalyze.rawValue) { request throws(ServiceProblem) in
+            try DecideEndpoints.requireJSON(request.http)
+            let body = request.http.body
+            let problems = self.problems
+            // Compiling and searching take up to a second or so: a thread of its own, as for diff.
+            return .deferred { respond in
+                Thread.detachNewThread {
+                    switch PolicyAnalyzeRequest.report(body: body, compiler: ServerSettings.compiler) {
+                    case .success(let report): respond(.json(.object(report)))
+                    case .failure(.malformedJSON(let detail)): respond(problems.response(.malformedJSON(detail)))
+                    case .failure(.invalidRequest(let detail, let field)):
+                        respond(problems.response(.invalidRequest(detail, field: field.isEmpty ? nil : field)))
+                    case .failure(.invalidConfig(let errors)): respond(problems.response(.invalidAnalyzed(errors)))
+                    }
+                }
+            }
+        }
+    }
+
     /// `/metrics`: registered like `/v1/policy`, since its labels name the chain's handlers.
     func registerMetrics(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.metrics.rawValue) { _ throws(ServiceProblem) in
