@@ -86,7 +86,9 @@ struct PolicyAnalysisLiveTests {
         for example in examples {
             let first = try Self.check(config, example)
             let second = try Self.check(widened, example)
-            #expect(first["decision"] as? String != second["decision"] as? String || first["action"] as? String != second["action"] as? String)
+            #expect(
+                first["decision"] as? String != second["decision"] as? String
+                    || first["action"] as? String != second["action"] as? String)
             #expect((example["config"] as? [String: Any])?["handler"] as? String == first["handler"] as? String)
             #expect((example["against"] as? [String: Any])?["handler"] as? String == second["handler"] as? String)
         }
@@ -110,7 +112,9 @@ struct PolicyAnalysisLiveTests {
         let witness = try #require(try Self.json(stays.stdout)["witness"] as? [String: Any])
         #expect((witness["url"] as? String)?.contains(".pay.test") == true)
         #expect(try Self.check(config, witness)["decision"] as? String == "allow")
-        let handler = try BinaryRunner.run(["analyze", "--config", config, "--can-reach", "late", "--match", #"{"methods": ["PUT"]}"#])
+        let handler = try BinaryRunner.run([
+            "analyze", "--config", config, "--can-reach", "late", "--match", #"{"methods": ["PUT"]}"#,
+        ])
         #expect(handler.status == 0, "\(handler.stdout)")
         let bad = try BinaryRunner.run(["analyze", "--config", config, "--can-reach", "allow", "--host", "*."])
         #expect(bad.status == 2)

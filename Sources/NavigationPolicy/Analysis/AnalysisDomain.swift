@@ -65,11 +65,12 @@ struct AnalysisDomain {
         }
         hosts.build(fresh: fresh)
         paths.build(fresh: fresh)
-        schemes = schemeValues.sorted()
-        if let other = ["http", "https", "ws", "wss", "ftp"].first(where: { !schemeValues.contains($0) }) {
+        // The other special scheme first: witnesses are built from a region's first value.
+        schemes = []
+        if let other = ["https", "http", "ws", "wss", "ftp"].first(where: { !schemeValues.contains($0) }) {
             schemes.append(other)
         }
-        schemes.append("qzscheme")
+        schemes += schemeValues.sorted() + ["qzscheme"]
         // GET first: the witness of a region is built from its first value.
         methods = ["GET"] + methodValues.subtracting(["GET"]).sorted() + ["QZMETHOD"]
         for (position, matcher) in matchers.enumerated() {

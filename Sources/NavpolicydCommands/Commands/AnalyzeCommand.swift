@@ -15,7 +15,8 @@ package struct AnalyzeCommand: ParsableCommand {
         "can-reach", "TARGET",
         help: "allow, cancel or a handler name (handler:NAME for one named allow or cancel): can any request reach it?")
     static let host = Option.text(
-        "host", "HOST", help: "with --can-reach, only requests whose host this hosts entry matches (name, *.suffix, range, @class)")
+        "host", "HOST",
+        help: "with --can-reach, only requests whose host this hosts entry matches (name, *.suffix, range, @class)")
     static let pathPattern = Option.text(
         "path-pattern", "PATTERN", help: "with --can-reach, only requests whose path this pathPatterns entry matches")
     static let match = Option.text(

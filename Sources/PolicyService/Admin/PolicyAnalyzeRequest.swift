@@ -80,7 +80,8 @@ public enum PolicyAnalyzeRequest {
         }
         let target = PolicyAnalysis.target(text)
         if case .handler(let name) = target, !policy.links.contains(where: { $0.name == name }) {
-            return .failure(.invalidRequest("no handler is named \"\(name)\" (or use \"allow\" or \"cancel\")", field: "canReach"))
+            return .failure(
+                .invalidRequest("no handler is named \"\(name)\" (or use \"allow\" or \"cancel\")", field: "canReach"))
         }
         var scope: RequestMatcher?
         if let match {
