@@ -9,16 +9,8 @@ public import NavigationPolicy
 /// chains by the config limits, and the search by ``limits`` (answers past the bound are
 /// "unknown", never wrong and never a stalled thread).
 public enum PolicyAnalyzeRequest {
-    /// Why a request was refused; each maps to one problem type.
-    public enum Failure: Error, Sendable, Equatable {
-        /// 400 `malformed-json`.
-        case malformedJSON(String)
-        /// 400 `invalid-request`, with the member at fault.
-        case invalidRequest(String, field: String)
-        /// 422 `invalid-config`: a posted config's errors, `pointer: message` each (pointers from
-        /// the request body's root: `/config/handlers/0/…`, `/against/…`).
-        case invalidConfig([String])
-    }
+    /// Why a request was refused (never `nothingToReplay`); each maps to one problem type.
+    public typealias Failure = AdminRequestFailure
 
     /// About a second of one core for the search; past it answers become "unknown".
     public static let limits = PolicyAnalysis.Limits(steps: 30_000_000, counterexamples: 20)

@@ -8,17 +8,7 @@ public import NavigationPolicy
 /// and renders the result or the error.
 public enum PolicyDiffRequest {
     /// Why a diff request was refused; each maps to one problem type.
-    public enum Failure: Error, Sendable, Equatable {
-        /// 400 `malformed-json`.
-        case malformedJSON(String)
-        /// 400 `invalid-request`, with the member at fault.
-        case invalidRequest(String, field: String)
-        /// 422 `invalid-config`: the candidate's errors, `pointer: message` each.
-        case invalidConfig([String])
-        /// 409 `nothing-to-replay`: no `requests` were posted and the decision log held no
-        /// request to replay (none written yet, or no log at all); `linesRead` log lines were read.
-        case nothingToReplay(linesRead: Int)
-    }
+    public typealias Failure = AdminRequestFailure
 
     /// Most requests one call replays, posted or from the log: keeps one admin call bounded.
     public static let maximumRequests = 100_000
