@@ -152,6 +152,7 @@ if Context.environment["NAVPOLICYD_FUZZ"] != nil {
         ("FuzzRequestHead", ["HTTPServer"]),
         ("FuzzProxyHeaders", ["PolicyProxy", "HTTPServer"]),
         ("FuzzClientHello", ["PolicyProxy"]),
+        ("FuzzRegex", ["NavigationPolicy"]),
     ]
     for target in fuzzTargets {
         package.targets.append(

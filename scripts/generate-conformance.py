@@ -214,6 +214,65 @@ MATCH_FORM_CASES = [
     ("invalid", "https://app.example:99999/", "GET", "other", "main"),
 ]
 
+# match.urlPatterns (issue 31): whole-URL strings and URLPatternInit objects, named groups, regexp
+# groups, a payment return on its query, deep links, and a cancel default.
+URL_PATTERNS_POLICY = r"""
+{
+  "defaultDecision": "cancel",
+  "handlers": [
+    { "name": "payment-return", "type": "payment-redirect",
+      "match": { "urlPatterns": [{ "hostname": "pay.example", "pathname": "/return", "search": "token=*" }] },
+      "location": "myapp://checkout/done?return={url}" },
+    { "name": "admin", "type": "cancel",
+      "match": { "urlPatterns": ["https://{*.}?app.example/admin{/*}?"] } },
+    { "name": "public", "type": "allow",
+      "match": { "urlPatterns": [{ "pathname": "/public/*" }] } },
+    { "name": "items", "type": "allow",
+      "match": { "urlPatterns": ["https://app.example/item/:id(\\d+){/:tab}?"] } },
+    { "name": "exact-case", "type": "allow",
+      "match": { "urlPatterns": [{ "hostname": "docs.example", "pathname": "/Guide/*" }], "caseSensitive": true } },
+    { "name": "deep-links", "type": "allow",
+      "match": { "urlPatterns": [{ "protocol": "myapp", "hostname": "open", "pathname": "/*" }] } }
+  ]
+}
+"""
+
+URL_PATTERN_CASES = [
+    ("payment", "https://pay.example/return?token=abc"),
+    ("payment", "https://pay.example/return?other=1"),
+    ("payment", "https://PAY.example./return?token=abc"),
+    ("payment", "https://pay.example/return/?token=abc"),
+    ("payment", "http://pay.example/return?token=abc"),
+    ("admin", "https://app.example/admin"),
+    ("admin", "https://app.example/admin/"),
+    ("admin", "https://app.example/admin/users"),
+    ("admin", "https://eu.app.example/ADMIN/users"),
+    ("admin", "https://app.example/%61dmin/users"),
+    ("admin", "https://app.example/admin;jsessionid=1/users"),
+    ("admin", "https://app.example/administrator"),
+    ("admin", "http://app.example/admin"),
+    ("fail-closed", "https://app.example/public/..;/admin/users"),
+    ("fail-closed", "https://app.example/public/..%2Fadmin"),
+    ("fail-closed", "https://app.example/public/x/../../admin"),
+    ("public", "https://app.example/public/app.js"),
+    ("public", "https://cdn.example/PUBLIC/app.js"),
+    ("public", "https://cdn.example/public"),
+    ("groups", "https://app.example/item/42"),
+    ("groups", "https://app.example/item/42/reviews"),
+    ("groups", "https://app.example/item/42/reviews/all"),
+    ("groups", "https://app.example/item/x"),
+    ("groups", "https://app.example/item/%34%32"),
+    ("caseSensitive", "https://docs.example/Guide/intro"),
+    ("caseSensitive", "https://docs.example/guide/intro"),
+    ("caseSensitive", "https://docs.example/%47uide/intro"),
+    ("deep-link", "myapp://open/item/7"),
+    ("deep-link", "MYAPP://open/item/7"),
+    ("deep-link", "myapp://other/item/7"),
+    ("default-cancel", "https://unknown.example/"),
+    ("default-cancel", "javascript:alert(1)"),
+    ("invalid", "https://app.example:99999/admin"),
+]
+
 PLACEHOLDERS = {"<TAB>": "\t", "<US>": "\x1f", "<SP>": " ", "<ZWSP>": "\u200b"}
 
 
@@ -340,6 +399,15 @@ def generate(binary):
             "every match form (paths, pathPrefixes, pathPatterns, schemes, methods, navigationTypes, targetFrames, "
             "caseSensitive), shadow mode, a cancel default, custom actions and location templates",
             forms_config, form_cases)
+        patterns_config = os.path.join(directory, "url-patterns.json")
+        with open(patterns_config, "w", encoding="utf-8") as file:
+            file.write(URL_PATTERNS_POLICY)
+        pattern_cases = [(case_class, url, request_of({"url": url})) for case_class, url in URL_PATTERN_CASES]
+        files["url-patterns.json"] = vector(
+            binary, "url-patterns",
+            "match.urlPatterns: whole-URL strings and URLPatternInit objects, groups, a query, deep links, "
+            "case, and the standard-form reading that cancels",
+            patterns_config, pattern_cases)
     return files
 
 

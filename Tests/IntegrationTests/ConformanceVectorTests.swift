@@ -7,7 +7,7 @@ import Testing
 /// The Swift client passes them, and they are what the generator makes of today's engine.
 @Suite("Conformance vectors")
 struct ConformanceVectorTests {
-    static let files = ["default.json", "hosts.json", "host-classes.json", "match-forms.json"]
+    static let files = ["default.json", "hosts.json", "host-classes.json", "match-forms.json", "url-patterns.json"]
 
     static func vector(_ name: String) throws -> [String: Any] {
         let url = BinaryRunner.packageRoot.appendingPathComponent("config/conformance/\(name)")

@@ -17,6 +17,8 @@ public struct MatchEntry: Sendable {
         case path(String)
         case prefix(String)
         case pattern(PathPattern)
+        /// A `urlPatterns` entry (``URLPatternCondition``).
+        case urlPattern(URLPattern)
     }
 
     /// The `match` field the entry belongs to.
@@ -35,6 +37,7 @@ public struct MatchEntry: Sendable {
         case .hostRange(let range): range.description
         case .hostClass(let addressClass): addressClass.entry
         case .pattern(let pattern): pattern.caseSensitive ? pattern.text : asciiLowercased(pattern.text)
+        case .urlPattern: written
         }
     }
 
@@ -74,6 +77,7 @@ extension RequestMatcher {
         case .path(let key): return path == key
         case .prefix(let key): return MatchPath.isCovered(path, byPrefix: key)
         case .pattern(let pattern): return pattern.matches(request.matchPath)
+        case .urlPattern(let pattern): return pattern.matches(request)
         }
     }
 
@@ -115,6 +119,7 @@ extension RequestMatcher {
         case .schemes: request.scheme
         case .hosts: request.url.hostname
         case .paths, .pathPrefixes, .pathPatterns: request.url.pathname
+        case .urlPatterns: request.href
         case .methods: request.method
         case .navigationTypes: request.navigationType.rawValue
         case .targetFrames: request.targetFrame.rawValue

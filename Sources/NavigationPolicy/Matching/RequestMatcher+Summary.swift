@@ -22,6 +22,7 @@ extension RequestMatcher {
         add("paths", paths.exact.map(String.init))
         add("pathPrefixes", paths.prefixes.map(String.init))
         add("pathPatterns", paths.patterns.map(\.text))
+        add("urlPatterns", entries.filter { $0.field == .urlPatterns }.map(\.written))
         if let methods { add("methods", Array(methods)) }
         if let navigationTypes { add("navigationTypes", navigationTypes.map(\.rawValue)) }
         if let targetFrames { add("targetFrames", targetFrames.map(\.rawValue)) }

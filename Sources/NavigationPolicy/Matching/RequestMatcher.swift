@@ -4,7 +4,7 @@
 public struct RequestMatcher: Sendable {
     /// The field of `match` that rejected a request; used to explain decisions.
     public enum Field: String, Sendable {
-        case schemes, hosts, paths, pathPrefixes, pathPatterns, methods, navigationTypes, targetFrames
+        case schemes, hosts, paths, pathPrefixes, pathPatterns, urlPatterns, methods, navigationTypes, targetFrames
     }
 
     /// The conditions, behind one immutable reference: a decision reads the matcher of every
@@ -29,6 +29,8 @@ public struct RequestMatcher: Sendable {
         var methods: Set<String>?
         var navigationTypes: Set<NavigationType>?
         var targetFrames: Set<TargetFrame>?
+        /// `urlPatterns` (``URLPatternCondition``); nil when not given.
+        var urlPatterns: [URLPattern]?
         var entries: [MatchEntry] = []
 
         init(caseSensitive: Bool) {
@@ -52,6 +54,7 @@ public struct RequestMatcher: Sendable {
     var methods: Set<String>? { _read { yield storage.conditions.methods } }
     var navigationTypes: Set<NavigationType>? { _read { yield storage.conditions.navigationTypes } }
     var targetFrames: Set<TargetFrame>? { _read { yield storage.conditions.targetFrames } }
+    var urlPatterns: [URLPattern]? { _read { yield storage.conditions.urlPatterns } }
     /// Every configured entry in config order, for explain, coverage and lint (never on the hot path).
     public var entries: [MatchEntry] { storage.conditions.entries }
 
@@ -86,6 +89,7 @@ public struct RequestMatcher: Sendable {
         if paths.hasExact, !paths.containsExact(request.matchPath) { return .paths }
         if paths.hasPrefixes, !paths.containsPrefix(of: request.matchPath) { return .pathPrefixes }
         if paths.hasPatterns, !patternsMatch() { return .pathPatterns }
+        if let urlPatterns, !urlPatterns.contains(where: { $0.matches(request) }) { return .urlPatterns }
         return nil
     }
 
@@ -108,6 +112,9 @@ public struct RequestMatcher: Sendable {
         case .paths: "path \"\(path())\" is not in paths"
         case .pathPrefixes: "path \"\(path())\" is not under any of pathPrefixes"
         case .pathPatterns: "path \"\(path())\" matches none of pathPatterns"
+        case .urlPatterns:
+            "URL \"\(Self.shortened(Substring(request.href)))\" matches none of urlPatterns"
+                + (request.readsURLAsStandard ? " (read as the URLPattern standard reads it)" : " (in match form)")
         case .methods: "method \"\(request.method)\" is not in methods"
         case .navigationTypes: "navigationType \"\(request.navigationType.rawValue)\" is not in navigationTypes"
         case .targetFrames: "targetFrame \"\(request.targetFrame.rawValue)\" is not in targetFrames"
@@ -139,8 +146,8 @@ public struct RequestMatcher: Sendable {
 extension RequestMatcher {
     /// The keys a `match` object may have.
     static let keys = [
-        "schemes", "hosts", "paths", "pathPrefixes", "pathPatterns", "methods", "navigationTypes", "targetFrames",
-        "caseSensitive",
+        "schemes", "hosts", "paths", "pathPrefixes", "pathPatterns", "urlPatterns", "methods", "navigationTypes",
+        "targetFrames", "caseSensitive",
     ]
 
     /// Decodes and validates a `match` object, reporting every problem.
@@ -237,6 +244,7 @@ extension RequestMatcher {
             }
             matcher.paths.indexPatterns()
         }
+        URLPatternCondition.decode(config, caseSensitive: caseSensitive, into: &matcher, diagnostics: &diagnostics)
         if let entries = config.stringList("methods", diagnostics: &diagnostics) {
             var methods: Set<String> = []
             for (index, method) in entries {

@@ -17,6 +17,9 @@ public final class CompiledPolicy: Sendable {
     private let index: ChainIndex?
     /// Every handler's `pathPatterns` in one automaton; nil when the chain has few patterns.
     private let patterns: ChainPatterns?
+    /// Whether a handler has `match.urlPatterns`: then the URL as the standard reads it is one
+    /// more reading (``CanonicalRequest/standardURLReading``).
+    private let hasURLPatterns: Bool
 
     /// Below this many handlers a scan of their matchers is cheaper than hashing for candidates.
     static let indexThreshold = 4
@@ -27,6 +30,7 @@ public final class CompiledPolicy: Sendable {
         self.sections = sections
         self.index = links.count >= Self.indexThreshold ? ChainIndex(links: links) : nil
         self.patterns = ChainPatterns(links: links)
+        self.hasURLPatterns = links.contains { $0.matcher.urlPatterns != nil }
     }
 
     /// Canonicalizes and decides a request.
@@ -71,6 +75,14 @@ public final class CompiledPolicy: Sendable {
             decision = Self.combining(
                 decision, decideOne(raw), request: request, explain: explain, decodedPath: raw.matchPath)
         }
+        // `match.urlPatterns` read as the standard reads the URL (WHATWG host and path): combined
+        // the same way, so a pattern that matches either form cancels.
+        if hasURLPatterns, let standard = request.standardURLReading {
+            decision = Self.combining(
+                decision, decideOne(standard), request: request, explain: explain, decodedPath: request.matchPath,
+                secondForm: "the URLPattern standard's form \"\(request.url.hostname)\(request.url.pathname)\" (urlPatterns only)"
+            )
+        }
         return decision
     }
 
@@ -91,7 +103,7 @@ public final class CompiledPolicy: Sendable {
     /// deciding reading's; with explain, `pathReading` says both forms and which one decided.
     static func combining(
         _ plain: Decision, _ decodedSeparator: Decision, request: CanonicalRequest, explain: Bool,
-        decodedPath shown: MatchPath? = nil
+        decodedPath shown: MatchPath? = nil, secondForm: String? = nil
     ) -> Decision {
         let agree =
             plain.verdict == decodedSeparator.verdict && plain.handler == decodedSeparator.handler
@@ -104,16 +116,16 @@ public final class CompiledPolicy: Sendable {
         }
         let forms =
             "path read two ways: match form \"\(request.matchPath.text)\" (%2F and %5C kept) and "
-            + "decoded-separator form \"\(decodedPath.text)\" (%2F and %5C read as /)"
+            + (secondForm ?? "decoded-separator form \"\(decodedPath.text)\" (%2F and %5C read as /)")
         if agree {
             decision.pathReading = forms + "; both readings decide \(said(plain)) (the trace is the match form's)"
         } else {
-            let outcome =
-                "; the readings differ (match form: \(said(plain)), decoded-separator form: \(said(decodedSeparator))), "
+            let second = secondForm == nil ? "decoded-separator" : "URLPattern-standard"
+            let outcome = "; the readings differ (match form: \(said(plain)), \(second) form: \(said(decodedSeparator))), "
             decision.pathReading =
                 forms + outcome
                 + (decodedDecides
-                    ? "the decoded-separator reading cancels and decided (the trace is that reading's)"
+                    ? "the \(second) reading cancels and decided (the trace is that reading's)"
                     : plain.verdict == .cancel
                         ? "the match-form reading cancels and decided (the trace is that reading's)"
                         : "neither cancels: the match-form reading decided (the trace is that reading's)")
@@ -211,7 +223,7 @@ public final class CompiledPolicy: Sendable {
             }.map {
                 TraceStep.Match(
                     field: $0.field, index: $0.index, entry: $0.written,
-                    value: link.matcher.requestValue($0.field, request))
+                    value: link.matcher.explainedValue($0, request))
             }
             let how =
                 matched.isEmpty

@@ -1,7 +1,7 @@
 /// Warnings about a valid policy: things that compile but are probably not what the author meant.
 public struct LintWarning: Sendable, Equatable, CustomStringConvertible {
     /// A stable kind for machines: `unreachable`, `duplicateEntry`, `emptyChain`,
-    /// `paymentWithoutHosts`, `locationLoops`, `pathLevelOnlyOnHTTP`.
+    /// `paymentWithoutHosts`, `locationLoops`, `pathLevelOnlyOnHTTP`, `urlPatternNeverMatches`.
     public var kind: String
     public var pointer: JSONPointer
     public var message: String
@@ -19,6 +19,14 @@ public enum PolicyLint {
     static func tunnelBlindField(of matcher: RequestMatcher) -> RequestMatcher.Field? {
         let pathLevel: [RequestMatcher.Field] = [.paths, .pathPrefixes, .pathPatterns, .methods]
         if let entry = matcher.entries.first(where: { pathLevel.contains($0.field) }) { return entry.field }
+        // A URL pattern that constrains the path, query or fragment is as blind to a tunnel.
+        if let patterns = matcher.urlPatterns,
+            patterns.contains(where: { pattern in
+                ["pathname", "search", "hash"].contains { pattern.patternString($0) != "*" }
+            })
+        {
+            return .urlPatterns
+        }
         if matcher.navigationTypes != nil { return .navigationTypes }
         if matcher.targetFrames != nil { return .targetFrames }
         return nil
@@ -101,6 +109,7 @@ public enum PolicyLint {
                             + "http: only; an https: tunnel (CONNECT) is decided on its host alone (path \"/\", method CONNECT), "
                             + "so use the reverse proxy or nginx auth_request for this rule on https: (docs/proxy.md)"))
             }
+            warnings += URLPatternCondition.neverMatching(link.matcher, at: pointer.appending("match"))
             if let loop = locationLoop(link, policy) {
                 warnings.append(LintWarning(kind: "locationLoops", pointer: pointer.appending("location"), message: loop))
             }
@@ -140,6 +149,8 @@ enum Superset {
     enum Answer { case yes, no }
 
     static func covers(_ outer: RequestMatcher, _ inner: RequestMatcher) -> Answer {
+        // What an earlier handler's URL patterns accept is not compared: never a proven cover.
+        if outer.urlPatterns != nil { return .no }
         var answer = Answer.yes
         func combine(_ next: Answer) {
             if next == .no { answer = .no }

@@ -28,6 +28,9 @@ public struct CanonicalRequest: Sendable {
     /// left for ``decodedSeparatorPath``), while such a server serves `/secret`. Nil unless the
     /// URL as sent has an encoded separator and this reading differs from the other two.
     public let rawDecodedSeparatorPath: MatchPath?
+    /// Whether `match.urlPatterns` read the URL as the URLPattern standard does (WHATWG host and
+    /// path) rather than in match form; true only in ``standardURLReading``.
+    public let readsURLAsStandard: Bool
 
     public var navigationType: NavigationType { original.navigationType }
     public var targetFrame: TargetFrame { original.targetFrame }
@@ -69,6 +72,17 @@ public struct CanonicalRequest: Sendable {
         self.decodedSeparatorPath = decoded
         let raw = MatchPath.rawDecodedSeparatorForm(of: request.url, parsed: parsed)
         self.rawDecodedSeparatorPath = raw == decoded || raw == matchPath ? nil : raw
+        self.readsURLAsStandard = false
+    }
+
+    /// The request as `match.urlPatterns` reads it under the URLPattern standard: the WHATWG
+    /// host and path instead of their match forms (every other condition reads as before); nil
+    /// when the two forms are the same, which is the usual case. A policy with `urlPatterns`
+    /// decides this reading too, and the one that cancels wins (``URLPatternCondition``).
+    public var standardURLReading: CanonicalRequest? {
+        let sameHost = matchHostForm.map { $0 == url.hostname } ?? url.hostname.isEmpty
+        guard !sameHost || matchPath.textForm != url.pathname else { return nil }
+        return CanonicalRequest(self, matchPath: matchPath, readsURLAsStandard: true)
     }
 
     /// The same request read the second way: ``matchPath`` is the decoded-separator form (and
@@ -86,7 +100,8 @@ public struct CanonicalRequest: Sendable {
         return CanonicalRequest(self, matchPath: rawDecodedSeparatorPath)
     }
 
-    private init(_ request: CanonicalRequest, matchPath: MatchPath) {
+    private init(_ request: CanonicalRequest, matchPath: MatchPath, readsURLAsStandard: Bool = false) {
+        self.readsURLAsStandard = readsURLAsStandard
         self.original = request.original
         self.url = request.url
         self.method = request.method

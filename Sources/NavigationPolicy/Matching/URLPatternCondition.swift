@@ -1,0 +1,147 @@
+import JSONSupport
+
+/// `match.urlPatterns`: WHATWG URL patterns a request's URL is matched against (issue 31).
+///
+/// Each entry is a whole-URL pattern string with a scheme (`"https://*.example.com/admin/*"`)
+/// or a `URLPatternInit` object (`{"pathname": "/admin/*", "search": "token=*"}`); the condition
+/// holds when any entry matches. Case follows `match.caseSensitive` (default: ignore case, as
+/// for `pathPatterns`), which the standard's `ignoreCase` applies to pathname, search and hash.
+///
+/// What a pattern is matched against depends on the reading the chain decides (see
+/// ``CanonicalRequest/standardURLReading``): in the usual readings, the URL with its host and
+/// path in the comparison forms every other condition uses (``CanonicalRequest/matchHost``,
+/// ``CanonicalRequest/matchPath``: dot segments, `;` parameters and encoded unreserved
+/// characters resolved as servers resolve them); in one more reading, the URL exactly as the
+/// standard reads it. The chain is decided in each, and where they differ the one that cancels
+/// wins, so `urlPatterns` is never easier to dodge than `pathPatterns` nor than the standard.
+enum URLPatternCondition {
+    /// The members an object entry may have: the components and `baseURL`.
+    static let objectKeys = URLPatternInit.componentNames + ["baseURL"]
+
+    /// Decodes `match.urlPatterns`, reporting each bad entry at its pointer.
+    static func decode(
+        _ config: ConfigObject, caseSensitive: Bool, into conditions: inout RequestMatcher.Conditions,
+        diagnostics: inout ConfigDiagnostics
+    ) {
+        guard let value = config.object["urlPatterns"] else { return }
+        guard case .array(let elements) = value, !elements.isEmpty else {
+            diagnostics.report(
+                config.pointer.appending("urlPatterns"),
+                "expected a non-empty array of URL pattern strings or URLPatternInit objects, got \(value.kindName)")
+            return
+        }
+        var patterns: [URLPattern] = []
+        let options = URLPattern.Options(ignoreCase: !caseSensitive)
+        for (index, element) in elements.enumerated() {
+            let pointer = config.pointer(to: "urlPatterns", index)
+            let input: URLPatternInput
+            let written: String
+            switch element {
+            case .string(let text):
+                input = .string(text)
+                written = text
+            case .object(let object):
+                let entry = ConfigObject(object, at: pointer)
+                entry.checkKeys(allowed: objectKeys, diagnostics: &diagnostics)
+                guard case .dictionary(let dictionary)? = try? URLPatternInput(json: element) else {
+                    diagnostics.report(pointer, "every member of a URLPatternInit object must be a string")
+                    continue
+                }
+                input = .dictionary(dictionary)
+                written = JSONValue.object(object).compactText
+            default:
+                diagnostics.report(
+                    pointer, "expected a URL pattern string or a URLPatternInit object, got \(element.kindName)")
+                continue
+            }
+            do throws(URLPatternError) {
+                let pattern = try URLPattern(input, options: options)
+                patterns.append(pattern)
+                conditions.record(.urlPatterns, index, written, .urlPattern(pattern))
+            } catch {
+                var message = "\(written): \(error)"
+                if error.kind == .arguments, case .string = element {
+                    message +=
+                        " (write a whole URL pattern such as \"https://example.com/path/*\", or an object such as {\"pathname\": \"/path/*\"})"
+                }
+                diagnostics.report(pointer, message)
+            }
+        }
+        conditions.urlPatterns = patterns
+    }
+}
+
+extension URLPattern {
+    /// Whether the pattern matches `request` in its reading (see ``URLPatternCondition``).
+    func matches(_ request: CanonicalRequest) -> Bool {
+        matchResult(request) != nil
+    }
+
+    /// The match of `request` in its reading, for explain.
+    func matchResult(_ request: CanonicalRequest) -> URLPatternResult? {
+        if request.readsURLAsStandard { return exec(request.url) }
+        let url = request.url
+        let values = [
+            url.scheme, url.username, url.password, request.matchHostForm.map(String.init) ?? "", url.portString,
+            request.matchPath.text, url.query ?? "", url.fragment ?? "",
+        ]
+        return match(values, inputs: [.string(url.href)])
+    }
+}
+
+extension JSONValue {
+    /// The value as compact JSON text, for naming an object entry in messages and traces.
+    fileprivate var compactText: String {
+        var writer = JSONWriter()
+        writer.write(self)
+        return writer.string
+    }
+}
+
+extension RequestMatcher {
+    /// What an explain trace shows as the request's value for a matched entry: for a
+    /// `urlPatterns` entry, the URL and, for each component the pattern constrains, the input
+    /// it matched and its groups (`pathname "/books/7" id="7"`); for any other entry, the
+    /// field's value (``requestValue(_:_:)``).
+    func explainedValue(_ entry: MatchEntry, _ request: CanonicalRequest) -> String {
+        guard case .urlPattern(let pattern) = entry.test, let result = pattern.matchResult(request) else {
+            return requestValue(entry.field, request)
+        }
+        var parts: [String] = []
+        for (name, component) in result.components where pattern.patternString(name) != "*" {
+            let groups = component.groups.map { group in
+                "\(group.name)=" + (group.value.map { "\"\(Self.capped($0))\"" } ?? "undefined")
+            }
+            parts.append(([name, "\"\(Self.capped(component.input))\""] + groups).joined(separator: " "))
+        }
+        let url = Self.capped(request.href)
+        return parts.isEmpty ? url : url + " (" + parts.joined(separator: "; ") + ")"
+    }
+
+    /// `text` cut to ``explainedLength`` bytes (a trace shows a value per step; see ``explain(_:for:)``).
+    private static func capped(_ text: String) -> String {
+        guard text.utf8.count > explainedLength else { return text }
+        return String(decoding: text.utf8.prefix(explainedLength), as: UTF8.self) + "…"
+    }
+}
+
+extension URLPatternCondition {
+    /// Lint: an entry that can never match a URL a web view navigates to: for a pattern whose
+    /// protocol takes a special scheme (`http`, `https`, …), a pathname that cannot start with
+    /// "/" (every such URL's path does), such as `{"pathname": "admin/*"}`.
+    static func neverMatching(_ matcher: RequestMatcher, at pointer: JSONPointer) -> [LintWarning] {
+        matcher.entries.compactMap { entry in
+            guard case .urlPattern(let pattern) = entry.test,
+                let index = URLPatternInit.componentNames.firstIndex(of: "pathname"),
+                index < pattern.components.count, pattern.components.first?.matchesSpecialScheme == true,
+                let first = pattern.components[index].patternString.unicodeScalars.first,
+                !"/*{(:\\".unicodeScalars.contains(first)
+            else { return nil }
+            return LintWarning(
+                kind: "urlPatternNeverMatches", pointer: pointer.appending("urlPatterns").appending(entry.index),
+                message: "\(entry.written): the pathname pattern \"\(pattern.components[index].patternString)\" does not "
+                    + "start with \"/\", and the path of an http(s) URL always does, so it never matches; write \"/"
+                    + pattern.components[index].patternString + "\"")
+        }
+    }
+}
