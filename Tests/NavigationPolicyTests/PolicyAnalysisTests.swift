@@ -249,6 +249,39 @@ struct PolicyAnalysisTests {
         #expect(PolicyAnalysis.equivalence(policy, reordered, comparingNames: true).equivalent == false)
     }
 
+    @Test("urlPatterns never cover and make claims that rest on them unknown, naming regexp groups")
+    func urlPatterns() throws {
+        let policy = try Self.config(
+            "allow",
+            [
+                #"{"name": "up", "type": "cancel", "match": {"urlPatterns": ["https://*.example.com/admin/*"]}}"#,
+                #"{"name": "groups", "type": "cancel", "match": {"urlPatterns": [{"pathname": "/u/(\\d+)"}]}}"#,
+                #"{"name": "later", "type": "cancel", "match": {"hosts": ["a.example.com"], "pathPrefixes": ["/admin"]}}"#,
+                #"{"name": "all", "type": "cancel"}"#,
+                #"{"name": "never", "type": "allow", "match": {"hosts": ["b.test"]}}"#,
+            ])
+        let report = PolicyAnalysis.reachability(policy)
+        #expect(!report.prefix(3).contains { $0.reachable == false }, "a urlPatterns handler never proves a cover")
+        #expect(report[4].reachable == false && report[4].shadowedBy == ["all"])
+        let equivalence = PolicyAnalysis.equivalence(policy, policy)
+        #expect(equivalence.equivalent == nil)
+        #expect(equivalence.unknownReasons.contains { $0.contains("urlPatterns") && $0.contains("regexp groups") })
+    }
+
+    @Test("a custom scheme spells a listed address another way: the range after the exact host stays reachable")
+    func opaqueSpellings() throws {
+        let policy = try Self.config(
+            "allow",
+            [
+                #"{"name": "exact", "type": "allow", "match": {"hosts": ["127.0.0.1", "localhost"]}}"#,
+                #"{"name": "range", "type": "cancel", "match": {"hosts": ["127.0.0.1/32"]}}"#,
+            ])
+        let report = PolicyAnalysis.reachability(policy)
+        #expect(report[1].reachable == true, "\(report[1])")
+        let witness = try #require(report[1].witness)
+        #expect(try policy.decide(witness).handler == "range")
+    }
+
     @Test("the step bound turns a long search into unknown")
     func budget() throws {
         let policy = try Self.config("allow", Self.bases[1].handlers)

@@ -125,6 +125,8 @@ struct AnalysisDomain {
 
     func isSpecialScheme(_ region: Int32) -> Bool { Self.specialSchemes.contains(schemes[Int(region)]) }
     func isNoHost(_ region: Int32) -> Bool { hosts.witnesses[Int(region)] == nil }
+    /// Whether only a non-special scheme reaches this host region (no host, or an opaque spelling).
+    func needsPlainScheme(_ region: Int32) -> Bool { hosts.plainOnly[Int(region)] }
     func isOpaquePath(_ region: Int32) -> Bool { paths.witnesses[Int(region)] == nil }
 
     /// A concrete request in the box, or nil when the box holds no request (only infeasible
@@ -140,12 +142,15 @@ struct AnalysisDomain {
             let frame = values(Self.targetFrame).first
         else { return nil }
         // Prefer a host and a hierarchical path with a special scheme; fall back to the rest.
-        let hostOrder = [hostValues.first { !isNoHost($0) }, hostValues.first { isNoHost($0) }].compactMap { $0 }
+        let hostOrder = [
+            hostValues.first { !needsPlainScheme($0) }, hostValues.first { needsPlainScheme($0) && !isNoHost($0) },
+            hostValues.first { isNoHost($0) },
+        ].compactMap { $0 }
         let pathOrder = [pathValues.first { !isOpaquePath($0) }, pathValues.first { isOpaquePath($0) }].compactMap { $0 }
         for path in pathOrder {
             for host in hostOrder {
                 if isOpaquePath(path) && !isNoHost(host) { continue }
-                let needsPlain = isNoHost(host)
+                let needsPlain = needsPlainScheme(host)
                 guard let scheme = schemeValues.first(where: { !needsPlain || !isSpecialScheme($0) }) else { continue }
                 return request(host: host, path: path, scheme: scheme, method: method, navigation: navigation, frame: frame)
             }

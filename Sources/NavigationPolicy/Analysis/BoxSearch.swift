@@ -124,7 +124,7 @@ struct BoxSearch {
         if field == AnalysisDomain.path, let hostRegions, !hostRegions.contains(where: domain.isNoHost) {
             regions.removeAll(where: domain.isOpaquePath)
         }
-        if field == AnalysisDomain.scheme, let hostRegions, hostRegions.allSatisfy(domain.isNoHost) {
+        if field == AnalysisDomain.scheme, let hostRegions, hostRegions.allSatisfy(domain.needsPlainScheme) {
             regions.removeAll(where: domain.isSpecialScheme)
         }
         var universal: [Int] = []
@@ -147,12 +147,14 @@ struct BoxSearch {
         var order: [[Int]] = []
         for region in regions {
             var key = accepting[region] ?? []
-            if field == AnalysisDomain.host, domain.isNoHost(region) { key.append(Int.min) }
+            // Host classes keep apart what only a non-special scheme reaches, and "no host" itself.
+            if field == AnalysisDomain.host, domain.needsPlainScheme(region) { key.append(Int.min) }
+            if field == AnalysisDomain.host, domain.isNoHost(region) { key.append(Int.min + 1) }
             if classes[key] == nil { order.append(key) }
             classes[key, default: []].append(region)
         }
         return order.map { key in
-            let members = (universal + key.filter { $0 != Int.min }).sorted { Self.position($0) < Self.position($1) }
+            let members = (universal + key.filter { $0 > Int.min + 1 }).sorted { Self.position($0) < Self.position($1) }
             return (classes[key] ?? [], members)
         }
     }

@@ -11,6 +11,10 @@
 struct HostRegions {
     /// A concrete host per region (in match form); nil for the "no host" region.
     var witnesses: [String?] = []
+    /// Regions only a non-special scheme's (opaque) host reaches: an address spelled another
+    /// way (`myapp://0x7f.0.0.1/` is in `127.0.0.0/8` but is not the exact host `127.0.0.1`),
+    /// or a name with its trailing dot kept (`myapp://localhost./`).
+    var plainOnly: [Bool] = []
     /// Term number → regions where it holds (ascending).
     var termRegions: [[Int32]] = []
 
@@ -67,20 +71,34 @@ struct HostRegions {
         termRegions = Array(repeating: [], count: Int(termCount))
         witnesses = []
         for candidate in candidates {
-            guard let signature = self.signature(of: candidate), bySignature[signature] == nil else { continue }
+            guard let signature = self.signature(of: candidate, scheme: "http"), bySignature[signature] == nil else { continue }
             let region = Int32(witnesses.count)
             bySignature[signature] = region
             witnesses.append(candidate)
+            plainOnly.append(false)
+            for term in signature { termRegions[Int(term)].append(region) }
+        }
+        // Opaque hosts keep their spelling: other spellings of listed addresses and names.
+        var opaque = ["localhost.", "\(fresh).localhost."] + exact.keys.sorted().map { $0 + "." }
+        opaque += exact.keys.sorted().compactMap(Self.hexSpelling)
+        for candidate in opaque {
+            guard let signature = self.signature(of: candidate, scheme: "qzscheme"), bySignature[signature] == nil
+            else { continue }
+            let region = Int32(witnesses.count)
+            bySignature[signature] = region
+            witnesses.append(candidate)
+            plainOnly.append(true)
             for term in signature { termRegions[Int(term)].append(region) }
         }
         // Last, so witnesses prefer a URL with a host: no host at all (only a non-special scheme has that).
         witnesses.append(nil)
+        plainOnly.append(true)
     }
 
     /// The terms that hold for a host, by the engine's own reading of `http://host/`; nil when
     /// the candidate is not a host (it then stands for no request).
-    private func signature(of candidate: String) -> [Int32]? {
-        guard let url = try? URLRecord.parse("http://\(candidate)/"), let host = MatchHost.form(of: url) else {
+    private func signature(of candidate: String, scheme: String) -> [Int32]? {
+        guard let url = try? URLRecord.parse("\(scheme)://\(candidate)/"), let host = MatchHost.form(of: url) else {
             return nil
         }
         var terms: [Int32] = []
@@ -127,6 +145,15 @@ struct HostRegions {
             if folded.contains(where: { $0.contains(point) }) { return nil }
             return point.isIPv4 ? point.description : "[\(point.description)]"
         }
+    }
+
+    /// An IPv4 host with its first part in hex (`127.0.0.1` → `0x7f.0.0.1`), nil for other hosts.
+    private static func hexSpelling(_ host: String) -> String? {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, let first = parts.first.flatMap({ Int($0) }), parts.allSatisfy({ Int($0) != nil }) else {
+            return nil
+        }
+        return "0x" + String(first, radix: 16) + "." + parts.dropFirst().joined(separator: ".")
     }
 
     private static func last(of range: AddressRange) -> IPAddress {

@@ -74,7 +74,8 @@ public enum PolicyAnalysis {
         let links = policy.links
         let domain = AnalysisDomain(matchers: links.map(\.matcher))
         var search = BoxSearch(domain: domain, budget: limits.steps)
-        let candidates = CandidateIndex(domain: domain, enforcing: links.map { !$0.isShadow })
+        // A handler with urlPatterns matches only part of its box: it never counts as covering.
+        let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover))
         let unmodelled = links.filter { !HandlerOutcome.isModelled($0) }.map(\.name)
         return links.indices.map { position in
             var answer = reachability(
@@ -113,6 +114,8 @@ public enum PolicyAnalysis {
             if reached && inQuery {
                 answer.reachable = true
                 answer.witness = request
+            } else if let reason = urlPatternReason(policy.links[...position]) {
+                answer.unknownReason = reason
             } else {
                 answer.unknownReason =
                     "the witness \(request.url) (\(request.method)) did not reach the handler when decided: "
@@ -128,6 +131,25 @@ public enum PolicyAnalysis {
             }
         }
         return answer
+    }
+
+    /// Whether a link may be used to cover later ones: enforcing, and matching all of its box
+    /// (urlPatterns are not cut into regions, so such a handler matches only part of it).
+    static func canCover(_ link: ChainLink) -> Bool {
+        !link.isShadow && link.matcher.urlPatterns == nil
+    }
+
+    /// Why answers that rest on `urlPatterns` are unknown, or nil when no handler has them.
+    static func urlPatternReason(_ links: some Collection<ChainLink>) -> String? {
+        let named = links.filter { $0.matcher.urlPatterns != nil }
+        guard !named.isEmpty else { return nil }
+        let withGroups = named.filter { $0.matcher.urlPatterns?.contains { $0.hasRegExpGroups } ?? false }
+        return "urlPatterns (handlers " + named.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            + ") are not cut into regions by this analysis, so what rests on them is not decided"
+            + (withGroups.isEmpty
+                ? ""
+                : "; those of " + withGroups.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                    + " have regexp groups, which no region analysis decides in general")
     }
 
     /// Why a cover may have missed requests, or nil when it is exact.
@@ -207,6 +229,7 @@ public enum PolicyAnalysis {
             result.unknownReasons.append(
                 "handlers mix caseSensitive and case-insensitive path conditions with letters; not decided exactly")
         }
+        if let reason = urlPatternReason(first.links + second.links) { result.unknownReasons.append(reason) }
         let unmodelled = (first.links + second.links).filter { !HandlerOutcome.isModelled($0) }
         if !unmodelled.isEmpty {
             result.unknownReasons.append(
@@ -246,14 +269,17 @@ public enum PolicyAnalysis {
                 case (let mine?, let asked?): RegionSets.intersection(mine, asked)
                 }
             }
-            let candidates = CandidateIndex(domain: domain, enforcing: links.map { !$0.isShadow } + [false])
+            let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover) + [false])
             let found = reachability(
                 of: position, box: box, policy: policy, domain: domain,
                 candidates: candidates.earlier(than: position, intersecting: box), search: &search, query: query)
             answer.reachable = found.reachable
             answer.witness = found.witness
             answer.unknownReason = found.unknownReason
-            if found.reachable == false, queryGeneral {
+            if found.reachable == false, let reason = urlPatternReason([ChainLink.probe(query ?? .everything)]) {
+                answer.reachable = nil
+                answer.unknownReason = reason
+            } else if found.reachable == false, queryGeneral {
                 answer.reachable = nil
                 answer.unknownReason = "the query's path pattern has \"*\" inside or \"?\"; not decided exactly"
             }
@@ -284,6 +310,8 @@ public enum PolicyAnalysis {
                 answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
             } else if misfit {
                 answer.unknownReason = "a witness did not decide as the analysis said when re-checked (an analysis error)"
+            } else if let reason = urlPatternReason(links + (query.map { [ChainLink.probe($0)] } ?? [])) {
+                answer.unknownReason = reason
             } else if queryGeneral || domain.hasGeneralPattern.contains(true) || domain.casesMixed {
                 answer.unknownReason =
                     "pathPatterns with \"*\" inside or \"?\", or mixed case sensitivity, are not decided exactly"

@@ -19,6 +19,8 @@ package struct AnalyzeCommand: ParsableCommand {
         help: "with --can-reach, only requests whose host this hosts entry matches (name, *.suffix, range, @class)")
     static let pathPattern = Option.text(
         "path-pattern", "PATTERN", help: "with --can-reach, only requests whose path this pathPatterns entry matches")
+    static let urlPattern = Option.text(
+        "url-pattern", "PATTERN", help: "with --can-reach, only requests whose URL this urlPatterns entry matches")
     static let match = Option.text(
         "match", "JSON", help: "with --can-reach, only requests this match object matches ({\"methods\": [\"POST\"]}, …)")
     static let format = OutputFormat.option(default: .text, text: "one line per answer")
@@ -43,7 +45,7 @@ package struct AnalyzeCommand: ParsableCommand {
             """,
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, against.declaration, compare.declaration,
-            canReach.declaration, host.declaration, pathPattern.declaration, match.declaration, format.declaration,
+            canReach.declaration, host.declaration, pathPattern.declaration, urlPattern.declaration, match.declaration, format.declaration,
         ],
         exclusiveGroups: [ExclusiveGroup(["against", "can-reach"], isRequired: false)])
 
@@ -57,6 +59,7 @@ package struct AnalyzeCommand: ParsableCommand {
     var scope: JSONObject = [:]
     private var hostText: String?
     private var patternText: String?
+    private var urlPatternText: String?
     private var matchText: String?
     var format: OutputFormat
 
@@ -72,6 +75,7 @@ package struct AnalyzeCommand: ParsableCommand {
         target = arguments[Self.canReach]
         hostText = arguments[Self.host]
         patternText = arguments[Self.pathPattern]
+        urlPatternText = arguments[Self.urlPattern]
         matchText = arguments[Self.match]
         format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
     }
@@ -82,8 +86,8 @@ package struct AnalyzeCommand: ParsableCommand {
             throw .usage("navpolicyd analyze: --compare takes \"handler\", not \"\(compareText)\"")
         }
         if compareText != nil, againstPath == nil { throw .usage("navpolicyd analyze: --compare needs --against") }
-        if target == nil, hostText != nil || patternText != nil || matchText != nil {
-            throw .usage("navpolicyd analyze: --host, --path-pattern and --match scope a query: add --can-reach")
+        if target == nil, hostText != nil || patternText != nil || urlPatternText != nil || matchText != nil {
+            throw .usage("navpolicyd analyze: --host, --path-pattern, --url-pattern and --match scope a query: add --can-reach")
         }
         if let matchText {
             guard case .object(let object)? = try? JSONParser().parse(matchText) else {
@@ -93,6 +97,7 @@ package struct AnalyzeCommand: ParsableCommand {
         }
         if let hostText { scope.append("hosts", .array([.string(hostText)])) }
         if let patternText { scope.append("pathPatterns", .array([.string(patternText)])) }
+        if let urlPatternText { scope.append("urlPatterns", .array([.string(urlPatternText)])) }
     }
 
     package func run(_ output: Output) -> Int32 {
