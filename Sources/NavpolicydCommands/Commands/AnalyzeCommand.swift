@@ -45,7 +45,8 @@ package struct AnalyzeCommand: ParsableCommand {
             """,
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, against.declaration, compare.declaration,
-            canReach.declaration, host.declaration, pathPattern.declaration, urlPattern.declaration, match.declaration, format.declaration,
+            canReach.declaration, host.declaration, pathPattern.declaration, urlPattern.declaration, match.declaration,
+            format.declaration,
         ],
         exclusiveGroups: [ExclusiveGroup(["against", "can-reach"], isRequired: false)])
 

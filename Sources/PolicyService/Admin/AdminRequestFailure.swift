@@ -1,3 +1,5 @@
+public import JSONSupport
+
 /// Why an admin request with a JSON body (`POST /v1/policy/diff`, `POST /v1/policy/analyze`)
 /// was refused; each case maps to one problem type.
 public enum AdminRequestFailure: Error, Sendable, Equatable {
@@ -10,4 +12,19 @@ public enum AdminRequestFailure: Error, Sendable, Equatable {
     /// 409 `nothing-to-replay` (diff only): no `requests` were posted and the decision log held
     /// no request to replay (none written yet, or no log at all); `linesRead` log lines were read.
     case nothingToReplay(linesRead: Int)
+}
+
+extension AdminRequestFailure {
+    /// The JSON object an admin request body must be, or the failure to answer: 400
+    /// `malformed-json` with where it broke, or `invalid-request` saying what was `expected`.
+    static func object(of body: [UInt8], expected: String) -> Result<JSONObject, AdminRequestFailure> {
+        let document: JSONValue
+        do {
+            document = try JSONParser().parse(body)
+        } catch {
+            return .failure(.malformedJSON("line \(error.line), column \(error.column): \(error.reason)"))
+        }
+        guard let object = document.objectValue else { return .failure(.invalidRequest(expected, field: "")) }
+        return .success(object)
+    }
 }

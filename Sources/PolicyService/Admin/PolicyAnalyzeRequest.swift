@@ -18,14 +18,10 @@ public enum PolicyAnalyzeRequest {
     /// Body: `{"config": {…}, "against": {…}?, "compare": "handler"?, "canReach": "allow"?,
     /// "match": {…}?}`. Answers the JSON `navpolicyd analyze --format json` prints for the same question.
     public static func report(body: [UInt8], compiler: PolicyCompiler) -> Result<JSONObject, Failure> {
-        let document: JSONValue
-        do {
-            document = try JSONParser().parse(body)
-        } catch {
-            return .failure(.malformedJSON("line \(error.line), column \(error.column): \(error.reason)"))
-        }
-        guard let object = document.objectValue else {
-            return .failure(.invalidRequest("expected an object with \"config\" and optional \"against\"", field: ""))
+        let object: JSONObject
+        switch AdminRequestFailure.object(of: body, expected: "expected an object with \"config\" and optional \"against\"") {
+        case .success(let parsed): object = parsed
+        case .failure(let failure): return .failure(failure)
         }
         let known = ["config", "against", "compare", "canReach", "match"]
         for member in object.members where !known.contains(member.key) {

@@ -19,14 +19,10 @@ public enum PolicyDiffRequest {
     public static func report(
         body: [UInt8], live: CompiledPolicy, compiler: PolicyCompiler, recentLog: () -> [String]
     ) -> Result<JSONObject, Failure> {
-        let document: JSONValue
-        do {
-            document = try JSONParser().parse(body)
-        } catch {
-            return .failure(.malformedJSON("line \(error.line), column \(error.column): \(error.reason)"))
-        }
-        guard let object = document.objectValue else {
-            return .failure(.invalidRequest("expected an object with \"config\" and optional \"requests\"", field: ""))
+        let object: JSONObject
+        switch AdminRequestFailure.object(of: body, expected: "expected an object with \"config\" and optional \"requests\"") {
+        case .success(let parsed): object = parsed
+        case .failure(let failure): return .failure(failure)
         }
         for member in object.members where !["config", "requests", "examples"].contains(member.key) {
             return .failure(
