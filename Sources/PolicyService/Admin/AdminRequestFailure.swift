@@ -1,4 +1,4 @@
-public import JSONSupport
+import JSONSupport
 
 /// Why an admin request with a JSON body (`POST /v1/policy/diff`, `POST /v1/policy/analyze`)
 /// was refused; each case maps to one problem type.
