@@ -63,8 +63,8 @@ echo "load + compile + one decision (check, 1,000):   $(seconds "${PIN[@]}" "$BI
 echo "compare two 1,000-handler chains (differ):      $(seconds "${PIN[@]}" "$BIN" analyze --config "$TMP/a1k.json" --against "$TMP/b1k.json") s  (target ≤ 2 s)"
 echo "compare a 1,000-handler chain with itself:      $(seconds "${PIN[@]}" "$BIN" analyze --config "$TMP/a1k.json" --against "$TMP/a1k.json") s  (target ≤ 2 s)"
 "${PIN[@]}" "$BIN" analyze --config "$TMP/a1k.json" --against "$TMP/b1k.json" --format json \
-    | python3 -c 'import json,sys; r=json.load(sys.stdin); print(f"  equivalent={r[\"equivalent\"]} differingRegions={r[\"differingRegions\"]} counterexamples={len(r[\"counterexamples\"])}")'
+    | python3 -c 'import json,sys; r=json.load(sys.stdin); print("  equivalent=%s differingRegions=%s counterexamples=%d" % (r["equivalent"], r["differingRegions"], len(r["counterexamples"])))'
 echo "load + compile + one decision (check, 10,000):  $(seconds "${PIN[@]}" "$BIN" check --config "$TMP/a10k.json" https://a.example/) s"
 echo "reachability of a 10,000-handler chain:         $(seconds "${PIN[@]}" "$BIN" analyze --config "$TMP/a10k.json") s  (target ≤ 5 s)"
 "${PIN[@]}" "$BIN" analyze --config "$TMP/a10k.json" --format json \
-    | python3 -c 'import json,sys; h=json.load(sys.stdin)["handlers"]; print(f"  handlers={len(h)} reachable={sum(x[\"reachable\"] is True for x in h)} unreachable={sum(x[\"reachable\"] is False for x in h)} unknown={sum(x[\"reachable\"] is None for x in h)}")'
+    | python3 -c 'import json,sys; h=json.load(sys.stdin)["handlers"]; print("  handlers=%d reachable=%d unreachable=%d unknown=%d" % (len(h), sum(x["reachable"] is True for x in h), sum(x["reachable"] is False for x in h), sum(x["reachable"] is None for x in h)))'
