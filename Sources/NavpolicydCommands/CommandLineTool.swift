@@ -7,9 +7,9 @@ public enum CommandLineTool {
     /// Every command, in the order the overview lists them.
     package static var commands: [any ParsableCommand.Type] {
         [
-            ServeCommand.self, CheckCommand.self, ValidateCommand.self, TestCommand.self, DiffCommand.self, CompileCommand.self,
-            BundleCommand.self, CanonicalizeCommand.self, URLPatternCommand.self, BenchCommand.self, IntakeCommand.self,
-            CompletionsCommand.self,
+            ServeCommand.self, CheckCommand.self, ValidateCommand.self, TestCommand.self, DiffCommand.self,
+            AnalyzeCommand.self, CompileCommand.self, BundleCommand.self, CanonicalizeCommand.self, URLPatternCommand.self,
+            BenchCommand.self, IntakeCommand.self, CompletionsCommand.self,
             HelpCommand.self,
             VersionCommand.self,
         ]

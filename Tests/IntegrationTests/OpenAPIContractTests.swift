@@ -212,6 +212,15 @@ struct OpenAPIContractTests {
         try checker.check(
             "POST", "/v1/policy/diff", 422, Curl.request(diff, jsonBody + [#"{"config":{"handlers":[{"type":"nope"}]}}"#]))
         try checker.check("POST", "/v1/policy/diff", 415, Curl.request(diff, ["-d", candidate]))
+        // The analysis of posted configs (issue 32).
+        let analyze = base + "/v1/policy/analyze"
+        try checker.check(
+            "POST", "/v1/policy/analyze", 200, Curl.request(analyze, jsonBody + [#"{"config":{"handlers":[]}}"#]))
+        try checker.check("POST", "/v1/policy/analyze", 400, Curl.request(analyze, jsonBody + [#"{"config":{},"x":1}"#]))
+        try checker.check(
+            "POST", "/v1/policy/analyze", 422,
+            Curl.request(analyze, jsonBody + [#"{"config":{"handlers":[{"type":"nope"}]}}"#]))
+        try checker.check("POST", "/v1/policy/analyze", 415, Curl.request(analyze, ["-d", #"{"config":{}}"#]))
         // No requests posted and no decision log: nothing to replay.
         try checker.check("POST", "/v1/policy/diff", 409, Curl.request(diff, jsonBody + [#"{"config":{"handlers":[]}}"#]))
 
@@ -304,6 +313,11 @@ struct OpenAPIContractTests {
                 "POST", "/v1/policy/diff", 401,
                 Curl.request(
                     base + "/v1/policy/diff",
+                    credentials + ["-H", "Content-Type: application/json", "-d", #"{"config":{}}"#]))
+            try checker.check(
+                "POST", "/v1/policy/analyze", 401,
+                Curl.request(
+                    base + "/v1/policy/analyze",
                     credentials + ["-H", "Content-Type: application/json", "-d", #"{"config":{}}"#]))
             let authz = credentials + ["-H", "X-Original-URL: https://a.example/"]
             try checker.check("GET", "/v1/policy/bundle", 401, Curl.request(base + "/v1/policy/bundle", credentials))

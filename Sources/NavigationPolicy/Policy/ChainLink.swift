@@ -20,3 +20,16 @@ public final class ChainLink: Sendable {
         self.isShadow = isShadow
     }
 }
+
+extension ChainLink {
+    /// A link that only carries a query's matcher (named "the query"), for analysis messages.
+    static func probe(_ matcher: RequestMatcher) -> ChainLink {
+        ChainLink(name: "the query", type: "query", matcher: matcher, handler: AllowHandlerProbe())
+    }
+}
+
+/// The handler of a ``ChainLink/probe(_:)``: it is never asked to decide.
+private struct AllowHandlerProbe: NavigationHandler {
+    var name: String { "the query" }
+    func decide(_ request: CanonicalRequest) -> Decision? { nil }
+}

@@ -8,17 +8,7 @@ public import NavigationPolicy
 /// and renders the result or the error.
 public enum PolicyDiffRequest {
     /// Why a diff request was refused; each maps to one problem type.
-    public enum Failure: Error, Sendable, Equatable {
-        /// 400 `malformed-json`.
-        case malformedJSON(String)
-        /// 400 `invalid-request`, with the member at fault.
-        case invalidRequest(String, field: String)
-        /// 422 `invalid-config`: the candidate's errors, `pointer: message` each.
-        case invalidConfig([String])
-        /// 409 `nothing-to-replay`: no `requests` were posted and the decision log held no
-        /// request to replay (none written yet, or no log at all); `linesRead` log lines were read.
-        case nothingToReplay(linesRead: Int)
-    }
+    public typealias Failure = AdminRequestFailure
 
     /// Most requests one call replays, posted or from the log: keeps one admin call bounded.
     public static let maximumRequests = 100_000
@@ -29,14 +19,10 @@ public enum PolicyDiffRequest {
     public static func report(
         body: [UInt8], live: CompiledPolicy, compiler: PolicyCompiler, recentLog: () -> [String]
     ) -> Result<JSONObject, Failure> {
-        let document: JSONValue
-        do {
-            document = try JSONParser().parse(body)
-        } catch {
-            return .failure(.malformedJSON("line \(error.line), column \(error.column): \(error.reason)"))
-        }
-        guard let object = document.objectValue else {
-            return .failure(.invalidRequest("expected an object with \"config\" and optional \"requests\"", field: ""))
+        let object: JSONObject
+        switch AdminRequestFailure.object(of: body, expected: "expected an object with \"config\" and optional \"requests\"") {
+        case .success(let parsed): object = parsed
+        case .failure(let failure): return .failure(failure)
         }
         for member in object.members where !["config", "requests", "examples"].contains(member.key) {
             return .failure(

@@ -59,6 +59,14 @@ extension ProblemDetails {
             extensions: ["errors": .array(errors.map(JSONValue.string))])
     }
 
+    /// `invalid-config` for `POST /v1/policy/analyze`: a posted config (or the query's match) is invalid.
+    static func invalidAnalyzed(_ errors: [String]) -> ProblemDetails {
+        ProblemDetails(
+            kind: "invalid-config", title: "A posted config is invalid", status: 422,
+            detail: "A posted config or the query's match is invalid, so nothing was analyzed; fix the errors below.",
+            extensions: ["errors": .array(errors.map(JSONValue.string))])
+    }
+
     /// `POST /v1/policy/diff` without `requests` when the decision log gave nothing to replay.
     static func nothingToReplay(logPath: String?, linesRead: Int) -> ProblemDetails {
         let why =

@@ -39,6 +39,8 @@ extension PolicyDaemon {
         PolicyAPI.Route.intakeShareTarget.rawValue: IntakeLimits().multipartBytes,
         // A candidate config plus the requests to replay; admin-only.
         PolicyAPI.Route.policyDiff.rawValue: 8 << 20,
+        // One or two configs to analyze; admin-only, and the search itself is bounded.
+        PolicyAPI.Route.policyAnalyze.rawValue: 8 << 20,
     ]
 
     /// Admin traffic is a few probes and scrapes: one worker thread and connection limits of

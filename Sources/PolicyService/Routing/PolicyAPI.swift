@@ -20,6 +20,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
         case policy = "/v1/policy"
         case reload = "/v1/policy/reload"
         case policyDiff = "/v1/policy/diff"
+        /// Reachability, equivalence and queries over posted configs (issue 32).
+        case policyAnalyze = "/v1/policy/analyze"
         case healthz = "/healthz"
         case readyz = "/readyz"
         /// Intake readiness: the policy and the intake store (`/readyz` needs only the policy).
@@ -94,6 +96,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
             table.group(checking: adminCheck) {
                 policyAdmin.registerReload(in: &$0)
                 policyAdmin.registerDiff(in: &$0)
+                policyAdmin.registerAnalyze(in: &$0)
             }
             table.group { policyAdmin.registerHealthProbes(in: &$0) }
             table.group(checking: decisionCheck) { policyAdmin.registerMetrics(in: &$0) }

@@ -9,6 +9,7 @@ extension PolicyAPI.Route {
         case .policy: "the active chain, revision, load time and last reload error"
         case .reload: "re-read the config now and report the outcome (admin token)"
         case .policyDiff: "what a candidate config would change, replayed (admin token)"
+        case .policyAnalyze: "reachability, equivalence and queries over a posted config (admin token)"
         case .healthz: "liveness"
         case .readyz: "decision readiness: a policy is active (never asks the intake store)"
         case .readyzIntake: "intake readiness: a policy is active and the intake store takes writes"

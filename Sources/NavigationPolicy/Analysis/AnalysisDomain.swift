@@ -1,0 +1,176 @@
+/// Every field of a request cut into finitely many regions relevant to a set of matchers
+/// (one or two chains, and a query), and each matcher as a box: one region set per field.
+///
+/// Fields are ordered host, path, scheme, method, navigation type, target frame: the analysis
+/// splits on the most discriminating field first. Three combinations are not requests and
+/// are never used as witnesses: no host with a special scheme (`http:` always has one), an
+/// opaque path with a host, and an opaque path with a special scheme.
+struct AnalysisDomain {
+    static let fieldCount = 6
+    static let host = 0
+    static let path = 1
+    static let scheme = 2
+    static let method = 3
+    static let navigationType = 4
+    static let targetFrame = 5
+
+    static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp", "file"]
+
+    private(set) var hosts = HostRegions()
+    private(set) var paths = PathRegions()
+    private(set) var schemes: [String] = []
+    private(set) var methods: [String] = []
+    let navigationTypes = NavigationType.allCases.map { $0 }
+    let targetFrames = TargetFrame.allCases.map { $0 }
+    /// One box per matcher given to ``init(matchers:)``, in that order.
+    private(set) var boxes: [[RegionSet]] = []
+    /// Per matcher: whether it has a general path pattern (see ``PathRegions``).
+    private(set) var hasGeneralPattern: [Bool] = []
+
+    /// The number of regions of each field.
+    var sizes: [Int] {
+        [hosts.witnesses.count, paths.witnesses.count, schemes.count, methods.count, navigationTypes.count, targetFrames.count]
+    }
+
+    /// Whether path witnesses may miss atoms because handlers mix case-sensitive and case-insensitive letters.
+    var casesMixed: Bool { paths.casesMixed }
+
+    /// The fresh label witnesses are built from (also the opaque path's text).
+    let fresh: String
+
+    init(matchers: [RequestMatcher]) {
+        let fresh = Self.freshLabel(matchers)
+        self.fresh = fresh
+        var hostTerms: [[Int32]?] = []
+        var pathTerms: [[(RequestMatcher.Field, Int32)]] = []
+        var schemeValues: Set<String> = []
+        var methodValues: Set<String> = []
+        for matcher in matchers {
+            schemeValues.formUnion(matcher.schemes ?? [])
+            methodValues.formUnion(matcher.methods ?? [])
+            var hostList: [Int32]? = matcher.hosts == nil ? nil : []
+            var pathList: [(RequestMatcher.Field, Int32)] = []
+            for entry in matcher.entries {
+                switch entry.field {
+                case .hosts: if let id = hosts.term(entry.test) { hostList?.append(id) }
+                case .paths, .pathPrefixes, .pathPatterns:
+                    if let id = paths.term(entry.test, caseSensitive: matcher.paths.caseSensitive) {
+                        pathList.append((entry.field, id))
+                    }
+                default: break
+                }
+            }
+            hostTerms.append(hostList)
+            pathTerms.append(pathList)
+        }
+        hosts.build(fresh: fresh)
+        paths.build(fresh: fresh)
+        // The other special scheme first: witnesses are built from a region's first value.
+        schemes = []
+        if let other = ["https", "http", "ws", "wss", "ftp"].first(where: { !schemeValues.contains($0) }) {
+            schemes.append(other)
+        }
+        schemes += schemeValues.sorted() + ["qzscheme"]
+        // GET first: the witness of a region is built from its first value.
+        methods = ["GET"] + methodValues.subtracting(["GET"]).sorted() + ["QZMETHOD"]
+        for (position, matcher) in matchers.enumerated() {
+            var box: [RegionSet] = Array(repeating: nil, count: Self.fieldCount)
+            box[Self.host] = hostTerms[position].map { terms in Self.union(terms.map { hosts.termRegions[Int($0)] }) }
+            box[Self.path] = pathBox(pathTerms[position])
+            box[Self.scheme] = matcher.schemes.map { set in Self.indices(of: set, in: schemes) }
+            box[Self.method] = matcher.methods.map { set in Self.indices(of: set, in: methods) }
+            box[Self.navigationType] = matcher.navigationTypes.map { set in
+                Self.indices(of: Set(set.map(\.rawValue)), in: navigationTypes.map(\.rawValue))
+            }
+            box[Self.targetFrame] = matcher.targetFrames.map { set in
+                Self.indices(of: Set(set.map(\.rawValue)), in: targetFrames.map(\.rawValue))
+            }
+            boxes.append(box)
+            hasGeneralPattern.append(pathTerms[position].contains { paths.generalTerms.contains($0.1) })
+        }
+    }
+
+    /// `paths`, `pathPrefixes` and `pathPatterns` each must hold when given: the intersection
+    /// of the unions of each list's regions.
+    private func pathBox(_ terms: [(RequestMatcher.Field, Int32)]) -> RegionSet {
+        var result: [Int32]?
+        for field in [RequestMatcher.Field.paths, .pathPrefixes, .pathPatterns] {
+            let ids = terms.filter { $0.0 == field }.map(\.1)
+            guard !ids.isEmpty else { continue }
+            let regions = Self.union(ids.map { paths.termRegions[Int($0)] })
+            result = result.map { RegionSets.intersection($0, regions) } ?? regions
+        }
+        return result
+    }
+
+    private static func union(_ lists: [[Int32]]) -> [Int32] {
+        if lists.count == 1, let only = lists.first { return only }
+        return Array(Set(lists.joined())).sorted()
+    }
+
+    private static func indices(of values: Set<String>, in domain: [String]) -> [Int32] {
+        domain.indices.filter { values.contains(domain[$0]) }.map { Int32($0) }
+    }
+
+    /// A label no entry contains, so hosts and paths built from it fall under no entry by accident.
+    private static func freshLabel(_ matchers: [RequestMatcher]) -> String {
+        let written = matchers.flatMap { $0.entries.map { asciiLowercased($0.written) } }
+        for candidate in ["qz", "qy", "qx", "zq", "zy", "xq"] where !written.contains(where: { $0.contains(candidate) }) {
+            return candidate + "0"
+        }
+        return "qzqzqz0"
+    }
+
+    // MARK: Feasibility and witnesses
+
+    func isSpecialScheme(_ region: Int32) -> Bool { Self.specialSchemes.contains(schemes[Int(region)]) }
+    func isNoHost(_ region: Int32) -> Bool { hosts.witnesses[Int(region)] == nil }
+    /// Whether only a non-special scheme reaches this host region (no host, or an opaque spelling).
+    func needsPlainScheme(_ region: Int32) -> Bool { hosts.plainOnly[Int(region)] }
+    func isOpaquePath(_ region: Int32) -> Bool { paths.witnesses[Int(region)] == nil }
+
+    /// A concrete request in the box, or nil when the box holds no request (only infeasible
+    /// combinations). Tries the regions in order and keeps the first feasible combination.
+    func witness(in box: [RegionSet]) -> NavigationRequest? {
+        func values(_ field: Int) -> [Int32] {
+            box[field] ?? (0..<Int32(sizes[field])).map { $0 }
+        }
+        let hostValues = values(Self.host)
+        let pathValues = values(Self.path)
+        let schemeValues = values(Self.scheme)
+        guard let method = values(Self.method).first, let navigation = values(Self.navigationType).first,
+            let frame = values(Self.targetFrame).first
+        else { return nil }
+        // Prefer a host and a hierarchical path with a special scheme; fall back to the rest.
+        let hostOrder = [
+            hostValues.first { !needsPlainScheme($0) }, hostValues.first { needsPlainScheme($0) && !isNoHost($0) },
+            hostValues.first { isNoHost($0) },
+        ].compactMap { $0 }
+        let pathOrder = [pathValues.first { !isOpaquePath($0) }, pathValues.first { isOpaquePath($0) }].compactMap { $0 }
+        for path in pathOrder {
+            for host in hostOrder {
+                if isOpaquePath(path) && !isNoHost(host) { continue }
+                let needsPlain = needsPlainScheme(host)
+                guard let scheme = schemeValues.first(where: { !needsPlain || !isSpecialScheme($0) }) else { continue }
+                return request(host: host, path: path, scheme: scheme, method: method, navigation: navigation, frame: frame)
+            }
+        }
+        return nil
+    }
+
+    private func request(host: Int32, path: Int32, scheme: Int32, method: Int32, navigation: Int32, frame: Int32)
+        -> NavigationRequest
+    {
+        let schemeText = schemes[Int(scheme)]
+        let pathText = paths.witnesses[Int(path)] ?? fresh
+        let url: String =
+            if let hostText = hosts.witnesses[Int(host)] {
+                "\(schemeText)://\(hostText)\(pathText)"
+            } else {
+                "\(schemeText):\(pathText)"
+            }
+        return NavigationRequest(
+            url: url, method: methods[Int(method)], navigationType: navigationTypes[Int(navigation)],
+            targetFrame: targetFrames[Int(frame)])
+    }
+}

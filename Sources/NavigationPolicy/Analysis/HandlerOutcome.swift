@@ -1,0 +1,56 @@
+/// What a handler does to every request it decides, as far as equivalence is concerned:
+/// the verdict, the action and how the location is made. Two handlers with equal outcomes
+/// decide every request alike (a location template renders the same href the same way).
+struct HandlerOutcome: Equatable {
+    enum Location: Equatable {
+        case none
+        /// The request's own href (payment-redirect without a template).
+        case requestURL
+        case template(LocationTemplate)
+        /// A handler type the analysis does not know: compared by name, never equal to another.
+        case unknownType(String)
+    }
+
+    var verdict: Decision.Verdict
+    var action: String?
+    var location: Location
+    /// Set only when handler names are compared too (`--compare handler`).
+    var handler: String?
+
+    /// The outcome of a chain link.
+    init(_ link: ChainLink, comparingNames: Bool) {
+        handler = comparingNames ? link.name : nil
+        if link.handler is AllowHandler {
+            verdict = .allow
+            action = nil
+            location = .none
+        } else if let cancelling = link.handler as? any CancellingHandler {
+            let behavior = cancelling.behavior
+            verdict = .cancel
+            action = behavior.action
+            location =
+                switch (behavior.location, behavior.locationRule) {
+                case (let template?, _): .template(template)
+                case (nil, .defaultsToRequestURL): .requestURL
+                case (nil, _): .none
+                }
+        } else {
+            verdict = .cancel
+            action = nil
+            location = .unknownType(link.type + "\u{0}" + link.name)
+        }
+    }
+
+    /// The default decision's outcome.
+    init(default verdict: Decision.Verdict) {
+        self.verdict = verdict
+        action = verdict == .cancel ? "block" : nil
+        location = .none
+        handler = nil
+    }
+
+    /// Whether a handler type is one the analysis models (it always decides when it matches).
+    static func isModelled(_ link: ChainLink) -> Bool {
+        link.handler is AllowHandler || link.handler is any CancellingHandler
+    }
+}

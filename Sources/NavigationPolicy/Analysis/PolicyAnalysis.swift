@@ -1,0 +1,325 @@
+/// Exact answers about what a compiled chain does: which handlers can decide, whether two
+/// chains decide alike, and whether any request of a kind can reach a decision or a handler.
+///
+/// The request space is cut into regions per field (``AnalysisDomain``), and questions are
+/// answered over boxes of regions (``BoxSearch``). Every witness and counterexample is decided
+/// again by the real engine before it is returned; one that does not behave as the analysis
+/// says turns the answer into "unknown" rather than a wrong one. Claims that no request
+/// exists rest on the regions being complete, which they are for every match form except
+/// general path patterns and mixed case sensitivity: those are reported as unknown, with why.
+public enum PolicyAnalysis {
+    /// Bounds on one analysis: a request body to `POST /v1/policy/analyze` is a client's input.
+    public struct Limits: Sendable {
+        /// Search steps (one per box visited, plus its candidates) before answers become unknown.
+        public var steps: Int
+        /// At most this many counterexamples are re-checked and listed (the total is still counted).
+        public var counterexamples: Int
+
+        public init(steps: Int = 200_000_000, counterexamples: Int = 20) {
+            self.steps = steps
+            self.counterexamples = counterexamples
+        }
+    }
+
+    /// What the analysis says about one handler.
+    public struct Reachability: Sendable {
+        public var name: String
+        /// true: a witness reaches it; false: proven never to decide (or, for a shadow handler,
+        /// never to be consulted); nil: unknown, see ``unknownReason``.
+        public var reachable: Bool?
+        /// Earlier enforcing handlers that together match every request it matches.
+        public var shadowedBy: [String]
+        public var witness: NavigationRequest?
+        public var unknownReason: String?
+        public var isShadow: Bool
+    }
+
+    /// One request two chains decide differently.
+    public struct Counterexample: Sendable {
+        public var request: NavigationRequest
+        public var first: Decision
+        public var second: Decision
+    }
+
+    /// The comparison of two chains.
+    public struct Equivalence: Sendable {
+        /// true: same decision, action and location (and handler, when compared) for every request;
+        /// false: the counterexamples prove otherwise; nil: unknown, see ``unknownReasons``.
+        public var equivalent: Bool?
+        public var counterexamples: [Counterexample]
+        /// Regions where the chains differ (each has a counterexample; at most ``Limits/counterexamples`` are listed).
+        public var differingRegions: Int
+        public var unknownReasons: [String]
+    }
+
+    /// What a query asks a request to reach.
+    public enum Target: Sendable, Equatable {
+        case verdict(Decision.Verdict)
+        case handler(String)
+    }
+
+    /// The answer to a query.
+    public struct QueryAnswer: Sendable {
+        /// true with a witness; false: proven that no request in the query reaches the target; nil: unknown.
+        public var reachable: Bool?
+        public var witness: NavigationRequest?
+        public var decision: Decision?
+        public var unknownReason: String?
+    }
+
+    // MARK: Reachability
+
+    /// Every handler of `policy`, in chain order.
+    public static func reachability(_ policy: CompiledPolicy, limits: Limits = Limits()) -> [Reachability] {
+        let links = policy.links
+        let domain = AnalysisDomain(matchers: links.map(\.matcher))
+        var search = BoxSearch(domain: domain, budget: limits.steps)
+        // A handler with urlPatterns matches only part of its box: it never counts as covering.
+        let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover))
+        let unmodelled = links.filter { !HandlerOutcome.isModelled($0) }.map(\.name)
+        return links.indices.map { position in
+            var answer = reachability(
+                of: position, box: domain.boxes[position], policy: policy, domain: domain,
+                candidates: candidates.earlier(than: position, intersecting: domain.boxes[position]), search: &search)
+            if answer.reachable == false, !unmodelled.isEmpty {
+                answer.reachable = nil
+                answer.unknownReason = "handlers of a type the analysis does not know: " + unmodelled.joined(separator: ", ")
+            }
+            return answer
+        }
+    }
+
+    private static func reachability(
+        of position: Int, box: [RegionSet], policy: CompiledPolicy, domain: AnalysisDomain, candidates: [Int],
+        search: inout BoxSearch, query: RequestMatcher? = nil
+    ) -> Reachability {
+        let link = policy.links[position]
+        var answer = Reachability(
+            name: link.name, reachable: nil, shadowedBy: [], witness: nil, unknownReason: nil, isShadow: link.isShadow)
+        if box.contains(where: { $0?.isEmpty ?? false }) {
+            answer.reachable = false
+            return answer
+        }
+        var chosen: Set<Int> = []
+        switch search.cover(box, candidates, boxes: domain.boxes, avoid: domain.hasGeneralPattern, chosen: &chosen) {
+        case .exhausted:
+            answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
+        case .uncovered(let request):
+            let decision = try? policy.decide(request)
+            let reached =
+                link.isShadow
+                ? decision?.shadow?.contains { $0.handler == link.name } ?? false
+                : decision?.handler == link.name
+            let inQuery = query.map { matcher in (try? CanonicalRequest(request)).map(matcher.matches) ?? false } ?? true
+            if reached && inQuery {
+                answer.reachable = true
+                answer.witness = request
+            } else if let reason = urlPatternReason(policy.links[...position]) {
+                answer.unknownReason = reason
+            } else {
+                answer.unknownReason =
+                    "the witness \(request.url) (\(request.method)) did not reach the handler when decided: "
+                    + "an analysis error, reported instead of a wrong answer"
+            }
+        case .covered:
+            let used = chosen.sorted()
+            answer.shadowedBy = used.map { policy.links[$0].name }
+            if let reason = inexactCover(position, used: used, domain: domain) {
+                answer.unknownReason = reason
+            } else {
+                answer.reachable = false
+            }
+        }
+        return answer
+    }
+
+    /// Whether a link may be used to cover later ones: enforcing, and matching all of its box
+    /// (urlPatterns are not cut into regions, so such a handler matches only part of it).
+    static func canCover(_ link: ChainLink) -> Bool {
+        !link.isShadow && link.matcher.urlPatterns == nil
+    }
+
+    /// Why answers that rest on `urlPatterns` are unknown, or nil when no handler has them.
+    static func urlPatternReason(_ links: some Collection<ChainLink>) -> String? {
+        let named = links.filter { $0.matcher.urlPatterns != nil }
+        guard !named.isEmpty else { return nil }
+        let withGroups = named.filter { $0.matcher.urlPatterns?.contains { $0.hasRegExpGroups } ?? false }
+        return "urlPatterns (handlers " + named.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            + ") are not cut into regions by this analysis, so what rests on them is not decided"
+            + (withGroups.isEmpty
+                ? ""
+                : "; those of " + withGroups.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                    + " have regexp groups, which no region analysis decides in general")
+    }
+
+    /// Why a cover may have missed requests, or nil when it is exact.
+    private static func inexactCover(_ position: Int, used: [Int], domain: AnalysisDomain) -> String? {
+        if domain.casesMixed {
+            return "handlers mix caseSensitive and case-insensitive path conditions with letters; "
+                + "their overlap is not decided exactly"
+        }
+        if used.contains(where: { domain.hasGeneralPattern[$0] }) {
+            return "the cover relies on pathPatterns with \"*\" inside or \"?\", whose overlap is not decided exactly"
+        }
+        if position >= 0, domain.hasGeneralPattern[position],
+            !used.allSatisfy({ domain.boxes[$0][AnalysisDomain.path] == nil })
+        {
+            return "its pathPatterns have \"*\" inside or \"?\"; only a cover by handlers without path conditions is exact"
+        }
+        return nil
+    }
+
+    // MARK: Equivalence
+
+    /// Compares two chains on every request; `comparingNames` also requires the same handler.
+    public static func equivalence(
+        _ first: CompiledPolicy, _ second: CompiledPolicy, comparingNames: Bool = false, limits: Limits = Limits()
+    ) -> Equivalence {
+        let domain = AnalysisDomain(matchers: first.links.map(\.matcher) + second.links.map(\.matcher))
+        let offset = first.links.count
+        let firstBoxes = Array(domain.boxes[..<offset])
+        let secondBoxes = Array(domain.boxes[offset...])
+        let firstOutcomes = first.links.map { HandlerOutcome($0, comparingNames: comparingNames) }
+        let secondOutcomes = second.links.map { HandlerOutcome($0, comparingNames: comparingNames) }
+        let firstDefault = HandlerOutcome(default: first.defaultVerdict)
+        let secondDefault = HandlerOutcome(default: second.defaultVerdict)
+        func enforcing(_ links: [ChainLink], _ boxes: [[RegionSet]]) -> [Int] {
+            links.indices.filter { !links[$0].isShadow && !boxes[$0].contains { $0?.isEmpty ?? false } }
+        }
+        var search = BoxSearch(domain: domain, budget: limits.steps)
+        var result = Equivalence(equivalent: nil, counterexamples: [], differingRegions: 0, unknownReasons: [])
+        var unconfirmed = 0
+        let root = [RegionSet](repeating: nil, count: AnalysisDomain.fieldCount)
+        let finished = search.explore(
+            root, enforcing(first.links, firstBoxes), enforcing(second.links, secondBoxes), firstBoxes: firstBoxes,
+            secondBoxes: secondBoxes
+        ) { box, one, other in
+            let firstOutcome = one.map { firstOutcomes[$0] } ?? firstDefault
+            let secondOutcome = other.map { secondOutcomes[$0] } ?? secondDefault
+            guard firstOutcome != secondOutcome, let request = domain.witness(in: box) else { return true }
+            result.differingRegions += 1
+            guard result.counterexamples.count < limits.counterexamples else { return true }
+            if let firstDecision = try? first.decide(request), let secondDecision = try? second.decide(request),
+                !sameOutcome(firstDecision, secondDecision, comparingNames: comparingNames)
+            {
+                result.counterexamples.append(Counterexample(request: request, first: firstDecision, second: secondDecision))
+            } else {
+                unconfirmed += 1
+            }
+            return true
+        }
+        if !finished { result.unknownReasons.append("the analysis ran out of steps (a bound on its time)") }
+        if unconfirmed > 0 {
+            result.unknownReasons.append(
+                "\(unconfirmed) region(s) the analysis saw as different decided alike when re-checked "
+                    + "(an analysis error, reported instead of a wrong answer)")
+        }
+        if !result.counterexamples.isEmpty {
+            result.equivalent = false
+            return result
+        }
+        let general = (first.links + second.links).enumerated().filter { domain.hasGeneralPattern[$0.offset] }
+        if !general.isEmpty {
+            result.unknownReasons.append(
+                "pathPatterns with \"*\" inside or \"?\" (handlers "
+                    + Set(general.map { "\"\($0.element.name)\"" }).sorted().joined(separator: ", ")
+                    + ") are not decided exactly")
+        }
+        if domain.casesMixed {
+            result.unknownReasons.append(
+                "handlers mix caseSensitive and case-insensitive path conditions with letters; not decided exactly")
+        }
+        if let reason = urlPatternReason(first.links + second.links) { result.unknownReasons.append(reason) }
+        let unmodelled = (first.links + second.links).filter { !HandlerOutcome.isModelled($0) }
+        if !unmodelled.isEmpty {
+            result.unknownReasons.append(
+                "handlers of a type the analysis does not know: " + unmodelled.map(\.name).joined(separator: ", "))
+        }
+        if result.unknownReasons.isEmpty && result.differingRegions == 0 { result.equivalent = true }
+        return result
+    }
+
+    /// Whether two decisions agree on what equivalence compares.
+    static func sameOutcome(_ first: Decision, _ second: Decision, comparingNames: Bool) -> Bool {
+        first.verdict == second.verdict && first.action == second.action && first.location == second.location
+            && (!comparingNames || first.handler == second.handler)
+    }
+
+    // MARK: Queries
+
+    /// Whether any request that `query` matches (every request when nil) reaches `target`.
+    public static func query(
+        _ policy: CompiledPolicy, reaching target: Target, within query: RequestMatcher?, limits: Limits = Limits()
+    ) -> QueryAnswer {
+        let links = policy.links
+        let domain = AnalysisDomain(matchers: links.map(\.matcher) + [query ?? .everything])
+        let queryBox = domain.boxes[links.count]
+        var search = BoxSearch(domain: domain, budget: limits.steps)
+        var answer = QueryAnswer(reachable: nil, witness: nil, decision: nil, unknownReason: nil)
+        let queryGeneral = domain.hasGeneralPattern[links.count]
+        switch target {
+        case .handler(let name):
+            guard let position = links.firstIndex(where: { $0.name == name }) else {
+                answer.unknownReason = "no handler is named \"\(name)\""
+                return answer
+            }
+            let box = zip(domain.boxes[position], queryBox).map { mine, asked -> RegionSet in
+                switch (mine, asked) {
+                case (nil, let other), (let other, nil): other
+                case (let mine?, let asked?): RegionSets.intersection(mine, asked)
+                }
+            }
+            let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover) + [false])
+            let found = reachability(
+                of: position, box: box, policy: policy, domain: domain,
+                candidates: candidates.earlier(than: position, intersecting: box), search: &search, query: query)
+            answer.reachable = found.reachable
+            answer.witness = found.witness
+            answer.unknownReason = found.unknownReason
+            if found.reachable == false, let reason = urlPatternReason([ChainLink.probe(query ?? .everything)]) {
+                answer.reachable = nil
+                answer.unknownReason = reason
+            } else if found.reachable == false, queryGeneral {
+                answer.reachable = nil
+                answer.unknownReason = "the query's path pattern has \"*\" inside or \"?\"; not decided exactly"
+            }
+        case .verdict(let verdict):
+            let outcomes = links.map { HandlerOutcome($0, comparingNames: false) }
+            let enforcing = links.indices.filter { !links[$0].isShadow }
+                .filter { BoxSearch.intersects(domain.boxes[$0], queryBox) }
+            var found: NavigationRequest?
+            var misfit = false
+            let finished = search.explore(
+                queryBox, enforcing, [], firstBoxes: domain.boxes, secondBoxes: []
+            ) { box, decider, _ in
+                let outcome = decider.map { outcomes[$0] } ?? HandlerOutcome(default: policy.defaultVerdict)
+                guard outcome.verdict == verdict, let request = domain.witness(in: box) else { return true }
+                if let decision = try? policy.decide(request), decision.verdict == verdict,
+                    query.map({ matcher in (try? CanonicalRequest(request)).map(matcher.matches) ?? false }) ?? true
+                {
+                    found = request
+                    return false
+                }
+                misfit = true
+                return true
+            }
+            if let found {
+                answer.reachable = true
+                answer.witness = found
+            } else if !finished && search.budget < 0 {
+                answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
+            } else if misfit {
+                answer.unknownReason = "a witness did not decide as the analysis said when re-checked (an analysis error)"
+            } else if let reason = urlPatternReason(links + (query.map { [ChainLink.probe($0)] } ?? [])) {
+                answer.unknownReason = reason
+            } else if queryGeneral || domain.hasGeneralPattern.contains(true) || domain.casesMixed {
+                answer.unknownReason =
+                    "pathPatterns with \"*\" inside or \"?\", or mixed case sensitivity, are not decided exactly"
+            } else {
+                answer.reachable = false
+            }
+        }
+        if let witness = answer.witness { answer.decision = try? policy.decide(witness) }
+        return answer
+    }
+}
