@@ -105,7 +105,7 @@ struct ParsingTests {
             (
                 ["help", "chek"],
                 .invalidValue(
-                    "unknown command 'chek'; did you mean 'check'? (commands: serve, check, validate, test, diff, compile, bundle, canonicalize, urlpattern, bench, intake, completions, help, version)"
+                    "unknown command 'chek'; did you mean 'check'? (commands: serve, check, validate, test, diff, analyze, compile, bundle, canonicalize, urlpattern, bench, intake, completions, help, version)"
                 )
             ),
             (
