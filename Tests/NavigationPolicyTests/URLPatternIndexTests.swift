@@ -59,7 +59,8 @@ struct URLPatternIndexTests {
         let path = pick(&random, pathPatterns)
         switch random.next() % 3 {
         case 0 where path.hasPrefix("/"):
-            return #""\#(pick(&random, ["https", "http{s}?", "*"]))://\#(host.isEmpty ? "*" : host)\#(path == "*" ? "/*" : path)""#
+            let scheme = pick(&random, ["https", "http{s}?", "*"])
+            return #""\#(scheme)://\#(host.isEmpty ? "*" : host)\#(path)""#
         default:
             let search = pick(&random, ["*", "token=*"])
             return #"{"hostname": "\#(host)", "pathname": "\#(path)", "search": "\#(search)"}"#
