@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Generates navpolicyd configs of a given size and a URL corpus that exercises them.
 
-Usage: generate-rules.py HANDLERS OUT_CONFIG OUT_URLS [--host-list]
+Usage: generate-rules.py HANDLERS OUT_CONFIG OUT_URLS [--host-list | --url-patterns]
 
 The chain mixes the shapes real policies have: exact hosts (partner allow-lists), `*.`
 wildcards (block-lists of domains), exact app routes and route prefixes, plus the default
 policy's logout/about/payment handlers first. With --host-list, one handler holds
 HANDLERS hosts instead (a phishing block-list as a single rule). URLs are half hits spread
-over the whole chain (so late positions are exercised) and half misses.
+over the whole chain (so late positions are exercised) and half misses. With --url-patterns,
+every handler after the default three has only `match.urlPatterns` (issue 31): a fixed host,
+a `*.` host, or any host with a fixed leading path, each distinct.
 """
 import json
 import random
@@ -18,6 +20,7 @@ def main() -> None:
     count = int(sys.argv[1])
     config_path, urls_path = sys.argv[2], sys.argv[3]
     host_list = "--host-list" in sys.argv[4:]
+    url_patterns = "--url-patterns" in sys.argv[4:]
     rng = random.Random(count)
 
     handlers = [
@@ -31,6 +34,20 @@ def main() -> None:
         hosts = [f"phish{i}.example" for i in range(count)]
         handlers.append({"name": "phishing", "type": "cancel", "action": "block", "match": {"hosts": hosts}})
         hits = [f"https://{rng.choice(hosts)}/login" for _ in range(500)]
+    elif url_patterns:
+        for i in range(max(0, count - len(handlers))):
+            kind = i % 3
+            if kind == 0:
+                pattern, hit = f"https://partner{i}.example/*", f"https://partner{i}.example/landing"
+            elif kind == 1:
+                pattern, hit = f"https://*.blocked{i}.example/*", f"https://www.blocked{i}.example/"
+            else:
+                pattern, hit = {"pathname": f"/section{i}/:page", "search": "*"}, f"https://app.example.com/section{i}/page?x=1"
+            handlers.append({"name": f"h{i}", "type": "cancel", "match": {"urlPatterns": [pattern]}})
+            hits.append(hit)
+        # 500 hits at every size (drawn with repeats from a short chain): a match costs more
+        # than a miss, so the corpus must not get cheaper as the chain gets shorter.
+        hits = [rng.choice(hits) for _ in range(500)]
     else:
         for i in range(max(0, count - len(handlers))):
             kind = i % 4

@@ -4,7 +4,9 @@
 # For chains of 10, 1k, 10k and 100k handlers and for one handler holding a 100k-host list,
 # all in one run: config load+compile time and resident memory, in-process ns/decision
 # (p50/p99, `navpolicyd bench`), and HTTP GET /v1/decide requests/s with wrk as a ratio to
-# the 10-handler figure. Then a reload of the 100k config under wrk load, counting failed
+# the 10-handler figure. Then chains of 10, 1,000 and 5,000 handlers with only `match.urlPatterns`
+# (URLPATTERN_SIZES; issue 31: the chain index keeps them flat), in-process only, with their
+# decision rate as a ratio to the 10-handler one (≥ 0.8 expected at 5,000). Then a reload of the 100k config under wrk load, counting failed
 # requests. A measurement, not a test: exit 0 unless setup fails.
 #
 # Environment: DURATION=5 (seconds per measurement), THREADS=2, CONNECTIONS=32,
@@ -52,6 +54,19 @@ for case in "${cases[@]}"; do
     ratio="$(python3 -c "print(f'{$rps / $base_rps:.2f}')")"
     printf '%-14s %9.3f %9.1f %9s %9s %11s %11s %8s\n' "$case" "$compile" "$(python3 -c "print($rss_kb/1024)")" \
         "$p50" "$p99" "$dps" "$rps" "$ratio"
+done
+
+# urlPatterns chains (issue 31): in-process decisions per second, as a ratio to the smallest.
+printf '%-20s %11s %9s %9s %8s\n' urlPatterns_config bench_dec/s p50_ns p99_ns ratio
+base_dps=""
+for size in ${URLPATTERN_SIZES:-10 1000 5000}; do
+    python3 bench/generate-rules.py "$size" "$TMP/up-$size.json" "$TMP/up-$size.urls" --url-patterns || die "generator failed"
+    local_json="$("$BIN" bench --config "$TMP/up-$size.json" --urls "$TMP/up-$size.urls" --duration "$DURATION" --format json)" \
+        || die "navpolicyd bench failed on urlpatterns-$size"
+    dps="$(echo "$local_json" | json_field decisionsPerSecond)"
+    [ -z "$base_dps" ] && base_dps="$dps"
+    printf '%-20s %11s %9s %9s %8s\n' "urlpatterns-$size" "$dps" "$(echo "$local_json" | json_field p50Nanoseconds)" \
+        "$(echo "$local_json" | json_field p99Nanoseconds)" "$(python3 -c "print(f'{$dps / $base_dps:.2f}')")"
 done
 
 # Reload of the largest chain under load: every request must still succeed.

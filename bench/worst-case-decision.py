@@ -105,6 +105,23 @@ configs = {
     "adv-300-handlers-suffix-chain": {
         "handlers": [handler(f"a{k}", {"pathPatterns": ["/*" + "a" * k + "*z"]}) for k in range(1, 301)]
     },
+    # Issue 31: `urlPatterns` with distinct literal hosts and leading paths: the chain index
+    # offers a request the few whose keys it has.
+    "adv-2000-urlpatterns-keyed": {
+        "handlers": [
+            handler(f"u{i}", {"urlPatterns": [f"https://h{i}.example/*" if i % 2 else {"pathname": f"/p{i}/*"}]})
+            for i in range(2000)
+        ]
+    },
+    # Issue 31: 1,000 patterns sharing the request's host and a wildcard path (only the query
+    # differs): no index key tells them apart, so each is a candidate and costs a full match.
+    # Not flat yet (docs/security.md, "URLPattern matching"): ~170 ms a decision, debug build.
+    "adv-1000-urlpatterns-one-host": {
+        "handlers": [
+            handler(f"q{i}", {"urlPatterns": [{"hostname": "app.example.com", "pathname": "/*", "search": f"id={i}"}]})
+            for i in range(1000)
+        ]
+    },
 }
 # The configs the Kubernetes manifests ship (JSON inside a ConfigMap).
 try:

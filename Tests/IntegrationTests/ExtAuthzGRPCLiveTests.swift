@@ -61,9 +61,16 @@ struct ExtAuthzGRPCLiveTests {
             ["--http2-prior-knowledge", "-H", "content-type: \(contentType)", "-H", "te: trailers", "--data-binary", "@\(file)"])
     }
 
-    /// Still serving: a real Check is answered.
+    /// Still serving: a real Check is answered. A transport failure is tried again (twice): the
+    /// client's channel may connect before its slow start-up builds the request, and with the
+    /// 1-2 s idle times these tests configure, the server may close that stream-less connection
+    /// first, as it should.
     static func stillServes(_ port: Int) throws {
-        let answer = try check(port, "GET", ("https", "app.example.com", "/"))
+        var answer: [String: Any] = [:]
+        for _ in 0..<3 {
+            answer = try check(port, "GET", ("https", "app.example.com", "/"))
+            if answer["transport"] == nil { break }
+        }
         #expect(answer["allowed"] as? Bool == true, "\(answer)")
     }
 

@@ -5,7 +5,8 @@
 /// `localhost` hosts), else its exact paths, else its path prefixes, else the
 /// whole-segment part of each path pattern's literal prefix (``PathPattern/indexKey``,
 /// looked up like a prefix) or, when that is only `/`, a whole segment the pattern requires
-/// anywhere (``PathPattern/requiredSegment``); handlers with none of these are always
+/// anywhere (``PathPattern/requiredSegment``), else each `urlPatterns` entry's literal host
+/// and leading path (``URLPatternIndex``); handlers with none of these are always
 /// candidates. A handler can only match a request whose host or path is one of the keys it is
 /// filed under, so looking those keys up yields a superset of the matching handlers; the chain
 /// then checks the full match of each candidate in position order, which keeps first-match semantics identical to a linear scan.
@@ -38,7 +39,10 @@ struct ChainIndex: Sendable {
     /// of its path; a million hosts are not copied into this index.
     private var byMappedTable: [Int32] = []
     private var mappedMatchers: [RequestMatcher] = []
-    /// Handlers without host or path conditions, in position order.
+    /// Handlers with only `urlPatterns` of the host and path conditions, by each entry's
+    /// literal host and leading path (``URLPatternIndex``).
+    private var byURLPattern = URLPatternIndex()
+    /// Handlers without host, path or URL pattern conditions, in position order.
     private var unindexed: [Int32] = []
     /// The field each handler is filed under (nil: unindexed). A handler that is not a
     /// candidate fails that field, which lets explain skip checking it (``RequestMatcher/firstMismatch(_:knownFailing:)``).
@@ -80,6 +84,9 @@ struct ChainIndex: Sendable {
                         }
                     }
                 }
+            } else if let patterns = matcher.urlPatterns {
+                filedUnder[Int(position)] = .urlPatterns
+                byURLPattern.file(patterns, at: position)
             } else {
                 unindexed.append(position)
             }
@@ -160,6 +167,7 @@ struct ChainIndex: Sendable {
                 return true
             }
         }
+        if !byURLPattern.isEmpty { byURLPattern.collect(request, into: &lists) }
         switch lists.count {
         case 0: return []
         case 1: return lists[0]

@@ -4,7 +4,7 @@
 /// would have) for some request; an entry counts when it held for a request at a handler
 /// whose whole match held. An entry no case reaches is a rule nobody has seen fire.
 public struct PolicyCoverage: Sendable {
-    /// One countable thing: a handler, or one `hosts`/`paths`/`pathPrefixes`/`pathPatterns` entry of it.
+    /// One countable thing: a handler, or one `hosts`/`paths`/`pathPrefixes`/`pathPatterns`/`urlPatterns` entry of it.
     public struct Item: Sendable, Equatable {
         public var handler: String
         /// Nil for the handler itself; `paths[1] "/sign_out"` for an entry.
@@ -15,7 +15,7 @@ public struct PolicyCoverage: Sendable {
     public private(set) var items: [Item] = []
     private var positionByKey: [String: Int] = [:]
 
-    static let countedFields: [RequestMatcher.Field] = [.hosts, .paths, .pathPrefixes, .pathPatterns]
+    static let countedFields: [RequestMatcher.Field] = [.hosts, .paths, .pathPrefixes, .pathPatterns, .urlPatterns]
 
     public init(policy: CompiledPolicy) {
         for link in policy.links {

@@ -10,6 +10,9 @@ struct URLPatternComponent: Sendable {
     let groupNames: [String]
     /// Whether a `(…)` regexp group occurs in the pattern.
     let hasRegExpGroups: Bool
+    /// The parsed part list (fixed text canonicalized): the chain index reads the literal
+    /// host and leading path every match needs from it (``URLPattern/indexKeys``).
+    let parts: [PatternPart]
 
     /// "Compile a component": parse, generate the regular expression and compile it.
     static func compile(
@@ -33,7 +36,7 @@ struct URLPatternComponent: Sendable {
         }
         return URLPatternComponent(
             patternString: PatternStringGeneration.generate(parts, options: options), regexpString: regexpString,
-            regex: regex, groupNames: names, hasRegExpGroups: parts.contains { $0.kind == .regexp })
+            regex: regex, groupNames: names, hasRegExpGroups: parts.contains { $0.kind == .regexp }, parts: parts)
     }
 
     /// The component's match result for `input`, or nil when it does not match.
