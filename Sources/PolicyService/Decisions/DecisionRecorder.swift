@@ -79,6 +79,8 @@ struct DecisionRecorder: Sendable {
     /// The cuts tried in turn: the second is for a decision with many shadow `{url}` locations,
     /// which at 1 KiB each could still pass the limit.
     static let cutURLBytes = [truncatedURLBytes, 128]
+    /// The whole line first (nil), then each cut: built once, not per logged decision.
+    private static let lineAttempts: [Int?] = [nil] + cutURLBytes.map { $0 }
 
     /// The buffer each request thread writes its log line into before the log copies it, so a
     /// line costs no allocation of its own (bench/decision-log-cost.sh).
@@ -161,7 +163,7 @@ struct DecisionRecorder: Sendable {
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
         at time: UTCTime?, redacted: Bool, into writer: inout JSONWriter
     ) -> Bool {
-        for cut in [nil] + cutURLBytes {
+        for cut in lineAttempts {
             writer.removeAll()
             writeLine(
                 decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, cut: cut,
