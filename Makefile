@@ -76,7 +76,8 @@ test-release-lifetimes: test-deps
 	$(SWIFT) build -c release --build-tests --scratch-path .build/release-testing -Xswiftc -enable-testing
 	$(SWIFT) test -c release --skip-build --scratch-path .build/release-testing --filter 'LifetimeTests|ResponseBodyBufferTests|ContextReuseTests|PreparedResponseTests|StreamingResponseTests'
 
-## test-asan / test-tsan: the whole suite with AddressSanitizer / ThreadSanitizer (own scratch paths);
+## test-asan / test-tsan: the suite with AddressSanitizer / ThreadSanitizer (own scratch paths), less the
+## suites that compare text (scripts/sanitized-test.sh says which and why);
 ## the live tests start the sanitized navpolicyd, whose reports land in .build/{asan,tsan}/reports.
 test-asan: test-deps
 	scripts/sanitized-test.sh address

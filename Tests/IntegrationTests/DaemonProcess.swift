@@ -63,15 +63,16 @@ final class DaemonProcess: Sendable {
         try process.run()
         self.process = process
         self.stderrLines = lines
-        let deadline = Date().addingTimeInterval(20)
+        // Generous: a sanitized daemon compiling a large chain on a loaded machine is slow to
+        // listen, and only a failing start ever waits this long.
+        let deadline = Date().addingTimeInterval(60)
         var found: Int?
         while found == nil, Date() < deadline, process.isRunning {
             found = lines.lines.lazy.compactMap(Self.port(fromListeningLine:)).first
             if found == nil { Thread.sleep(forTimeInterval: 0.02) }
         }
         guard let found else {
-            process.terminate()
-            process.waitUntilExit()
+            Self.stop(process, signal: SIGTERM)
             if let ownedDataDirectory { try? FileManager.default.removeItem(atPath: ownedDataDirectory) }
             throw DaemonError("daemon did not start: \(lines.lines.joined(separator: "\n"))")
         }
@@ -79,11 +80,19 @@ final class DaemonProcess: Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.interrupt()
-            process.waitUntilExit()
-        }
+        if process.isRunning { Self.stop(process, signal: SIGINT) }
         if let ownedDataDirectory { try? FileManager.default.removeItem(atPath: ownedDataDirectory) }
+    }
+
+    /// Sends `signal`, waits up to 30 s for the exit, then SIGKILLs: a daemon that ignores its
+    /// stop fails the test that follows rather than hanging the whole run (a CI run once timed
+    /// out here).
+    private static func stop(_ process: Process, signal signalNumber: Int32) {
+        kill(process.processIdentifier, signalNumber)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     private static func port(fromListeningLine line: String) -> Int? {

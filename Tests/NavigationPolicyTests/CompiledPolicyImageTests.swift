@@ -195,6 +195,34 @@ struct CompiledPolicyImageTests {
         #expect(refused > 0)
     }
 
+    @Test(
+        "a key offset pushed past the key bytes, the length bound raised to let it through, checksum recomputed: refused"
+    )
+    func resealedOffsetPastTheKeysIsRefused() throws {
+        let json =
+            #"{"handlers": [{"name": "big", "type": "cancel", "match": {"hosts": [\#((0..<80).map { "\"h\($0).example\"" }.joined(separator: ","))]}}]}"#
+        let image = try compileImage(json)
+        func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+            (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << UInt32(8 * $1) }
+        }
+        func setU32(_ bytes: inout [UInt8], _ at: Int, _ value: UInt32) {
+            for index in 0..<4 { bytes[at + index] = UInt8(truncatingIfNeeded: value >> UInt32(8 * index)) }
+        }
+        // The exact-host table: 80 keys, none longer than "h10.example" (found by its header,
+        // so the test does not hard-code the image layout).
+        let table = try #require((96..<(image.count - 8)).first { u32(image, $0) == 80 && u32(image, $0 + 4) == 11 })
+        // The outside attack's shape: every key offset but the first and last, one at a time.
+        for key in 1..<80 {
+            var changed = image
+            setU32(&changed, table + 4, 11 + 0x64_0000)
+            let offset = table + 20 + key * 4  // after the header's five u32s (docs/compiled-policy.md)
+            setU32(&changed, offset, u32(changed, offset) + 0x64_0000)
+            let digest = changed.withUnsafeBytes { testDigest(UnsafeRawBufferPointer(rebasing: $0[56...])) }
+            changed.replaceSubrange(24..<56, with: digest)
+            #expect(throws: PolicyImageError.self, "key offset \(key)") { try loadImage(changed) }
+        }
+    }
+
     @Test("urlPatterns are carried as source text and compiled at load")
     func urlPatternsAreCarried() throws {
         let hosts = (0..<70).map { "\"h\($0).example\"" }.joined(separator: ",")

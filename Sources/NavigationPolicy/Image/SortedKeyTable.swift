@@ -62,7 +62,9 @@ struct SortedKeyTable: Sendable {
         for position in 0..<count {
             let start = offset(position)
             let end = offset(position + 1)
-            guard start <= end, end - start <= maxKeyLength else {
+            // `end <= keysLength` before the slice: ascending offsets alone do not stop one
+            // offset from jumping past the key bytes (the next pair would catch it, one key late).
+            guard start <= end, end <= keysLength, end - start <= maxKeyLength else {
                 throw PolicyImageError("table key \(position) has a bad offset or length", at: offsetsStart + position * 4)
             }
             let key = UnsafeRawBufferPointer(rebasing: image.buffer[(keysStart + start)..<(keysStart + end)])

@@ -33,6 +33,30 @@ enum RegexCaseFolding {
         return table.folds[index]
     }
 
+    /// The table inverted: (fold, scalar) pairs ordered by fold, for ``anyScalar(foldingTo:where:)``.
+    private static let byFold: [(fold: UInt32, scalar: UInt32)] = {
+        let (scalars, folds) = table
+        return zip(folds, scalars).map { (fold: $0, scalar: $1) }.sorted { ($0.fold, $0.scalar) < ($1.fold, $1.scalar) }
+    }()
+
+    /// Whether some scalar other than `target` whose fold is `target` satisfies `test`.
+    static func anyScalar(foldingTo target: UInt32, where test: (UInt32) -> Bool) -> Bool {
+        // ASCII folds as ``fold(_:)`` does, whether or not the table lists it.
+        if (0x61...0x7A).contains(target) && test(target - 0x20) { return true }
+        let pairs = byFold
+        var low = 0
+        var high = pairs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if pairs[middle].fold < target { low = middle + 1 } else { high = middle }
+        }
+        while low < pairs.count, pairs[low].fold == target {
+            if test(pairs[low].scalar) { return true }
+            low += 1
+        }
+        return false
+    }
+
     /// Calls `body` with every (scalar, fold) pair whose fold differs from the scalar.
     static func forEachPair(_ body: (UInt32, UInt32) -> Void) {
         let (scalars, folds) = table

@@ -76,10 +76,44 @@ struct RegexScalarSet: Hashable, Sendable {
     /// a class matches when some member folds to what the input folds to).
     func addingCaseFolds() -> RegexScalarSet {
         var extra: [ClosedRange<UInt32>] = []
-        RegexCaseFolding.forEachPair { scalar, folded in
-            if contains(scalar) && !contains(folded) { extra.append(folded...folded) }
+        // Config load compiles thousands of these (every letter of a pattern under `i`, every
+        // `[^/]` segment wildcard): walking the whole ~1,400-pair folding table for each made
+        // 3,000 urlPatterns take seconds. Small sets and sets with a small complement are
+        // folded member by member instead, with the same result.
+        if Self.count(of: ranges, upTo: Self.foldMembersDirectly) <= Self.foldMembersDirectly {
+            for range in ranges {
+                for scalar in range {
+                    let folded = RegexCaseFolding.fold(scalar)
+                    if folded != scalar && !contains(folded) { extra.append(folded...folded) }
+                }
+            }
+        } else if Self.count(of: inverted().ranges, upTo: Self.foldMembersDirectly) <= Self.foldMembersDirectly {
+            // A fold can only add a scalar the set lacks: one of the few outside it, added when
+            // a member folds to it.
+            for range in inverted().ranges {
+                for missing in range where RegexCaseFolding.anyScalar(foldingTo: missing, where: contains) {
+                    extra.append(missing...missing)
+                }
+            }
+        } else {
+            RegexCaseFolding.forEachPair { scalar, folded in
+                if contains(scalar) && !contains(folded) { extra.append(folded...folded) }
+            }
         }
         return extra.isEmpty ? self : RegexScalarSet(ranges + extra)
+    }
+
+    /// Up to this many members, folding each is cheaper than walking the folding table.
+    private static let foldMembersDirectly = 64
+
+    /// How many scalars `ranges` hold, counted only up to just past `limit`.
+    private static func count(of ranges: [ClosedRange<UInt32>], upTo limit: Int) -> Int {
+        var count = 0
+        for range in ranges {
+            count += Int(range.upperBound - range.lowerBound) + 1
+            if count > limit { break }
+        }
+        return count
     }
 }
 

@@ -50,6 +50,21 @@ final class DaemonSignals: Sendable {
         self.sources = sources
     }
 
+    /// The signals `serve` handles, unblocked in the calling (main) thread before the config
+    /// is read, so a SIGTERM during a long start ends the process as its default action says.
+    ///
+    /// A blocked signal mask is inherited across exec: a daemon spawned from a libdispatch
+    /// worker thread (a Swift program's `Process`, some supervisors) starts with SIGTERM blocked,
+    /// so a stop sent while the config compiles stayed pending, and the `SIG_IGN` of ``init``
+    /// then discarded it: the daemon went on to serve after being told to stop. Threads the
+    /// daemon starts later inherit this mask (libdispatch's workers block what they must).
+    static func unblockInheritedMask() {
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for signalNumber in [SIGHUP, SIGTERM, SIGINT, SIGUSR1] { sigaddset(&handled, signalNumber) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+    }
+
     /// The daemon has started: carries out a stop or reload that arrived meanwhile.
     func daemonRunning() {
         let pending = startup.markRunning()

@@ -97,6 +97,7 @@ package struct ServeCommand: ParsableCommand {
 
     /// Resolves the configuration, builds the daemon, starts it and waits for a signal.
     package func run(_ output: Output) -> Int32 {
+        DaemonSignals.unblockInheritedMask()
         let log = EventLog.standardError.filtered(from: logLevel)
         guard let configuration = resolveConfiguration(output) else { return ExitCode.usage }
         let daemon: PolicyDaemon
