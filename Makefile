@@ -77,7 +77,7 @@ test-release-lifetimes: test-deps
 	$(SWIFT) test -c release --skip-build --scratch-path .build/release-testing --filter 'LifetimeTests|ResponseBodyBufferTests|ContextReuseTests|PreparedResponseTests|StreamingResponseTests'
 
 ## test-asan / test-tsan: the suite with AddressSanitizer / ThreadSanitizer (own scratch paths), less the
-## suites that compare text (scripts/sanitized-test.sh says which and why);
+## suites that compare text or push volume through safe-Swift code (scripts/sanitized-test.sh says which and why);
 ## the live tests start the sanitized navpolicyd, whose reports land in .build/{asan,tsan}/reports.
 test-asan: test-deps
 	scripts/sanitized-test.sh address
