@@ -35,7 +35,7 @@ struct LargeConfigLoadLiveTests {
     }
 
     @Test(
-        "300,000 hosts and 30,000 prefixes load without a tree or per-entry sets: peak RSS under 110 MB (was ~180 MB)")
+        "300,000 hosts and 30,000 prefixes load without a tree or per-entry sets: peak RSS under 110 MB (was 139 MB)")
     func loadStaysCompact() throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "apt-get install time")
         let path = try BinaryRunner.temporaryFile(Self.blocklist(hosts: 300_000, prefixes: 30_000))
@@ -49,7 +49,7 @@ struct LargeConfigLoadLiveTests {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains(decision), "\(url): \(result.stdout)")
             // A bound on memory, not on time: before the change the tree, a String and a set
-            // slot per entry and the chain index's per-host lists took ~180 MB here.
+            // slot per entry and the chain index's per-host lists took 139 MB here (debug build; 75 MB after).
             #expect(kilobytes < 110 * 1024, "\(url): peak RSS \(kilobytes) KB")
         }
     }
@@ -94,7 +94,8 @@ struct LargeConfigLoadLiveTests {
             result.stderr.contains(#"/handlers/2/match/pathPrefixes/19999: "nope": a path must start with "/""#),
             "\(result.stderr)")
         let validated = try BinaryRunner.run(["validate", "--config", path])
-        #expect(validated.status == 2 && validated.stderr.contains("/handlers/1/match/hosts/150001"))
+        // validate says "invalid" with exit 1 (its contract); the entry is named the same way.
+        #expect(validated.status == 1 && validated.stderr.contains("/handlers/1/match/hosts/150001"), "\(validated.stderr)")
         let capped = try BinaryRunner.run(["check", "--config", path, "--max-config-bytes", "100000", "https://a.example/"])
         #expect(capped.status == 2)
         #expect(capped.stderr.contains("100000"), "\(capped.stderr)")
