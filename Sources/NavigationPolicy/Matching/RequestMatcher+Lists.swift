@@ -10,21 +10,8 @@ extension RequestMatcher {
         defer { matcher.hosts = hosts }
         guard lists.usesTable(list.count) else {
             list.forEach { index, pattern in
-                switch parseHost(pattern, index, config, diagnostics: &diagnostics) {
-                case .exact(let host):
-                    hosts.insertExact(host)
-                    matcher.record(.hosts, index, pattern, .host(host))
-                case .wildcard(let suffix):
-                    hosts.insertWildcard(suffix: suffix)
-                    matcher.record(.hosts, index, pattern, .hostWildcard(suffix))
-                case .range(let range):
-                    hosts.insertRange(range)
-                    matcher.record(.hosts, index, pattern, .hostRange(range))
-                case .addressClass(let addressClass):
-                    hosts.insertClass(addressClass)
-                    matcher.record(.hosts, index, pattern, .hostClass(addressClass))
-                case nil: break
-                }
+                guard let parsed = parseHost(pattern, index, config, diagnostics: &diagnostics) else { return }
+                insert(parsed, written: pattern, at: index, into: &hosts, &matcher)
             }
             return
         }
@@ -52,12 +39,7 @@ extension RequestMatcher {
             case .wildcard(let suffix):
                 wildcards.add(suffix.utf8, configIndex: index, written: pattern == "*." + suffix ? nil : pattern)
             // Ranges and classes stay entries, as in an image, where only an address host consults them.
-            case .range(let range):
-                hosts.insertRange(range)
-                matcher.record(.hosts, index, pattern, .hostRange(range))
-            case .addressClass(let addressClass):
-                hosts.insertClass(addressClass)
-                matcher.record(.hosts, index, pattern, .hostClass(addressClass))
+            case let parsed?: insert(parsed, written: pattern, at: index, into: &hosts, &matcher)
             case nil: break
             }
         }
@@ -65,6 +47,28 @@ extension RequestMatcher {
             hosts.attach(MappedHostNames(exact: try exact.build(), wildcardSuffixes: try wildcards.build()))
         } catch {
             diagnostics.report(config.pointer.appending("hosts"), "internal error: the host table is invalid: \(error.reason)")
+        }
+    }
+
+    /// Adds a parsed `hosts` entry to the set and records it (names, when the list is small;
+    /// ranges and classes always).
+    private static func insert(
+        _ parsed: HostPattern.Parsed, written pattern: String, at index: Int, into hosts: inout HostSet,
+        _ matcher: inout Conditions
+    ) {
+        switch parsed {
+        case .exact(let host):
+            hosts.insertExact(host)
+            matcher.record(.hosts, index, pattern, .host(host))
+        case .wildcard(let suffix):
+            hosts.insertWildcard(suffix: suffix)
+            matcher.record(.hosts, index, pattern, .hostWildcard(suffix))
+        case .range(let range):
+            hosts.insertRange(range)
+            matcher.record(.hosts, index, pattern, .hostRange(range))
+        case .addressClass(let addressClass):
+            hosts.insertClass(addressClass)
+            matcher.record(.hosts, index, pattern, .hostClass(addressClass))
         }
     }
 
