@@ -45,6 +45,32 @@ public struct JSONStreamReader {
         try cursor.parseValue(depth: open.count)
     }
 
+    /// Whether the next value is a string (`"`).
+    public var nextIsString: Bool { cursor.current == UInt8(ascii: "\"") }
+
+    /// When the next value is a string with no escape, hands its bytes (valid UTF-8: the whole
+    /// text was checked at init) to `body` in place and moves past it; otherwise returns nil and
+    /// reads nothing, and the caller reads the value with ``readValue()``.
+    ///
+    /// For lists of a million strings: no `String` and no tree node is made per element.
+    public mutating func readPlainString<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard cursor.current == UInt8(ascii: "\"") else { return nil }
+        let start = cursor.position + 1
+        var end = start
+        let result = cursor.bytes.withUnsafeBufferPointer { bytes -> Result? in
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "\"") { return body(UnsafeBufferPointer(rebasing: bytes[start..<end])) }
+                // An escape or a control byte (an error the parser reports): the general path.
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                end += 1
+            }
+            return nil
+        }
+        if result != nil { cursor.position = end + 1 }
+        return result
+    }
+
     /// Enters the object that is the next value; then call ``nextMemberKey()`` until it returns nil.
     public mutating func beginObject() throws(JSONParseError) {
         try enter(.object)

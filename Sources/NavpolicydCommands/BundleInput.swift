@@ -151,11 +151,13 @@ struct BundleInput {
     /// The policy a `check` or `test` run decides with: the bundle when `--bundle` is given,
     /// else the config; nil after reporting why neither can be used.
     static func policy(
-        bundle input: BundleInput?, configPath: String?, maxConfigBytes: Int, command: String, output: Output
+        bundle input: BundleInput?, configPath: String?, maxConfigBytes: Int, command: String, output: Output,
+        use: ConfigLoader.Use = .deciding
     ) -> CompiledPolicy? {
         guard let input else {
             do {
-                return try ConfigLoader.load(ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes)
+                return try ConfigLoader.load(
+                    ConfigLoader.resolvePath(flag: configPath), maxBytes: maxConfigBytes, for: use)
             } catch {
                 ConfigLoader.report(error, to: output)
                 return nil

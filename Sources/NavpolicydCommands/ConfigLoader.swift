@@ -48,13 +48,31 @@ struct ConfigLoader {
         }
     }
 
-    /// Reads and compiles a policy: a JSON config, or a compiled image (told by its magic).
-    static func load(_ path: String, maxBytes: Int) throws(LoadError) -> CompiledPolicy {
-        try loadDescribed(path, maxBytes: maxBytes).policy
+    /// What a command does with the policy it loads, which decides how a JSON config's large
+    /// lists are stored (an image's are tables either way).
+    enum Use {
+        /// Decides requests (`check`, `test`, `bench`): large `hosts` and `pathPrefixes` lists
+        /// become sorted tables, as in a compiled image, so a million entries load in a second
+        /// (docs/performance.md); decisions and explain traces are the same.
+        case deciding
+        /// Reads every entry (`validate`'s lint, `analyze`, `diff`, `test --coverage`).
+        case inspecting
+
+        var compiler: PolicyCompiler {
+            switch self {
+            case .deciding: ServerSettings.decidingCompiler
+            case .inspecting: ServerSettings.compiler
+            }
+        }
     }
 
-    /// ``load(_:maxBytes:)`` with the image's header when the file is an image (mapped, not read).
-    static func loadDescribed(_ path: String, maxBytes: Int) throws(LoadError) -> (
+    /// Reads and compiles a policy: a JSON config, or a compiled image (told by its magic).
+    static func load(_ path: String, maxBytes: Int, for use: Use = .inspecting) throws(LoadError) -> CompiledPolicy {
+        try loadDescribed(path, maxBytes: maxBytes, for: use).policy
+    }
+
+    /// ``load(_:maxBytes:for:)`` with the image's header when the file is an image (mapped, not read).
+    static func loadDescribed(_ path: String, maxBytes: Int, for use: Use = .inspecting) throws(LoadError) -> (
         policy: CompiledPolicy, image: PolicyImage.Loaded?
     ) {
         if PolicyImageFile.isImage(atPath: path) {
@@ -73,7 +91,7 @@ struct ConfigLoader {
         }
         let bytes = try read(path, maxBytes: maxBytes)
         do {
-            return (try ServerSettings.compiler.compile(bytes), nil)
+            return (try use.compiler.compile(bytes), nil)
         } catch {
             throw .invalid(path: path, error)
         }

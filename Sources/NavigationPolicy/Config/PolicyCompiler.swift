@@ -20,6 +20,29 @@ public struct PolicyCompiler: Sendable {
     static let reservedSections = ["server", "intake", "proxy", "decisionLog", "extAuthz"]
     static let handlerKeys = ["name", "type", "match", "mode"]
 
+    /// From this many entries a handler's `hosts` or `pathPrefixes` list is stored as a sorted
+    /// key table, the storage a compiled image maps (``PolicyImage/defaultTableThreshold``),
+    /// rather than as hashed sets with a ``MatchEntry`` per entry; nil (the default) keeps
+    /// every entry. Decisions and explain traces are the same either way; lint, coverage and
+    /// the analysis read entries, so the commands that run them keep the default.
+    public var tableThreshold: Int?
+
+    /// The ``tableThreshold`` the deciding commands and the daemon load JSON with.
+    ///
+    /// Higher than an image's (64): every request looks up each table handler's table on its
+    /// own (one binary search each, ``ChainIndex``), while hashed entries share one index; from
+    /// 4,096 entries a list saves far more at load (~150 bytes and a hash insert per entry) than
+    /// its search costs, and a chain cannot have many such lists.
+    public static let defaultTableThreshold = 4096
+
+    /// This compiler with large lists stored as tables: what loading a policy to decide with
+    /// (`check`, `serve`, reloads) uses, so a million hosts load as compactly as an image maps.
+    public func storingLargeListsAsTables(threshold: Int = defaultTableThreshold) -> PolicyCompiler {
+        var compiler = self
+        compiler.tableThreshold = threshold
+        return compiler
+    }
+
     /// Deepest nesting a config may have; real configs need 5.
     static let maximumDepth = 32
 
@@ -50,7 +73,9 @@ public struct PolicyCompiler: Sendable {
 
     /// Reads the root; when it is an object whose first `handlers` member is an array, that
     /// array is compiled element by element into the returned builder and stands in the
-    /// document as an empty array (document validators never look into it).
+    /// document as an empty array (document validators never look into it). Within each
+    /// handler, `match.hosts` and `match.pathPrefixes` are read into flat columns
+    /// (``readHandler(_:)``), so no list element becomes a tree node.
     private func readDocument(_ reader: inout JSONStreamReader) throws(JSONParseError) -> (
         JSONValue, HandlerChainBuilder?
     ) {
@@ -68,7 +93,8 @@ public struct PolicyCompiler: Sendable {
                 // left, and look again whenever the handlers outgrow the estimate.
                 var estimateAt = HandlerCountEstimate.firstSample
                 while try reader.nextElement() {
-                    builder.add(try reader.readValue())
+                    let (entry, streamed) = try readHandler(&reader)
+                    builder.add(entry, streamed: streamed)
                     if builder.count == estimateAt {
                         estimateAt = HandlerCountEstimate.capacity(
                             read: builder.count, bytesRead: reader.offset - arrayStart,
@@ -84,6 +110,37 @@ public struct PolicyCompiler: Sendable {
             if key == "handlers" { sawHandlers = true }
         }
         return (.object(root), chain)
+    }
+
+    /// Reads one `handlers` element. When it is an object, the first `match` member that is
+    /// an object has the first `hosts` and `pathPrefixes` arrays read into columns and an empty
+    /// array left in their place; everything else (and any repeat of those keys, which
+    /// `checkKeys` reports) is read as a tree, so issues are the ones the tree would give.
+    private func readHandler(_ reader: inout JSONStreamReader) throws(JSONParseError) -> (JSONValue, StreamedMatchLists?) {
+        guard reader.nextIsObject else { return (try reader.readValue(), nil) }
+        var handler = JSONObject()
+        var streamed: StreamedMatchLists?
+        try reader.beginObject()
+        while let key = try reader.nextMemberKey() {
+            guard key == "match", handler["match"] == nil, reader.nextIsObject else {
+                handler.append(key, try reader.readValue())
+                continue
+            }
+            var match = JSONObject()
+            var lists = StreamedMatchLists()
+            try reader.beginObject()
+            while let matchKey = try reader.nextMemberKey() {
+                if StreamedMatchLists.keys.contains(matchKey), match[matchKey] == nil, reader.nextIsArray {
+                    lists[matchKey] = try ConfigStringColumn.read(&reader)
+                    match.append(matchKey, .array([]))
+                } else {
+                    match.append(matchKey, try reader.readValue())
+                }
+            }
+            streamed = lists
+            handler.append(key, .object(match))
+        }
+        return (.object(handler), streamed)
     }
 
     /// Compiles a parsed config document.
@@ -139,7 +196,7 @@ public struct PolicyCompiler: Sendable {
         }
         var builder = HandlerChainBuilder(compiler: self)
         builder.reserveCapacity(entries.count)
-        for entry in entries { builder.add(entry) }
+        for entry in entries { builder.add(entry, streamed: nil) }
         diagnostics.append(builder.diagnostics)
         return builder.links
     }
@@ -167,7 +224,7 @@ public struct PolicyCompiler: Sendable {
             firstIndexByName.reserveCapacity(capacity)
         }
 
-        mutating func add(_ entry: JSONValue) {
+        mutating func add(_ entry: JSONValue, streamed: StreamedMatchLists?) {
             let index = count
             count += 1
             guard let config = ConfigObject.expect(entry, at: listPointer.appending(index), diagnostics: &diagnostics)
@@ -186,11 +243,15 @@ public struct PolicyCompiler: Sendable {
                     config.pointer.appending("name"),
                     "\"\(name)\": a name is 1 to 64 letters, digits, \"-\", \"_\" or \".\", starting with a letter or digit")
             }
-            if let link = compiler.compileHandler(config, diagnostics: &diagnostics) { links.append(link) }
+            if let link = compiler.compileHandler(config, streamed: streamed, diagnostics: &diagnostics) {
+                links.append(link)
+            }
         }
     }
 
-    fileprivate func compileHandler(_ config: ConfigObject, diagnostics: inout ConfigDiagnostics) -> ChainLink? {
+    fileprivate func compileHandler(
+        _ config: ConfigObject, streamed: StreamedMatchLists?, diagnostics: inout ConfigDiagnostics
+    ) -> ChainLink? {
         let typeName = config.string("type", required: true, diagnostics: &diagnostics)
         var handlerType: (any ConfigurableHandler.Type)?
         if let typeName {
@@ -209,9 +270,11 @@ public struct PolicyCompiler: Sendable {
         if let handlerType {
             config.checkKeys(allowed: Self.handlerKeys, alsoAllowed: handlerType.parameterKeys, diagnostics: &diagnostics)
         }
+        let lists = RequestMatcher.ListDecoding(tableThreshold: tableThreshold, streamed: streamed)
         let matcher =
-            config.object("match", diagnostics: &diagnostics).map { RequestMatcher.decode($0, diagnostics: &diagnostics) }
-            ?? .everything
+            config.object("match", diagnostics: &diagnostics).map {
+                RequestMatcher.decode($0, lists: lists, diagnostics: &diagnostics)
+            } ?? .everything
         let name = config.object["name"]?.stringValue ?? ""
         var isShadow = false
         if let mode = config.string("mode", diagnostics: &diagnostics) {

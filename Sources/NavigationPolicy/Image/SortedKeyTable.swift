@@ -165,39 +165,8 @@ extension SortedKeyTable {
     /// The table bytes for `entries`: sorted by key, a key listed twice kept once with its
     /// first config index (the entry explain names, as the JSON chain does).
     static func encode(_ entries: [SortedKeyEntry]) -> [UInt8] {
-        let sorted = entries.sorted { left, right in
-            left.key.lexicographicallyPrecedes(right.key) || (left.key == right.key && left.configIndex < right.configIndex)
-        }
-        var unique: [SortedKeyEntry] = []
-        unique.reserveCapacity(sorted.count)
-        for entry in sorted where unique.last?.key != entry.key { unique.append(entry) }
-        var keys: [UInt8] = []
-        var offsets = [0]
-        var written: [(position: Int, offset: Int, length: Int)] = []
-        var writtenBytes: [UInt8] = []
-        for (position, entry) in unique.enumerated() {
-            keys.append(contentsOf: entry.key)
-            offsets.append(keys.count)
-            if let text = entry.written {
-                written.append((position, writtenBytes.count, text.utf8.count))
-                writtenBytes.append(contentsOf: text.utf8)
-            }
-        }
-        var writer = ImageWriter()
-        writer.u32(unique.count)
-        writer.u32(unique.map(\.key.count).max() ?? 0)
-        writer.u32(keys.count)
-        writer.u32(written.count)
-        writer.u32(writtenBytes.count)
-        for offset in offsets { writer.u32(offset) }
-        for entry in unique { writer.u32(entry.configIndex) }
-        writer.append(keys)
-        for record in written {
-            writer.u32(record.position)
-            writer.u32(record.offset)
-            writer.u32(record.length)
-        }
-        writer.append(writtenBytes)
-        return writer.bytes
+        var builder = SortedKeyTableBuilder(reservingCapacity: entries.count)
+        for entry in entries { builder.add(entry.key, configIndex: entry.configIndex, written: entry.written) }
+        return builder.encode()
     }
 }

@@ -187,7 +187,7 @@ enum HostPattern {
     }
 
     /// How many leading bytes of a plain domain are its match form (all but one trailing dot).
-    private static func plainDomainLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func plainDomainLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let first = bytes.first, bytes.allSatisfy(isPlainDomainByte), !IPv4Address.endsInANumber(bytes)
         else { return nil }
         let length = bytes.count > 1 && bytes[bytes.count - 1] == UInt8(ascii: ".") ? bytes.count - 1 : bytes.count

@@ -155,15 +155,38 @@ extension RequestMatcher {
 
     /// Decodes and validates a `match` object, reporting every problem.
     public static func decode(_ config: ConfigObject, diagnostics: inout ConfigDiagnostics) -> RequestMatcher {
+        decode(config, lists: ListDecoding(), diagnostics: &diagnostics)
+    }
+
+    /// How ``decode(_:lists:diagnostics:)`` reads and stores `hosts` and `pathPrefixes`.
+    struct ListDecoding {
+        /// From this many entries a list is stored as a sorted key table (the compiled image's
+        /// storage) instead of hashed sets and one ``MatchEntry`` per entry; nil: never.
+        var tableThreshold: Int?
+        /// Lists streamed from the config bytes, standing in for the `match` object's (empty) arrays.
+        var streamed: StreamedMatchLists?
+
+        /// Whether the list under `key` (of `count` entries) becomes a table.
+        func usesTable(_ count: Int) -> Bool {
+            tableThreshold.map { count >= $0 } ?? false
+        }
+    }
+
+    static func decode(_ config: ConfigObject, lists: ListDecoding, diagnostics: inout ConfigDiagnostics)
+        -> RequestMatcher
+    {
         config.checkKeys(allowed: keys, diagnostics: &diagnostics)
         let caseSensitive = config.bool("caseSensitive", diagnostics: &diagnostics) ?? false
         var matcher = Conditions(caseSensitive: caseSensitive)
         // One allocation for the entries, from the lists' lengths before any is read (so issues
         // come out in the same order): a typical handler lists two entries, and growing the
         // array 1 → 2 (→ 4) cost ~0.05G over a 100k-handler config. Invalid entries, unknown or
-        // repeated keys only make this too large by a few slots for that handler.
+        // repeated keys only make this too large by a few slots for that handler. Lists that
+        // become tables record no entries.
         let listed = config.object.members.reduce(0) { total, member in
-            if case .array(let elements) = member.value { total + elements.count } else { total }
+            guard case .array(let elements) = member.value else { return total }
+            let tabled = StreamedMatchLists.keys.contains(member.key) && lists.usesTable(elements.count)
+            return tabled ? total : total + elements.count
         }
         if listed > 0 { matcher.entries.reserveCapacity(listed) }
 
@@ -181,55 +204,19 @@ extension RequestMatcher {
             }
             matcher.schemes = schemes
         }
-        if let entries = config.stringList("hosts", diagnostics: &diagnostics) {
-            var hosts = HostSet()
-            for (index, pattern) in entries {
-                if let advice = PatternAdvice.host(pattern) {
-                    diagnostics.report(config.pointer(to: "hosts", index), advice)
-                    continue
-                }
-                switch HostPattern.parse(pattern) {
-                case .success(.exact(let host)):
-                    hosts.insertExact(host)
-                    matcher.record(.hosts, index, pattern, .host(host))
-                case .success(.wildcard(let suffix)):
-                    hosts.insertWildcard(suffix: suffix)
-                    matcher.record(.hosts, index, pattern, .hostWildcard(suffix))
-                case .success(.range(let range)):
-                    hosts.insertRange(range)
-                    matcher.record(.hosts, index, pattern, .hostRange(range))
-                case .success(.addressClass(let addressClass)):
-                    hosts.insertClass(addressClass)
-                    matcher.record(.hosts, index, pattern, .hostClass(addressClass))
-                case .failure(let error):
-                    // Range errors already start with the entry (they are shared with other configs).
-                    let quoted = "\"\(pattern)\""
-                    let message = error.reason.hasPrefix(quoted) ? error.reason : "\(quoted): \(error.reason)"
-                    diagnostics.report(config.pointer(to: "hosts", index), message)
-                }
-            }
-            matcher.hosts = hosts
+        if let list = MatchStringList.read("hosts", of: config, streamed: lists.streamed, diagnostics: &diagnostics) {
+            decodeHosts(list, config, lists, into: &matcher, diagnostics: &diagnostics)
         }
-        for (key, isPrefix) in [("paths", false), ("pathPrefixes", true)] {
-            guard let entries = config.stringList(key, diagnostics: &diagnostics) else { continue }
+        if let entries = config.stringList("paths", diagnostics: &diagnostics) {
             for (index, path) in entries {
-                if let advice = PatternAdvice.exactPath(path, field: key) {
-                    diagnostics.report(config.pointer(to: key, index), advice)
-                    continue
-                }
-                switch configPath(path) {
-                case .success(let matchPath):
-                    let comparedAs = caseSensitive ? matchPath.text : matchPath.folded
-                    if isPrefix {
-                        matcher.paths.insertPrefix(matchPath)
-                        matcher.record(.pathPrefixes, index, path, .prefix(comparedAs))
-                    } else {
-                        matcher.paths.insertExact(matchPath)
-                        matcher.record(.paths, index, path, .path(comparedAs))
-                    }
-                case .failure(let error): diagnostics.report(config.pointer(to: key, index), "\"\(path)\": \(error.reason)")
-                }
+                guard let matchPath = decodePath(path, "paths", index, config, diagnostics: &diagnostics) else { continue }
+                matcher.paths.insertExact(matchPath)
+                matcher.record(.paths, index, path, .path(caseSensitive ? matchPath.text : matchPath.folded))
             }
+        }
+        let prefixes = MatchStringList.read("pathPrefixes", of: config, streamed: lists.streamed, diagnostics: &diagnostics)
+        if let prefixes {
+            decodePathPrefixes(prefixes, config, lists, into: &matcher, diagnostics: &diagnostics)
         }
         if let entries = config.stringList("pathPatterns", diagnostics: &diagnostics) {
             for (index, text) in entries {

@@ -28,6 +28,11 @@ package struct BenchCommand: ParsableCommand {
         help:
             "decide through NavigationPolicyClient, as an app does: the config's bundle is loaded and compiled by the client (timed)"
     )
+    static let compiled = Flag(
+        "compiled",
+        help:
+            "with --client: the bundle carries the compiled image (the config compiled now, as bundle --compiled does), which the client maps and checks instead of compiling; implied by an image --config"
+    )
 
     package static let declaration = CommandDeclaration(
         name: "bench",
@@ -40,7 +45,7 @@ package struct BenchCommand: ParsableCommand {
         notes: "Exit status: 0; 2 for an invalid config, URL file or flag.",
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, urls.declaration, duration.declaration,
-            iterations.declaration, format.declaration, json.declaration, client.declaration,
+            iterations.declaration, format.declaration, json.declaration, client.declaration, compiled.declaration,
         ],
         exclusiveGroups: [ExclusiveGroup(["format", "json"], isRequired: false)])
 
@@ -55,6 +60,8 @@ package struct BenchCommand: ParsableCommand {
     /// `--json` was given: ``run(_:)`` warns that it is deprecated.
     package var usesDeprecatedJSONFlag: Bool
     package var throughClient: Bool
+    /// `--compiled`: the client's bundle carries the compiled image (layout 3) rather than JSON.
+    package var compiledBundle: Bool
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
@@ -65,6 +72,7 @@ package struct BenchCommand: ParsableCommand {
         usesDeprecatedJSONFlag = arguments[Self.json]
         printsJSON = usesDeprecatedJSONFlag || arguments[Self.format] == OutputFormat.json.rawValue
         throughClient = arguments[Self.client]
+        compiledBundle = arguments[Self.compiled]
     }
 
     static let builtInURLs = [
@@ -76,6 +84,7 @@ package struct BenchCommand: ParsableCommand {
     /// The size cap's value (flag or environment) is checked before anything runs.
     package mutating func validate() throws(CommandError) {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
+        if compiledBundle, !throughClient { throw .usage("--compiled needs --client") }
     }
 
     package func run(_ output: Output) -> Int32 {
@@ -86,7 +95,7 @@ package struct BenchCommand: ParsableCommand {
         let compileStart = ContinuousClock.now
         let policy: CompiledPolicy
         do {
-            policy = try ConfigLoader.load(path, maxBytes: maxConfigBytes)
+            policy = try ConfigLoader.load(path, maxBytes: maxConfigBytes, for: .deciding)
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage
@@ -95,18 +104,14 @@ package struct BenchCommand: ParsableCommand {
         // With --client: the bundle the daemon would serve for this config, loaded by the client.
         var client: NavigationPolicyClient?
         var bundleLoadSeconds = 0.0
+        var bundleIsCompiled = false
         if throughClient {
-            guard let bytes = try? ConfigLoader.read(path, maxBytes: maxConfigBytes),
-                let bundle = PolicyService.PolicyBundle.make(
-                    configBytes: bytes, revision: PolicyService.PolicyBundle.revision(of: bytes),
-                    stamp: .make(
-                        issuedAt: Int(Date().timeIntervalSince1970), settings: BundleSettings(), signingKey: nil,
-                        previousVersion: nil),
-                    signingKey: nil)
-            else {
+            guard let bytes = try? ConfigLoader.read(path, maxBytes: maxConfigBytes), let built = bundle(of: bytes) else {
                 output.err("navpolicyd bench: config \(path): the bundle could not be built")
                 return ExitCode.usage
             }
+            let bundle = built.bundle
+            bundleIsCompiled = built.isCompiled
             let loadStart = ContinuousClock.now
             let loaded = NavigationPolicyClient(configuration: .init(shippedBundle: .init(bytes: bundle.bytes)))
             bundleLoadSeconds = (ContinuousClock.now - loadStart).seconds
@@ -170,6 +175,7 @@ package struct BenchCommand: ParsableCommand {
             "compileSeconds": .number(compileSeconds),
             "path": .string(throughClient ? "client" : "engine"),
             "bundleLoadSeconds": .number(bundleLoadSeconds),
+            "bundleLayout": throughClient ? .string(bundleIsCompiled ? "compiled" : "json") : .null,
             "rssBytes": .number(Double(Self.residentBytes())),
             "urls": .number(Double(urls.count)),
             "decisions": .number(Double(decided)),
@@ -187,7 +193,10 @@ package struct BenchCommand: ParsableCommand {
             output.out(String(format: "load+compile  %.3f s", compileSeconds))
             if throughClient {
                 output.out(
-                    String(format: "bundle load   %.3f ms (NavigationPolicyClient: parse + compile)", bundleLoadSeconds * 1000))
+                    String(format: "bundle load   %.3f ms", bundleLoadSeconds * 1000)
+                        + (bundleIsCompiled
+                            ? " (NavigationPolicyClient: compiled bundle, checked and used in place)"
+                            : " (NavigationPolicyClient: parse + compile)"))
             }
             output.out(String(format: "resident      %.1f MB", Double(Self.residentBytes()) / 1_048_576))
             output.out("decisions     \(decided) over \(urls.count) URLs (\(cancels) cancelled)")
@@ -198,6 +207,25 @@ package struct BenchCommand: ParsableCommand {
                     format: "throughput    %.0f decisions/s (one thread, timer included)", Double(decided) / max(elapsed, 1e-9)))
         }
         return ExitCode.success
+    }
+
+    /// The bundle the daemon would serve for `bytes`, unsigned: a compiled bundle (layout 3) for
+    /// an image or with `--compiled` (the JSON compiled now), else a JSON bundle; nil when the
+    /// bytes do not make one (the config was already loaded, so this is rare).
+    private func bundle(of bytes: [UInt8]) -> (bundle: PolicyService.PolicyBundle, isCompiled: Bool)? {
+        let stamp = PolicyService.PolicyBundle.Stamp.make(
+            issuedAt: Int(Date().timeIntervalSince1970), settings: BundleSettings(), signingKey: nil, previousVersion: nil)
+        var image: [UInt8]? = PolicyImage.hasMagic(bytes) ? bytes : nil
+        if compiledBundle, image == nil { image = try? PolicyImageFile.compile(config: bytes) }
+        if let image {
+            return PolicyService.PolicyBundle.make(
+                compiledImage: image, revision: PolicyService.PolicyBundle.revision(of: image), stamp: stamp,
+                signingKey: nil
+            ).map { ($0, true) }
+        }
+        return PolicyService.PolicyBundle.make(
+            configBytes: bytes, revision: PolicyService.PolicyBundle.revision(of: bytes), stamp: stamp, signingKey: nil
+        ).map { ($0, false) }
     }
 
     private static func monotonicNanoseconds() -> UInt64 {

@@ -76,7 +76,7 @@ package struct TestCommand: ParsableCommand {
         guard
             let policy = BundleInput.policy(
                 bundle: bundleInput, configPath: configPath, maxConfigBytes: maxConfigBytes, command: "test",
-                output: output)
+                output: output, use: reportsCoverage ? .inspecting : .deciding)
         else { return ExitCode.usage }
         let cases: [PolicyTestCase]
         switch Self.loadCases(casesPath) {

@@ -199,6 +199,10 @@ public struct ServerSettings: Sendable, Equatable {
         return compiler
     }()
 
+    /// ``compiler`` storing large `hosts` and `pathPrefixes` lists as sorted tables: what the
+    /// daemon and the deciding commands load with (``PolicyCompiler/tableThreshold``).
+    public static let decidingCompiler = compiler.storingLargeListsAsTables()
+
     /// `proxy.listen` must not take the port of `server.listen` or `server.adminListen`:
     /// the second bind would fail at start, after the config was accepted.
     private static func checkProxyListenerClash(_ root: ConfigObject, diagnostics: inout ConfigDiagnostics) {

@@ -46,8 +46,10 @@ public enum PolicyImageFile {
         try PolicyImage.load(image, compiler: ServerSettings.compiler, checksum: checksum)
     }
 
-    /// Compiles config bytes into image bytes with the daemon's compiler.
+    /// Compiles config bytes into image bytes with the daemon's compiler (the deciding one: the
+    /// check that the config compiles reports the same issues, and its large lists load as tables).
     public static func compile(config bytes: [UInt8]) throws(ConfigError) -> [UInt8] {
-        try PolicyImage.compile(config: bytes, compiler: ServerSettings.compiler, sha256: sha256, checksum: checksum)
+        try PolicyImage.compile(
+            config: bytes, compiler: ServerSettings.decidingCompiler, sha256: sha256, checksum: checksum)
     }
 }

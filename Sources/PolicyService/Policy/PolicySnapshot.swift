@@ -66,7 +66,7 @@ public final class PolicySnapshot: Sendable {
                 // An image's revision is its own SHA-256 (below), like a JSON file's.
                 policy = try PolicyImageFile.load(PolicyImageBytes(copying: bytes)).policy
             } else {
-                policy = try ServerSettings.compiler.compile(bytes)
+                policy = try ServerSettings.decidingCompiler.compile(bytes)
             }
         } catch let error as PolicyImageError {
             return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "compiled policy image: \(error.reason)")]))
