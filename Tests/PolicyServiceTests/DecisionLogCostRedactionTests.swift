@@ -41,14 +41,14 @@ struct DecisionLogCostRedactionTests {
         return writer.bytes
     }
 
-    @Test("the in-place writer writes the bytes the string-based redaction did, over 20,000 generated URLs per rule")
+    @Test("the in-place writer writes the bytes the string-based redaction did, over 10,000 generated URLs per rule")
     func sameBytesAsTheStringRedaction() {
         for names in Self.rules {
             let rule = QueryRedaction(names: names)
             let legacy = LegacyQueryRedaction(names: names)
             // Random each run (a failure names its URL): more inputs over time than a fixed seed.
             var generator = SystemRandomNumberGenerator()
-            for _ in 0..<20_000 {
+            for _ in 0..<10_000 {
                 let url = Self.url(&generator)
                 let expected = legacy.redact(url)
                 #expect(rule.redact(url) == expected, "\(names) \(url.debugDescription)")
@@ -118,7 +118,7 @@ struct DecisionLogCostRedactionTests {
             let snapshot = try PolicySnapshot.build(from: Array(config.utf8)).get()
             var generator = SystemRandomNumberGenerator()
             var checked = 0
-            for _ in 0..<3_000 {
+            for _ in 0..<2_000 {
                 let sent = Self.url(&generator)
                 let source = Bool.random(using: &generator) ? Self.url(&generator) : nil
                 let navigation = NavigationRequest(url: sent, sourceURL: source)
@@ -133,7 +133,7 @@ struct DecisionLogCostRedactionTests {
                     "\(names) \(sent.debugDescription)\n\(String(decoding: line, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))"
                 )
             }
-            #expect(checked > 1_000, "most generated URLs are decidable")
+            #expect(checked > 500, "most generated URLs are decidable")
         }
     }
 
