@@ -177,9 +177,15 @@ struct DecisionRecorder: Sendable {
     ) {
         var urls = LogURLWriter(redaction: redaction, cut: cut)
         if let time {
-            writer.writeRaw(#"{"time":""#)
-            time.withText { writer.writeRaw(bytes: $0) }
-            writer.writeRaw(#"""#)
+            // `{"time":"`, the time and its closing quote in one append.
+            let opening: StaticString = #"{"time":""#
+            let length = opening.utf8CodeUnitCount + UTCTime.textLength + 1
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+                _ = buffer.initialize(from: UnsafeBufferPointer(start: opening.utf8Start, count: opening.utf8CodeUnitCount))
+                time.write(into: buffer, at: opening.utf8CodeUnitCount)
+                buffer[length - 1] = UInt8(ascii: "\"")
+                writer.writeRaw(bytes: UnsafeBufferPointer(buffer))
+            }
         } else {
             writer.writeRaw(#"{"time":"#)
             writer.writeString(Timestamp.iso8601(Date()))
