@@ -72,9 +72,11 @@ format:
 ## test-release-lifetimes: the object-lifetime tests in an optimized build, the only place where
 ## the leak of issue 12 (releases dropped in a loop without exit) shows, and where a buffer or
 ## context lent to libmicrohttpd by raw pointer could be released too early; own scratch path.
+## Also the decision log's allocation count (DecisionLogCostLiveTests), which only an optimized
+## daemon says anything about.
 test-release-lifetimes: test-deps
 	$(SWIFT) build -c release --build-tests --scratch-path .build/release-testing -Xswiftc -enable-testing
-	$(SWIFT) test -c release --skip-build --scratch-path .build/release-testing --filter 'LifetimeTests|ResponseBodyBufferTests|ContextReuseTests|PreparedResponseTests|StreamingResponseTests'
+	$(SWIFT) test -c release --skip-build --scratch-path .build/release-testing --filter 'LifetimeTests|ResponseBodyBufferTests|ContextReuseTests|PreparedResponseTests|StreamingResponseTests|DecisionLogCostLiveTests'
 
 ## test-asan / test-tsan: the suite with AddressSanitizer / ThreadSanitizer (own scratch paths), less the
 ## suites that compare text or push volume through safe-Swift code (scripts/sanitized-test.sh says which and why);

@@ -111,6 +111,32 @@ public struct JSONWriter: Sendable {
         appendContents(of: text)
     }
 
+    /// Appends `utf8` escaped as a JSON string's contents, without the quotes. The bytes must
+    /// be valid UTF-8: a String's bytes, or a run of them cut next to an ASCII character (the
+    /// decision log writes a URL this way between the values it redacts).
+    public mutating func writeStringContents(utf8: UnsafeBufferPointer<UInt8>) {
+        appendEscaping(utf8)
+    }
+
+    /// Appends again what was written at `range` of the output: a value written twice (the
+    /// decision log's request URL, repeated as the decision's) costs a copy, not a second
+    /// escaping.
+    public mutating func writeCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "writeCopy outside the output")
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: range.count) { copy in
+            bytes.withUnsafeBufferPointer { _ = copy.initialize(fromContentsOf: $0[range]) }
+            bytes.append(contentsOf: UnsafeBufferPointer(copy))
+        }
+    }
+
+    /// Inserts a literal that is already JSON at `offset` of the output: for a member whose
+    /// presence is only known once what follows it is written (the decision log's
+    /// `"redacted":true`, known once its URLs are).
+    public mutating func insertRaw(_ text: StaticString, at offset: Int) {
+        precondition(offset >= 0 && offset <= bytes.count, "insertRaw outside the output")
+        text.withUTF8Buffer { bytes.insert(contentsOf: $0, at: offset) }
+    }
+
     private mutating func appendContents(of text: String) {
         // Over the String's own storage when it has one (native and small Strings do); a
         // bridged or foreign String is first made native.

@@ -70,16 +70,34 @@ extension Decision {
     /// - Parameter includingTrace: false leaves out `trace` (the decision log never carries it),
     ///   without copying the decision to drop it.
     public func writeMembers(to writer: inout JSONWriter, includingTrace: Bool = true) {
-        writeMembers(to: &writer, openingObject: false, includingTrace: includingTrace)
+        writeMembers(to: &writer, openingObject: false, includingTrace: includingTrace, writingURL: Self.writeURL)
+    }
+
+    /// ``writeMembers(to:includingTrace:)`` with every URL the decision carries (`url`,
+    /// `location`, each shadow `location`) written by `writeURL`, as a string's contents
+    /// without the quotes: the decision log redacts and cuts them there, in place, instead of
+    /// building a redacted copy of the decision.
+    public func writeMembers(
+        to writer: inout JSONWriter, includingTrace: Bool, writingURL writeURL: (String, inout JSONWriter) -> Void
+    ) {
+        writeMembers(to: &writer, openingObject: false, includingTrace: includingTrace, writingURL: writeURL)
     }
 
     /// Writes `{` and the decision object's members, leaving the object open for the caller's
     /// own members: the same bytes as `{` followed by ``writeMembers(to:)``, one append fewer.
     public func writeOpenObject(to writer: inout JSONWriter) {
-        writeMembers(to: &writer, openingObject: true, includingTrace: true)
+        writeMembers(to: &writer, openingObject: true, includingTrace: true, writingURL: Self.writeURL)
     }
 
-    private func writeMembers(to writer: inout JSONWriter, openingObject: Bool, includingTrace: Bool) {
+    /// A URL as it is: escaped, nothing redacted.
+    private static func writeURL(_ url: String, to writer: inout JSONWriter) {
+        writer.writeStringContents(url)
+    }
+
+    private func writeMembers(
+        to writer: inout JSONWriter, openingObject: Bool, includingTrace: Bool,
+        writingURL writeURL: (String, inout JSONWriter) -> Void
+    ) {
         // Member names, fixed values and the quotes around the strings between them are merged
         // into as few literals as the members allow: each append costs its checks again.
         writer.writeRaw(Self.head(verdict, openingObject: openingObject, handler: handler != nil))
@@ -92,14 +110,18 @@ extension Decision {
             writer.writeRaw(handler == nil ? #","action":"# : #"","action":"#)
             writer.writeOptionalString(action)
             writer.writeRaw(#","location":"#)
-            writer.writeOptionalString(location)
+            Self.writeOptionalURL(location, to: &writer, writeURL)
             writer.writeRaw(#","url":""#)
         }
-        writer.writeStringContents(url)
+        writeURL(url, &writer)
         writer.writeRaw(#"""#)
         if let shadow {
-            writer.writeRaw(#","shadow":"#)
-            writer.write(.array(shadow.map { .object($0.jsonObject) }))
+            writer.writeRaw(#","shadow":["#)
+            for (index, result) in shadow.enumerated() {
+                if index > 0 { writer.writeRaw(",") }
+                result.write(to: &writer, writingURL: writeURL)
+            }
+            writer.writeRaw("]")
         }
         if includingTrace, let trace {
             writer.writeRaw(#","trace":"#)
@@ -109,6 +131,19 @@ extension Decision {
             writer.writeRaw(#","pathReading":"#)
             writer.writeOptionalString(pathReading)
         }
+    }
+
+    /// A quoted URL written by `writeURL`, or `null`.
+    fileprivate static func writeOptionalURL(
+        _ url: String?, to writer: inout JSONWriter, _ writeURL: (String, inout JSONWriter) -> Void
+    ) {
+        guard let url else {
+            writer.writeRaw("null")
+            return
+        }
+        writer.writeRaw(#"""#)
+        writeURL(url, &writer)
+        writer.writeRaw(#"""#)
     }
 
     /// The members up to the handler's value: `"decision":"…","handler":` and then the
@@ -143,6 +178,18 @@ public struct ShadowResult: Sendable, Equatable {
 
     init(_ handler: String, _ decision: Decision) {
         self.init(handler: handler, verdict: decision.verdict, action: decision.action, location: decision.location)
+    }
+
+    /// Writes ``jsonObject`` (the same bytes, DecisionLogCostRedactionTests) straight into
+    /// `writer`, the location through `writeURL` as ``Decision`` writes its URLs.
+    fileprivate func write(to writer: inout JSONWriter, writingURL writeURL: (String, inout JSONWriter) -> Void) {
+        writer.writeRaw(#"{"handler":"#)
+        writer.writeString(handler)
+        writer.writeRaw(verdict == .allow ? #","decision":"allow","action":"# : #","decision":"cancel","action":"#)
+        writer.writeOptionalString(action)
+        writer.writeRaw(#","location":"#)
+        Decision.writeOptionalURL(location, to: &writer, writeURL)
+        writer.writeRaw("}")
     }
 
     /// `{"handler":…,"decision":…,"action":…,"location":…}`, the decision's own field names.

@@ -97,7 +97,7 @@ final class ServiceFactory: Sendable {
             },
             // Read from the active policy before each write, so a reload changes it.
             maximumBytes: {
-                store.snapshot.map { DecisionLogSettings.from($0.policy).maxBytes } ?? DecisionLogSettings.defaultMaxBytes
+                store.snapshot?.logMaxBytes ?? DecisionLogSettings.defaultMaxBytes
             },
             onFull: { fileBytes, maximumBytes in
                 log.log(

@@ -128,10 +128,11 @@ struct DecisionRecorder: Sendable {
     /// `revision`.
     ///
     /// Every URL the line carries (`request.url`, `request.sourceURL`, `decision.url`,
-    /// `decision.location`, each `decision.shadow[].location`) first goes through `redaction`
-    /// (`decisionLog.redactQueryParameters`); a line where it replaced anything gets
-    /// `"redacted":true`, and replays skip it and count it, as its URLs are not the ones decided.
-    /// This is the only place lines are built, so every front end is redacted alike.
+    /// `decision.location`, each `decision.shadow[].location`) goes through `redaction`
+    /// (`decisionLog.redactQueryParameters`) as it is written (``LogURLWriter``); a line where
+    /// it replaced anything gets `"redacted":true`, and replays skip it and count it, as its
+    /// URLs are not the ones decided. This is the only place lines are built, so every front
+    /// end is redacted alike.
     ///
     /// A line longer than ``maximumLineBytes`` is written again with all those URLs cut to
     /// their first ``truncatedURLBytes`` bytes (whole characters), then if need be to 128
@@ -146,67 +147,15 @@ struct DecisionRecorder: Sendable {
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
         redaction: QueryRedaction, at time: UTCTime?, into writer: inout JSONWriter
     ) -> Bool {
-        // Without a rule nothing is copied or scanned: the usual log costs what it did.
-        guard !redaction.isEmpty else {
-            return writeFitting(
-                decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: false, into: &writer)
-        }
-        var decision = decision
-        var navigation = navigation
-        let redacted = redact(&decision, &navigation, with: redaction)
-        return writeFitting(
-            decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, into: &writer)
-    }
-
-    /// The line whole, or with its URLs cut when it is too long, or nothing (false).
-    private static func writeFitting(
-        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
-        at time: UTCTime?, redacted: Bool, into writer: inout JSONWriter
-    ) -> Bool {
         for cut in lineAttempts {
             writer.removeAll()
             writeLine(
-                decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redacted: redacted, cut: cut,
+                decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redaction: redaction, cut: cut,
                 into: &writer)
             if writer.bytes.count <= maximumLineBytes { return true }
         }
         writer.removeAll()
         return false
-    }
-
-    /// Applies `redaction` to every URL field of the line; returns whether any changed.
-    private static func redact(
-        _ decision: inout Decision, _ navigation: inout NavigationRequest, with redaction: QueryRedaction
-    ) -> Bool {
-        var changed = false
-        func apply(_ text: inout String) {
-            if let replaced = redaction.redact(text) {
-                text = replaced
-                changed = true
-            }
-        }
-        let sent = navigation.url
-        apply(&navigation.url)
-        if var source = navigation.sourceURL {
-            apply(&source)
-            navigation.sourceURL = source
-        }
-        // The canonical URL is usually the URL as sent: redacted once, not twice.
-        if decision.url == sent { decision.url = navigation.url } else { apply(&decision.url) }
-        if var location = decision.location {
-            apply(&location)
-            decision.location = location
-        }
-        if var shadow = decision.shadow {
-            for index in shadow.indices {
-                if var location = shadow[index].location {
-                    apply(&location)
-                    shadow[index].location = location
-                }
-            }
-            decision.shadow = shadow
-        }
-        return changed
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary (nil limit: whole).
@@ -224,49 +173,49 @@ struct DecisionRecorder: Sendable {
 
     private static func writeLine(
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
-        at time: UTCTime?, redacted: Bool, cut: Int?, into writer: inout JSONWriter
+        at time: UTCTime?, redaction: QueryRedaction, cut: Int?, into writer: inout JSONWriter
     ) {
-        func url(_ text: String) -> String { prefix(text, bytes: cut) }
+        var urls = LogURLWriter(redaction: redaction, cut: cut)
         if let time {
-            writer.writeRaw(#"{"time":""#)
-            time.withText { writer.writeRaw(bytes: $0) }
-            writer.writeRaw(#"""#)
+            // `{"time":"`, the time and its closing quote in one append.
+            let opening: StaticString = #"{"time":""#
+            let length = opening.utf8CodeUnitCount + UTCTime.textLength + 1
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+                _ = buffer.initialize(from: UnsafeBufferPointer(start: opening.utf8Start, count: opening.utf8CodeUnitCount))
+                time.write(into: buffer, at: opening.utf8CodeUnitCount)
+                buffer[length - 1] = UInt8(ascii: "\"")
+                writer.writeRaw(bytes: UnsafeBufferPointer(buffer))
+            }
         } else {
             writer.writeRaw(#"{"time":"#)
             writer.writeString(Timestamp.iso8601(Date()))
         }
         id.writeMember(to: &writer)
-        if redacted { writer.writeRaw(#","redacted":true"#) }
+        // `"redacted":true` goes here, once the URLs after it are written and it is known.
+        let redactedMarkOffset = writer.bytes.count
         if cut != nil { writer.writeRaw(#","truncated":true"#) }
         // Member names and the quotes between values are merged into as few literals as the
         // fields allow, and the two enumerations are literals of their own: a line is written
         // on every logged decision, and each append costs its checks again.
         writer.writeRaw(#","request":{"url":""#)
-        writer.writeStringContents(url(navigation.url))
+        urls.writeRequestURL(navigation.url, into: &writer)
         writer.writeRaw(#"","method":""#)
         writer.writeStringContents(navigation.method)
         writer.writeRaw(Self.navigationTypeMembers(navigation.navigationType))
         writer.writeRaw(Self.targetFrameMembers(navigation.targetFrame))
-        writer.writeOptionalString(navigation.sourceURL.map(url))
-        writer.writeRaw(#"},"decision":{"#)
-        if cut == nil {
-            decision.writeMembers(to: &writer, includingTrace: false)
+        if let source = navigation.sourceURL {
+            writer.writeRaw(#"""#)
+            urls.write(source, into: &writer)
+            writer.writeRaw(#"""#)
         } else {
-            var logged = decision
-            logged.url = url(logged.url)
-            logged.location = logged.location.map(url)
-            // A shadow `{url}` location repeats the URL too: left whole, it kept a cut line
-            // over the limit and the decision went unlogged.
-            logged.shadow = logged.shadow?.map { result in
-                var result = result
-                result.location = result.location.map(url)
-                return result
-            }
-            logged.writeMembers(to: &writer, includingTrace: false)
+            writer.writeRaw("null")
         }
+        writer.writeRaw(#"},"decision":{"#)
+        decision.writeMembers(to: &writer, includingTrace: false) { url, writer in urls.write(url, into: &writer) }
         writer.writeRaw(#"},"handler":"#)
         writer.writeOptionalString(decision.handler)
         revisionTail.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
+        if urls.redacted { writer.insertRaw(#","redacted":true"#, at: redactedMarkOffset) }
     }
 
     /// `,"revision":"…"}`: how every line of a policy revision ends, serialized once per
@@ -354,5 +303,51 @@ struct LogAllowance: Sendable {
         }
         remaining -= count
         return true
+    }
+}
+
+/// How one decision-log line writes its URLs: redacted in place (``QueryRedaction/write(_:into:)``),
+/// cut for a line that is too long, and the request URL's bytes copied rather than redacted
+/// and escaped again where the decision repeats it (its canonical `url` usually is the URL
+/// as sent).
+struct LogURLWriter {
+    let redaction: QueryRedaction
+    /// The cut in force (``DecisionRecorder/cutURLBytes``), nil for a whole line.
+    let cut: Int?
+    /// Whether ``redaction`` replaced anything in a URL written so far.
+    private(set) var redacted = false
+    /// The request URL and where its written form lies in the line.
+    private var requestURL: (text: String, written: Range<Int>)?
+
+    init(redaction: QueryRedaction, cut: Int?) {
+        self.redaction = redaction
+        self.cut = cut
+    }
+
+    /// Writes `request.url`, remembering where, for a `decision.url` that repeats it.
+    mutating func writeRequestURL(_ url: String, into writer: inout JSONWriter) {
+        let start = writer.bytes.count
+        write(url, into: &writer)
+        requestURL = (url, start..<writer.bytes.count)
+    }
+
+    /// Writes `url` as a JSON string's contents (no quotes), redacted and cut as the line is.
+    mutating func write(_ url: String, into writer: inout JSONWriter) {
+        if let requestURL, requestURL.text == url {
+            // Written just before, with the same redaction and cut: the same bytes.
+            writer.writeCopy(of: requestURL.written)
+        } else if let cut {
+            // A line that was too long (rare): its URLs are redacted first, then cut, so a cut
+            // never splits a parameter's name from its marker; the line is marked redacted
+            // even when the cut drops the marker.
+            var text = url
+            if let replaced = redaction.redact(url) {
+                text = replaced
+                redacted = true
+            }
+            writer.writeStringContents(DecisionRecorder.prefix(text, bytes: cut))
+        } else if redaction.write(url, into: &writer) {
+            redacted = true
+        }
     }
 }

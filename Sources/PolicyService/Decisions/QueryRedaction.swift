@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// `decisionLog.redactQueryParameters`, compiled once per policy: which query parameters'
 /// values the decision log replaces with ``marker``.
 ///
@@ -14,6 +16,10 @@
 /// - A bare entry (no `=`) is a name and is kept, unless it decodes to a redacted parameter
 ///   with its value (`code%3DSECRET`); `"*"` replaces every value and every bare entry.
 struct QueryRedaction: Sendable, Equatable {
+    /// A run of a URL's UTF-8 bytes, read in place: the log redacts the URL's own storage
+    /// without copying it into an array first.
+    private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+
     /// What a redacted value becomes: unreserved characters only, so a redacted URL still
     /// parses and serializes to itself.
     static let marker = "REDACTED"
@@ -49,7 +55,7 @@ struct QueryRedaction: Sendable, Equatable {
     }
 
     /// Whether the raw name `raw` is a listed one.
-    private func isListed(_ raw: ArraySlice<UInt8>) -> Bool {
+    private func isListed(_ raw: Bytes) -> Bool {
         guard raw.allSatisfy(Self.isPlain) else {
             // A name still escaped past the levels looked through is hidden, not trusted, as a
             // value is (`%2525252563ode` is `code` to an application that decodes five times).
@@ -60,7 +66,7 @@ struct QueryRedaction: Sendable, Equatable {
             if zip(name, raw).allSatisfy({ $0 == Self.asciiLowercased($1) }) { return true }
         }
         // A plain name that none matched can still equal a non-ASCII configured name lower-cased.
-        return !allNamesPlain && names.contains(Self.normalizedName(raw))
+        return !allNamesPlain && names.contains(Self.normalized(raw).name)
     }
 
     private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
@@ -73,33 +79,65 @@ struct QueryRedaction: Sendable, Equatable {
     /// `url` with the redacted values replaced, or nil when nothing in it is redacted.
     func redact(_ url: String) -> String? {
         guard !isEmpty else { return nil }
-        let bytes = Array(url.utf8)
-        guard let start = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
-            return nil
+        return Self.withUTF8(url) { bytes -> String? in
+            var out: [UInt8] = []
+            var kept = 0
+            let changed = replacedValues(in: bytes) { value in
+                if out.isEmpty { out.reserveCapacity(bytes.count + 16) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[kept..<value.lowerBound]))
+                out.append(contentsOf: Self.markerBytes)
+                kept = value.upperBound
+            }
+            guard changed else { return nil }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[kept...]))
+            return String(decoding: out, as: UTF8.self)
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 16)
-        out.append(contentsOf: bytes[...start])
-        guard redactParameters(bytes[(start + 1)...], into: &out) else { return nil }
-        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends `region` to `out` with its redacted values replaced; returns whether any was.
-    private func redactParameters(_ region: ArraySlice<UInt8>, into out: inout [UInt8]) -> Bool {
+    /// Writes `url` into `writer` as the contents of a JSON string (escaped, no quotes), with
+    /// the redacted values replaced; returns whether any was. The decision log's way: it reads
+    /// the URL's bytes in place and escapes them straight into the line, where ``redact(_:)``
+    /// builds a String to be escaped afterwards (the same bytes, DecisionLogCostRedactionTests).
+    func write(_ url: String, into writer: inout JSONWriter) -> Bool {
+        guard !isEmpty else {
+            writer.writeStringContents(url)
+            return false
+        }
+        return Self.withUTF8(url) { bytes -> Bool in
+            var kept = 0
+            let changed = replacedValues(in: bytes) { value in
+                writer.writeStringContents(utf8: UnsafeBufferPointer(rebasing: bytes[kept..<value.lowerBound]))
+                Self.markerBytes.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
+                kept = value.upperBound
+            }
+            writer.writeStringContents(utf8: UnsafeBufferPointer(rebasing: bytes[kept...]))
+            return changed
+        }
+    }
+
+    /// `body` over `text`'s UTF-8 bytes: its own storage when it has one (native Strings do).
+    private static func withUTF8<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
+    }
+
+    /// Calls `replace` with the range of each value to be replaced by ``marker``, in order, and
+    /// returns whether there was any. Everything after the first `?` or `#` is parameters.
+    private func replacedValues(in url: UnsafeBufferPointer<UInt8>, _ replace: (Range<Int>) -> Void) -> Bool {
+        guard let start = url.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+            return false
+        }
         var changed = false
-        var entryStart = region.startIndex
-        var index = region.startIndex
-        while index <= region.endIndex {
-            if index == region.endIndex || Self.isSeparator(region[index]) {
-                let entry = region[entryStart..<index]
+        var entryStart = start + 1
+        var index = entryStart
+        while index <= url.endIndex {
+            if index == url.endIndex || Self.isSeparator(url[index]) {
+                let entry = url[entryStart..<index]
                 if let kept = keptPart(entry) {
-                    out.append(contentsOf: kept)
-                    out.append(contentsOf: Self.markerBytes)
+                    replace(kept.endIndex..<index)
                     changed = true
-                } else {
-                    out.append(contentsOf: entry)
                 }
-                if index < region.endIndex { out.append(region[index]) }
                 entryStart = index + 1
             }
             index += 1
@@ -109,7 +147,7 @@ struct QueryRedaction: Sendable, Equatable {
 
     /// What of the entry is kept before ``marker`` (its name and `=`; nothing for a bare entry
     /// under `"*"`), or nil when the entry keeps its value.
-    private func keptPart(_ entry: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+    private func keptPart(_ entry: Bytes) -> Bytes? {
         guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else {
             // A bare entry is a name without a value, except under "*", which hides anything,
             // and one that decodes to a listed parameter with its value (`code%3DSECRET`).
@@ -125,20 +163,21 @@ struct QueryRedaction: Sendable, Equatable {
     }
 
     /// Whether `value`, decoded, carries a parameter this rule redacts (a URL in a query value).
-    private func hidesRedacted(_ value: ArraySlice<UInt8>, depth: Int) -> Bool {
+    private func hidesRedacted(_ value: Bytes, depth: Int) -> Bool {
         guard value.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return false }
         // Escapes nested deeper than we look through are hidden rather than trusted.
         guard depth <= Self.decodingDepth else { return true }
-        let decoded = Self.formDecoded(value)
-        var entryStart = decoded.startIndex
-        for index in decoded.indices where Self.isSeparator(decoded[index]) {
-            if entryHidesRedacted(decoded[entryStart..<index], depth: depth) { return true }
-            entryStart = index + 1
+        return Self.formDecoded(value).withUnsafeBufferPointer { decoded in
+            var entryStart = decoded.startIndex
+            for index in decoded.indices where Self.isSeparator(decoded[index]) {
+                if entryHidesRedacted(decoded[entryStart..<index], depth: depth) { return true }
+                entryStart = index + 1
+            }
+            return entryHidesRedacted(decoded[entryStart...], depth: depth)
         }
-        return entryHidesRedacted(decoded[entryStart...], depth: depth)
     }
 
-    private func entryHidesRedacted(_ entry: ArraySlice<UInt8>, depth: Int) -> Bool {
+    private func entryHidesRedacted(_ entry: Bytes, depth: Int) -> Bool {
         // A bare entry may still be escaped text (a URL encoded twice): look one level deeper.
         guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { return hidesRedacted(entry, depth: depth + 1) }
         let value = entry[(equals + 1)...]
@@ -149,23 +188,28 @@ struct QueryRedaction: Sendable, Equatable {
     /// Where one parameter ends: `&`, `;` (the old HTML separator), `?` and `#` (a fragment or
     /// a second `?` still reads as parameters to some applications).
     private static func isSeparator(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "&") || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+        // All four are below 64: one shift and mask per byte of every logged URL, not four
+        // comparisons.
+        byte < 64 && (separatorBits >> UInt64(byte)) & 1 != 0
     }
+
+    /// Bit `b` set for each separator byte `b`: `&` 0x26, `;` 0x3B, `?` 0x3F, `#` 0x23.
+    private static var separatorBits: UInt64 { 1 << 0x26 | 1 << 0x3B | 1 << 0x3F | 1 << 0x23 }
 
     /// A parameter name as compared: `+` as space, escapes decoded until none is left (at most
     /// ``decodingDepth`` times), spaces trimmed, a `[…]` suffix dropped, lower-cased.
     static func normalizedName(_ raw: ArraySlice<UInt8>) -> String {
-        normalized(raw).name
+        raw.withUnsafeBufferPointer { normalized($0[...]).name }
     }
 
     /// ``normalizedName(_:)`` and whether the name would still decode further after
     /// ``decodingDepth`` levels.
-    private static func normalized(_ raw: ArraySlice<UInt8>) -> (name: String, stillEscaped: Bool) {
+    private static func normalized(_ raw: Bytes) -> (name: String, stillEscaped: Bool) {
         // The URL parser removes every ASCII tab and newline from its input (WHATWG URL), so
         // `co<TAB>de` in the logged, as-sent URL is `code` to the daemon and to the application:
         // they are dropped here too, at every decoding level (hiding more, never less).
         let isRemoved = { (byte: UInt8) in byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        var name = raw.contains(where: isRemoved) ? ArraySlice(raw.filter { !isRemoved($0) }) : raw
+        var name = ArraySlice(raw.filter { !isRemoved($0) })
         var stillEscaped = false
         for level in 0...decodingDepth {
             guard name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { break }
@@ -189,7 +233,8 @@ struct QueryRedaction: Sendable, Equatable {
 
     /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; a `%` not
     /// followed by two hex digits stays as it is (as WHATWG's percent-decode does).
-    private static func formDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    private static func formDecoded<Input: RandomAccessCollection<UInt8>>(_ bytes: Input) -> [UInt8]
+    where Input.Index == Int {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = bytes.startIndex
@@ -209,7 +254,8 @@ struct QueryRedaction: Sendable, Equatable {
         return out
     }
 
-    private static func hexValue(_ bytes: ArraySlice<UInt8>, _ index: Int) -> UInt8? {
+    private static func hexValue<Input: RandomAccessCollection<UInt8>>(_ bytes: Input, _ index: Int) -> UInt8?
+    where Input.Index == Int {
         guard index >= bytes.startIndex, index < bytes.endIndex else { return nil }
         switch bytes[index] {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return bytes[index] - UInt8(ascii: "0")

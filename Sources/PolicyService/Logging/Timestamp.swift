@@ -64,42 +64,54 @@ struct UTCTime: Sendable, Equatable {
 
     /// Calls `body` with the 24 bytes of the text, formatted on the stack.
     func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        let days = seconds / 86_400
-        let secondOfDay = seconds % 86_400
-        let (year, month, day) = Self.civilDate(daysSinceEpoch: days)
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.textLength) { buffer in
-            var index = 0
-            func put(_ value: Int, digits: Int) {
-                var remaining = value
-                var position = index + digits - 1
-                while position >= index {
-                    buffer[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
-                    remaining /= 10
-                    position -= 1
-                }
-                index += digits
-            }
-            func put(_ byte: UInt8) {
-                buffer[index] = byte
-                index += 1
-            }
-            put(year, digits: 4)
-            put(UInt8(ascii: "-"))
-            put(month, digits: 2)
-            put(UInt8(ascii: "-"))
-            put(day, digits: 2)
-            put(UInt8(ascii: "T"))
-            put(secondOfDay / 3600, digits: 2)
-            put(UInt8(ascii: ":"))
-            put(secondOfDay / 60 % 60, digits: 2)
-            put(UInt8(ascii: ":"))
-            put(secondOfDay % 60, digits: 2)
-            put(UInt8(ascii: "."))
-            put(milliseconds, digits: 3)
-            put(UInt8(ascii: "Z"))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.textLength) { buffer in
+            write(into: buffer, at: 0)
             return body(UnsafeBufferPointer(buffer))
         }
     }
+
+    /// Writes the 24 bytes of the text into `buffer` from `offset` (the caller makes the room:
+    /// the decision log formats its line's opening, the time and the closing quote in one
+    /// buffer and appends them at once).
+    ///
+    /// Two digits at a time from a table: the division-per-digit loop this replaced cost ~460
+    /// instructions a line, this ~150 (bench/decision-log-count.sh).
+    func write(into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        precondition(offset >= 0 && buffer.count - offset >= Self.textLength, "no room for the timestamp")
+        let days = seconds / 86_400
+        let secondOfDay = seconds % 86_400
+        let (year, month, day) = Self.civilDate(daysSinceEpoch: days)
+        Self.pairs.withUTF8Buffer { pairs in
+            // `value` is 0–99 at every call below: two table bytes.
+            func put(_ value: Int, at position: Int) {
+                buffer[offset + position] = pairs[2 * value]
+                buffer[offset + position + 1] = pairs[2 * value + 1]
+            }
+            put(year / 100, at: 0)
+            put(year % 100, at: 2)
+            buffer[offset + 4] = UInt8(ascii: "-")
+            put(month, at: 5)
+            buffer[offset + 7] = UInt8(ascii: "-")
+            put(day, at: 8)
+            buffer[offset + 10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, at: 11)
+            buffer[offset + 13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, at: 14)
+            buffer[offset + 16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, at: 17)
+            buffer[offset + 19] = UInt8(ascii: ".")
+            buffer[offset + 20] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 100)
+            put(milliseconds % 100, at: 21)
+            buffer[offset + 23] = UInt8(ascii: "Z")
+        }
+    }
+
+    /// "00", "01", … "99" back to back.
+    private static let pairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     /// Year, month (1–12) and day (1–31) of a day count from 1970-01-01 (≥ 0).
     ///

@@ -26,6 +26,9 @@ public final class PolicySnapshot: Sendable {
     /// `decisionLog.redactQueryParameters`, compiled once: the decision log's lines for
     /// decisions taken on this snapshot are redacted with it.
     let logRedaction: QueryRedaction
+    /// `decisionLog.maxBytes`, read once here: the log's writer asks for the budget before
+    /// every batch it writes, and decoding the section each time cost ~7,000 instructions.
+    let logMaxBytes: Int
 
     public init(
         policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle,
@@ -40,7 +43,9 @@ public final class PolicySnapshot: Sendable {
         member.writeRaw("}")
         self.closingRevisionMemberJSON = member.bytes
         self.logLineEndJSON = DecisionRecorder.logLineEnd(revision: revision)
-        self.logRedaction = QueryRedaction(names: DecisionLogSettings.from(policy).redactQueryParameters)
+        let logSettings = DecisionLogSettings.from(policy)
+        self.logRedaction = QueryRedaction(names: logSettings.redactQueryParameters)
+        self.logMaxBytes = logSettings.maxBytes
         self.loadedAt = loadedAt
         self.settings = settings
         self.bundle = bundle
