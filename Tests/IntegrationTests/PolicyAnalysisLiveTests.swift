@@ -169,4 +169,60 @@ struct PolicyAnalysisLiveTests {
         let unknown = try Curl.request(url, json + [#"{"config": {}, "extra": 1}"#])
         #expect(unknown.status == 400)
     }
+
+    /// A long chain like `bench/analysis.sh`'s: partner hosts to allow and app routes to
+    /// cancel, alternating, then the joint cover of ``chain`` (`get` + `other` over `late`).
+    static func longChain(_ count: Int) -> String {
+        let generated = (0..<count).map { index in
+            index.isMultiple(of: 2)
+                ? #"{"name": "partner\#(index)", "type": "allow", "match": {"hosts": ["partner\#(index).example"]}}"#
+                : #"{"name": "route\#(index)", "type": "cancel", "match": {"pathPrefixes": ["/route\#(index)"]}}"#
+        }
+        // ``chain``'s own lines, each ending in "," there.
+        let cover = Self.chain.split(separator: "\n").filter { line in
+            ["get", "other", "late"].contains { line.contains(#"{"name": "\#($0)""#) }
+        }.map { String($0.trimmingCharacters(in: .whitespaces).dropLast()) }
+        return #"{"defaultDecision": "allow", "handlers": [\#((generated + cover).joined(separator: ",\n"))]}"#
+    }
+
+    @Test("validate on 10,000 handlers: the joint cover at the end is found within validate's step bound")
+    func longChainValidate() throws {
+        // Before: every route handler (no hosts) was searched against every earlier partner
+        // host, about n²/2 = 50,000,000 steps; validate's analysis stops at 20,000,000, so
+        // `late` was unknown and only the pairwise check ran, which finds no joint cover.
+        let config = try BinaryRunner.temporaryFile(Self.longChain(10_000))
+        let result = try BinaryRunner.run(["validate", "--config", config, "--strict"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                #"/handlers/10002: handler "late" can never decide: the earlier handlers "get", "other" together match every request it matches"#
+            ), "\(result.stdout.prefix(2_000))")
+        #expect(!result.stdout.contains("partner") && !result.stdout.contains("route"), "\(result.stdout.prefix(2_000))")
+    }
+
+    @Test("POST /v1/policy/analyze on 1,000 handlers: a reorder of disjoint handlers is proven equivalent")
+    func longChainEquivalence() throws {
+        let daemon = try DaemonProcess()
+        let url = daemon.baseURL + "/v1/policy/analyze"
+        let config = Self.longChain(1_000)
+        // partner500 and route501 share no request: swapping them changes nothing.
+        let swapped = config.replacing(
+            #"{"name": "partner500", "type": "allow", "match": {"hosts": ["partner500.example"]}},"# + "\n"
+                + #"{"name": "route501", "type": "cancel", "match": {"pathPrefixes": ["/route501"]}},"#,
+            with: #"{"name": "route501", "type": "cancel", "match": {"pathPrefixes": ["/route501"]}},"# + "\n"
+                + #"{"name": "partner500", "type": "allow", "match": {"hosts": ["partner500.example"]}},"#)
+        #expect(swapped != config)
+        // Bodies from files: one argument may not exceed 128 KiB.
+        func post(_ against: String) throws -> Curl.Response {
+            let body = try BinaryRunner.temporaryFile(#"{"config": \#(config), "against": \#(against)}"#)
+            return try Curl.request(url, ["-H", "Content-Type: application/json", "--data-binary", "@" + body])
+        }
+        let answer = try post(swapped)
+        #expect(answer.status == 200, "\(answer.body.prefix(500))")
+        #expect(answer.json?["equivalent"] as? Bool == true, "\(answer.body.prefix(1_000))")
+        // The same swap with the route moved onto the partner's host is a real difference.
+        let overlapping = swapped.replacing(#""pathPrefixes": ["/route501"]"#, with: #""hosts": ["partner500.example"]"#)
+        let differs = try post(overlapping)
+        #expect(differs.json?["equivalent"] as? Bool == false, "\(differs.body.prefix(1_000))")
+    }
 }

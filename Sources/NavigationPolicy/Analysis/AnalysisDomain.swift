@@ -131,9 +131,17 @@ struct AnalysisDomain {
 
     /// A concrete request in the box, or nil when the box holds no request (only infeasible
     /// combinations). Tries the regions in order and keeps the first feasible combination.
-    func witness(in box: [RegionSet]) -> NavigationRequest? {
+    /// With `rarity` (see ``rarity()``), regions fewer matchers accept are tried first.
+    func witness(in box: [RegionSet], rarity: Rarity? = nil) -> NavigationRequest? {
         func values(_ field: Int) -> [Int32] {
-            box[field] ?? (0..<Int32(sizes[field])).map { $0 }
+            guard let rarity else { return box[field] ?? (0..<Int32(sizes[field])).map { $0 } }
+            guard let listed = box[field] else { return rarity.order[field] }
+            let counts = rarity.counts[field]
+            // Stable: among equally rare regions the readable order stays.
+            return listed.enumerated().sorted { left, right in
+                let (one, other) = (counts[Int(left.element)], counts[Int(right.element)])
+                return one != other ? one < other : left.offset < right.offset
+            }.map(\.element)
         }
         let hostValues = values(Self.host)
         let pathValues = values(Self.path)
@@ -156,6 +164,29 @@ struct AnalysisDomain {
             }
         }
         return nil
+    }
+
+    /// Per field and region: how many matchers name the field and accept the region. A
+    /// witness built from rare regions falls under few earlier handlers, so it usually
+    /// reaches the handler it was built for.
+    func rarity() -> Rarity {
+        var counts = sizes.map { [Int](repeating: 0, count: $0) }
+        for box in boxes {
+            for field in 0..<Self.fieldCount {
+                for region in box[field] ?? [] { counts[field][Int(region)] += 1 }
+            }
+        }
+        let order = counts.map { fieldCounts in
+            fieldCounts.indices.sorted { fieldCounts[$0] != fieldCounts[$1] ? fieldCounts[$0] < fieldCounts[$1] : $0 < $1 }
+                .map { Int32($0) }
+        }
+        return Rarity(counts: counts, order: order)
+    }
+
+    /// How many matchers accept each region, and each field's regions rarest first.
+    struct Rarity {
+        var counts: [[Int]]
+        var order: [[Int32]]
     }
 
     private func request(host: Int32, path: Int32, scheme: Int32, method: Int32, navigation: Int32, frame: Int32)
