@@ -32,6 +32,9 @@ struct AnalysisDomain {
         [hosts.witnesses.count, paths.witnesses.count, schemes.count, methods.count, navigationTypes.count, targetFrames.count]
     }
 
+    /// Every region of each field, ascending (a box's `nil`).
+    private(set) var allRegions: [[Int32]] = []
+
     /// Whether path witnesses may miss atoms because handlers mix case-sensitive and case-insensitive letters.
     var casesMixed: Bool { paths.casesMixed }
 
@@ -88,6 +91,7 @@ struct AnalysisDomain {
             boxes.append(box)
             hasGeneralPattern.append(pathTerms[position].contains { paths.generalTerms.contains($0.1) })
         }
+        allRegions = sizes.map { size in (0..<Int32(size)).map { $0 } }
     }
 
     /// `paths`, `pathPrefixes` and `pathPatterns` each must hold when given: the intersection
@@ -134,7 +138,7 @@ struct AnalysisDomain {
     /// With `rarity` (see ``rarity()``), regions fewer matchers accept are tried first.
     func witness(in box: [RegionSet], rarity: Rarity? = nil) -> NavigationRequest? {
         func values(_ field: Int) -> [Int32] {
-            guard let rarity else { return box[field] ?? (0..<Int32(sizes[field])).map { $0 } }
+            guard let rarity else { return box[field] ?? allRegions[field] }
             guard let listed = box[field] else { return rarity.order[field] }
             let counts = rarity.counts[field]
             // Stable: among equally rare regions the readable order stays.
@@ -150,13 +154,15 @@ struct AnalysisDomain {
             let frame = values(Self.targetFrame).first
         else { return nil }
         // Prefer a host and a hierarchical path with a special scheme; fall back to the rest.
-        let hostOrder = [
-            hostValues.first { !needsPlainScheme($0) }, hostValues.first { needsPlainScheme($0) && !isNoHost($0) },
-            hostValues.first { isNoHost($0) },
-        ].compactMap { $0 }
-        let pathOrder = [pathValues.first { !isOpaquePath($0) }, pathValues.first { isOpaquePath($0) }].compactMap { $0 }
-        for path in pathOrder {
-            for host in hostOrder {
+        // Each fallback is looked for only when needed: the lists can hold every region.
+        let hostKinds: [(Int32) -> Bool] = [
+            { !needsPlainScheme($0) }, { needsPlainScheme($0) && !isNoHost($0) }, { isNoHost($0) },
+        ]
+        let pathKinds: [(Int32) -> Bool] = [{ !isOpaquePath($0) }, { isOpaquePath($0) }]
+        for pathKind in pathKinds {
+            guard let path = pathValues.first(where: pathKind) else { continue }
+            for hostKind in hostKinds {
+                guard let host = hostValues.first(where: hostKind) else { continue }
                 if isOpaquePath(path) && !isNoHost(host) { continue }
                 let needsPlain = needsPlainScheme(host)
                 guard let scheme = schemeValues.first(where: { !needsPlain || !isSpecialScheme($0) }) else { continue }
