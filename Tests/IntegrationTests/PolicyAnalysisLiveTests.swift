@@ -227,4 +227,31 @@ struct PolicyAnalysisLiveTests {
         let example = try #require((differs.json?["counterexamples"] as? [[String: Any]])?.first)
         #expect((example["url"] as? String)?.hasPrefix("https://partner501.example/route502") == true, "\(example)")
     }
+
+    @Test("analyze: handlers filed under urlPatterns are reached by a witness made from the pattern")
+    func urlPatternWitnesses() throws {
+        // Before: a witness came from the regions only, which do not model patterns, so every
+        // such handler was "unknown" (exit 3).
+        let patterns = (0..<30).map { index in
+            switch index % 3 {
+            case 0: #""https://partner\#(index).example/*""#
+            case 1: #""https://*.blocked\#(index).example/*""#
+            default: #"{"pathname": "/section\#(index)/:page", "search": "*"}"#
+            }
+        }
+        let handlers = patterns.enumerated().map { index, pattern in
+            #"{"name": "p\#(index)", "type": "cancel", "match": {"urlPatterns": [\#(pattern)]}}"#
+        }
+        let config = try BinaryRunner.temporaryFile(
+            #"{"defaultDecision": "allow", "handlers": [\#(handlers.joined(separator: ",\n"))]}"#)
+        let result = try BinaryRunner.run(["analyze", "--config", config, "--format", "json"])
+        #expect(result.status == 0, "\(result.stdout.prefix(1_000))\(result.stderr)")
+        let report = try #require(try Self.json(result.stdout)["handlers"] as? [[String: Any]])
+        #expect(report.count == 30)
+        for handler in report {
+            #expect(handler["reachable"] as? Bool == true, "\(handler)")
+            let witness = try #require(handler["witness"] as? [String: Any])
+            #expect(try Self.check(config, witness)["handler"] as? String == handler["name"] as? String, "\(witness)")
+        }
+    }
 }
