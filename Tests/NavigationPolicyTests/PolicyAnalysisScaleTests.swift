@@ -107,10 +107,11 @@ struct PolicyAnalysisScaleTests {
 
     @Test("a reorder of handlers that share requests is not skipped: the counterexample is in their overlap")
     func overlappingSwapIsCompared() throws {
-        let base = Self.generated(200) + [
-            #"{"name": "x", "type": "cancel", "match": {"pathPrefixes": ["/shared"]}}"#,
-            #"{"name": "y", "type": "allow", "match": {"paths": ["/shared/page"]}}"#,
-        ] + Self.tail
+        let base =
+            Self.generated(200) + [
+                #"{"name": "x", "type": "cancel", "match": {"pathPrefixes": ["/shared"]}}"#,
+                #"{"name": "y", "type": "allow", "match": {"paths": ["/shared/page"]}}"#,
+            ] + Self.tail
         var swapped = base
         let position = base.count - 5
         swapped.swapAt(position, position + 1)
