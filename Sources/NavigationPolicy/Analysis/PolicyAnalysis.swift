@@ -229,8 +229,10 @@ public enum PolicyAnalysis {
         let finished = search.explore(
             root, enforcing(first.links, firstBoxes), enforcing(second.links, secondBoxes), firstBoxes: firstBoxes,
             secondBoxes: secondBoxes,
+            // A box leaves urlPatterns out, so handlers with patterns are never taken as alike.
             alike: { one, other in
                 numbers[one] == numbers[offset + other] && firstOutcomes[one] == secondOutcomes[other]
+                    && first.links[one].matcher.urlPatterns == nil && second.links[other].matcher.urlPatterns == nil
             }
         ) { box, one, other in
             let firstOutcome = one.map { firstOutcomes[$0] } ?? firstDefault
