@@ -169,4 +169,89 @@ struct PolicyAnalysisLiveTests {
         let unknown = try Curl.request(url, json + [#"{"config": {}, "extra": 1}"#])
         #expect(unknown.status == 400)
     }
+
+    /// A long chain like `bench/analysis.sh`'s: partner hosts to allow and app routes to
+    /// cancel, two of each in turn, then the joint cover of ``chain`` (`get` + `other` over `late`).
+    static func longChain(_ count: Int) -> String {
+        let generated = (0..<count).map { index in
+            index % 4 < 2
+                ? #"{"name": "partner\#(index)", "type": "allow", "match": {"hosts": ["partner\#(index).example"]}}"#
+                : #"{"name": "route\#(index)", "type": "cancel", "match": {"pathPrefixes": ["/route\#(index)"]}}"#
+        }
+        // ``chain``'s own lines, each ending in "," there.
+        let cover = Self.chain.split(separator: "\n").filter { line in
+            ["get", "other", "late"].contains { line.contains(#"{"name": "\#($0)""#) }
+        }.map { String($0.trimmingCharacters(in: .whitespaces).dropLast()) }
+        return #"{"defaultDecision": "allow", "handlers": [\#((generated + cover).joined(separator: ",\n"))]}"#
+    }
+
+    @Test("validate on 10,000 handlers: the joint cover at the end is found within validate's step bound")
+    func longChainValidate() throws {
+        // Before: every route handler (no hosts) was searched against every earlier partner
+        // host, about n²/2 = 50,000,000 steps; validate's analysis stops at 20,000,000, so
+        // `late` was unknown and only the pairwise check ran, which finds no joint cover.
+        let config = try BinaryRunner.temporaryFile(Self.longChain(10_000))
+        let result = try BinaryRunner.run(["validate", "--config", config, "--strict"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                #"/handlers/10002: handler "late" can never decide: the earlier handlers "get", "other" together match every request it matches"#
+            ), "\(result.stdout.prefix(2_000))")
+        #expect(result.stdout.components(separatedBy: "can never decide").count == 2, "only late: \(result.stdout.suffix(2_000))")
+    }
+
+    @Test("POST /v1/policy/analyze on 1,000 handlers: a reorder of disjoint handlers is proven equivalent")
+    func longChainEquivalence() throws {
+        let daemon = try DaemonProcess()
+        let url = daemon.baseURL + "/v1/policy/analyze"
+        let config = Self.longChain(1_000)
+        // route502 and route503 share no request: swapping them changes nothing.
+        let route502 = #"{"name": "route502", "type": "cancel", "match": {"pathPrefixes": ["/route502"]}}"#
+        let route503 = #"{"name": "route503", "type": "cancel", "match": {"pathPrefixes": ["/route503"]}}"#
+        let swapped = config.replacing(route502 + ",\n" + route503, with: route503 + ",\n" + route502)
+        #expect(swapped != config)
+        // Bodies from files: one argument may not exceed 128 KiB.
+        func post(_ against: String) throws -> Curl.Response {
+            let body = try BinaryRunner.temporaryFile(#"{"config": \#(config), "against": \#(against)}"#)
+            return try Curl.request(url, ["-H", "Content-Type: application/json", "--data-binary", "@" + body])
+        }
+        let answer = try post(swapped)
+        #expect(answer.status == 200, "\(answer.body.prefix(500))")
+        #expect(answer.json?["equivalent"] as? Bool == true, "\(answer.body.prefix(1_000))")
+        // Moved before partner501, route502 takes partner501.example/route502 from it: a real difference.
+        let partner501 = #"{"name": "partner501", "type": "allow", "match": {"hosts": ["partner501.example"]}}"#
+        let overlapping = config.replacing(partner501 + ",\n" + route502, with: route502 + ",\n" + partner501)
+        #expect(overlapping != config)
+        let differs = try post(overlapping)
+        #expect(differs.json?["equivalent"] as? Bool == false, "\(differs.body.prefix(1_000))")
+        let example = try #require((differs.json?["counterexamples"] as? [[String: Any]])?.first)
+        #expect((example["url"] as? String)?.hasPrefix("https://partner501.example/route502") == true, "\(example)")
+    }
+
+    @Test("analyze: handlers filed under urlPatterns are reached by a witness made from the pattern")
+    func urlPatternWitnesses() throws {
+        // Before: a witness came from the regions only, which do not model patterns, so every
+        // such handler was "unknown" (exit 3).
+        let patterns = (0..<30).map { index in
+            switch index % 3 {
+            case 0: #""https://partner\#(index).example/*""#
+            case 1: #""https://*.blocked\#(index).example/*""#
+            default: #"{"pathname": "/section\#(index)/:page", "search": "*"}"#
+            }
+        }
+        let handlers = patterns.enumerated().map { index, pattern in
+            #"{"name": "p\#(index)", "type": "cancel", "match": {"urlPatterns": [\#(pattern)]}}"#
+        }
+        let config = try BinaryRunner.temporaryFile(
+            #"{"defaultDecision": "allow", "handlers": [\#(handlers.joined(separator: ",\n"))]}"#)
+        let result = try BinaryRunner.run(["analyze", "--config", config, "--format", "json"])
+        #expect(result.status == 0, "\(result.stdout.prefix(1_000))\(result.stderr)")
+        let report = try #require(try Self.json(result.stdout)["handlers"] as? [[String: Any]])
+        #expect(report.count == 30)
+        for handler in report {
+            #expect(handler["reachable"] as? Bool == true, "\(handler)")
+            let witness = try #require(handler["witness"] as? [String: Any])
+            #expect(try Self.check(config, witness)["handler"] as? String == handler["name"] as? String, "\(witness)")
+        }
+    }
 }

@@ -32,6 +32,9 @@ struct AnalysisDomain {
         [hosts.witnesses.count, paths.witnesses.count, schemes.count, methods.count, navigationTypes.count, targetFrames.count]
     }
 
+    /// Every region of each field, ascending (a box's `nil`).
+    private(set) var allRegions: [[Int32]] = []
+
     /// Whether path witnesses may miss atoms because handlers mix case-sensitive and case-insensitive letters.
     var casesMixed: Bool { paths.casesMixed }
 
@@ -88,6 +91,7 @@ struct AnalysisDomain {
             boxes.append(box)
             hasGeneralPattern.append(pathTerms[position].contains { paths.generalTerms.contains($0.1) })
         }
+        allRegions = sizes.map { size in (0..<Int32(size)).map { $0 } }
     }
 
     /// `paths`, `pathPrefixes` and `pathPatterns` each must hold when given: the intersection
@@ -131,9 +135,17 @@ struct AnalysisDomain {
 
     /// A concrete request in the box, or nil when the box holds no request (only infeasible
     /// combinations). Tries the regions in order and keeps the first feasible combination.
-    func witness(in box: [RegionSet]) -> NavigationRequest? {
+    /// With `rarity` (see ``rarity()``), regions fewer matchers accept are tried first.
+    func witness(in box: [RegionSet], rarity: Rarity? = nil) -> NavigationRequest? {
         func values(_ field: Int) -> [Int32] {
-            box[field] ?? (0..<Int32(sizes[field])).map { $0 }
+            guard let rarity else { return box[field] ?? allRegions[field] }
+            guard let listed = box[field] else { return rarity.order[field] }
+            let counts = rarity.counts[field]
+            // Stable: among equally rare regions the readable order stays.
+            return listed.enumerated().sorted { left, right in
+                let (one, other) = (counts[Int(left.element)], counts[Int(right.element)])
+                return one != other ? one < other : left.offset < right.offset
+            }.map(\.element)
         }
         let hostValues = values(Self.host)
         let pathValues = values(Self.path)
@@ -142,13 +154,15 @@ struct AnalysisDomain {
             let frame = values(Self.targetFrame).first
         else { return nil }
         // Prefer a host and a hierarchical path with a special scheme; fall back to the rest.
-        let hostOrder = [
-            hostValues.first { !needsPlainScheme($0) }, hostValues.first { needsPlainScheme($0) && !isNoHost($0) },
-            hostValues.first { isNoHost($0) },
-        ].compactMap { $0 }
-        let pathOrder = [pathValues.first { !isOpaquePath($0) }, pathValues.first { isOpaquePath($0) }].compactMap { $0 }
-        for path in pathOrder {
-            for host in hostOrder {
+        // Each fallback is looked for only when needed: the lists can hold every region.
+        let hostKinds: [(Int32) -> Bool] = [
+            { !needsPlainScheme($0) }, { needsPlainScheme($0) && !isNoHost($0) }, { isNoHost($0) },
+        ]
+        let pathKinds: [(Int32) -> Bool] = [{ !isOpaquePath($0) }, { isOpaquePath($0) }]
+        for pathKind in pathKinds {
+            guard let path = pathValues.first(where: pathKind) else { continue }
+            for hostKind in hostKinds {
+                guard let host = hostValues.first(where: hostKind) else { continue }
                 if isOpaquePath(path) && !isNoHost(host) { continue }
                 let needsPlain = needsPlainScheme(host)
                 guard let scheme = schemeValues.first(where: { !needsPlain || !isSpecialScheme($0) }) else { continue }
@@ -156,6 +170,29 @@ struct AnalysisDomain {
             }
         }
         return nil
+    }
+
+    /// Per field and region: how many matchers name the field and accept the region. A
+    /// witness built from rare regions falls under few earlier handlers, so it usually
+    /// reaches the handler it was built for.
+    func rarity() -> Rarity {
+        var counts = sizes.map { [Int](repeating: 0, count: $0) }
+        for box in boxes {
+            for field in 0..<Self.fieldCount {
+                for region in box[field] ?? [] { counts[field][Int(region)] += 1 }
+            }
+        }
+        let order = counts.map { fieldCounts in
+            fieldCounts.indices.sorted { fieldCounts[$0] != fieldCounts[$1] ? fieldCounts[$0] < fieldCounts[$1] : $0 < $1 }
+                .map { Int32($0) }
+        }
+        return Rarity(counts: counts, order: order)
+    }
+
+    /// How many matchers accept each region, and each field's regions rarest first.
+    struct Rarity {
+        var counts: [[Int]]
+        var order: [[Int32]]
     }
 
     private func request(host: Int32, path: Int32, scheme: Int32, method: Int32, navigation: Int32, frame: Int32)

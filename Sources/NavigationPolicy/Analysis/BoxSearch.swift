@@ -40,6 +40,19 @@ struct BoxSearch {
         guard !candidates.isEmpty, field < AnalysisDomain.fieldCount else {
             return domain.witness(in: box).map(Cover.uncovered) ?? .covered
         }
+        // Candidates that do not name this field accept all of it: if they cover the box
+        // alone, no split on this field is needed. That keeps a cover small (two method rules,
+        // not every path rule that also covers a part) and skips one class per host of every
+        // earlier host rule. Otherwise the full split decides, so nothing is lost but steps.
+        let universal = candidates.filter { boxes[$0][field] == nil && !avoid[$0] }
+        if !universal.isEmpty, universal.count < candidates.count {
+            var tried = chosen
+            if case .covered = cover(box, universal, boxes: boxes, avoid: avoid, chosen: &tried, field: field + 1) {
+                chosen = tried
+                return .covered
+            }
+            if budget < 0 { return .exhausted }
+        }
         for (regions, members) in split(box, candidates, boxes: boxes, field: field) {
             var narrowed = box
             narrowed[field] = regions
@@ -53,9 +66,16 @@ struct BoxSearch {
 
     /// Calls `visit` with each maximal sub-box on which both chains' first matching candidate
     /// is fixed (nil: none matches, the default applies); `visit` returns false to stop.
+    ///
+    /// With `alike` (a first-chain and a second-chain candidate with the same box and the
+    /// same outcome), sub-boxes where the two candidate lists provably decide alike are not
+    /// visited: when they are the same list up to reordering handlers that share no request
+    /// (``ChainOrder/decideAlike(_:_:alike:boxes:)``). Without it, two similar chains of n
+    /// handlers with host and path rules would be walked over every host × path pair.
     mutating func explore(
         _ box: [RegionSet], _ first: [Int], _ second: [Int], firstBoxes: [[RegionSet]], secondBoxes: [[RegionSet]],
-        field: Int = 0, visit: (_ box: [RegionSet], _ first: Int?, _ second: Int?) -> Bool
+        field: Int = 0, alike: ((Int, Int) -> Bool)? = nil,
+        visit: (_ box: [RegionSet], _ first: Int?, _ second: Int?) -> Bool
     ) -> Bool {
         budget -= 1 + first.count + second.count
         if budget < 0 { return false }
@@ -63,6 +83,10 @@ struct BoxSearch {
         let secondFixed = Self.fixed(second, secondBoxes, box, field)
         if case .fixed(let one) = firstFixed, case .fixed(let other) = secondFixed { return visit(box, one, other) }
         guard field < AnalysisDomain.fieldCount else { return true }
+        // Candidates after one that matches the whole sub-box never decide in it.
+        let first = ChainOrder.upToFirstContaining(first, firstBoxes, box, from: field)
+        let second = ChainOrder.upToFirstContaining(second, secondBoxes, box, from: field)
+        if let alike, ChainOrder.decideAlike(first, second, alike: alike, boxes: firstBoxes) { return true }
         // Both chains' candidates, tagged by chain, split together so the classes are common.
         let tagged = first.map { $0 } + second.map { -1 - $0 }
         let boxes = { (tag: Int) in tag >= 0 ? firstBoxes[tag] : secondBoxes[-1 - tag] }
@@ -71,7 +95,7 @@ struct BoxSearch {
             narrowed[field] = regions
             let keepGoing = explore(
                 narrowed, members.filter { $0 >= 0 }, members.filter { $0 < 0 }.map { -1 - $0 },
-                firstBoxes: firstBoxes, secondBoxes: secondBoxes, field: field + 1, visit: visit)
+                firstBoxes: firstBoxes, secondBoxes: secondBoxes, field: field + 1, alike: alike, visit: visit)
             if !keepGoing { return false }
         }
         return true

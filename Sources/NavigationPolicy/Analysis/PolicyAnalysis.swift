@@ -77,10 +77,11 @@ public enum PolicyAnalysis {
         // A handler with urlPatterns matches only part of its box: it never counts as covering.
         let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover))
         let unmodelled = links.filter { !HandlerOutcome.isModelled($0) }.map(\.name)
+        let rarity = domain.rarity()
         return links.indices.map { position in
             var answer = reachability(
-                of: position, box: domain.boxes[position], policy: policy, domain: domain,
-                candidates: candidates.earlier(than: position, intersecting: domain.boxes[position]), search: &search)
+                of: position, box: domain.boxes[position], policy: policy, domain: domain, rarity: rarity,
+                candidates: { candidates.earlier(than: position, intersecting: domain.boxes[position]) }, search: &search)
             if answer.reachable == false, !unmodelled.isEmpty {
                 answer.reachable = nil
                 answer.unknownReason = "handlers of a type the analysis does not know: " + unmodelled.joined(separator: ", ")
@@ -89,9 +90,11 @@ public enum PolicyAnalysis {
         }
     }
 
+    /// `candidates` is called only when no cheap witness reaches the handler: collecting the
+    /// earlier handlers a box meets costs a scan that grows with the chain.
     private static func reachability(
-        of position: Int, box: [RegionSet], policy: CompiledPolicy, domain: AnalysisDomain, candidates: [Int],
-        search: inout BoxSearch, query: RequestMatcher? = nil
+        of position: Int, box: [RegionSet], policy: CompiledPolicy, domain: AnalysisDomain, rarity: AnalysisDomain.Rarity,
+        candidates: () -> [Int], search: inout BoxSearch, query: RequestMatcher? = nil
     ) -> Reachability {
         let link = policy.links[position]
         var answer = Reachability(
@@ -100,18 +103,44 @@ public enum PolicyAnalysis {
             answer.reachable = false
             return answer
         }
-        var chosen: Set<Int> = []
-        switch search.cover(box, candidates, boxes: domain.boxes, avoid: domain.hasGeneralPattern, chosen: &chosen) {
-        case .exhausted:
-            answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
-        case .uncovered(let request):
+        func reaches(_ request: NavigationRequest) -> Bool {
             let decision = try? policy.decide(request)
             let reached =
                 link.isShadow
                 ? decision?.shadow?.contains { $0.handler == link.name } ?? false
                 : decision?.handler == link.name
             let inQuery = query.map { matcher in (try? CanonicalRequest(request)).map(matcher.matches) ?? false } ?? true
-            if reached && inQuery {
+            return reached && inQuery
+        }
+        // Most handlers are reached by the box's plainest request or by its least contested
+        // one (regions few other handlers accept): the engine decides it, so a witness found
+        // here is as sure as one the search finds, at the cost of one decision.
+        // A handler filed under urlPatterns: the box ignores the patterns, so the URL comes
+        // from each pattern (``URLPatternWitness``), the rest from the box.
+        var tries = [domain.witness(in: box), domain.witness(in: box, rarity: rarity)].compactMap { $0 }
+        if let patterns = link.matcher.urlPatterns, let base = tries.first {
+            tries = URLPatternWitness.urls(patterns, fresh: domain.fresh).map { url in
+                var request = base
+                request.url = url
+                return request
+            }
+        }
+        search.budget -= tries.count
+        if search.budget < 0 {
+            answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
+            return answer
+        }
+        for request in tries where reaches(request) {
+            answer.reachable = true
+            answer.witness = request
+            return answer
+        }
+        var chosen: Set<Int> = []
+        switch search.cover(box, candidates(), boxes: domain.boxes, avoid: domain.hasGeneralPattern, chosen: &chosen) {
+        case .exhausted:
+            answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
+        case .uncovered(let request):
+            if reaches(request) {
                 answer.reachable = true
                 answer.witness = request
             } else if let reason = urlPatternReason(policy.links[...position]) {
@@ -190,9 +219,21 @@ public enum PolicyAnalysis {
         var result = Equivalence(equivalent: nil, counterexamples: [], differingRegions: 0, unknownReasons: [])
         var unconfirmed = 0
         let root = [RegionSet](repeating: nil, count: AnalysisDomain.fieldCount)
+        // Equal boxes get one number, so "same box and outcome" is two comparisons.
+        var boxNumbers: [[RegionSet]: Int] = [:]
+        let numbers = domain.boxes.map { box in
+            if let known = boxNumbers[box] { return known }
+            boxNumbers[box] = boxNumbers.count
+            return boxNumbers.count - 1
+        }
         let finished = search.explore(
             root, enforcing(first.links, firstBoxes), enforcing(second.links, secondBoxes), firstBoxes: firstBoxes,
-            secondBoxes: secondBoxes
+            secondBoxes: secondBoxes,
+            // A box leaves urlPatterns out, so handlers with patterns are never taken as alike.
+            alike: { one, other in
+                numbers[one] == numbers[offset + other] && firstOutcomes[one] == secondOutcomes[other]
+                    && first.links[one].matcher.urlPatterns == nil && second.links[other].matcher.urlPatterns == nil
+            }
         ) { box, one, other in
             let firstOutcome = one.map { firstOutcomes[$0] } ?? firstDefault
             let secondOutcome = other.map { secondOutcomes[$0] } ?? secondDefault
@@ -271,8 +312,8 @@ public enum PolicyAnalysis {
             }
             let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover) + [false])
             let found = reachability(
-                of: position, box: box, policy: policy, domain: domain,
-                candidates: candidates.earlier(than: position, intersecting: box), search: &search, query: query)
+                of: position, box: box, policy: policy, domain: domain, rarity: domain.rarity(),
+                candidates: { candidates.earlier(than: position, intersecting: box) }, search: &search, query: query)
             answer.reachable = found.reachable
             answer.witness = found.witness
             answer.unknownReason = found.unknownReason
