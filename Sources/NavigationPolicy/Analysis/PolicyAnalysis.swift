@@ -287,7 +287,7 @@ public enum PolicyAnalysis {
         _ policy: CompiledPolicy, reaching target: Target, within query: RequestMatcher?, limits: Limits = Limits()
     ) -> QueryAnswer {
         let meter = AnalysisBudget(steps: limits.steps, isCancelled: limits.isCancelled)
-        var answer = matchFormQuery(policy, reaching: target, within: query, meter: meter)
+        var answer = scopedQuery(policy, reaching: target, within: query, meter: meter)
         answer.steps = meter.spent
         return answer
     }
