@@ -48,31 +48,35 @@ final class AnalysisBudget {
             : "the analysis ran out of steps (a bound on its time)"
     }
 
-    /// Charges, before they are built, the regions of `matchers`: each host candidate is
-    /// tested against every range and wildcard, each path candidate against every pattern and
-    /// its own segments, then every matcher's terms are merged into its box. Charged up
-    /// front so that a run the bound cannot afford stops before the work, not after it.
+    /// Charges, before they are built, the regions of `matchers`: each distinct host candidate
+    /// (about two per listed name and suffix, two per range boundary) is tested against every
+    /// distinct range, each path candidate is parsed and tested against every pattern, then
+    /// every matcher's terms are merged into its box. Charged up front so that a run the bound
+    /// cannot afford stops before the work, not after it (and then has spent nothing on it).
     func chargeDomain(_ matchers: [RequestMatcher]) -> Bool {
-        var hostKeys = 0
-        var ranges = 0
-        var pathKeys = 0
+        var names: Set<Substring> = []
+        var ranges: Set<AddressRange> = []
+        var pathKeys: Set<Substring> = []
         var patterns = 0
         var entries = 0
+        var tableKeys = 0
         for matcher in matchers {
             if let hosts = matcher.hosts {
-                hostKeys += hosts.exact.count + hosts.wildcardSuffixes.count
-                hostKeys += (hosts.mapped?.exact.count ?? 0) + (hosts.mapped?.wildcardSuffixes.count ?? 0)
-                ranges += hosts.ranges.count + hosts.classes.count
+                names.formUnion(hosts.exact)
+                names.formUnion(hosts.wildcardSuffixes)
+                ranges.formUnion(hosts.ranges)
+                tableKeys += (hosts.mapped?.exact.count ?? 0) + (hosts.mapped?.wildcardSuffixes.count ?? 0)
             }
-            pathKeys += matcher.paths.exact.count + matcher.paths.prefixes.count
-            pathKeys += matcher.paths.mappedPrefixes?.table.count ?? 0
+            pathKeys.formUnion(matcher.paths.exact)
+            pathKeys.formUnion(matcher.paths.prefixes)
+            tableKeys += matcher.paths.mappedPrefixes?.table.count ?? 0
             patterns += matcher.paths.patterns.count
             entries += matcher.entries.count
         }
-        // Candidates: about two per key (the key and a fresh child), plus range boundaries.
-        let hostCandidates = 2 * hostKeys + 2 * ranges + 8
-        let pathCandidates = 2 * pathKeys + 3 * patterns + 4
-        let cost = hostCandidates * (4 + ranges) + pathCandidates * (8 + patterns) + entries * 4
+        // Image tables are not merged into the sets above: counted as distinct, an upper bound.
+        let hostCandidates = 2 * (names.count + tableKeys) + 2 * ranges.count + 64
+        let pathCandidates = 2 * (pathKeys.count + tableKeys) + 3 * patterns + 4
+        let cost = hostCandidates * (8 + ranges.count) + pathCandidates * (64 + patterns) + (entries + tableKeys) * 8
         // A run that cannot afford the regions stops here, having spent nothing on them.
         guard cost <= remaining else {
             remaining = -1
