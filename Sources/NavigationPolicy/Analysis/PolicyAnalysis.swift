@@ -101,8 +101,7 @@ public enum PolicyAnalysis {
         let unmodelled = links.filter { !HandlerOutcome.isModelled($0) }.map(\.name)
         return links.indices.map { position in
             // Past the bound, nothing more is collected or searched for the remaining handlers.
-            guard meter.spend(1 + (domain.boxes[position][AnalysisDomain.host]?.count ?? domain.sizes[AnalysisDomain.host]))
-            else { return unknown(links[position], meter.reason) }
+            guard meter.spend(candidates.cost(of: domain.boxes[position])) else { return unknown(links[position], meter.reason) }
             var answer = reachability(
                 of: position, box: domain.boxes[position], policy: policy, domain: domain,
                 candidates: candidates.earlier(than: position, intersecting: domain.boxes[position]), search: &search)
@@ -130,7 +129,7 @@ public enum PolicyAnalysis {
         case .exhausted:
             answer.unknownReason = search.meter.reason
         case .uncovered(let request):
-            search.meter.spend(policy.links.count)
+            search.meter.spend(AnalysisBudget.decideCost(policy))
             let decision = try? policy.decide(request)
             let reached =
                 link.isShadow
@@ -232,7 +231,7 @@ public enum PolicyAnalysis {
             guard let request = domain.witness(in: box) else { return true }
             result.differingRegions += 1
             guard result.counterexamples.count < limits.counterexamples else { return true }
-            meter.spend(first.links.count + second.links.count)
+            meter.spend(AnalysisBudget.decideCost(first) + AnalysisBudget.decideCost(second))
             if let firstDecision = try? first.decide(request), let secondDecision = try? second.decide(request),
                 !sameOutcome(firstDecision, secondDecision, comparingNames: comparingNames)
             {
@@ -343,7 +342,7 @@ public enum PolicyAnalysis {
             ) { box, decider, _ in
                 let outcome = decider.map { outcomes[$0] } ?? HandlerOutcome(default: policy.defaultVerdict)
                 guard outcome.verdict == verdict else { return true }
-                meter.spend(links.count + box.reduce(1) { $0 + ($1?.count ?? 0) })
+                meter.spend(AnalysisBudget.decideCost(policy) + box.reduce(1) { $0 + ($1?.count ?? 0) })
                 guard let request = domain.witness(in: box) else { return true }
                 if let decision = try? policy.decide(request), decision.verdict == verdict,
                     query.map({ matcher in (try? CanonicalRequest(request)).map(matcher.matches) ?? false }) ?? true

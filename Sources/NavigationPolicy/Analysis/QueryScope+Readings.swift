@@ -32,7 +32,7 @@ extension PolicyAnalysis {
             return unknown
         }
         for request in encodedSeparatorRequests(into: outside, scope: scope) {
-            meter.spend(policy.links.count)
+            meter.spend(AnalysisBudget.decideCost(policy))
             guard let canonical = try? CanonicalRequest(request), scope.holdsOnSomeReading(canonical) else { continue }
             let decision = policy.decide(canonical)
             guard reaches(decision, target, policy) else { continue }
