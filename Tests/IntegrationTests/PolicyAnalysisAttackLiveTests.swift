@@ -7,18 +7,11 @@ import Testing
 /// code the attack ran against.
 @Suite("policy analysis after attack 7, live")
 struct PolicyAnalysisAttackLiveTests {
-    static func json(_ text: String) throws -> [String: Any] {
-        try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not JSON: \(text)")
-    }
+    // The JSON reader and `check` on a printed request are the live tests' own.
+    static func json(_ text: String) throws -> [String: Any] { try PolicyAnalysisLiveTests.json(text) }
 
-    /// `navpolicyd check` on a request the analysis printed: the decision object.
     static func check(_ config: String, _ request: [String: Any]) throws -> [String: Any] {
-        let result = try BinaryRunner.run([
-            "check", "--config", config, "--method", request["method"] as? String ?? "",
-            "--navigation-type", request["navigationType"] as? String ?? "", "--target-frame",
-            request["targetFrame"] as? String ?? "", request["url"] as? String ?? "",
-        ])
-        return try json(result.stdout)
+        try PolicyAnalysisLiveTests.check(config, request)
     }
 
     static func compiled(_ json: String) throws -> (json: String, image: String) {
