@@ -53,7 +53,7 @@ struct AnalysisDomain {
             methodValues.formUnion(matcher.methods ?? [])
             var hostList: [Int32]? = matcher.hosts == nil ? nil : []
             var pathList: [(RequestMatcher.Field, Int32)] = []
-            for entry in matcher.entries {
+            for entry in matcher.analysisEntries {
                 switch entry.field {
                 case .hosts: if let id = hosts.term(entry.test) { hostList?.append(id) }
                 case .paths, .pathPrefixes, .pathPatterns:
@@ -118,7 +118,7 @@ struct AnalysisDomain {
 
     /// A label no entry contains, so hosts and paths built from it fall under no entry by accident.
     private static func freshLabel(_ matchers: [RequestMatcher]) -> String {
-        let written = matchers.flatMap { $0.entries.map { asciiLowercased($0.written) } }
+        let written = matchers.flatMap { $0.analysisEntries.map { asciiLowercased($0.written) } }
         for candidate in ["qz", "qy", "qx", "zq", "zy", "xq"] where !written.contains(where: { $0.contains(candidate) }) {
             return candidate + "0"
         }

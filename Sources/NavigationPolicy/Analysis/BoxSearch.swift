@@ -6,8 +6,13 @@
 /// all regions: a decision diagram built lazily, one question at a time.
 struct BoxSearch {
     let domain: AnalysisDomain
+    /// The run's one budget, shared with everything else the run does (``AnalysisBudget``).
+    let meter: AnalysisBudget
     /// Steps left before the search gives up (an answer is then "unknown").
-    var budget: Int
+    var budget: Int {
+        get { meter.remaining }
+        nonmutating set { meter.spend(meter.remaining - newValue) }
+    }
 
     enum Cover {
         /// Every request in the box is decided by a candidate (or the box holds no request).
@@ -151,6 +156,8 @@ struct BoxSearch {
         if field == AnalysisDomain.scheme, let hostRegions, hostRegions.allSatisfy(domain.needsPlainScheme) {
             regions.removeAll(where: domain.isSpecialScheme)
         }
+        // Counted with the run's budget: this work grows with the regions and the candidates' lists.
+        meter.spend(regions.count + candidates.reduce(0) { $0 + min(boxOf($1)[field]?.count ?? 0, regions.count) })
         var universal: [Int] = []
         var accepting: [Int32: [Int]] = [:]
         let regionSet = regions.count > 8 ? Set(regions) : nil

@@ -4,9 +4,9 @@ struct CandidateIndex {
     private let domain: AnalysisDomain
     private let enforcing: [Bool]
     /// Host region → enforcing handlers whose hosts accept it, ascending.
-    private var byHost: [[Int]]
+    private(set) var byHost: [[Int]]
     /// Enforcing handlers without a host condition, ascending.
-    private var anyHost: [Int] = []
+    private(set) var anyHost: [Int] = []
 
     init(domain: AnalysisDomain, enforcing: [Bool]) {
         self.domain = domain

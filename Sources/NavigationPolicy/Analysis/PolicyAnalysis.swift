@@ -14,10 +14,14 @@ public enum PolicyAnalysis {
         public var steps: Int
         /// At most this many counterexamples are re-checked and listed (the total is still counted).
         public var counterexamples: Int
+        /// Read now and then during the run; true stops it, and open answers become unknown
+        /// (the endpoint's client left, or the daemon is shutting down).
+        public var isCancelled: (@Sendable () -> Bool)?
 
-        public init(steps: Int = 200_000_000, counterexamples: Int = 20) {
+        public init(steps: Int = 200_000_000, counterexamples: Int = 20, isCancelled: (@Sendable () -> Bool)? = nil) {
             self.steps = steps
             self.counterexamples = counterexamples
+            self.isCancelled = isCancelled
         }
     }
 
@@ -50,6 +54,8 @@ public enum PolicyAnalysis {
         /// Regions where the chains differ (each has a counterexample; at most ``Limits/counterexamples`` are listed).
         public var differingRegions: Int
         public var unknownReasons: [String]
+        /// Steps the run spent (at most a little over ``Limits/steps``).
+        public var steps = 0
     }
 
     /// What a query asks a request to reach.
@@ -65,23 +71,46 @@ public enum PolicyAnalysis {
         public var witness: NavigationRequest?
         public var decision: Decision?
         public var unknownReason: String?
+        /// Steps the run spent (at most a little over ``Limits/steps``).
+        public var steps = 0
     }
 
     // MARK: Reachability
 
     /// Every handler of `policy`, in chain order.
     public static func reachability(_ policy: CompiledPolicy, limits: Limits = Limits()) -> [Reachability] {
+        reachabilityReport(policy, limits: limits).handlers
+    }
+
+    /// Every handler of `policy`, in chain order, and the steps the run spent.
+    public static func reachabilityReport(_ policy: CompiledPolicy, limits: Limits = Limits()) -> (
+        handlers: [Reachability], steps: Int
+    ) {
+        let meter = AnalysisBudget(steps: limits.steps, isCancelled: limits.isCancelled)
+        let handlers = reachability(policy, meter: meter)
+        return (handlers, meter.spent)
+    }
+
+    private static func reachability(_ policy: CompiledPolicy, meter: AnalysisBudget) -> [Reachability] {
         let links = policy.links
+        guard meter.chargeDomain(links.map(\.matcher)) else { return links.map { unknown($0, meter.reason) } }
         let domain = AnalysisDomain(matchers: links.map(\.matcher))
-        var search = BoxSearch(domain: domain, budget: limits.steps)
+        var search = BoxSearch(domain: domain, meter: meter)
         // A handler with urlPatterns matches only part of its box: it never counts as covering.
         let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover))
         let unmodelled = links.filter { !HandlerOutcome.isModelled($0) }.map(\.name)
         let rarity = domain.rarity()
         return links.indices.map { position in
+            // Past the bound, nothing more is collected or searched for the remaining handlers.
+            guard !meter.isExhausted else { return unknown(links[position], meter.reason) }
+            // Collecting candidates is charged only when it happens: most handlers are reached
+            // by a cheap witness first and never collect them.
             var answer = reachability(
                 of: position, box: domain.boxes[position], policy: policy, domain: domain, rarity: rarity,
-                candidates: { candidates.earlier(than: position, intersecting: domain.boxes[position]) }, search: &search)
+                candidates: {
+                    meter.spend(candidates.cost(of: domain.boxes[position]))
+                    return candidates.earlier(than: position, intersecting: domain.boxes[position])
+                }, search: &search)
             if answer.reachable == false, !unmodelled.isEmpty {
                 answer.reachable = nil
                 answer.unknownReason = "handlers of a type the analysis does not know: " + unmodelled.joined(separator: ", ")
@@ -104,6 +133,7 @@ public enum PolicyAnalysis {
             return answer
         }
         func reaches(_ request: NavigationRequest) -> Bool {
+            search.meter.spend(AnalysisBudget.decideCost(policy))
             let decision = try? policy.decide(request)
             let reached =
                 link.isShadow
@@ -125,9 +155,8 @@ public enum PolicyAnalysis {
                 return request
             }
         }
-        search.budget -= tries.count
-        if search.budget < 0 {
-            answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
+        if search.meter.isExhausted {
+            answer.unknownReason = search.meter.reason
             return answer
         }
         for request in tries where reaches(request) {
@@ -138,7 +167,7 @@ public enum PolicyAnalysis {
         var chosen: Set<Int> = []
         switch search.cover(box, candidates(), boxes: domain.boxes, avoid: domain.hasGeneralPattern, chosen: &chosen) {
         case .exhausted:
-            answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
+            answer.unknownReason = search.meter.reason
         case .uncovered(let request):
             if reaches(request) {
                 answer.reachable = true
@@ -204,6 +233,11 @@ public enum PolicyAnalysis {
     public static func equivalence(
         _ first: CompiledPolicy, _ second: CompiledPolicy, comparingNames: Bool = false, limits: Limits = Limits()
     ) -> Equivalence {
+        let meter = AnalysisBudget(steps: limits.steps, isCancelled: limits.isCancelled)
+        guard meter.chargeDomain(first.links.map(\.matcher) + second.links.map(\.matcher)) else {
+            return Equivalence(
+                equivalent: nil, counterexamples: [], differingRegions: 0, unknownReasons: [meter.reason], steps: meter.spent)
+        }
         let domain = AnalysisDomain(matchers: first.links.map(\.matcher) + second.links.map(\.matcher))
         let offset = first.links.count
         let firstBoxes = Array(domain.boxes[..<offset])
@@ -215,7 +249,7 @@ public enum PolicyAnalysis {
         func enforcing(_ links: [ChainLink], _ boxes: [[RegionSet]]) -> [Int] {
             links.indices.filter { !links[$0].isShadow && !boxes[$0].contains { $0?.isEmpty ?? false } }
         }
-        var search = BoxSearch(domain: domain, budget: limits.steps)
+        var search = BoxSearch(domain: domain, meter: meter)
         var result = Equivalence(equivalent: nil, counterexamples: [], differingRegions: 0, unknownReasons: [])
         var unconfirmed = 0
         let root = [RegionSet](repeating: nil, count: AnalysisDomain.fieldCount)
@@ -237,9 +271,12 @@ public enum PolicyAnalysis {
         ) { box, one, other in
             let firstOutcome = one.map { firstOutcomes[$0] } ?? firstDefault
             let secondOutcome = other.map { secondOutcomes[$0] } ?? secondDefault
-            guard firstOutcome != secondOutcome, let request = domain.witness(in: box) else { return true }
+            guard firstOutcome != secondOutcome else { return true }
+            meter.spend(box.reduce(1) { $0 + ($1?.count ?? 0) })
+            guard let request = domain.witness(in: box) else { return true }
             result.differingRegions += 1
             guard result.counterexamples.count < limits.counterexamples else { return true }
+            meter.spend(AnalysisBudget.decideCost(first) + AnalysisBudget.decideCost(second))
             if let firstDecision = try? first.decide(request), let secondDecision = try? second.decide(request),
                 !sameOutcome(firstDecision, secondDecision, comparingNames: comparingNames)
             {
@@ -249,7 +286,8 @@ public enum PolicyAnalysis {
             }
             return true
         }
-        if !finished { result.unknownReasons.append("the analysis ran out of steps (a bound on its time)") }
+        result.steps = meter.spent
+        if !finished { result.unknownReasons.append(meter.reason) }
         if unconfirmed > 0 {
             result.unknownReasons.append(
                 "\(unconfirmed) region(s) the analysis saw as different decided alike when re-checked "
@@ -292,11 +330,25 @@ public enum PolicyAnalysis {
     public static func query(
         _ policy: CompiledPolicy, reaching target: Target, within query: RequestMatcher?, limits: Limits = Limits()
     ) -> QueryAnswer {
+        let meter = AnalysisBudget(steps: limits.steps, isCancelled: limits.isCancelled)
+        var answer = scopedQuery(policy, reaching: target, within: query, meter: meter)
+        answer.steps = meter.spent
+        return answer
+    }
+
+    /// ``query(_:reaching:within:limits:)`` with the scope read on the match form only.
+    static func matchFormQuery(
+        _ policy: CompiledPolicy, reaching target: Target, within query: RequestMatcher?, meter: AnalysisBudget
+    ) -> QueryAnswer {
         let links = policy.links
+        var answer = QueryAnswer(reachable: nil, witness: nil, decision: nil, unknownReason: nil)
+        guard meter.chargeDomain(links.map(\.matcher) + [query ?? .everything]) else {
+            answer.unknownReason = meter.reason
+            return answer
+        }
         let domain = AnalysisDomain(matchers: links.map(\.matcher) + [query ?? .everything])
         let queryBox = domain.boxes[links.count]
-        var search = BoxSearch(domain: domain, budget: limits.steps)
-        var answer = QueryAnswer(reachable: nil, witness: nil, decision: nil, unknownReason: nil)
+        var search = BoxSearch(domain: domain, meter: meter)
         let queryGeneral = domain.hasGeneralPattern[links.count]
         switch target {
         case .handler(let name):
@@ -334,7 +386,9 @@ public enum PolicyAnalysis {
                 queryBox, enforcing, [], firstBoxes: domain.boxes, secondBoxes: []
             ) { box, decider, _ in
                 let outcome = decider.map { outcomes[$0] } ?? HandlerOutcome(default: policy.defaultVerdict)
-                guard outcome.verdict == verdict, let request = domain.witness(in: box) else { return true }
+                guard outcome.verdict == verdict else { return true }
+                meter.spend(AnalysisBudget.decideCost(policy) + box.reduce(1) { $0 + ($1?.count ?? 0) })
+                guard let request = domain.witness(in: box) else { return true }
                 if let decision = try? policy.decide(request), decision.verdict == verdict,
                     query.map({ matcher in (try? CanonicalRequest(request)).map(matcher.matches) ?? false }) ?? true
                 {
@@ -347,8 +401,8 @@ public enum PolicyAnalysis {
             if let found {
                 answer.reachable = true
                 answer.witness = found
-            } else if !finished && search.budget < 0 {
-                answer.unknownReason = "the analysis ran out of steps (a bound on its time)"
+            } else if !finished && meter.isExhausted {
+                answer.unknownReason = meter.reason
             } else if misfit {
                 answer.unknownReason = "a witness did not decide as the analysis said when re-checked (an analysis error)"
             } else if let reason = urlPatternReason(links + (query.map { [ChainLink.probe($0)] } ?? [])) {

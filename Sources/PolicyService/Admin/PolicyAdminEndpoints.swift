@@ -46,14 +46,20 @@ struct PolicyAdminEndpoints: Sendable {
     /// `/v1/policy/analyze`: registered in the admin-token group, like diff.
     func registerAnalyze(in group: inout RouteGroup) {
         group.on("POST", path: PolicyAPI.Route.policyAnalyze.rawValue) { request throws(ServiceProblem) in
-            try DecideEndpoints.requireJSON(request.http)
+            try DecideEndpoints.requireUTF8JSON(request.http)
             let body = request.http.body
             let problems = self.problems
+            let draining = self.draining
             // Compiling and searching take up to a second or so: a thread of its own, as for diff.
             return .deferred { respond in
                 Thread.detachNewThread {
-                    let result = PolicyAnalyzeRequest.report(body: body, compiler: ServerSettings.compiler)
-                    respond(Self.response(result, problems: problems, invalidConfig: ProblemDetails.invalidAnalyzed))
+                    // A shutdown stops the search: the daemon does not wait out a bound on time.
+                    let result = PolicyAnalyzeRequest.report(
+                        body: body, compiler: ServerSettings.compiler, isCancelled: { draining.isDraining })
+                    respond(
+                        Self.response(
+                            result, problems: problems, invalidConfig: ProblemDetails.invalidAnalyzed,
+                            requestTitle: ProblemDetails.invalidAnalysisRequestTitle))
                 }
             }
         }
@@ -159,19 +165,21 @@ struct PolicyAdminEndpoints: Sendable {
         let result = PolicyDiffRequest.report(
             body: body, live: live, compiler: ServerSettings.compiler,
             recentLog: { logPath.map { PolicyDiffRequest.recentLogLines(path: $0, maximumBytes: 16 << 20) } ?? [] })
-        return Self.response(result, problems: problems, invalidConfig: ProblemDetails.invalidCandidate, logPath: logPath)
+        return Self.response(
+            result, problems: problems, invalidConfig: ProblemDetails.invalidCandidate, logPath: logPath,
+            requestTitle: ProblemDetails.invalidDiffRequestTitle)
     }
 
     /// The answer of an admin JSON endpoint: its report, or the problem its failure maps to.
     static func response(
         _ result: Result<JSONObject, AdminRequestFailure>, problems: ProblemRenderer,
-        invalidConfig: ([String]) -> ProblemDetails, logPath: String? = nil
+        invalidConfig: ([String]) -> ProblemDetails, logPath: String? = nil, requestTitle: String
     ) -> HTTPResponse {
         switch result {
         case .success(let report): return .json(.object(report))
         case .failure(.malformedJSON(let detail)): return problems.response(.malformedJSON(detail))
         case .failure(.invalidRequest(let detail, let field)):
-            return problems.response(.invalidRequest(detail, field: field.isEmpty ? nil : field))
+            return problems.response(.invalidAdminRequest(detail, field: field.isEmpty ? nil : field, title: requestTitle))
         case .failure(.invalidConfig(let errors)): return problems.response(invalidConfig(errors))
         case .failure(.nothingToReplay(let linesRead)):
             return problems.response(.nothingToReplay(logPath: logPath, linesRead: linesRead))

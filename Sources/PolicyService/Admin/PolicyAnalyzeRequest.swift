@@ -16,8 +16,14 @@ public enum PolicyAnalyzeRequest {
     public static let limits = PolicyAnalysis.Limits(steps: 30_000_000, counterexamples: 20)
 
     /// Body: `{"config": {…}, "against": {…}?, "compare": "handler"?, "canReach": "allow"?,
-    /// "match": {…}?}`. Answers the JSON `navpolicyd analyze --format json` prints for the same question.
-    public static func report(body: [UInt8], compiler: PolicyCompiler) -> Result<JSONObject, Failure> {
+    /// "match": {…}?}`. Answers the JSON `navpolicyd analyze --format json` prints for the same question,
+    /// plus `steps`: the steps the run spent, at most a little over ``limits``' (answers past it are unknown).
+    /// `isCancelled` stops the run early (the daemon is shutting down); open answers are then unknown.
+    public static func report(
+        body: [UInt8], compiler: PolicyCompiler, isCancelled: (@Sendable () -> Bool)? = nil
+    ) -> Result<JSONObject, Failure> {
+        var limits = Self.limits
+        limits.isCancelled = isCancelled
         let object: JSONObject
         switch AdminRequestFailure.object(of: body, expected: "expected an object with \"config\" and optional \"against\"") {
         case .success(let parsed): object = parsed
@@ -52,17 +58,24 @@ public enum PolicyAnalyzeRequest {
                 return .failure(.invalidRequest("\"against\" and \"canReach\" are separate questions", field: "canReach"))
             }
             let result = PolicyAnalysis.equivalence(policy, other, comparingNames: comparingNames, limits: limits)
-            return .success(PolicyAnalysis.equivalenceObject(result))
+            var answer = PolicyAnalysis.equivalenceObject(result)
+            answer.append("steps", .number(Double(result.steps)))
+            return .success(answer)
         }
         if comparingNames { return .failure(.invalidRequest("\"compare\" needs \"against\"", field: "compare")) }
         if let reach = object["canReach"] {
-            return query(policy, reach, object["match"])
+            return query(policy, reach, object["match"], limits)
         }
         if object["match"] != nil { return .failure(.invalidRequest("\"match\" scopes \"canReach\"", field: "match")) }
-        return .success(PolicyAnalysis.reachabilityObject(PolicyAnalysis.reachability(policy, limits: limits)))
+        let report = PolicyAnalysis.reachabilityReport(policy, limits: limits)
+        var answer = PolicyAnalysis.reachabilityObject(report.handlers)
+        answer.append("steps", .number(Double(report.steps)))
+        return .success(answer)
     }
 
-    private static func query(_ policy: CompiledPolicy, _ reach: JSONValue, _ match: JSONValue?) -> Result<JSONObject, Failure> {
+    private static func query(
+        _ policy: CompiledPolicy, _ reach: JSONValue, _ match: JSONValue?, _ limits: PolicyAnalysis.Limits
+    ) -> Result<JSONObject, Failure> {
         guard case .string(let text) = reach, !text.isEmpty else {
             return .failure(.invalidRequest("\"allow\", \"cancel\" or a handler name", field: "canReach"))
         }
@@ -81,7 +94,10 @@ public enum PolicyAnalyzeRequest {
             case .failure(let error): return .failure(.invalidConfig(error.issues.map(\.description)))
             }
         }
-        return .success(PolicyAnalysis.queryObject(PolicyAnalysis.query(policy, reaching: target, within: scope, limits: limits)))
+        let result = PolicyAnalysis.query(policy, reaching: target, within: scope, limits: limits)
+        var answer = PolicyAnalysis.queryObject(result)
+        answer.append("steps", .number(Double(result.steps)))
+        return .success(answer)
     }
 
     /// The compiled member `key`, nil when absent; errors carry pointers from the body's root.
