@@ -97,11 +97,13 @@ extension PolicyAnalysis {
 }
 
 // Weights, from a release build under perf (2,000 handlers using every field, 2.5 s of one core
-// in all): a step is about 25-30 ns. Re-deciding a witness walks the chain (~100 ns a handler,
-// 3 steps); collecting candidates hashes and intersects every posting it scans (~10 ns each).
+// in all): a step is about 25-30 ns. Re-deciding a witness checks the handlers the decision
+// reaches (~100 ns a handler, 3 steps): the whole chain when it is scanned, only the handlers
+// its index cannot file plus a few looked up when it is indexed; collecting candidates hashes
+// and intersects every posting it scans (~10 ns each).
 extension AnalysisBudget {
     /// Steps for one decision re-checked by the engine.
-    static func decideCost(_ policy: CompiledPolicy) -> Int { 3 * policy.links.count + 1 }
+    static func decideCost(_ policy: CompiledPolicy) -> Int { 3 * policy.handlersCheckedPerDecision + 1 }
 }
 
 extension CandidateIndex {

@@ -48,6 +48,10 @@ struct ChainIndex: Sendable {
     /// candidate fails that field, which lets explain skip checking it (``RequestMatcher/firstMismatch(_:knownFailing:)``).
     private(set) var filedUnder: [RequestMatcher.Field?]
 
+    /// Handlers every decision checks whatever its request (no key to file them under), which
+    /// with the few a lookup returns is what one decision costs; the analysis budgets by it.
+    var checkedOnEveryDecision: Int { unindexed.count + byAddress.count + byMappedTable.count }
+
     init(links: [ChainLink]) {
         filedUnder = Array(repeating: nil, count: links.count)
         reserveCapacity(links)

@@ -21,6 +21,13 @@ public final class CompiledPolicy: Sendable {
     /// more reading (``CanonicalRequest/standardURLReading``).
     private let hasURLPatterns: Bool
 
+    /// About how many handlers one decision checks: the whole chain when it is scanned, the
+    /// handlers the index cannot file plus a few looked up when it is indexed.
+    var handlersCheckedPerDecision: Int {
+        guard let index else { return links.count }
+        return min(links.count, index.checkedOnEveryDecision + 8)
+    }
+
     /// Below this many handlers a scan of their matchers is cheaper than hashing for candidates.
     static let indexThreshold = 4
 
