@@ -127,8 +127,8 @@ configs = {
     # makes a decision cost in regexp work. Two handlers, so both readings' work counts.
     "adv-urlpatterns-regexp-budget": {
         "handlers": [
-            handler("dear", {"urlPatterns": [{"pathname": "/((?:a?){115}.*b)"}, {"pathname": "/a/((?:a?){115}.*b)"}]}),
-            handler("dear-allow", {"urlPatterns": [{"pathname": "/((?:a?){110}.*)"}]}, kind="allow"),
+            handler("dear", {"urlPatterns": [{"pathname": "/((?:.*a){55}b)"}, {"pathname": "/a/((?:.*a){55}b)"}]}),
+            handler("dear-allow", {"urlPatterns": [{"pathname": "/((?:.*a){55}.*)"}]}, kind="allow"),
         ]
     },
 }

@@ -23,9 +23,12 @@ struct URLPatternBudgetNormalizationTests {
         let escaped = try chain("cancel", #"{"pathname": "/%61dmin/*"}"#, padding: padding)
         let plain = try chain("cancel", #"{"pathname": "/admin/*"}"#, padding: padding)
         let shorthand = try compile(
-            #"{"defaultDecision": "allow", "handlers": [{"name": "p", "type": "cancel", "match": {"pathPatterns": ["/%61dmin/*"]}}]}"#)
-        for url in ["https://a.example/admin/x", "https://a.example/%61dmin/x", "https://a.example/ADMIN/x",
-            "https://a.example/%41DMIN/x"] {
+            #"{"defaultDecision": "allow", "handlers": [{"name": "p", "type": "cancel", "match": {"pathPatterns": ["/%61dmin/*"]}}]}"#
+        )
+        for url in [
+            "https://a.example/admin/x", "https://a.example/%61dmin/x", "https://a.example/ADMIN/x",
+            "https://a.example/%41DMIN/x",
+        ] {
             #expect(try decide(shorthand, url).handler == "p", "pathPatterns on \(url)")
             #expect(try decide(escaped, url).handler == "p", "\(url)")
             #expect(try decide(plain, url).handler == "p", "\(url)")
@@ -55,8 +58,10 @@ struct URLPatternBudgetNormalizationTests {
     @Test("F2: in a policy search is matched with unreserved escapes decoded: ?%74oken=1 is ?token=1")
     func escapedQuery() throws {
         let payment = try chain("cancel", #"{"pathname": "/pay/return", "search": "token=*"}"#)
-        for url in ["https://a.example/pay/return?token=1", "https://a.example/pay/return?%74oken=1",
-            "https://a.example/pay/return?%74%6F%6B%65%6E=1"] {
+        for url in [
+            "https://a.example/pay/return?token=1", "https://a.example/pay/return?%74oken=1",
+            "https://a.example/pay/return?%74%6F%6B%65%6E=1",
+        ] {
             #expect(try decide(payment, url).handler == "p", "\(url)")
         }
         // A reserved escape stays: `token%3D1` is a parameter called "token=1", not token.

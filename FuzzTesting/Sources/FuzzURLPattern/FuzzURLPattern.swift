@@ -11,7 +11,8 @@ import NavigationPolicy
 /// pattern text is repeated 8 times (long patterns); bit 2: the URL's text is repeated up to
 /// 8 KiB (long inputs). Invariants beyond "no crash":
 /// - a pattern the policy accepts has no regexp-group component over the state cap;
-/// - every component's fast path gives the engine's match and groups;
+/// - every component's fast path gives the engine's match and groups, and the policy's
+///   result-less test gives the explained match's answer, in both readings;
 /// - a cancelling policy cancels every URL the standard's `exec` matches (the differential of
 ///   `URLPatternDifferentialTests`), and an explained decision agrees with the plain one;
 /// - the indexed chain (8 handlers: the pattern among decoys) decides as the linear one;
@@ -45,6 +46,10 @@ public func fuzzURLPattern(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         fatalError("a fast path disagrees with the engine: \(entry) on \(url.prefix(200).debugDescription)")
     }
     guard let request = try? CanonicalRequest(NavigationRequest(url: url, method: "GET")) else { return 0 }
+    for reading in [request, request.standardURLReading].compactMap({ $0 })
+    where !standard.testAgreesWithMatch(reading) {
+        fatalError("the policy's test disagrees with the explained match: \(entry) on \(url.prefix(200).debugDescription)")
+    }
 
     let budget = Decision.regexpStepBudget
     for type in ["cancel", "allow"] {
@@ -83,7 +88,8 @@ public func fuzzURLPattern(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
             // A pattern the standard matches must cancel; so must one the budget could not decide.
             let matchedByStandard = (try? standard.exec(.string(url))).map { $0 != nil } ?? false
             if (matchedByStandard || exhausted) && decided.verdict != .cancel {
-                fatalError("the cancelling policy allowed \(request.href.prefix(200)) that \(entry) matches (exhausted: \(exhausted))")
+                fatalError(
+                    "the cancelling policy allowed \(request.href.prefix(200)) that \(entry) matches (exhausted: \(exhausted))")
             }
         } else if exhausted, decided.handler == "p", !standard.matchesWithoutBudget(request) {
             fatalError("the allow-list allowed \(request.href.prefix(200)) undecided within the budget: \(entry)")

@@ -58,7 +58,8 @@ enum URLPatternCondition {
                 // The match-form reading compares the pathname's and search's fixed text decoded
                 // as match forms are (`/%61dmin/*` is `/admin/*` there); the standard one as written.
                 let pattern = try URLPattern(input, options: options).withMatchForms()
-                if let (name, states) = pattern.oversizedRegexpComponent(maxStates: URLPatternStepBudget.maxRegexpComponentStates) {
+                if let (name, states) = pattern.oversizedRegexpComponent(maxStates: URLPatternStepBudget.maxRegexpComponentStates)
+                {
                     let at: JSONPointer
                     if case .object(let object) = element, object[name] != nil {
                         at = pointer.appending(name)
@@ -104,10 +105,10 @@ extension URLPatternCondition {
         let values = URLPattern.values(of: request)
         var undecided = false
         for pattern in patterns {
-            switch pattern.matchOutcome(values, request, budget: budget) {
-            case .matched: return true
-            case .unmatched: continue
-            case .undecided: undecided = true
+            switch pattern.test(values, budget: budget, matchForm: !request.readsURLAsStandard) {
+            case true?: return true
+            case false?: continue
+            case nil: undecided = true
             }
         }
         return undecided && undecidedHolds

@@ -30,3 +30,20 @@ extension URLPattern {
         }
     }
 }
+
+extension URLPattern {
+    /// Whether the policy path's answer (``test(_:budget:matchForm:)``, no result built) is the
+    /// explained one's (``match(_:inputs:budget:matchForm:)``) for `request` in its reading,
+    /// each with a budget of its own (both stop at the same step, or neither does).
+    package func testAgreesWithMatch(_ request: CanonicalRequest) -> Bool {
+        let pattern = (try? withMatchForms()) ?? self
+        let values = Self.values(of: request)
+        let matchForm = !request.readsURLAsStandard
+        let tested = pattern.test(values, budget: URLPatternStepBudget(), matchForm: matchForm)
+        switch pattern.match(values, inputs: [], budget: URLPatternStepBudget(), matchForm: matchForm) {
+        case .matched: return tested == true
+        case .unmatched: return tested == false
+        case .undecided: return tested == nil
+        }
+    }
+}

@@ -183,7 +183,8 @@ public struct URLPattern: Sendable {
     ) -> URLPatternMatchOutcome {
         var results: [(name: String, result: URLPatternComponentResult)] = []
         results.reserveCapacity(components.count)
-        for (index, written) in components.enumerated() {
+        for index in components.indices {
+            let written = components[index]
             let value = index < values.count ? values[index] : ""
             let respelled = index == Self.pathnameIndex ? matchFormPathname : index == Self.searchIndex ? matchFormSearch : nil
             // The match form compares the respelled component; the standard reading either
@@ -198,6 +199,23 @@ public struct URLPattern: Sendable {
             results.append((URLPatternInit.componentNames[index], result))
         }
         return .matched(URLPatternResult(inputs: inputs, components: results))
+    }
+
+    /// ``match(_:inputs:budget:matchForm:)`` without building the result: whether the values
+    /// match (nil = a run was stopped at the budget). What the policy path asks, per candidate.
+    func test(_ values: [String], budget: URLPatternStepBudget, matchForm: Bool) -> Bool? {
+        for index in components.indices {
+            let value = index < values.count ? values[index] : ""
+            let respelled = index == Self.pathnameIndex ? matchFormPathname : index == Self.searchIndex ? matchFormSearch : nil
+            let first = matchForm ? respelled ?? components[index] : components[index]
+            guard var matched = first.matches(value, budget: budget) else { return nil }
+            if !matched, !matchForm, let respelled {
+                guard let second = respelled.matches(value, budget: budget) else { return nil }
+                matched = second
+            }
+            if !matched { return false }
+        }
+        return true
     }
 
     /// Matches the eight component strings (in ``URLPatternInit/componentNames`` order).

@@ -1,6 +1,10 @@
 /// One compiled component of a URL pattern (https://urlpattern.spec.whatwg.org/#component):
 /// its normalized pattern string, the regular expression it matches with, and its group names.
-struct URLPatternComponent: Sendable {
+///
+/// A final class of constants: a policy tries every candidate pattern's 8 components per
+/// decision, and copying a struct of ten references retained each of them (most of the cost of
+/// 1,000 entries sharing an index key).
+final class URLPatternComponent: Sendable {
     /// The normalized pattern string ("generate a pattern string").
     let patternString: String
     /// The generated regular expression (anchored), as given to the engine.
@@ -17,6 +21,20 @@ struct URLPatternComponent: Sendable {
     let fastPath: URLPatternFastPath?
     /// The dialect the parts were parsed in (to compile a normalized copy).
     let options: PatternOptions
+
+    private init(
+        patternString: String, regexpString: String, regex: ECMARegex, groupNames: [String], hasRegExpGroups: Bool,
+        parts: [PatternPart], fastPath: URLPatternFastPath?, options: PatternOptions
+    ) {
+        self.patternString = patternString
+        self.regexpString = regexpString
+        self.regex = regex
+        self.groupNames = groupNames
+        self.hasRegExpGroups = hasRegExpGroups
+        self.parts = parts
+        self.fastPath = fastPath
+        self.options = options
+    }
 
     /// "Compile a component": parse, generate the regular expression and compile it.
     static func compile(
@@ -91,6 +109,14 @@ struct URLPatternComponent: Sendable {
     /// fast path is tested and fuzzed against).
     func engineExec(_ input: String) -> URLPatternComponentResult? {
         result(input, regex.exec(input))
+    }
+
+    /// Whether `input` matches, its regex run charged to `budget`: nil when the run was
+    /// stopped there. Builds no result (the policy path only needs the answer).
+    func matches(_ input: String, budget: URLPatternStepBudget) -> Bool? {
+        if let fastPath { return fastPath.matches(input, ignoreCase: regex.ignoresCase) }
+        guard let captures = budget.exec(regex, input) else { return nil }
+        return captures != nil
     }
 
     /// The groups of a regex run's captures (nil = no match).

@@ -36,6 +36,19 @@ struct URLPatternFastPath: Sendable {
 
     /// The component result for `input` (groups named by `names`: the wildcard's, if any), or nil.
     func exec(_ input: String, ignoreCase: Bool, names: [String]) -> URLPatternComponentResult? {
+        guard let rest = matchedRest(input, ignoreCase: ignoreCase) else { return nil }
+        guard wildcard else { return URLPatternComponentResult(input: input, groups: []) }
+        let groups = names.first.map { [URLPatternGroup(name: $0, value: String(rest))] } ?? []
+        return URLPatternComponentResult(input: input, groups: groups)
+    }
+
+    /// Whether `input` matches (``exec(_:ignoreCase:names:)`` without building the result).
+    func matches(_ input: String, ignoreCase: Bool) -> Bool {
+        matchedRest(input, ignoreCase: ignoreCase) != nil
+    }
+
+    /// What the wildcard matches (empty without one), or nil when `input` does not match.
+    private func matchedRest(_ input: String, ignoreCase: Bool) -> Substring.UnicodeScalarView? {
         let scalars = input.unicodeScalars
         var position = scalars.startIndex
         for expected in leading {
@@ -46,14 +59,11 @@ struct URLPatternFastPath: Sendable {
             }
             position = scalars.index(after: position)
         }
-        guard wildcard else {
-            return position == scalars.endIndex ? URLPatternComponentResult(input: input, groups: []) : nil
-        }
-        let rest = scalars[position...]
+        let rest = Substring(input).unicodeScalars[position...]
+        guard wildcard else { return rest.isEmpty ? rest : nil }
         // `.` does not match a line terminator (no `s` flag), so `.*$` fails on one.
         guard !rest.contains(where: Self.isLineTerminator) else { return nil }
-        let groups = names.first.map { [URLPatternGroup(name: $0, value: String(rest))] } ?? []
-        return URLPatternComponentResult(input: input, groups: groups)
+        return rest
     }
 
     private static func isLineTerminator(_ scalar: Unicode.Scalar) -> Bool {
