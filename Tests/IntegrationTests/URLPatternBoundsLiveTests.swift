@@ -23,7 +23,10 @@ struct URLPatternBoundsLiveTests {
         ])
         #expect(check.status == 2)
         #expect((check.stdout + check.stderr).contains("over the cap of 250"))
-        let serve = try BinaryRunner.run(["serve", "--config", config, "--listen", "127.0.0.1:0"])
+        // Under `timeout`: a daemon that accepted the config would serve on (exit 124 here).
+        let serve = try BinaryRunner.run(
+            ["20", BinaryRunner.binary.path, "serve", "--config", config, "--listen", "127.0.0.1:0"],
+            executable: URL(fileURLWithPath: "/usr/bin/timeout"))
         #expect(serve.status == 2)
         #expect(serve.stderr.contains("over the cap of 250"), "\(serve.stderr)")
     }

@@ -102,7 +102,7 @@ extension URLPatternCondition {
     /// (true for one that cancels, false for an allow-list; see ``ChainLink``).
     static func holds(_ patterns: [URLPattern], _ request: CanonicalRequest, undecidedHolds: Bool) -> Bool {
         let budget = request.regexBudget ?? URLPatternStepBudget()
-        let values = URLPattern.values(of: request)
+        let values = budget.values(for: request)
         var undecided = false
         for pattern in patterns {
             switch pattern.test(values, budget: budget, matchForm: !request.readsURLAsStandard) {

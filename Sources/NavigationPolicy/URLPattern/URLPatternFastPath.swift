@@ -12,6 +12,8 @@ struct URLPatternFastPath: Sendable {
     private let leading: [UInt32]
     /// Whether a full wildcard follows `leading` (its group is the rest of the input).
     private let wildcard: Bool
+    /// Whether `leading` is ASCII: then an ASCII input is compared byte by byte.
+    private let leadingIsASCII: Bool
 
     /// The fast path of `parts`, or nil when they need the engine (a `:name`, a `(…)`, a
     /// modifier, a wildcard with a suffix or not last).
@@ -31,6 +33,7 @@ struct URLPatternFastPath: Sendable {
             }
         }
         leading = text.unicodeScalars.map(\.value)
+        leadingIsASCII = leading.allSatisfy { $0 < 0x80 }
         self.wildcard = wildcard
     }
 
@@ -43,8 +46,40 @@ struct URLPatternFastPath: Sendable {
     }
 
     /// Whether `input` matches (``exec(_:ignoreCase:names:)`` without building the result).
+    /// The common case, ASCII text against ASCII input, compares bytes; anything else (a
+    /// non-ASCII byte where the text is compared, or the lead byte of U+2028/U+2029 in the
+    /// rest) takes the scalar route, so the answer is always the scalar one.
     func matches(_ input: String, ignoreCase: Bool) -> Bool {
-        matchedRest(input, ignoreCase: ignoreCase) != nil
+        if leadingIsASCII, let answer = asciiMatches(input, ignoreCase: ignoreCase) { return answer }
+        return matchedRest(input, ignoreCase: ignoreCase) != nil
+    }
+
+    /// The byte comparison of ``matches(_:ignoreCase:)``; nil when it cannot tell.
+    private func asciiMatches(_ input: String, ignoreCase: Bool) -> Bool? {
+        var input = input
+        return input.withUTF8 { bytes -> Bool? in
+            guard bytes.count >= leading.count else { return false }
+            for (offset, expected) in leading.enumerated() {
+                let actual = bytes[offset]
+                if UInt32(actual) == expected { continue }
+                // A non-ASCII scalar may fold to an ASCII one (K, the Kelvin sign, to k).
+                guard actual < 0x80 else { return nil }
+                guard ignoreCase, Self.asciiFold(UInt32(actual)) == Self.asciiFold(expected) else { return false }
+            }
+            guard wildcard else { return bytes.count == leading.count }
+            for byte in bytes[leading.count...] {
+                switch byte {
+                case 0x0A, 0x0D: return false
+                case 0xE2: return nil  // U+2028 and U+2029 start with it; let the scalar route look.
+                default: continue
+                }
+            }
+            return true
+        }
+    }
+
+    private static func asciiFold(_ scalar: UInt32) -> UInt32 {
+        (0x41...0x5A).contains(scalar) ? scalar + 0x20 : scalar
     }
 
     /// What the wildcard matches (empty without one), or nil when `input` does not match.

@@ -35,6 +35,20 @@ final class URLPatternStepBudget: @unchecked Sendable {
     /// Steps taken so far.
     var spent: Int { initial - remaining }
 
+    /// The component strings of the reading last asked for (``values(for:)``) and its key.
+    private var cachedValues: (standard: Bool, path: MatchPath, values: [String])?
+
+    /// `request`'s component strings in its reading (``URLPattern/values(of:)``), made once per
+    /// reading of the decision rather than once per handler (the path and query are copied).
+    func values(for request: CanonicalRequest) -> [String] {
+        if let cached = cachedValues, cached.standard == request.readsURLAsStandard, cached.path == request.matchPath {
+            return cached.values
+        }
+        let values = URLPattern.values(of: request)
+        cachedValues = (request.readsURLAsStandard, request.matchPath, values)
+        return values
+    }
+
     /// Runs `regex` on `input` within what is left; nil = stopped at the budget.
     func exec(_ regex: ECMARegex, _ input: String) -> [String?]?? {
         guard !exhausted else { return .none }
