@@ -165,6 +165,7 @@ if Context.environment["NAVPOLICYD_FUZZ"] != nil {
         ("FuzzClientHello", ["PolicyProxy"]),
         ("FuzzCheckRequest", ["ExtAuthzProtocol"]),
         ("FuzzRegex", ["NavigationPolicy"]),
+        ("FuzzURLPattern", ["NavigationPolicy", "JSONSupport"]),
         ("FuzzPolicyImage", ["NavigationPolicy", "PolicyService"]),
     ]
     for target in fuzzTargets {

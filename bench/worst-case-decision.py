@@ -114,12 +114,21 @@ configs = {
         ]
     },
     # Issue 31: 1,000 patterns sharing the request's host and a wildcard path (only the query
-    # differs): no index key tells them apart, so each is a candidate and costs a full match.
-    # Not flat yet (docs/security.md, "URLPattern matching"): ~170 ms a decision, debug build.
+    # differs): no index key tells them apart, so each is a candidate; every component is fixed
+    # text or ends in one `*`, matched without the regex engine (URLPatternFastPath).
     "adv-1000-urlpatterns-one-host": {
         "handlers": [
             handler(f"q{i}", {"urlPatterns": [{"hostname": "app.example.com", "pathname": "/*", "search": f"id={i}"}]})
             for i in range(1000)
+        ]
+    },
+    # Issue 31, the outside attack's kind under the cap (250 states): each decision runs into the
+    # per-decision regexp budget (50,000 steps) and fails closed; the worst an accepted config
+    # makes a decision cost in regexp work. Two handlers, so both readings' work counts.
+    "adv-urlpatterns-regexp-budget": {
+        "handlers": [
+            handler("dear", {"urlPatterns": [{"pathname": "/((?:.*a){55}b)"}, {"pathname": "/a/((?:.*a){55}b)"}]}),
+            handler("dear-allow", {"urlPatterns": [{"pathname": "/((?:.*a){55}.*)"}]}, kind="allow"),
         ]
     },
 }

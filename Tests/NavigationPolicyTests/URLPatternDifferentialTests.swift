@@ -86,7 +86,10 @@ struct URLPatternDifferentialTests {
         try Self.forEachCase(seed: 26, patterns: 200, type: "allow") { json, standard, policy, url in
             guard let request = try? CanonicalRequest(NavigationRequest(url: url)) else { return }
             guard policy.decide(request).verdict == .allow else { return }
-            #expect(standard.matches(request), "pattern \(json) allows \(url) though its match form does not match")
+            // In match form a policy reads the pattern's own escapes as the URL's (`/%61dmin` is
+            // `/admin` there, attack F3): the pattern as the policy compiles it must match.
+            let compiled = try standard.withMatchForms()
+            #expect(compiled.matches(request), "pattern \(json) allows \(url) though its match form does not match")
         }
     }
 }

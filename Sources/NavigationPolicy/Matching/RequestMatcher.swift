@@ -31,6 +31,10 @@ public struct RequestMatcher: Sendable {
         var targetFrames: Set<TargetFrame>?
         /// `urlPatterns` (``URLPatternCondition``); nil when not given.
         var urlPatterns: [URLPattern]?
+        /// How `urlPatterns` read when the decision's regexp budget stopped a run and no entry
+        /// matched: as matched for a cancelling handler, as not for an allow-list (fail closed;
+        /// set by ``ChainLink``).
+        var undecidedURLPatternsHold = true
         var entries: [MatchEntry] = []
 
         init(caseSensitive: Bool) {
@@ -60,6 +64,15 @@ public struct RequestMatcher: Sendable {
     var urlPatterns: [URLPattern]? { _read { yield storage.conditions.urlPatterns } }
     /// Every configured entry in config order, for explain, coverage and lint (never on the hot path).
     public var entries: [MatchEntry] { storage.conditions.entries }
+
+    /// This matcher with `urlPatterns` read as `holds` when the regexp budget stops a run
+    /// (``Conditions/undecidedURLPatternsHold``).
+    func readingUndecidedURLPatterns(as holds: Bool) -> RequestMatcher {
+        guard urlPatterns != nil, storage.conditions.undecidedURLPatternsHold != holds else { return self }
+        var conditions = storage.conditions
+        conditions.undecidedURLPatternsHold = holds
+        return RequestMatcher(conditions)
+    }
 
     /// A matcher with no conditions: matches every request (a handler without `match`).
     public static let everything = RequestMatcher(Conditions(caseSensitive: false))
@@ -92,7 +105,11 @@ public struct RequestMatcher: Sendable {
         if paths.hasExact, !paths.containsExact(request.matchPath) { return .paths }
         if paths.hasPrefixes, !paths.containsPrefix(of: request.matchPath) { return .pathPrefixes }
         if paths.hasPatterns, !patternsMatch() { return .pathPatterns }
-        if let urlPatterns, !urlPatterns.contains(where: { $0.matches(request) }) { return .urlPatterns }
+        if let urlPatterns,
+            !URLPatternCondition.holds(urlPatterns, request, undecidedHolds: storage.conditions.undecidedURLPatternsHold)
+        {
+            return .urlPatterns
+        }
         return nil
     }
 

@@ -55,7 +55,20 @@ enum URLPatternCondition {
                 continue
             }
             do throws(URLPatternError) {
-                let pattern = try URLPattern(input, options: options)
+                // The match-form reading compares the pathname's and search's fixed text decoded
+                // as match forms are (`/%61dmin/*` is `/admin/*` there); the standard one as written.
+                let pattern = try URLPattern(input, options: options).withMatchForms()
+                if let (name, states) = pattern.oversizedRegexpComponent(maxStates: URLPatternStepBudget.maxRegexpComponentStates)
+                {
+                    let at: JSONPointer
+                    if case .object(let object) = element, object[name] != nil {
+                        at = pointer.appending(name)
+                    } else {
+                        at = pointer
+                    }
+                    diagnostics.report(at, oversizeMessage(written, component: name, states: states))
+                    continue
+                }
                 patterns.append(pattern)
                 conditions.record(.urlPatterns, index, written, .urlPattern(pattern))
             } catch {
@@ -71,21 +84,86 @@ enum URLPatternCondition {
     }
 }
 
-extension URLPattern {
-    /// Whether the pattern matches `request` in its reading (see ``URLPatternCondition``).
-    func matches(_ request: CanonicalRequest) -> Bool {
-        matchResult(request) != nil
+extension URLPatternCondition {
+    /// Why a pattern whose regexp group makes a component's program too big is refused.
+    static func oversizeMessage(_ written: String, component: String, states: Int) -> String {
+        let cap = URLPatternStepBudget.maxRegexpComponentStates
+        let budget = URLPatternStepBudget.stepsPerDecision
+        return "\(written): the \(component) pattern's regexp group compiles to \(states) matcher states, over the cap of "
+            + "\(cap) for a component as long as the URL (up to \(NavigationRequest.maximumURLLength) bytes): matching "
+            + "costs up to 2 × states steps per character and a decision may take \(budget) steps in all; write a "
+            + "smaller expression (fewer or smaller counted repetitions such as {5000}), or match the text with "
+            + "fixed text, :name groups and * wildcards"
     }
 
-    /// The match of `request` in its reading, for explain.
+    /// Whether `patterns` hold for `request` within its decision's regexp budget
+    /// (``CanonicalRequest/regexBudget``): true when one matches; when none does but a run was
+    /// stopped at the budget, `undecidedHolds`, the reading that fails closed for the handler
+    /// (true for one that cancels, false for an allow-list; see ``ChainLink``).
+    static func holds(_ patterns: [URLPattern], _ request: CanonicalRequest, undecidedHolds: Bool) -> Bool {
+        let budget = request.regexBudget ?? URLPatternStepBudget()
+        let values = budget.values(for: request)
+        var undecided = false
+        for pattern in patterns {
+            switch pattern.test(values, budget: budget, matchForm: !request.readsURLAsStandard) {
+            case true?: return true
+            case false?: continue
+            case nil: undecided = true
+            }
+        }
+        return undecided && undecidedHolds
+    }
+}
+
+extension URLPattern {
+    /// Whether the pattern matches `request` in its reading (see ``URLPatternCondition``), for
+    /// explain and coverage (a budget of its own; a stopped run counts as a match here: these
+    /// only describe a handler the chain already matched).
+    func matches(_ request: CanonicalRequest) -> Bool {
+        switch matchOutcome(request, budget: URLPatternStepBudget()) {
+        case .matched, .undecided: true
+        case .unmatched: false
+        }
+    }
+
+    /// The match of `request` in its reading, for explain; nil when none (or not decided
+    /// within a budget of its own).
     func matchResult(_ request: CanonicalRequest) -> URLPatternResult? {
-        if request.readsURLAsStandard { return exec(request.url) }
+        guard case .matched(let result) = matchOutcome(request, budget: URLPatternStepBudget()) else { return nil }
+        return result
+    }
+
+    /// The match of `request` in its reading with every regex run charged to `budget`.
+    func matchOutcome(_ request: CanonicalRequest, budget: URLPatternStepBudget) -> URLPatternMatchOutcome {
+        matchOutcome(Self.values(of: request), request, budget: budget)
+    }
+
+    /// ``matchOutcome(_:budget:)`` on the request's ``values(of:)``, computed once for all the patterns of a condition.
+    func matchOutcome(
+        _ values: [String], _ request: CanonicalRequest, budget: URLPatternStepBudget
+    ) -> URLPatternMatchOutcome {
+        match(values, inputs: [.string(request.href)], budget: budget, matchForm: !request.readsURLAsStandard)
+    }
+
+    /// The eight strings a pattern is matched on in `request`'s reading: the URL's own in the
+    /// standard reading; else the match forms of host and path, and the query with its
+    /// escapes of unreserved characters decoded (`?%74oken=1` is `?token=1`, as servers read it).
+    static func values(of request: CanonicalRequest) -> [String] {
         let url = request.url
-        let values = [
+        if request.readsURLAsStandard { return componentValues(url) }
+        return [
             url.scheme, url.username, url.password, request.matchHostForm.map(String.init) ?? "", url.portString,
-            request.matchPath.text, url.query ?? "", url.fragment ?? "",
+            request.matchPath.text, url.query.map(matchFormQuery) ?? "", url.fragment ?? "",
         ]
-        return match(values, inputs: [.string(url.href)])
+    }
+
+    /// The query as the match-form reading compares it: escapes of unreserved characters
+    /// decoded, other escapes in upper-case hex (``MatchPath/decodeUnreserved(_:)``); the query
+    /// itself when it has no `%` (no copy).
+    static func matchFormQuery(_ query: String) -> String {
+        guard query.utf8.contains(UInt8(ascii: "%")) else { return query }
+        let bytes = Array(query.utf8).withUnsafeBufferPointer { MatchPath.decodeUnreserved($0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -79,4 +79,13 @@ extension URLPattern {
         else { return URLPatternIndexKeys() }
         return URLPatternIndexKeys(hostname: components[hostname].parts, pathname: components[pathname].parts)
     }
+
+    /// The keys of the match-form reading when its pathname differs from the pattern as
+    /// written (``matchFormPathname``): the entry is filed under both, so each reading finds it.
+    var matchFormIndexKeys: URLPatternIndexKeys? {
+        guard let matchFormPathname, let hostname = URLPatternInit.componentNames.firstIndex(of: "hostname"),
+            hostname < components.count
+        else { return nil }
+        return URLPatternIndexKeys(hostname: components[hostname].parts, pathname: matchFormPathname.parts)
+    }
 }

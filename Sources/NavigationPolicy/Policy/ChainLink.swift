@@ -15,7 +15,9 @@ public final class ChainLink: Sendable {
     init(name: String, type: String, matcher: RequestMatcher, handler: any NavigationHandler, isShadow: Bool = false) {
         self.name = name
         self.type = type
-        self.matcher = matcher
+        // Fail closed when the decision's regexp budget stops a `urlPatterns` run: an
+        // allow-list does not match, every other (cancelling) handler does.
+        self.matcher = matcher.readingUndecidedURLPatterns(as: !(handler is AllowHandler))
         self.handler = handler
         self.isShadow = isShadow
     }

@@ -58,13 +58,27 @@ public final class CompiledPolicy: Sendable {
     /// chain decides both, and when they differ the one that cancels wins (see
     /// ``combining(_:_:request:explain:)``). Every other request is decided once, as before.
     public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
-        allReadings(request, explain: explain) { decideOneReading($0, explain: explain) }
+        let request = budgeted(request)
+        var decision = allReadings(request, explain: explain) { decideOneReading($0, explain: explain) }
+        // An explained decision says what its regexp work cost and whether the budget decided.
+        if explain, let budget = request.regexBudget {
+            decision.regexpSteps = budget.spent
+            if budget.exhausted { decision.regexpBudgetExhausted = true }
+        }
+        return decision
+    }
+
+    /// The request with a new regexp budget for this decision when the chain has `urlPatterns`
+    /// (``URLPatternStepBudget``: every reading's regexp work counts against the one budget).
+    @inline(__always)
+    private func budgeted(_ request: CanonicalRequest) -> CanonicalRequest {
+        hasURLPatterns ? request.withFreshRegexBudget() : request
     }
 
     /// ``decideLinear(_:)`` on every reading of the path, combined as ``decide(_:explain:)``
     /// combines them: the reference the fuzz targets compare the indexed chain with.
     package func decideLinearAllReadings(_ request: CanonicalRequest) -> Decision {
-        allReadings(request, explain: false) { decideLinear($0) }
+        allReadings(budgeted(request), explain: false) { decideLinear($0) }
     }
 
     /// The plain reading, then each further reading of the path combined into it.

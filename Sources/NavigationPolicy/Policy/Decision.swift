@@ -26,6 +26,15 @@ public struct Decision: Sendable, Equatable {
     /// With explain, when the path had two readings (an encoded separator, `%2F` or `%5C`):
     /// both match forms and which reading decided (the trace is that reading's); nil otherwise.
     public var pathReading: String?
+    /// With explain, in a chain with `match.urlPatterns`: the regexp steps the decision took
+    /// over all its readings, out of ``regexpStepBudget`` (docs/urlpattern.md); nil otherwise.
+    public var regexpSteps: Int?
+    /// With explain: true when a regexp run was stopped at the budget, so some `urlPatterns`
+    /// entry was read the way that fails closed (matched for a cancelling handler, not for an
+    /// allow-list); nil otherwise.
+    public var regexpBudgetExhausted: Bool?
+    /// The regexp steps one decision may take (``regexpSteps`` counts against it).
+    public static var regexpStepBudget: Int { URLPatternStepBudget.stepsPerDecision }
 
     public init(
         verdict: Verdict, handler: String?, action: String?, location: String?, url: String,
@@ -57,6 +66,8 @@ public struct Decision: Sendable, Equatable {
             object.append("trace", .array(trace.map { .object($0.jsonObject) }))
         }
         if let pathReading { object.append("pathReading", .string(pathReading)) }
+        if let regexpSteps { object.append("regexpSteps", .number(Double(regexpSteps))) }
+        if let regexpBudgetExhausted { object.append("regexpBudgetExhausted", .bool(regexpBudgetExhausted)) }
         return object
     }
 }
@@ -130,6 +141,14 @@ extension Decision {
         if let pathReading {
             writer.writeRaw(#","pathReading":"#)
             writer.writeOptionalString(pathReading)
+        }
+        if let regexpSteps {
+            writer.writeRaw(#","regexpSteps":"#)
+            writer.write(.number(Double(regexpSteps)))
+        }
+        if let regexpBudgetExhausted {
+            writer.writeRaw(#","regexpBudgetExhausted":"#)
+            writer.write(.bool(regexpBudgetExhausted))
         }
     }
 

@@ -48,13 +48,18 @@ struct URLPatternIndex: Sendable {
     mutating func file(_ patterns: [URLPattern], at position: Int32) {
         every.append(position)
         for pattern in patterns {
-            let keys = pattern.indexKeys
-            if keys.anyHost { anyHost.file(keys.pathPrefix, position) }
-            for host in keys.exactHosts { byHost[Substring(host), default: ByPath()].file(keys.pathPrefix, position) }
-            for suffix in keys.hostSuffixes {
-                bySuffix[Substring(suffix), default: ByPath()].file(keys.pathPrefix, position)
-                suffixLengths.insert(suffix.utf8.count)
-            }
+            fileKeys(pattern.indexKeys, at: position)
+            if let matchForm = pattern.matchFormIndexKeys { fileKeys(matchForm, at: position) }
+        }
+    }
+
+    /// Files the handler at `position` under one set of keys.
+    private mutating func fileKeys(_ keys: URLPatternIndexKeys, at position: Int32) {
+        if keys.anyHost { anyHost.file(keys.pathPrefix, position) }
+        for host in keys.exactHosts { byHost[Substring(host), default: ByPath()].file(keys.pathPrefix, position) }
+        for suffix in keys.hostSuffixes {
+            bySuffix[Substring(suffix), default: ByPath()].file(keys.pathPrefix, position)
+            suffixLengths.insert(suffix.utf8.count)
         }
     }
 

@@ -52,6 +52,9 @@ public struct ECMARegex: Sendable {
     /// Instructions in the compiled program.
     package var programSize: Int { program.instructions.count }
 
+    /// Whether the `i` flag is set (a literal then matches every scalar that folds alike).
+    package var ignoresCase: Bool { program.ignoreCase }
+
     /// VM states per input index (instructions, some counted once more per empty-checked loop
     /// around them): the factor of the input length in the step bound.
     package var stateCount: Int { program.stateCount }
@@ -64,9 +67,17 @@ public struct ECMARegex: Sendable {
     /// ``exec(_:)`` and the steps the VM took (instructions visited plus threads stepped), so
     /// tests and the fuzz target can check the linear bound without timing anything.
     package func execCountingSteps(_ input: String) -> (result: [String?]?, steps: Int) {
+        let run = exec(input, stepLimit: .max)
+        return (run.result, run.steps)
+    }
+
+    /// ``exec(_:)`` that gives up once it has taken more than `stepLimit` steps (a policy
+    /// decision's regexp budget): `exceeded` is then true and `result` nil, which means "not
+    /// decided", never "no match". `steps` is what the run took (at most `stepLimit + 1`).
+    package func exec(_ input: String, stepLimit: Int) -> (result: [String?]?, steps: Int, exceeded: Bool) {
         let scalars = Array(input.unicodeScalars)
-        var machine = RegexPikeVM(program: program, input: scalars.map(\.value))
-        guard let slots = machine.run() else { return (nil, machine.steps) }
+        var machine = RegexPikeVM(program: program, input: scalars.map(\.value), stepLimit: stepLimit)
+        guard let slots = machine.run() else { return (nil, machine.steps, machine.exceededLimit) }
         var result: [String?] = []
         result.reserveCapacity(program.captureCount + 1)
         for group in 0...program.captureCount {
@@ -78,6 +89,6 @@ public struct ECMARegex: Sendable {
                 result.append(nil)
             }
         }
-        return (result, machine.steps)
+        return (result, machine.steps, false)
     }
 }

@@ -9,10 +9,15 @@ struct RegexPikeVM {
     private let input: [UInt32]
     /// Instructions visited and threads stepped, for tests and the fuzz target's bound.
     private(set) var steps = 0
+    /// The run stops, without an answer, once ``steps`` passes this (a decision's budget).
+    private let stepLimit: Int
+    /// Whether the run stopped at ``stepLimit``: its nil result then means "not decided", not "no match".
+    private(set) var exceededLimit = false
 
-    init(program: RegexProgram, input: [UInt32]) {
+    init(program: RegexProgram, input: [UInt32], stepLimit: Int = .max) {
         self.program = program
         self.input = input
+        self.stepLimit = stepLimit
     }
 
     /// The most steps a run can take: each state (an instruction and how many loops around it
@@ -78,6 +83,7 @@ struct RegexPikeVM {
                 // A new start has the lowest priority: it goes after the threads already here.
                 for slot in scratch.indices { scratch[slot] = -1 }
                 follow(from: 0, at: index, slots: &scratch, into: &current, stack: &stack)
+                if steps > stepLimit { return stop() }
             }
             if current.pcs.isEmpty {
                 if matched != nil || program.anchoredAtStart { break }
@@ -90,6 +96,7 @@ struct RegexPikeVM {
             let slotCount = program.slotCount
             for (thread, pc) in current.pcs.enumerated() {
                 steps += 1
+                if steps > stepLimit { return stop() }
                 let base = thread * slotCount
                 switch program.instructions[pc] {
                 case .match:
@@ -106,10 +113,17 @@ struct RegexPikeVM {
                 // A match cuts off every lower-priority thread.
                 break
             }
+            if steps > stepLimit { return stop() }
             swap(&current, &next)
             if matched != nil && current.pcs.isEmpty { break }
         }
         return matched
+    }
+
+    /// Gives up a run over its step limit: no answer, and ``exceededLimit`` says so.
+    private mutating func stop() -> [Int]? {
+        exceededLimit = true
+        return nil
     }
 
     private func contains(_ set: Int, _ scalar: UInt32) -> Bool {
@@ -139,6 +153,11 @@ struct RegexPikeVM {
             // Follow one path, pushing the lower-priority branch of each split.
             while list.visit(pc, fresh: freshLoops(around: pc, at: index, slots: slots)) {
                 steps += 1
+                // Over the limit the run is abandoned: stop following (run() reports it).
+                if steps > stepLimit {
+                    stack.removeAll(keepingCapacity: true)
+                    return
+                }
                 switch program.instructions[pc] {
                 case .consume, .match:
                     list.pcs.append(pc)

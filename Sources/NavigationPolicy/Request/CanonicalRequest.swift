@@ -31,6 +31,9 @@ public struct CanonicalRequest: Sendable {
     /// Whether `match.urlPatterns` read the URL as the URLPattern standard does (WHATWG host and
     /// path) rather than in match form; true only in ``standardURLReading``.
     public let readsURLAsStandard: Bool
+    /// The regexp steps `match.urlPatterns` may still take in this request's decision, shared by
+    /// its readings; nil outside a decision (then each check gets a budget of its own).
+    let regexBudget: URLPatternStepBudget?
 
     public var navigationType: NavigationType { original.navigationType }
     public var targetFrame: TargetFrame { original.targetFrame }
@@ -73,16 +76,38 @@ public struct CanonicalRequest: Sendable {
         let raw = MatchPath.rawDecodedSeparatorForm(of: request.url, parsed: parsed)
         self.rawDecodedSeparatorPath = raw == decoded || raw == matchPath ? nil : raw
         self.readsURLAsStandard = false
+        self.regexBudget = nil
+    }
+
+    /// This request with a new decision's regexp budget (``URLPatternStepBudget``), which the
+    /// readings derived from it share.
+    func withFreshRegexBudget() -> CanonicalRequest {
+        CanonicalRequest(self, budget: URLPatternStepBudget())
+    }
+
+    /// `request` as it is, every reading kept, with `budget`.
+    private init(_ request: CanonicalRequest, budget: URLPatternStepBudget) {
+        self.original = request.original
+        self.url = request.url
+        self.method = request.method
+        self.matchHostForm = request.matchHostForm
+        self.matchPath = request.matchPath
+        self.decodedSeparatorPath = request.decodedSeparatorPath
+        self.rawDecodedSeparatorPath = request.rawDecodedSeparatorPath
+        self.readsURLAsStandard = request.readsURLAsStandard
+        self.regexBudget = budget
     }
 
     /// The request as `match.urlPatterns` reads it under the URLPattern standard: the WHATWG
-    /// host and path instead of their match forms (every other condition reads as before); nil
-    /// when the two forms are the same, which is the usual case. A policy with `urlPatterns`
+    /// host, path and query instead of their match forms (every other condition reads as
+    /// before); nil when the two forms are the same, which is the usual case. A policy with `urlPatterns`
     /// decides this reading too, and the one that cancels wins (``URLPatternCondition``).
     public var standardURLReading: CanonicalRequest? {
         let sameHost = matchHostForm.map { $0 == url.hostname } ?? url.hostname.isEmpty
-        guard !sameHost || matchPath.textForm != url.pathname else { return nil }
-        return CanonicalRequest(self, matchPath: matchPath, readsURLAsStandard: true)
+        // The query differs when an escape decodes (``URLPattern/matchFormQuery(_:)``).
+        let sameQuery = url.query.map { URLPattern.matchFormQuery($0) == $0 } ?? true
+        guard !sameHost || matchPath.textForm != url.pathname || !sameQuery else { return nil }
+        return CanonicalRequest(self, matchPath: matchPath, readsURLAsStandard: true, budget: regexBudget)
     }
 
     /// The same request read the second way: ``matchPath`` is the decoded-separator form (and
@@ -91,17 +116,20 @@ public struct CanonicalRequest: Sendable {
     /// do not change with the reading.
     public var decodedSeparatorReading: CanonicalRequest? {
         guard let decodedSeparatorPath else { return nil }
-        return CanonicalRequest(self, matchPath: decodedSeparatorPath)
+        return CanonicalRequest(self, matchPath: decodedSeparatorPath, budget: regexBudget)
     }
 
     /// The request read the third way (``rawDecodedSeparatorPath``); nil when there is none.
     public var rawDecodedSeparatorReading: CanonicalRequest? {
         guard let rawDecodedSeparatorPath else { return nil }
-        return CanonicalRequest(self, matchPath: rawDecodedSeparatorPath)
+        return CanonicalRequest(self, matchPath: rawDecodedSeparatorPath, budget: regexBudget)
     }
 
-    private init(_ request: CanonicalRequest, matchPath: MatchPath, readsURLAsStandard: Bool = false) {
+    private init(
+        _ request: CanonicalRequest, matchPath: MatchPath, readsURLAsStandard: Bool = false, budget: URLPatternStepBudget?
+    ) {
         self.readsURLAsStandard = readsURLAsStandard
+        self.regexBudget = budget
         self.original = request.original
         self.url = request.url
         self.method = request.method

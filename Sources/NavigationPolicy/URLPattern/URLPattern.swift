@@ -17,6 +17,15 @@ public struct URLPattern: Sendable {
     }
 
     let components: [URLPatternComponent]
+    /// In a policy: the pathname as the match-form reading compares it, when its fixed text
+    /// has escapes the match form decodes (``URLPatternComponent/matchFormCopy(_:)``).
+    private(set) var matchFormPathname: URLPatternComponent?
+    /// The same for the search component.
+    private(set) var matchFormSearch: URLPatternComponent?
+
+    /// Index of the pathname and search among ``components``.
+    static let pathnameIndex = 5
+    static let searchIndex = 6
 
     /// Builds a pattern ("create a URL pattern").
     /// - Parameters:
@@ -96,6 +105,17 @@ public struct URLPattern: Sendable {
         return components[index].patternString
     }
 
+    /// The first component with a regexp group `(…)` whose program has more than `maxStates`
+    /// VM states, and that count; `port` is left out (its input is at most 5 digits).
+    func oversizedRegexpComponent(maxStates: Int) -> (name: String, states: Int)? {
+        for (index, component) in components.enumerated()
+        where component.hasRegExpGroups && component.regex.stateCount > maxStates {
+            let name = index < URLPatternInit.componentNames.count ? URLPatternInit.componentNames[index] : "?"
+            if name != "port" { return (name, component.regex.stateCount) }
+        }
+        return nil
+    }
+
     /// Whether any component has a regexp group `(…)`.
     public var hasRegExpGroups: Bool { components.contains { $0.hasRegExpGroups } }
 
@@ -142,6 +162,60 @@ public struct URLPattern: Sendable {
             url.scheme, url.username, url.password, url.hostname, url.portString, url.pathname, url.query ?? "",
             url.fragment ?? "",
         ]
+    }
+
+    /// This pattern with the match-form pathname and search a policy's match-form reading uses
+    /// (see ``matchFormPathname``).
+    func withMatchForms() throws(URLPatternError) -> URLPattern {
+        var pattern = self
+        if Self.searchIndex < components.count {
+            pattern.matchFormPathname = try components[Self.pathnameIndex].matchFormCopy("pathname")
+            pattern.matchFormSearch = try components[Self.searchIndex].matchFormCopy("search")
+        }
+        return pattern
+    }
+
+    /// ``match(_:inputs:)`` with every regex run charged to `budget`: `.undecided` when a run
+    /// was stopped there (the caller fails closed; see ``URLPatternStepBudget``). `matchForm`:
+    /// the values are the match form's, so the match-form pathname applies.
+    func match(
+        _ values: [String], inputs: [URLPatternInput], budget: URLPatternStepBudget, matchForm: Bool = false
+    ) -> URLPatternMatchOutcome {
+        var results: [(name: String, result: URLPatternComponentResult)] = []
+        results.reserveCapacity(components.count)
+        for index in components.indices {
+            let written = components[index]
+            let value = index < values.count ? values[index] : ""
+            let respelled = index == Self.pathnameIndex ? matchFormPathname : index == Self.searchIndex ? matchFormSearch : nil
+            // The match form compares the respelled component; the standard reading either
+            // spelling (so neither reading misses what the other spelling names).
+            let first = matchForm ? respelled ?? written : written
+            guard var decided = first.exec(value, budget: budget) else { return .undecided }
+            if decided == nil, !matchForm, let respelled {
+                guard let second = respelled.exec(value, budget: budget) else { return .undecided }
+                decided = second
+            }
+            guard let result = decided else { return .unmatched }
+            results.append((URLPatternInit.componentNames[index], result))
+        }
+        return .matched(URLPatternResult(inputs: inputs, components: results))
+    }
+
+    /// ``match(_:inputs:budget:matchForm:)`` without building the result: whether the values
+    /// match (nil = a run was stopped at the budget). What the policy path asks, per candidate.
+    func test(_ values: [String], budget: URLPatternStepBudget, matchForm: Bool) -> Bool? {
+        for index in components.indices {
+            let value = index < values.count ? values[index] : ""
+            let respelled = index == Self.pathnameIndex ? matchFormPathname : index == Self.searchIndex ? matchFormSearch : nil
+            let first = matchForm ? respelled ?? components[index] : components[index]
+            guard var matched = first.matches(value, budget: budget) else { return nil }
+            if !matched, !matchForm, let respelled {
+                guard let second = respelled.matches(value, budget: budget) else { return nil }
+                matched = second
+            }
+            if !matched { return false }
+        }
+        return true
     }
 
     /// Matches the eight component strings (in ``URLPatternInit/componentNames`` order).

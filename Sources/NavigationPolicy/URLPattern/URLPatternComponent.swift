@@ -1,6 +1,10 @@
 /// One compiled component of a URL pattern (https://urlpattern.spec.whatwg.org/#component):
 /// its normalized pattern string, the regular expression it matches with, and its group names.
-struct URLPatternComponent: Sendable {
+///
+/// A final class of constants: a policy tries every candidate pattern's 8 components per
+/// decision, and copying a struct of ten references retained each of them (most of the cost of
+/// 1,000 entries sharing an index key).
+final class URLPatternComponent: Sendable {
     /// The normalized pattern string ("generate a pattern string").
     let patternString: String
     /// The generated regular expression (anchored), as given to the engine.
@@ -13,6 +17,24 @@ struct URLPatternComponent: Sendable {
     /// The parsed part list (fixed text canonicalized): the chain index reads the literal
     /// host and leading path every match needs from it (``URLPattern/indexKeys``).
     let parts: [PatternPart]
+    /// How the component matches without the regex engine, when its parts allow it.
+    let fastPath: URLPatternFastPath?
+    /// The dialect the parts were parsed in (to compile a normalized copy).
+    let options: PatternOptions
+
+    private init(
+        patternString: String, regexpString: String, regex: ECMARegex, groupNames: [String], hasRegExpGroups: Bool,
+        parts: [PatternPart], fastPath: URLPatternFastPath?, options: PatternOptions
+    ) {
+        self.patternString = patternString
+        self.regexpString = regexpString
+        self.regex = regex
+        self.groupNames = groupNames
+        self.hasRegExpGroups = hasRegExpGroups
+        self.parts = parts
+        self.fastPath = fastPath
+        self.options = options
+    }
 
     /// "Compile a component": parse, generate the regular expression and compile it.
     static func compile(
@@ -25,6 +47,13 @@ struct URLPatternComponent: Sendable {
         } catch {
             throw error.in(component)
         }
+        return try compile(parts, component: component, options: options)
+    }
+
+    /// "Compile a component" from its part list: generate the regular expression and compile it.
+    static func compile(
+        _ parts: [PatternPart], component: String, options: PatternOptions
+    ) throws(URLPatternError) -> URLPatternComponent {
         let (regexpString, names) = PatternRegexpGeneration.generate(parts, options: options)
         let regex: ECMARegex
         do throws(ECMARegexError) {
@@ -36,12 +65,63 @@ struct URLPatternComponent: Sendable {
         }
         return URLPatternComponent(
             patternString: PatternStringGeneration.generate(parts, options: options), regexpString: regexpString,
-            regex: regex, groupNames: names, hasRegExpGroups: parts.contains { $0.kind == .regexp }, parts: parts)
+            regex: regex, groupNames: names, hasRegExpGroups: parts.contains { $0.kind == .regexp }, parts: parts,
+            fastPath: URLPatternFastPath(parts), options: options)
+    }
+
+    /// This (pathname or search) component with its fixed text read as the match form reads a
+    /// path or query (``MatchPath/decodeUnreserved(_:)``: `%61` is `a`, other escapes in
+    /// upper-case hex), so `/%61dmin/*` matches `/admin/x` in match form as `pathPatterns` do;
+    /// nil when that changes nothing. Only the spelling of literal text changes, never what a
+    /// group may match.
+    func matchFormCopy(_ component: String) throws(URLPatternError) -> URLPatternComponent? {
+        func normalized(_ text: String) -> String {
+            guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+            let bytes = Array(text.utf8).withUnsafeBufferPointer { MatchPath.decodeUnreserved($0) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let newParts = parts.map { part in
+            var part = part
+            if part.kind == .fixedText { part.value = normalized(part.value) }
+            part.prefix = normalized(part.prefix)
+            part.suffix = normalized(part.suffix)
+            return part
+        }
+        guard newParts != parts else { return nil }
+        return try Self.compile(newParts, component: component, options: options)
     }
 
     /// The component's match result for `input`, or nil when it does not match.
     func exec(_ input: String) -> URLPatternComponentResult? {
-        guard let captures = regex.exec(input) else { return nil }
+        if let fastPath { return fastPath.exec(input, ignoreCase: regex.ignoresCase, names: groupNames) }
+        return result(input, regex.exec(input))
+    }
+
+    /// ``exec(_:)`` with its regex run charged to `budget`: `.none` when the run was stopped
+    /// there (not decided); a fast path costs no steps.
+    func exec(_ input: String, budget: URLPatternStepBudget) -> URLPatternComponentResult?? {
+        if let fastPath { return .some(fastPath.exec(input, ignoreCase: regex.ignoresCase, names: groupNames)) }
+        guard let captures = budget.exec(regex, input) else { return .none }
+        return .some(result(input, captures))
+    }
+
+    /// ``exec(_:)`` on the regex engine even where a fast path applies (the reference the
+    /// fast path is tested and fuzzed against).
+    func engineExec(_ input: String) -> URLPatternComponentResult? {
+        result(input, regex.exec(input))
+    }
+
+    /// Whether `input` matches, its regex run charged to `budget`: nil when the run was
+    /// stopped there. Builds no result (the policy path only needs the answer).
+    func matches(_ input: String, budget: URLPatternStepBudget) -> Bool? {
+        if let fastPath { return fastPath.matches(input, ignoreCase: regex.ignoresCase) }
+        guard let captures = budget.exec(regex, input) else { return nil }
+        return captures != nil
+    }
+
+    /// The groups of a regex run's captures (nil = no match).
+    private func result(_ input: String, _ captures: [String?]?) -> URLPatternComponentResult? {
+        guard let captures else { return nil }
         var groups: [URLPatternGroup] = []
         groups.reserveCapacity(groupNames.count)
         for (offset, name) in groupNames.enumerated() {

@@ -1,0 +1,71 @@
+/// The regexp work one policy decision may do, over every `match.urlPatterns` component
+/// expression it runs in every reading (issue 31, the outside attack's `(?:a?){5000}b`).
+///
+/// The Pike VM is linear, but linear in states × input, and a decision may run many
+/// expressions: this caps their sum. A run that would pass the budget stops without an answer
+/// and the decision fails closed (``URLPatternMatchOutcome/undecided``: a cancelling handler
+/// counts as matched, an allowing one as not). A class because one decision's readings share
+/// it; a decision makes its own (``CanonicalRequest/withFreshRegexBudget()``) and runs on one
+/// thread, so it is never mutated concurrently.
+final class URLPatternStepBudget: @unchecked Sendable {
+    /// Steps (``ECMARegex/exec(_:stepLimit:)``) all regexp runs of one decision may take
+    /// together: ≈ 1 ms of VM work in a release build here (see docs/security.md).
+    static let stepsPerDecision = 50_000
+
+    /// Matcher states the expression of a component with a regexp group `(…)` may compile to in
+    /// a policy (every component but `port`, whose input is at most 5 digits, can be as long as
+    /// the URL). A bigger program cannot finish a run over even ~100 scalars within
+    /// ``stepsPerDecision``, so such a pattern would fail closed on nearly every URL it is asked
+    /// about: it is refused when the config is loaded instead.
+    static let maxRegexpComponentStates = 250
+
+    /// Steps left for this decision.
+    private(set) var remaining: Int
+    /// Whether a run was stopped for want of steps (the decision failed closed somewhere).
+    private(set) var exhausted = false
+
+    /// Steps the budget started with.
+    private let initial: Int
+
+    init(steps: Int = stepsPerDecision) {
+        remaining = steps
+        initial = steps
+    }
+
+    /// Steps taken so far.
+    var spent: Int { initial - remaining }
+
+    /// The component strings of the reading last asked for (``values(for:)``) and its key.
+    private var cachedValues: (standard: Bool, path: MatchPath, values: [String])?
+
+    /// `request`'s component strings in its reading (``URLPattern/values(of:)``), made once per
+    /// reading of the decision rather than once per handler (the path and query are copied).
+    func values(for request: CanonicalRequest) -> [String] {
+        if let cached = cachedValues, cached.standard == request.readsURLAsStandard, cached.path == request.matchPath {
+            return cached.values
+        }
+        let values = URLPattern.values(of: request)
+        cachedValues = (request.readsURLAsStandard, request.matchPath, values)
+        return values
+    }
+
+    /// Runs `regex` on `input` within what is left; nil = stopped at the budget.
+    func exec(_ regex: ECMARegex, _ input: String) -> [String?]?? {
+        guard !exhausted else { return .none }
+        let run = regex.exec(input, stepLimit: remaining)
+        remaining -= min(run.steps, remaining)
+        if run.exceeded {
+            exhausted = true
+            return .none
+        }
+        return .some(run.result)
+    }
+}
+
+/// A match under a step budget: the match, no match, or stopped at the budget (which the
+/// caller must read the way that fails closed, never as "no match" by default).
+enum URLPatternMatchOutcome {
+    case matched(URLPatternResult)
+    case unmatched
+    case undecided
+}
