@@ -82,15 +82,30 @@ struct DecisionLogCostRedactionTests {
             changed = true
             return replaced
         }
+        // Attack 9's rule on top: a location holding the `{url}` expansion of a URL written
+        // before it with values redacted gets the expansion of the redacted URL instead.
+        let earlier = [navigation.url, navigation.sourceURL, decision.url].compactMap { $0 }
+        func applyLocation(_ text: String) -> String {
+            var text = text
+            for source in earlier {
+                guard let replaced = legacy.redact(source) else { continue }
+                let expansion = LocationTemplate.expansion(of: source)
+                if text.contains(expansion) {
+                    text = text.replacing(expansion, with: LocationTemplate.expansion(of: replaced))
+                    changed = true
+                }
+            }
+            return apply(text)
+        }
         var navigation = navigation
         var decision = decision
         navigation.url = apply(navigation.url)
         navigation.sourceURL = navigation.sourceURL.map(apply)
         decision.url = apply(decision.url)
-        decision.location = decision.location.map(apply)
+        decision.location = decision.location.map(applyLocation)
         decision.shadow = decision.shadow?.map { result in
             var result = result
-            result.location = result.location.map(apply)
+            result.location = result.location.map(applyLocation)
             return result
         }
         var line = DecisionRecorder.logLine(

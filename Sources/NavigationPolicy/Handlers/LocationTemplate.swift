@@ -17,6 +17,12 @@ public struct LocationTemplate: Sendable, Equatable {
     /// The placeholders a template may use.
     public static let placeholders = ["url"]
 
+    /// `href` as `{url}` writes it into a location: the decision log finds a redacted URL's
+    /// expansion inside a logged location by it.
+    public static func expansion(of href: String) -> String {
+        LocationTemplate(parts: [.encodedURL]).render(href: href)
+    }
+
     /// Parses a template's placeholders, or says which placeholder or brace is wrong; the
     /// literal text is kept as written (``compile(_:)`` is what config loading uses).
     public static func parse(_ template: String) -> Result<LocationTemplate, PatternError> {

@@ -175,7 +175,8 @@ struct DecisionRecorder: Sendable {
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
         at time: UTCTime?, redaction: QueryRedaction, cut: Int?, into writer: inout JSONWriter
     ) {
-        var urls = LogURLWriter(redaction: redaction, cut: cut)
+        var urls = LogURLWriter(
+            redaction: redaction, cut: cut, expandable: (navigation.url, decision.url, navigation.sourceURL))
         if let time {
             // `{"time":"`, the time and its closing quote in one append.
             let opening: StaticString = #"{"time":""#
@@ -319,10 +320,19 @@ struct LogURLWriter {
     /// The request URL and where its written form lies in the line.
     private var requestURL: (text: String, written: Range<Int>)?
 
-    init(redaction: QueryRedaction, cut: Int?) {
+    init(redaction: QueryRedaction, cut: Int?, expandable: (String, String, String?)) {
         self.redaction = redaction
         self.cut = cut
+        self.expandable = expandable
     }
+
+    /// The line's request, source and decision URLs. A location template's `{url}` puts the
+    /// whole request URL, query and all, percent-encoded into a location's path, host or query
+    /// value, where no parameter name shows (outside attack 9 found the secret there): a URL
+    /// holding one of these URLs' expansion (``LocationTemplate/expansion(of:)``) gets the
+    /// expansion of its redacted form instead. Known up front: `location` is written before
+    /// the decision's `url`. A tuple, not an array: a line allocates nothing for it.
+    private let expandable: (request: String, decision: String, source: String?)
 
     /// Writes `request.url`, remembering where, for a `decision.url` that repeats it.
     mutating func writeRequestURL(_ url: String, into writer: inout JSONWriter) {
@@ -333,6 +343,26 @@ struct LogURLWriter {
 
     /// Writes `url` as a JSON string's contents (no quotes), redacted and cut as the line is.
     mutating func write(_ url: String, into writer: inout JSONWriter) {
+        var url = url
+        // Every expansion holds its scheme's colon as `%3A`: a URL without one holds none,
+        // which keeps this off the path of every line without a location.
+        if !redaction.isEmpty, url.contains("%3A") {
+            replaceExpansion(of: expandable.request, in: &url)
+            replaceExpansion(of: expandable.decision, in: &url)
+            if let source = expandable.source { replaceExpansion(of: source, in: &url) }
+        }
+        writeRedacted(url, into: &writer)
+    }
+
+    private mutating func replaceExpansion(of source: String, in url: inout String) {
+        guard source != url else { return }
+        let expansion = LocationTemplate.expansion(of: source)
+        guard url.contains(expansion), let replaced = redaction.redact(source) else { return }
+        url = url.replacing(expansion, with: LocationTemplate.expansion(of: replaced))
+        redacted = true
+    }
+
+    private mutating func writeRedacted(_ url: String, into writer: inout JSONWriter) {
         if let requestURL, requestURL.text == url {
             // Written just before, with the same redaction and cut: the same bytes.
             writer.writeCopy(of: requestURL.written)
