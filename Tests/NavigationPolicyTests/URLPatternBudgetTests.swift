@@ -35,7 +35,7 @@ struct URLPatternBudgetTests {
         #expect(string.first?.hasPrefix("/handlers/0/match/urlPatterns/0: ") == true, "\(string)")
     }
 
-    @Test("the cap is on states of components with a regexp group; the port and group-free patterns are not capped")
+    @Test("the cap is on components the engine matches: regexp groups, and many wildcards; not the port or fast-path text")
     func capScope() throws {
         let cap = URLPatternStepBudget.maxRegexpComponentStates
         // Under the cap: accepted.
@@ -46,9 +46,18 @@ struct URLPatternBudgetTests {
         let over = configIssues(
             #"{"handlers": [{"name": "p", "type": "cancel", "match": {"urlPatterns": [{"search": "((?:a?){130})"}]}}]}"#)
         #expect(over.first?.contains("the search pattern's regexp group") == true, "\(over)")
-        // A long pattern without regexp groups is bounded by its own length: not capped.
-        let long = "/" + (0..<100).map { "s\($0)/:p\($0)" }.joined(separator: "/")
-        _ = try policy(#"{"pathname": "\#(long)"}"#, type: "cancel")
+        // Without regexp groups, a pattern of a few wildcards and groups is accepted; but every
+        // `*` and `:name` is a capture carried along each step, so many of them are capped too
+        // (outside attack 8: 3,000 `*a` made one 50,000-step budget cost a second).
+        let usual = "/" + (0..<8).map { "s\($0)/:p\($0)" }.joined(separator: "/") + "/*"
+        _ = try policy(#"{"pathname": "\#(usual)"}"#, type: "cancel")
+        let wildcards = "/" + String(repeating: "*a", count: 300)
+        let refused = configIssues(
+            #"{"handlers": [{"name": "p", "type": "cancel", "match": {"urlPatterns": [{"pathname": "\#(wildcards)"}]}}]}"#)
+        #expect(refused.first?.hasPrefix("/handlers/0/match/urlPatterns/0/pathname: ") == true, "\(refused)")
+        #expect(refused.first?.contains("wildcards and groups compile to") == true, "\(refused)")
+        // Long fixed text with a trailing `*` takes the fast path: no engine, not capped.
+        _ = try policy(#"{"pathname": "/\#(String(repeating: "x", count: 600))/*"}"#, type: "cancel")
         // The port's input is at most 5 digits.
         _ = try policy(#"{"port": "((?:[0-9]?){200})"}"#, type: "cancel")
     }

@@ -58,7 +58,8 @@ enum URLPatternCondition {
                 // The match-form reading compares the pathname's and search's fixed text decoded
                 // as match forms are (`/%61dmin/*` is `/admin/*` there); the standard one as written.
                 let pattern = try URLPattern(input, options: options).withMatchForms()
-                if let (name, states) = pattern.oversizedRegexpComponent(maxStates: URLPatternStepBudget.maxRegexpComponentStates)
+                if let (name, states, regexpGroups) = pattern.oversizedRegexpComponent(
+                    maxStates: URLPatternStepBudget.maxRegexpComponentStates)
                 {
                     let at: JSONPointer
                     if case .object(let object) = element, object[name] != nil {
@@ -66,7 +67,8 @@ enum URLPatternCondition {
                     } else {
                         at = pointer
                     }
-                    diagnostics.report(at, oversizeMessage(written, component: name, states: states))
+                    diagnostics.report(
+                        at, oversizeMessage(written, component: name, states: states, regexpGroups: regexpGroups))
                     continue
                 }
                 patterns.append(pattern)
@@ -86,9 +88,14 @@ enum URLPatternCondition {
 
 extension URLPatternCondition {
     /// Why a pattern whose regexp group makes a component's program too big is refused.
-    static func oversizeMessage(_ written: String, component: String, states: Int) -> String {
+    static func oversizeMessage(_ written: String, component: String, states: Int, regexpGroups: Bool = true) -> String {
         let cap = URLPatternStepBudget.maxRegexpComponentStates
         let budget = URLPatternStepBudget.stepsPerDecision
+        guard regexpGroups else {
+            return "\(written): the \(component) pattern's wildcards and groups compile to \(states) matcher states, over "
+                + "the cap of \(cap) for a component as long as the URL: each `*` and `:name` is a capture carried along "
+                + "every step of a decision's \(budget); use fewer of them, or split the pattern into several"
+        }
         return "\(written): the \(component) pattern's regexp group compiles to \(states) matcher states, over the cap of "
             + "\(cap) for a component as long as the URL (up to \(NavigationRequest.maximumURLLength) bytes): matching "
             + "costs up to 2 × states steps per character and a decision may take \(budget) steps in all; write a "

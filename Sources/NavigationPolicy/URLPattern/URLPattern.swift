@@ -105,13 +105,16 @@ public struct URLPattern: Sendable {
         return components[index].patternString
     }
 
-    /// The first component with a regexp group `(…)` whose program has more than `maxStates`
-    /// VM states, and that count; `port` is left out (its input is at most 5 digits).
-    func oversizedRegexpComponent(maxStates: Int) -> (name: String, states: Int)? {
+    /// The first component matched by the regex engine (a regexp group `(…)`, or wildcards and
+    /// groups the fast path cannot take) whose program has more than `maxStates` VM states, that
+    /// count, and whether a regexp group is the cause; `port` is left out (at most 5 digits).
+    /// Not only regexp groups: every `*` and `:name` is a capture the engine carries along each
+    /// step, so 3,000 of them made one 50,000-step budget cost a second (outside attack 8).
+    func oversizedRegexpComponent(maxStates: Int) -> (name: String, states: Int, regexpGroups: Bool)? {
         for (index, component) in components.enumerated()
-        where component.hasRegExpGroups && component.regex.stateCount > maxStates {
+        where (component.hasRegExpGroups || component.fastPath == nil) && component.regex.stateCount > maxStates {
             let name = index < URLPatternInit.componentNames.count ? URLPatternInit.componentNames[index] : "?"
-            if name != "port" { return (name, component.regex.stateCount) }
+            if name != "port" { return (name, component.regex.stateCount, component.hasRegExpGroups) }
         }
         return nil
     }

@@ -344,9 +344,11 @@ struct LogURLWriter {
     /// Writes `url` as a JSON string's contents (no quotes), redacted and cut as the line is.
     mutating func write(_ url: String, into writer: inout JSONWriter) {
         var url = url
-        // Every expansion holds its scheme's colon as `%3A`: a URL without one holds none,
-        // which keeps this off the path of every line without a location.
-        if !redaction.isEmpty, url.contains("%3A") {
+        // Only for the other URLs (locations): and every expansion holds its scheme's colon as
+        // `%3A`, so a location without one holds none.
+        if !redaction.isEmpty, url != expandable.request, url != expandable.decision, url != expandable.source,
+            url.contains("%3A")
+        {
             replaceExpansion(of: expandable.request, in: &url)
             replaceExpansion(of: expandable.decision, in: &url)
             if let source = expandable.source { replaceExpansion(of: source, in: &url) }
