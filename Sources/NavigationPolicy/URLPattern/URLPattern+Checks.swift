@@ -16,7 +16,9 @@ extension URLPattern {
     /// The states of the first component a policy refuses by the regexp-group cap
     /// (``URLPatternStepBudget/maxRegexpComponentStates``); nil when none.
     package var oversizedRegexpComponentStates: Int? {
-        oversizedRegexpComponent(maxStates: URLPatternStepBudget.maxRegexpComponentStates)?.states
+        // On the pattern as a policy compiles it: decoded fixed text can have fewer states.
+        ((try? withMatchForms()) ?? self).oversizedRegexpComponent(maxStates: URLPatternStepBudget.maxRegexpComponentStates)?
+            .states
     }
 
     /// Whether the pattern, as a policy compiles it, matches `request` in match form or as the
