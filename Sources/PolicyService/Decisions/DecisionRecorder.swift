@@ -350,16 +350,17 @@ struct LogURLWriter {
             url.contains("%3A")
         {
             replaceExpansion(of: expandable.request, in: &url)
-            replaceExpansion(of: expandable.decision, in: &url)
+            if expandable.decision != expandable.request { replaceExpansion(of: expandable.decision, in: &url) }
             if let source = expandable.source { replaceExpansion(of: source, in: &url) }
         }
         writeRedacted(url, into: &writer)
     }
 
     private mutating func replaceExpansion(of source: String, in url: inout String) {
-        guard source != url else { return }
+        // A source with nothing to redact (most lines) costs one scan and builds no string.
+        guard source != url, let replaced = redaction.redact(source) else { return }
         let expansion = LocationTemplate.expansion(of: source)
-        guard url.contains(expansion), let replaced = redaction.redact(source) else { return }
+        guard url.contains(expansion) else { return }
         url = url.replacing(expansion, with: LocationTemplate.expansion(of: replaced))
         redacted = true
     }
