@@ -115,6 +115,23 @@ struct ConfigLoader {
     }
 
     /// Prints a load error the way every command reports it.
+    /// `error` for a policy a required flag names (`analyze --config`, `analyze --against`):
+    /// the message names the command and that flag. The general form's hint ("set --config or
+    /// NAVPOLICY_CONFIG") sent a user whose `--against` file was missing to the wrong flag.
+    static func report(_ error: LoadError, command: String, flag: String, to output: Output) {
+        let prefix = "navpolicyd \(command): --\(flag)"
+        switch error {
+        case .unreadable(let path, let reason):
+            output.err("\(prefix) \(path): \(reason.reason)")
+        case .invalidImage(let path, let imageError):
+            output.err("\(prefix) \(path): compiled policy image refused: \(imageError.reason)")
+        case .invalid(let path, let configError):
+            let count = configError.issues.count
+            output.err("\(prefix) \(path) is invalid (\(count) error\(count == 1 ? "" : "s")):")
+            for issue in configError.issues { output.err("  \(issue)") }
+        }
+    }
+
     static func report(_ error: LoadError, to output: Output) {
         switch error {
         case .unreadable(let path, .tooLarge(let limit)):
