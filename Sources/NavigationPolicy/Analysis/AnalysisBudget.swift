@@ -10,7 +10,8 @@ final class AnalysisBudget {
     /// Steps left; below zero the run is over and every answer still open is "unknown".
     private(set) var remaining: Int
     /// Steps charged so far (reported with the answer, so the bound can be checked without
-    /// timing): above the bound exactly when the bound stopped the run.
+    /// timing): above the bound exactly when the bound stopped the run, and then at most one
+    /// step of the search (or one re-decision) over it.
     private(set) var spent = 0
     /// Whether the caller stopped the run (its client left, or the daemon is shutting down).
     private(set) var cancelled = false
@@ -80,11 +81,12 @@ final class AnalysisBudget {
         let hostCandidates = 2 * (names.count + tableKeys) + 2 * ranges.count + 64
         let pathCandidates = 2 * (pathKeys.count + tableKeys) + 3 * patterns + 4
         let cost = hostCandidates * (8 + ranges.count) + pathCandidates * (64 + patterns) + (entries + tableKeys) * 8
-        // A run that cannot afford the regions stops here, before building them. Their cost
-        // still counts as spent: a run the bound stopped reports more steps than the bound
-        // (it reported 0, which read as a run that had nothing to do; outside attack 9, F7).
+        // A run that cannot afford the regions stops here, before building them, charged the
+        // rest of its budget and one step more: a run the bound stopped reports more steps than
+        // the bound, and still only a step over it (it reported 0, which read as a run that had
+        // nothing to do; outside attack 9, F7).
         guard cost <= remaining else {
-            spent += cost
+            spent += remaining + 1
             remaining = -1
             return false
         }

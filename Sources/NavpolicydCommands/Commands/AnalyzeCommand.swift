@@ -116,7 +116,7 @@ package struct AnalyzeCommand: ParsableCommand {
         do {
             policy = try ConfigLoader.load(configPath, maxBytes: maxConfigBytes)
         } catch {
-            ConfigLoader.report(error, command: "analyze", flag: "config", to: output)
+            ConfigLoader.report(error, command: "analyze", subject: { "--config \($0)" }, to: output)
             return ExitCode.usage
         }
         if let againstPath {
@@ -124,7 +124,7 @@ package struct AnalyzeCommand: ParsableCommand {
             do {
                 other = try ConfigLoader.load(againstPath, maxBytes: maxConfigBytes)
             } catch {
-                ConfigLoader.report(error, command: "analyze", flag: "against", to: output)
+                ConfigLoader.report(error, command: "analyze", subject: { "--against \($0)" }, to: output)
                 return ExitCode.usage
             }
             return compare(policy, other, output)
