@@ -11,6 +11,11 @@ public enum HTTPResponderResult: Sendable {
     /// resumes it. Call that function once, from any thread; later calls are ignored. A
     /// response that never comes keeps the connection until shutdown answers 503.
     case deferred(@Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
+    /// ``deferred(_:)`` for long work that should stop when nobody waits for it: the closure
+    /// also gets the ``ClientPresence`` of the suspended connection, which says when the
+    /// client left (MHD itself would tell only after the response is sent).
+    case deferredWatchingClient(
+        @Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void, _ client: ClientPresence) -> Void)
     /// The responder takes the connection's socket over (a `CONNECT` tunnel): nothing is
     /// queued; the connection is suspended, and the closure is called on the worker thread
     /// with the ``TakenConnection`` that owns a duplicate of its socket. It must return at
@@ -30,6 +35,10 @@ public enum HTTPResponderResult: Sendable {
             return .later { transform(await work()) }
         case .deferred(let start):
             return .deferred { respond in start { response in respond(transform(response)) } }
+        case .deferredWatchingClient(let start):
+            return .deferredWatchingClient { respond, client in
+                start({ response in respond(transform(response)) }, client)
+            }
         case .takeOver(let start):
             // No response of the server's goes out on a taken connection unless the taker
             // answers with one: that one is transformed like any other.

@@ -104,6 +104,8 @@ extension ServerCore {
         case .later(let work):
             return suspend(connection, context: context, work)
         case .deferred(let start):
+            return suspend(connection, context: context, start: { respond, _ in start(respond) })
+        case .deferredWatchingClient(let start):
             return suspend(connection, context: context, start: start)
         case .takeOver(let start):
             return takeOver(connection, context: context, start: start)
@@ -142,24 +144,27 @@ extension ServerCore {
     private func suspend(
         _ connection: OpaquePointer, context: RequestContext, _ work: @escaping @Sendable () async -> HTTPResponse
     ) -> MHD_Result {
-        suspend(connection, context: context) { respond in
-            Task { respond(await work()) }
-        }
+        suspend(connection, context: context, start: { respond, _ in Task { respond(await work()) } })
     }
 
     /// Suspends the connection and hands `start` the function that resumes it with a
-    /// response. No task: the caller's own thread (an event loop) answers.
+    /// response, and the connection's ``ClientPresence``. No task: the caller's own thread (an
+    /// event loop) answers.
     private func suspend(
         _ connection: OpaquePointer, context: RequestContext,
-        start: @Sendable (@escaping @Sendable (HTTPResponse) -> Void) -> Void
+        start: @Sendable (@escaping @Sendable (HTTPResponse) -> Void, ClientPresence) -> Void
     ) -> MHD_Result {
         context.hasEscaped = true
-        guard suspendedConnections.suspend(connection, context: context) else {
+        // Read here, on the connection's own thread; the registry polls it only while suspended.
+        let socket = cmhd_connection_fd(connection)
+        guard suspendedConnections.suspend(connection, context: context, clientSocket: socket) else {
             context.machine.responseSent()
             return reject(.shuttingDown, on: connection)
         }
         let registry = suspendedConnections
-        start { response in registry.resume(context, with: response) }
+        start(
+            { response in registry.resume(context, with: response) },
+            ClientPresence { registry.clientHasLeft(context) })
         return .YES
     }
 

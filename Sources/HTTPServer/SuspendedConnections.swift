@@ -21,6 +21,9 @@ final class SuspendedConnections: Sendable {
         /// The taker's duplicate of the socket (a tunnel), or -1. Open while the entry is
         /// registered: the taker closes it only after ``release(_:with:)`` removed the entry.
         var takenSocket: Int32 = -1
+        /// The connection's own socket, polled by ``clientHasLeft(_:)`` (-1: not watched).
+        /// MHD closes it only after the connection is resumed, which removes the entry first.
+        var clientSocket: Int32 = -1
     }
 
     private struct Registry {
@@ -31,14 +34,26 @@ final class SuspendedConnections: Sendable {
     private let registry = Mutex(Registry())
 
     /// Suspends the connection; returns false (nothing suspended) once shutdown has closed the registry.
-    func suspend(_ connection: OpaquePointer, context: RequestContext, takenSocket: Int32 = -1) -> Bool {
-        let entry = Entry(connection: connection, context: context, takenSocket: takenSocket)
+    func suspend(
+        _ connection: OpaquePointer, context: RequestContext, takenSocket: Int32 = -1, clientSocket: Int32 = -1
+    ) -> Bool {
+        let entry = Entry(connection: connection, context: context, takenSocket: takenSocket, clientSocket: clientSocket)
         return registry.withLock { registry in
             guard !registry.isClosed else { return false }
             entry.context.machine.suspended()
             MHD_suspend_connection(entry.connection)
             registry.entries[ObjectIdentifier(entry.context)] = entry
             return true
+        }
+    }
+
+    /// Whether the client of the suspended request `context` is gone: it closed or reset its
+    /// connection, or the request is no longer waiting (answered, or resumed by shutdown).
+    /// Polled under the lock, so the socket is never one MHD already closed and reused.
+    func clientHasLeft(_ context: RequestContext) -> Bool {
+        registry.withLock { registry in
+            guard let entry = registry.entries[ObjectIdentifier(context)] else { return true }
+            return ClientPresence.peerClosed(entry.clientSocket)
         }
     }
 

@@ -114,6 +114,26 @@ struct ConfigLoader {
         }
     }
 
+    /// `error` for a policy a flag names, as `navpolicyd COMMAND: SUBJECT: reason` (`subject`
+    /// makes SUBJECT from the path, `hint` follows the reason): `analyze --config`/`--against`
+    /// and `diff --against`. The general form's hint ("set --config or NAVPOLICY_CONFIG") sent
+    /// a user whose `--against` file was missing to the wrong flag.
+    static func report(
+        _ error: LoadError, command: String, subject: (String) -> String, hint: String = "", to output: Output
+    ) {
+        let prefix = "navpolicyd \(command): "
+        switch error {
+        case .unreadable(let path, let reason):
+            output.err("\(prefix)\(subject(path)): \(reason.reason)\(hint)")
+        case .invalidImage(let path, let imageError):
+            output.err("\(prefix)\(subject(path)): compiled policy image refused: \(imageError.reason)\(hint)")
+        case .invalid(let path, let configError):
+            let count = configError.issues.count
+            output.err("\(prefix)\(subject(path)) is invalid (\(count) error\(count == 1 ? "" : "s"))\(hint):")
+            for issue in configError.issues { output.err("  \(issue)") }
+        }
+    }
+
     /// Prints a load error the way every command reports it.
     static func report(_ error: LoadError, to output: Output) {
         switch error {

@@ -106,8 +106,11 @@ struct OpenAPIContractTests {
         // Every documented status of every operation was produced, except `no-policy` on
         // /v1/decide and /v1/policy/diff: serve refuses to start without a valid policy and never drops it;
         // intake's `storage-unavailable` (needs a failing disk) and `idempotency-in-flight`
-        // (timing-dependent; IntakeEndpointTests provokes it with concurrent requests).
+        // (timing-dependent; IntakeEndpointTests provokes it with concurrent requests); analyze's
+        // `analysis-busy` (needs a run seconds long; AnalyzeEndpointHardeningTests checks it
+        // against the document).
         let unreachable: Set<String> = [
+            "POST /v1/policy/analyze 503",
             "GET /v1/decide 503", "HEAD /v1/decide 503", "POST /v1/decide 503", "GET /v1/intake 503",
             "POST /v1/intake 503", "POST /v1/intake/share-target 503", "GET /v1/intake/{id} 503",
             "DELETE /v1/intake/{id} 503", "POST /v1/intake 409", "POST /v1/intake/share-target 409",

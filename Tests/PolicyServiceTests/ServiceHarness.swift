@@ -94,6 +94,11 @@ struct ServiceHarness {
             return await withCheckedContinuation { continuation in
                 start { response in continuation.resume(returning: response) }
             }
+        case .deferredWatchingClient(let start):
+            // In process there is no connection to leave: the client stays.
+            return await withCheckedContinuation { continuation in
+                start({ response in continuation.resume(returning: response) }, .unknown)
+            }
         case .takeOver:
             // Only the proxy listener takes connections over (CONNECT); the API never does.
             return HTTPResponse(status: 599)

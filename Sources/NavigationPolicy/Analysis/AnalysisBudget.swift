@@ -9,7 +9,9 @@
 final class AnalysisBudget {
     /// Steps left; below zero the run is over and every answer still open is "unknown".
     private(set) var remaining: Int
-    /// Steps spent so far (reported with the answer, so the bound can be checked without timing).
+    /// Steps charged so far (reported with the answer, so the bound can be checked without
+    /// timing): above the bound exactly when the bound stopped the run, and then at most one
+    /// step of the search (or one re-decision) over it.
     private(set) var spent = 0
     /// Whether the caller stopped the run (its client left, or the daemon is shutting down).
     private(set) var cancelled = false
@@ -79,8 +81,12 @@ final class AnalysisBudget {
         let hostCandidates = 2 * (names.count + tableKeys) + 2 * ranges.count + 64
         let pathCandidates = 2 * (pathKeys.count + tableKeys) + 3 * patterns + 4
         let cost = hostCandidates * (8 + ranges.count) + pathCandidates * (64 + patterns) + (entries + tableKeys) * 8
-        // A run that cannot afford the regions stops here, having spent nothing on them.
+        // A run that cannot afford the regions stops here, before building them, charged the
+        // rest of its budget and one step more: a run the bound stopped reports more steps than
+        // the bound, and still only a step over it (it reported 0, which read as a run that had
+        // nothing to do; outside attack 9, F7).
         guard cost <= remaining else {
+            spent += remaining + 1
             remaining = -1
             return false
         }

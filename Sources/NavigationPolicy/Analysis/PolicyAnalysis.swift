@@ -54,7 +54,7 @@ public enum PolicyAnalysis {
         /// Regions where the chains differ (each has a counterexample; at most ``Limits/counterexamples`` are listed).
         public var differingRegions: Int
         public var unknownReasons: [String]
-        /// Steps the run spent (at most a little over ``Limits/steps``).
+        /// Steps the run spent (at most a little over ``Limits/steps``; over it exactly when the bound stopped the run).
         public var steps = 0
     }
 
@@ -71,7 +71,7 @@ public enum PolicyAnalysis {
         public var witness: NavigationRequest?
         public var decision: Decision?
         public var unknownReason: String?
-        /// Steps the run spent (at most a little over ``Limits/steps``).
+        /// Steps the run spent (at most a little over ``Limits/steps``; over it exactly when the bound stopped the run).
         public var steps = 0
     }
 

@@ -23,6 +23,9 @@ package struct AnalyzeCommand: ParsableCommand {
         "url-pattern", "PATTERN", help: "with --can-reach, only requests whose URL this urlPatterns entry matches")
     static let match = Option.text(
         "match", "JSON", help: "with --can-reach, only requests this match object matches ({\"methods\": [\"POST\"]}, …)")
+    static let maxSteps = Option.integer(
+        "max-steps", "N", in: 1...(1 << 50), phrase: "a whole number of at least 1",
+        help: "the run's step bound; answers past it are unknown (exit 3)", default: PolicyAnalysis.Limits().steps)
     static let format = OutputFormat.option(default: .text, text: "one line per answer")
 
     package static let declaration = CommandDeclaration(
@@ -46,7 +49,7 @@ package struct AnalyzeCommand: ParsableCommand {
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, against.declaration, compare.declaration,
             canReach.declaration, host.declaration, pathPattern.declaration, urlPattern.declaration, match.declaration,
-            format.declaration,
+            maxSteps.declaration, format.declaration,
         ],
         exclusiveGroups: [ExclusiveGroup(["against", "can-reach"], isRequired: false)])
 
@@ -63,6 +66,8 @@ package struct AnalyzeCommand: ParsableCommand {
     private var urlPatternText: String?
     private var matchText: String?
     var format: OutputFormat
+    /// The bound of the one step budget of the run (``PolicyAnalysis/Limits/steps``).
+    var limits = PolicyAnalysis.Limits()
 
     /// Exit status 3: the analysis could not decide an answer exactly.
     static let unknownStatus: Int32 = 3
@@ -79,20 +84,25 @@ package struct AnalyzeCommand: ParsableCommand {
         urlPatternText = arguments[Self.urlPattern]
         matchText = arguments[Self.match]
         format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
+        if let steps = arguments[Self.maxSteps] { limits.steps = steps }
     }
 
     package mutating func validate() throws(CommandError) {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
         if let compareText, compareText != "handler" {
-            throw .usage("navpolicyd analyze: --compare takes \"handler\", not \"\(compareText)\"")
+            throw .usage("--compare takes \"handler\", not \"\(compareText)\"")
         }
-        if compareText != nil, againstPath == nil { throw .usage("navpolicyd analyze: --compare needs --against") }
+        // The parser's errors already start "navpolicyd analyze:"; these must not repeat it.
+        if let target, target.isEmpty || target == "handler:" {
+            throw .usage("--can-reach takes allow, cancel or a handler name (handler:NAME), not an empty name")
+        }
+        if compareText != nil, againstPath == nil { throw .usage("--compare needs --against") }
         if target == nil, hostText != nil || patternText != nil || urlPatternText != nil || matchText != nil {
-            throw .usage("navpolicyd analyze: --host, --path-pattern, --url-pattern and --match scope a query: add --can-reach")
+            throw .usage("--host, --path-pattern, --url-pattern and --match scope a query: add --can-reach")
         }
         if let matchText {
             guard case .object(let object)? = try? JSONParser().parse(matchText) else {
-                throw .usage("navpolicyd analyze: --match takes a JSON object, e.g. {\"methods\": [\"POST\"]}")
+                throw .usage("--match takes a JSON object, e.g. {\"methods\": [\"POST\"]}")
             }
             scope = object
         }
@@ -106,7 +116,7 @@ package struct AnalyzeCommand: ParsableCommand {
         do {
             policy = try ConfigLoader.load(configPath, maxBytes: maxConfigBytes)
         } catch {
-            ConfigLoader.report(error, to: output)
+            ConfigLoader.report(error, command: "analyze", subject: { "--config \($0)" }, to: output)
             return ExitCode.usage
         }
         if let againstPath {
@@ -114,7 +124,7 @@ package struct AnalyzeCommand: ParsableCommand {
             do {
                 other = try ConfigLoader.load(againstPath, maxBytes: maxConfigBytes)
             } catch {
-                ConfigLoader.report(error, to: output)
+                ConfigLoader.report(error, command: "analyze", subject: { "--against \($0)" }, to: output)
                 return ExitCode.usage
             }
             return compare(policy, other, output)
@@ -124,9 +134,9 @@ package struct AnalyzeCommand: ParsableCommand {
     }
 
     private func reachability(_ policy: CompiledPolicy, _ output: Output) -> Int32 {
-        let handlers = PolicyAnalysis.reachability(policy)
+        let (handlers, steps) = PolicyAnalysis.reachabilityReport(policy, limits: limits)
         if format == .json {
-            output.out(PolicyAnalysis.reachabilityObject(handlers).serializedJSON)
+            output.out(Self.withSteps(PolicyAnalysis.reachabilityObject(handlers), steps))
         } else {
             for handler in handlers {
                 switch handler.reachable {
@@ -148,9 +158,9 @@ package struct AnalyzeCommand: ParsableCommand {
     }
 
     private func compare(_ policy: CompiledPolicy, _ other: CompiledPolicy, _ output: Output) -> Int32 {
-        let result = PolicyAnalysis.equivalence(policy, other, comparingNames: comparesHandlers)
+        let result = PolicyAnalysis.equivalence(policy, other, comparingNames: comparesHandlers, limits: limits)
         if format == .json {
-            output.out(PolicyAnalysis.equivalenceObject(result).serializedJSON)
+            output.out(Self.withSteps(PolicyAnalysis.equivalenceObject(result), result.steps))
         } else {
             switch result.equivalent {
             case true?: output.out("equivalent: every request is decided alike")
@@ -190,9 +200,9 @@ package struct AnalyzeCommand: ParsableCommand {
             output.err("navpolicyd analyze: --can-reach: no handler is named \"\(name)\" (or use allow or cancel)")
             return ExitCode.usage
         }
-        let answer = PolicyAnalysis.query(policy, reaching: parsedTarget, within: matcher)
+        let answer = PolicyAnalysis.query(policy, reaching: parsedTarget, within: matcher, limits: limits)
         if format == .json {
-            output.out(PolicyAnalysis.queryObject(answer).serializedJSON)
+            output.out(Self.withSteps(PolicyAnalysis.queryObject(answer), answer.steps))
         } else {
             switch answer.reachable {
             case true?:
@@ -207,6 +217,14 @@ package struct AnalyzeCommand: ParsableCommand {
         case false?: return ExitCode.success
         case nil: return Self.unknownStatus
         }
+    }
+
+    /// The JSON answer with `steps`, as `POST /v1/policy/analyze` gives it: the steps charged,
+    /// more than `--max-steps` exactly when the bound stopped the run.
+    private static func withSteps(_ object: JSONObject, _ steps: Int) -> String {
+        var object = object
+        object.append("steps", .number(Double(steps)))
+        return object.serializedJSON
     }
 
     private static func describe(_ request: NavigationRequest?) -> String {

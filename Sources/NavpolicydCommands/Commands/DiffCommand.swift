@@ -166,16 +166,7 @@ package struct DiffCommand: ParsableCommand {
                     + "(\(path), \(fromEnvironment ? "from $NAVPOLICY_CONFIG" : "the default path"))"
         }
         let hint = given ? "" : "; pass --against OLD.json, the policy the running daemon serves"
-        switch error {
-        case .unreadable(let path, let reason):
-            output.err("navpolicyd diff: \(subject(path)): \(reason.reason)\(hint)")
-        case .invalid(let path, let configError):
-            let count = configError.issues.count
-            output.err("navpolicyd diff: \(subject(path)) is invalid (\(count) error\(count == 1 ? "" : "s"))\(hint):")
-            for issue in configError.issues { output.err("  \(issue)") }
-        case .invalidImage(let path, let imageError):
-            output.err("navpolicyd diff: \(subject(path)): compiled policy image refused: \(imageError.reason)\(hint)")
-        }
+        ConfigLoader.report(error, command: "diff", subject: subject, hint: hint, to: output)
     }
 
     private static func printText(_ diff: PolicyDiff, output: Output) {

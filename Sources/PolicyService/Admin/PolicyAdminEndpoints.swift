@@ -14,6 +14,8 @@ struct PolicyAdminEndpoints: Sendable {
     /// Reads the open-connection gauge from the server at scrape time.
     let openConnections: @Sendable () -> Int
     let draining: DrainingFlag
+    /// The one `POST /v1/policy/analyze` run this daemon allows at a time.
+    let analysisSlot: AnalysisSlot
     /// The decision log `POST /v1/policy/diff` replays when no requests are posted.
     let decisionLogPath: String?
     /// The intake store's health for `/readyz/intake`: the problem to answer when this daemon
@@ -43,19 +45,39 @@ struct PolicyAdminEndpoints: Sendable {
         }
     }
 
-    /// `/v1/policy/analyze`: registered in the admin-token group, like diff.
+    /// `/v1/policy/analyze`: registered in the admin-token group, like diff. One run at a time
+    /// (``AnalysisSlot``), and a run stops when its client leaves or the daemon shuts down.
     func registerAnalyze(in group: inout RouteGroup) {
         group.on("POST", path: PolicyAPI.Route.policyAnalyze.rawValue) { request throws(ServiceProblem) in
-            try DecideEndpoints.requireUTF8JSON(request.http)
+            try DecideEndpoints.requireJSON(request.http)
             let body = request.http.body
             let problems = self.problems
             let draining = self.draining
+            let slot = analysisSlot
+            let counters = metrics.analysis
             // Compiling and searching take up to a second or so: a thread of its own, as for diff.
-            return .deferred { respond in
+            return .deferredWatchingClient { respond, client in
+                // Taken here, where the run starts: a request the server refuses to suspend
+                // (shutting down) never holds the slot.
+                guard slot.take() else {
+                    counters.recordBusy()
+                    respond(problems.response(AnalysisSlot.busyProblem))
+                    return
+                }
                 Thread.detachNewThread {
-                    // A shutdown stops the search: the daemon does not wait out a bound on time.
+                    // The budget reads this every 65,536 steps (a few milliseconds): a client
+                    // that left or a shutdown stops the search within that many steps.
+                    let stoppedByClient = AnalysisSlot.Mark()
                     let result = PolicyAnalyzeRequest.report(
-                        body: body, compiler: ServerSettings.compiler, isCancelled: { draining.isDraining })
+                        body: body, compiler: ServerSettings.compiler,
+                        isCancelled: {
+                            if draining.isDraining { return true }
+                            guard client.hasLeft else { return false }
+                            stoppedByClient.set()
+                            return true
+                        })
+                    if stoppedByClient.isSet { counters.recordAbandoned() }
+                    slot.release()
                     respond(
                         Self.response(
                             result, problems: problems, invalidConfig: ProblemDetails.invalidAnalyzed,

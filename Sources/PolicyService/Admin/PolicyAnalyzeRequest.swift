@@ -17,8 +17,9 @@ public enum PolicyAnalyzeRequest {
 
     /// Body: `{"config": {…}, "against": {…}?, "compare": "handler"?, "canReach": "allow"?,
     /// "match": {…}?}`. Answers the JSON `navpolicyd analyze --format json` prints for the same question,
-    /// plus `steps`: the steps the run spent, at most a little over ``limits``' (answers past it are unknown).
-    /// `isCancelled` stops the run early (the daemon is shutting down); open answers are then unknown.
+    /// plus `steps`: the steps charged to the run, more than ``limits``' exactly when the bound
+    /// stopped it (answers past it are unknown). `isCancelled` stops the run early (its client
+    /// left, or the daemon is shutting down); open answers are then unknown.
     public static func report(
         body: [UInt8], compiler: PolicyCompiler, isCancelled: (@Sendable () -> Bool)? = nil
     ) -> Result<JSONObject, Failure> {

@@ -25,6 +25,8 @@ final class ServiceFactory: Sendable {
     let reloader: PolicyReloader
     /// One flag for every API listener, so `/readyz` reports the drain on each.
     let draining = DrainingFlag()
+    /// One analysis run at a time for the whole daemon, whichever listener serves it.
+    let analysisSlot = AnalysisSlot()
     /// The bound listeners, for the status page.
     let directory = ListenerDirectory()
     private let authFailures: AuthFailureLog
@@ -69,7 +71,7 @@ final class ServiceFactory: Sendable {
             requireTokenForDecide: requireTokenForDecide, reload: reloader.reload(trigger:),
             openConnections: openConnections, intake: intake, decisionLogPath: decisionLogPath,
             authFailures: authFailures, status: StatusSources(listeners: directory), surface: surface,
-            draining: draining)
+            draining: draining, analysisSlot: analysisSlot)
     }
 
     /// Decide and record, for the enforcement points (authz, proxy).

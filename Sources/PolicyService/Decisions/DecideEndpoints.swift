@@ -234,19 +234,22 @@ struct DecideEndpoints: Sendable {
     /// a response that shares them allocates no header storage.
     static let jsonHeaders = HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")])
 
-    /// `application/json`, with or without parameters such as `charset=utf-8`.
-    /// 415 with `Accept-Post: application/json` unless the body is declared JSON.
+    /// `application/json`, with or without parameters; a `charset`, when given, must be UTF-8.
+    /// 415 with `Accept-Post: application/json` unless the body is declared JSON in UTF-8. The
+    /// one check of every JSON-body endpoint (`/v1/decide`, `/v1/policy/diff`, `/v1/policy/analyze`).
     static func requireJSON(_ request: HTTPRequest) throws(ServiceProblem) {
         // On the field's bytes: reading `request.headers` would make every field a String
         // (≈ 2.8k instructions per POST) to look at one. Only the refusal needs the String.
-        let isJSON = request.withFirstHeaderValue(named: "Content-Type") {
-            isJSONMediaType($0)
+        let reading = request.withFirstHeaderValue(named: "Content-Type") { bytes -> (isJSON: Bool, hasParameters: Bool) in
+            isJSONMediaType(bytes) ? (true, bytes.contains(UInt8(ascii: ";"))) : (false, false)
         }
-        guard isJSON == true else {
+        guard let reading, reading.isJSON else {
             throw ServiceProblem(
                 .unsupportedMediaType(request.headers["Content-Type"]),
                 headers: HTTPHeaders([("Accept-Post", "application/json")]))
         }
+        // Parameters are rare (`charset=utf-8` at most): only then is the field read as text.
+        if reading.hasParameters { try requireUTF8Charset(request.headers["Content-Type"]) }
     }
 
     static func isJSON(_ contentType: String?) -> Bool {

@@ -144,6 +144,8 @@ public final class Metrics: Sendable {
     let tunnels = TunnelMetrics()
     /// The ext_authz gRPC listener's calls and refused connections (rendered when it runs).
     let grpc = GRPCMetrics()
+    /// `POST /v1/policy/analyze` refused while busy, and runs abandoned by their client.
+    let analysis = AnalysisMetrics()
     /// Whether a proxy listener runs: only then are the `navpolicyd_proxy_*` families rendered.
     private let proxyEnabled = Atomic<Bool>(false)
 
@@ -371,6 +373,7 @@ public final class Metrics: Sendable {
         family("navpolicyd_build_info", "gauge", "Build information; always 1.")
         out += "navpolicyd_build_info{version=\"\(escape(version))\"} 1\n"
         out += shadow.render()
+        out += analysis.render()
         if proxyEnabled.load(ordering: .relaxed) {
             out += ProxyMetrics.render(
                 requests: hot.proxyRequests, upstreamDuration: hot.proxyUpstreamDuration,

@@ -68,7 +68,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
         store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
         requireTokenForDecide: Bool, reload: @escaping @Sendable (String) -> PolicyStore.ReloadOutcome,
         openConnections: @escaping @Sendable () -> Int, intake: IntakeEndpoints, decisionLogPath: String?,
-        authFailures: AuthFailureLog?, status: StatusSources, surface: Surface, draining: DrainingFlag
+        authFailures: AuthFailureLog?, status: StatusSources, surface: Surface, draining: DrainingFlag,
+        analysisSlot: AnalysisSlot
     ) {
         let admin = adminToken.map {
             BearerAuthorization(token: $0, realm: "navpolicyd", tokenName: "admin token", failures: authFailures)
@@ -83,7 +84,8 @@ public final class PolicyAPI: HTTPRoutingResponder {
         let points = DecisionPoint(store: store, recorder: recorder, frontEnd: .authz)
         let policyAdmin = PolicyAdminEndpoints(
             store: store, metrics: metrics, reload: reload, openConnections: openConnections, draining: draining,
-            decisionLogPath: decisionLogPath, intakeHealth: { () throws(ServiceProblem) in try intake.readiness() })
+            analysisSlot: analysisSlot, decisionLogPath: decisionLogPath,
+            intakeHealth: { () throws(ServiceProblem) in try intake.readiness() })
 
         let servesAPI = surface != .admin
         let servesAdmin = surface != .api

@@ -1,0 +1,28 @@
+import Synchronization
+
+/// `navpolicyd_policy_analyze_busy_total` and `navpolicyd_policy_analyze_abandoned_total`:
+/// what the one-run-at-a-time limit of `POST /v1/policy/analyze` refused, and the runs stopped
+/// because their client left. Apart from ``Metrics`` so the endpoint wires it with two calls.
+final class AnalysisMetrics: Sendable {
+    private let busy = Atomic<UInt64>(0)
+    private let abandoned = Atomic<UInt64>(0)
+
+    /// A request refused with 503 because another run held the slot.
+    func recordBusy() { busy.add(1, ordering: .relaxed) }
+
+    /// A run stopped early because its client closed the connection.
+    func recordAbandoned() { abandoned.add(1, ordering: .relaxed) }
+
+    /// Both families in Prometheus text format, present at 0 from the start.
+    func render() -> String {
+        """
+        # HELP navpolicyd_policy_analyze_busy_total Policy analysis requests refused with 503 because another analysis was running.
+        # TYPE navpolicyd_policy_analyze_busy_total counter
+        navpolicyd_policy_analyze_busy_total \(busy.load(ordering: .relaxed))
+        # HELP navpolicyd_policy_analyze_abandoned_total Policy analysis runs stopped early because their client closed the connection.
+        # TYPE navpolicyd_policy_analyze_abandoned_total counter
+        navpolicyd_policy_analyze_abandoned_total \(abandoned.load(ordering: .relaxed))
+
+        """
+    }
+}
