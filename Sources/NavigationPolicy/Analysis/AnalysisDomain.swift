@@ -26,6 +26,9 @@ struct AnalysisDomain {
     private(set) var boxes: [[RegionSet]] = []
     /// Per matcher: whether it has a general path pattern (see ``PathRegions``).
     private(set) var hasGeneralPattern: [Bool] = []
+    /// Per matcher with `urlPatterns`: why its box is wider than what its patterns match in the
+    /// plain reading (the box then leaves the patterns out); nil when the box is exact.
+    private(set) var patternsUnmodelled: [String?] = []
 
     /// The number of regions of each field.
     var sizes: [Int] {
@@ -48,7 +51,12 @@ struct AnalysisDomain {
         var pathTerms: [[(RequestMatcher.Field, Int32)]] = []
         var schemeValues: Set<String> = []
         var methodValues: Set<String> = []
+        var patternTerms: [Result<[PatternTerms], URLPatternShape.Unmodelled>?] = []
         for matcher in matchers {
+            let registered = matcher.urlPatterns.map { patterns in
+                Self.register(patterns, hosts: &hosts, paths: &paths, schemes: &schemeValues)
+            }
+            patternTerms.append(registered)
             schemeValues.formUnion(matcher.schemes ?? [])
             methodValues.formUnion(matcher.methods ?? [])
             var hostList: [Int32]? = matcher.hosts == nil ? nil : []
@@ -88,10 +96,108 @@ struct AnalysisDomain {
             box[Self.targetFrame] = matcher.targetFrames.map { set in
                 Self.indices(of: Set(set.map(\.rawValue)), in: targetFrames.map(\.rawValue))
             }
+            var general = pathTerms[position].contains { paths.generalTerms.contains($0.1) }
+            switch patternTerms[position] {
+            case nil:
+                patternsUnmodelled.append(nil)
+            case .failure(let unmodelled)?:
+                patternsUnmodelled.append(unmodelled.reason)
+            case .success(let terms)?:
+                let boxes = terms.map(patternBox)
+                if let union = Self.union(ofBoxes: boxes) {
+                    box = Self.intersection(box, union)
+                    patternsUnmodelled.append(nil)
+                    general = general || terms.contains { $0.path.map(paths.generalTerms.contains) ?? false }
+                } else {
+                    patternsUnmodelled.append(
+                        "its urlPatterns differ from one another in more than one of scheme, host and path, "
+                            + "so their union is not one box")
+                }
+            }
             boxes.append(box)
-            hasGeneralPattern.append(pathTerms[position].contains { paths.generalTerms.contains($0.1) })
+            hasGeneralPattern.append(general)
         }
         allRegions = sizes.map { size in (0..<Int32(size)).map { $0 } }
+    }
+
+    /// The terms one `urlPatterns` entry was registered as (``URLPatternShape``).
+    struct PatternTerms {
+        var schemes: [String]?
+        var hosts: [Int32]?
+        var noPort: Int32?
+        var path: Int32?
+    }
+
+    /// Registers every pattern of a matcher, or says why one of them is not cut into regions.
+    private static func register(
+        _ patterns: [URLPattern], hosts: inout HostRegions, paths: inout PathRegions, schemes: inout Set<String>
+    ) -> Result<[PatternTerms], URLPatternShape.Unmodelled> {
+        var registered: [PatternTerms] = []
+        for pattern in patterns {
+            let shape: URLPatternShape
+            switch URLPatternShape.of(pattern) {
+            case .success(let found): shape = found
+            case .failure(let unmodelled): return .failure(unmodelled)
+            }
+            var terms = PatternTerms(schemes: shape.schemes, hosts: nil, noPort: nil, path: nil)
+            schemes.formUnion(shape.schemes ?? [])
+            if let hostTests = shape.hosts {
+                terms.hosts = hostTests.compactMap { hosts.term($0) }
+            }
+            if shape.noPort { terms.noPort = hosts.noPortTerm() }
+            if let parts = shape.pathname {
+                guard let id = paths.term(urlPatternPathname: parts, ignoreCase: shape.ignoreCase) else {
+                    return .failure(
+                        URLPatternShape.Unmodelled(
+                            "its pathname pattern \"\(pattern.patternString("pathname") ?? "")\" is not cut into path regions"))
+                }
+                terms.path = id
+            }
+            registered.append(terms)
+        }
+        return .success(registered)
+    }
+
+    /// The box of one pattern over the built regions.
+    private func patternBox(_ terms: PatternTerms) -> [RegionSet] {
+        var box: [RegionSet] = Array(repeating: nil, count: Self.fieldCount)
+        box[Self.scheme] = terms.schemes.map { Self.indices(of: Set($0), in: schemes) }
+        var host: [Int32]? = terms.hosts.map { ids in Self.union(ids.map { hosts.termRegions[Int($0)] }) }
+        if let noPort = terms.noPort {
+            let regions = hosts.termRegions[Int(noPort)]
+            host = host.map { RegionSets.intersection($0, regions) } ?? regions
+        }
+        box[Self.host] = host
+        box[Self.path] = terms.path.map { paths.termRegions[Int($0)] }
+        return box
+    }
+
+    /// The union of boxes when it is a box: all equal but on at most one field. Nil otherwise.
+    private static func union(ofBoxes boxes: [[RegionSet]]) -> [RegionSet]? {
+        guard var result = boxes.first else { return nil }
+        var differing: Int?
+        for box in boxes.dropFirst() {
+            for field in 0..<fieldCount where box[field] != result[field] {
+                if differing != nil && differing != field { return nil }
+                differing = field
+                guard let one = box[field], let other = result[field] else {
+                    result[field] = nil
+                    continue
+                }
+                result[field] = union([one, other])
+            }
+        }
+        return result
+    }
+
+    /// The field-wise intersection of two boxes.
+    private static func intersection(_ first: [RegionSet], _ second: [RegionSet]) -> [RegionSet] {
+        zip(first, second).map { one, other -> RegionSet in
+            switch (one, other) {
+            case (nil, let set), (let set, nil): set
+            case (let one?, let other?): RegionSets.intersection(one, other)
+            }
+        }
     }
 
     /// `paths`, `pathPrefixes` and `pathPatterns` each must hold when given: the intersection
@@ -132,6 +238,8 @@ struct AnalysisDomain {
     /// Whether only a non-special scheme reaches this host region (no host, or an opaque spelling).
     func needsPlainScheme(_ region: Int32) -> Bool { hosts.plainOnly[Int(region)] }
     func isOpaquePath(_ region: Int32) -> Bool { paths.witnesses[Int(region)] == nil }
+    /// Whether the host region's requests have a port (only when a pattern reads the port).
+    func hasPort(_ region: Int32) -> Bool { hosts.hasPort[Int(region)] }
 
     /// A concrete request in the box, or nil when the box holds no request (only infeasible
     /// combinations). Tries the regions in order and keeps the first feasible combination.
@@ -162,11 +270,20 @@ struct AnalysisDomain {
         for pathKind in pathKinds {
             guard let path = pathValues.first(where: pathKind) else { continue }
             for hostKind in hostKinds {
-                guard let host = hostValues.first(where: hostKind) else { continue }
-                if isOpaquePath(path) && !isNoHost(host) { continue }
-                let needsPlain = needsPlainScheme(host)
-                guard let scheme = schemeValues.first(where: { !needsPlain || !isSpecialScheme($0) }) else { continue }
-                return request(host: host, path: path, scheme: scheme, method: method, navigation: navigation, frame: frame)
+                // A host with a port needs a scheme other than `file:`; one of each is tried.
+                for hasPort in [false, true] {
+                    guard let host = hostValues.first(where: { hostKind($0) && self.hasPort($0) == hasPort }) else {
+                        continue
+                    }
+                    if isOpaquePath(path) && !isNoHost(host) { continue }
+                    let needsPlain = needsPlainScheme(host)
+                    guard
+                        let scheme = schemeValues.first(where: {
+                            (!needsPlain || !isSpecialScheme($0)) && !(hasPort && schemes[Int($0)] == "file")
+                        })
+                    else { continue }
+                    return request(host: host, path: path, scheme: scheme, method: method, navigation: navigation, frame: frame)
+                }
             }
         }
         return nil
