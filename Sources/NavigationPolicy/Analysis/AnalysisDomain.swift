@@ -44,7 +44,8 @@ struct AnalysisDomain {
     /// The fresh label witnesses are built from (also the opaque path's text).
     let fresh: String
 
-    init(matchers: [RequestMatcher]) {
+    /// `budget` pays for the path automaton when one is needed (see ``PathRegions``).
+    init(matchers: [RequestMatcher], budget: AnalysisBudget? = nil) {
         let fresh = Self.freshLabel(matchers)
         self.fresh = fresh
         var hostTerms: [[Int32]?] = []
@@ -75,7 +76,7 @@ struct AnalysisDomain {
             pathTerms.append(pathList)
         }
         hosts.build(fresh: fresh)
-        paths.build(fresh: fresh)
+        paths.build(fresh: fresh, budget: budget)
         // The other special scheme first: witnesses are built from a region's first value.
         schemes = []
         if let other = ["https", "http", "ws", "wss", "ftp"].first(where: { !schemeValues.contains($0) }) {

@@ -6,13 +6,19 @@
 /// prefixes of the path and whether it equals one: with K those strings, a path's membership
 /// is fixed by the longest k ∈ K it starts with and whether it is k, so the witnesses `/`, and
 /// for each k, k itself and k followed by a byte no other key continues k with, reach every
-/// atom. Other patterns (`*` inside, `?`) are *general*: they get witnesses from their own
-/// pieces, but atoms they cut may be missed, so claims that rest on them are reported as
-/// unknown (``AnalysisDomain/generalPatternTerms``). Likewise when case-sensitive and
-/// case-insensitive handlers compare letters, since witnesses are generated in one case.
+/// atom. That fast path serves chains with only such terms in one case.
+///
+/// Other patterns (`*` inside, `?`), URLPattern pathnames, and case-sensitive and
+/// case-insensitive terms comparing letters in one run need more: every term becomes an
+/// automaton and ``PathProduct`` explores them together, which yields every atom with a
+/// shortest path. Each such path is parsed, put in match form and its terms recomputed as the
+/// engine compares (``signature(_:)``); when they all agree the atoms are exact. When the
+/// exploration stops (state cap, budget) or a path disagrees, the old candidates are used and
+/// general terms are reported (``generalTerms``, ``casesMixed``) so that claims resting on
+/// them are unknown, never silently wrong.
 struct PathRegions {
     enum Kind: Hashable {
-        case exact, segmentPrefix, pattern
+        case exact, segmentPrefix, pattern, urlPatternPathname
     }
 
     private struct Key: Hashable {
@@ -35,7 +41,17 @@ struct PathRegions {
     private var segmentPrefixes: [Bool: [String: [Int32]]] = [:]
     private var bytePrefixes: [Bool: [String: [Int32]]] = [:]
     private var general: [(PathPattern, Int32)] = []
+    /// URLPattern pathnames, matched by their automata (no other matcher exists for them here).
+    private var urlPathnames: [(PathNFA, Int32)] = []
+    /// Every term's language, for the product exploration.
+    private var languages: [(id: Int32, nfa: PathNFA)] = []
     private var keys: Set<String> = []
+    /// Whether the atoms came from a complete product exploration whose witnesses all re-checked.
+    private(set) var automatonExact = false
+    /// Why the product exploration did not give exact atoms, when it was needed and did not.
+    private(set) var inexactReason: String?
+    /// Product states the last exploration visited (for measurements and tests).
+    private(set) var productStates = 0
 
     /// The term number of a path entry of a matcher with this case sensitivity.
     mutating func term(_ test: MatchEntry.Test, caseSensitive: Bool) -> Int32? {
@@ -50,6 +66,12 @@ struct PathRegions {
         let id = termCount
         termCount += 1
         ids[key] = id
+        switch test {
+        case .path(let text): languages.append((id, PathNFA(.exact(text), ignoreCase: !caseSensitive)))
+        case .prefix(let text): languages.append((id, PathNFA(.segmentPrefix(text), ignoreCase: !caseSensitive)))
+        case .pattern(let pattern): languages.append((id, PathNFA(.pattern(pattern), ignoreCase: !caseSensitive)))
+        default: break
+        }
         if caseSensitive {
             if key.text.utf8.contains(where: { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }) {
                 sawCaseSensitiveLetters = true
@@ -70,6 +92,28 @@ struct PathRegions {
         default:
             break
         }
+        return id
+    }
+
+    /// The term number of a URLPattern `pathname` component's language, matched against the
+    /// match-form path (folded when `ignoreCase`), as the plain reading compares it; nil when the
+    /// language cannot be modelled exactly (a regexp group): claims resting on it stay unknown.
+    ///
+    /// Parts mean what the URLPattern spec's regular expression makes of them: fixed text
+    /// literally, a segment wildcard one or more bytes other than `/`, a full wildcard any
+    /// bytes, each with its modifier (`?`, `*`, `+`) applied to prefix, value and suffix together.
+    mutating func term(urlPatternPathname parts: [PatternPart], ignoreCase: Bool) -> Int32? {
+        guard let language = PathLanguage.urlPatternPathname(parts) else { return nil }
+        let text = parts.map { "\($0.kind)\u{0}\($0.value)\u{0}\($0.modifier)\u{0}\($0.prefix)\u{0}\($0.suffix)" }
+        let key = Key(kind: .urlPatternPathname, caseSensitive: !ignoreCase, text: text.joined(separator: "\u{1}"))
+        if let id = ids[key] { return id }
+        let id = termCount
+        termCount += 1
+        ids[key] = id
+        let automaton = PathNFA(language, ignoreCase: ignoreCase)
+        languages.append((id, automaton))
+        urlPathnames.append((automaton, id))
+        generalTerms.insert(id)
         return id
     }
 
@@ -98,10 +142,16 @@ struct PathRegions {
     }
 
     /// Whether witnesses in one case may miss atoms (see the type's note).
-    var casesMixed: Bool { sawCaseSensitiveLetters && sawCaseInsensitive }
+    var casesMixed: Bool { !automatonExact && sawCaseSensitiveLetters && sawCaseInsensitive }
 
-    /// Computes the regions once every term is registered.
-    mutating func build(fresh: String) {
+    /// Computes the regions once every term is registered; the product exploration, when one is
+    /// needed, is charged to `budget` (and bounded by ``PathProduct/stateCap`` without one).
+    mutating func build(fresh: String, budget: AnalysisBudget? = nil) {
+        automatonExact = false
+        inexactReason = nil
+        if !generalTerms.isEmpty || (sawCaseSensitiveLetters && sawCaseInsensitive) {
+            if buildFromProduct(fresh: fresh, budget: budget) { return }
+        }
         let sorted = keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
         var candidates: [String] = ["/"]
         candidates.append("/" + fresh)
@@ -118,6 +168,12 @@ struct PathRegions {
             candidates.append(String(decoding: key + [spare, UInt8(ascii: "0")], as: UTF8.self))
         }
         for (pattern, _) in general { candidates += Self.instances(of: pattern, fresh: fresh) }
+        // A URLPattern pathname's own shortest paths (its automaton alone, a small exploration).
+        for (automaton, id) in urlPathnames {
+            if case .complete(let atoms, _) = PathProduct.explore([(id, automaton)], budget: nil, cap: 2_000) {
+                candidates += atoms.map(\.path)
+            }
+        }
         if casesMixed { candidates += candidates.map { $0.uppercased() } }
 
         termRegions = Array(repeating: [], count: Int(termCount))
@@ -131,6 +187,43 @@ struct PathRegions {
         if let opaque = try? URLRecord.parse("qzscheme:\(fresh)") {
             add(signature(MatchPath(opaque)), witness: nil, &bySignature)
         }
+    }
+
+    /// The atoms from the product of every term's automaton; false (nothing changed) when the
+    /// exploration stopped or a witness does not have the terms the exploration said.
+    private mutating func buildFromProduct(fresh: String, budget: AnalysisBudget?) -> Bool {
+        let outcome = PathProduct.explore(languages, budget: budget)
+        guard case .complete(let atoms, let states) = outcome else {
+            if case .stopped(let reason) = outcome { inexactReason = reason }
+            return false
+        }
+        productStates = states
+        // Opaque paths (`myapp:x`) are one region: exact only while no term can match one.
+        if let opaqueMatch = urlPathnames.first(where: { $0.0.acceptsWithoutLeadingSlash }) {
+            inexactReason = "the urlPatterns pathname of term \(opaqueMatch.1) can match opaque paths, which are one region"
+            return false
+        }
+        var checked: [(signature: [Int32], path: String)] = []
+        for (expected, path) in atoms {
+            // Re-checking a witness parses it and runs every general matcher over it.
+            budget?.spend(4 + path.utf8.count / 8 + general.count + 4 * urlPathnames.count)
+            guard let url = try? URLRecord.parse("http://path.invalid" + path), signature(MatchPath(url)) == expected
+            else {
+                inexactReason = "the path automaton's witness \(path) does not have the terms it found (an analysis error)"
+                return false
+            }
+            checked.append((expected, path))
+        }
+        termRegions = Array(repeating: [], count: Int(termCount))
+        witnesses = []
+        var bySignature: [[Int32]: Int32] = [:]
+        for (signature, path) in checked { add(signature, witness: path, &bySignature) }
+        if let opaque = try? URLRecord.parse("qzscheme:\(fresh)") {
+            add(signature(MatchPath(opaque)), witness: nil, &bySignature)
+        }
+        automatonExact = true
+        generalTerms = []
+        return true
     }
 
     private mutating func add(_ signature: [Int32], witness: String?, _ bySignature: inout [[Int32]: Int32]) {
@@ -163,6 +256,7 @@ struct PathRegions {
             }
         }
         for (pattern, id) in general where pattern.matches(path) { terms.append(id) }
+        for (automaton, id) in urlPathnames where automaton.matches(path.textForm.utf8) { terms.append(id) }
         return Array(Set(terms)).sorted()
     }
 

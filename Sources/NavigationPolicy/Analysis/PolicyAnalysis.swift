@@ -94,7 +94,7 @@ public enum PolicyAnalysis {
     private static func reachability(_ policy: CompiledPolicy, meter: AnalysisBudget) -> [Reachability] {
         let links = policy.links
         guard meter.chargeDomain(links.map(\.matcher)) else { return links.map { unknown($0, meter.reason) } }
-        let domain = AnalysisDomain(matchers: links.map(\.matcher))
+        let domain = AnalysisDomain(matchers: links.map(\.matcher), budget: meter)
         var search = BoxSearch(domain: domain, meter: meter)
         // A handler with urlPatterns matches only part of its box: it never counts as covering.
         let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover))
@@ -238,7 +238,7 @@ public enum PolicyAnalysis {
             return Equivalence(
                 equivalent: nil, counterexamples: [], differingRegions: 0, unknownReasons: [meter.reason], steps: meter.spent)
         }
-        let domain = AnalysisDomain(matchers: first.links.map(\.matcher) + second.links.map(\.matcher))
+        let domain = AnalysisDomain(matchers: first.links.map(\.matcher) + second.links.map(\.matcher), budget: meter)
         let offset = first.links.count
         let firstBoxes = Array(domain.boxes[..<offset])
         let secondBoxes = Array(domain.boxes[offset...])
@@ -346,7 +346,7 @@ public enum PolicyAnalysis {
             answer.unknownReason = meter.reason
             return answer
         }
-        let domain = AnalysisDomain(matchers: links.map(\.matcher) + [query ?? .everything])
+        let domain = AnalysisDomain(matchers: links.map(\.matcher) + [query ?? .everything], budget: meter)
         let queryBox = domain.boxes[links.count]
         var search = BoxSearch(domain: domain, meter: meter)
         let queryGeneral = domain.hasGeneralPattern[links.count]
