@@ -29,6 +29,11 @@ struct AnalysisDomain {
     /// Per matcher with `urlPatterns`: why its box is wider than what its patterns match in the
     /// plain reading (the box then leaves the patterns out); nil when the box is exact.
     private(set) var patternsUnmodelled: [String?] = []
+    /// Boxes of matchers whose patterns were cut into regions, as they were without them.
+    private var withoutPatterns: [Int: [RegionSet]] = [:]
+
+    /// The box of a matcher with its `urlPatterns` left out (what the standard reading may match).
+    func boxWithoutPatterns(_ position: Int) -> [RegionSet] { withoutPatterns[position] ?? boxes[position] }
 
     /// The number of regions of each field.
     var sizes: [Int] {
@@ -104,8 +109,10 @@ struct AnalysisDomain {
             case .failure(let unmodelled)?:
                 patternsUnmodelled.append(unmodelled.reason)
             case .success(let terms)?:
-                let boxes = terms.map(patternBox)
-                if let union = Self.union(ofBoxes: boxes) {
+                let patternBoxes = terms.map { patternBox($0) }
+                if let union = Self.union(ofBoxes: patternBoxes) {
+                    let standard = Self.union(ofBoxes: terms.map { patternBox($0, standardReading: true) })
+                    withoutPatterns[position] = standard.map { Self.intersection(box, $0) } ?? box
                     box = Self.intersection(box, union)
                     patternsUnmodelled.append(nil)
                     general = general || terms.contains { $0.path.map(paths.generalTerms.contains) ?? false }
@@ -127,6 +134,8 @@ struct AnalysisDomain {
         var hosts: [Int32]?
         var noPort: Int32?
         var path: Int32?
+        /// Whether no host entry ends with a dot (see ``patternBox(_:standardReading:)``).
+        var hostsReadAlike = true
     }
 
     /// Registers every pattern of a matcher, or says why one of them is not cut into regions.
@@ -144,6 +153,12 @@ struct AnalysisDomain {
             schemes.formUnion(shape.schemes ?? [])
             if let hostTests = shape.hosts {
                 terms.hosts = hostTests.compactMap { hosts.term($0) }
+                terms.hostsReadAlike = !hostTests.contains { test in
+                    switch test {
+                    case .host(let name), .hostWildcard(let name): name.hasSuffix(".")
+                    default: true
+                    }
+                }
             }
             if shape.noPort { terms.noPort = hosts.noPortTerm() }
             if let parts = shape.pathname {
@@ -160,16 +175,21 @@ struct AnalysisDomain {
     }
 
     /// The box of one pattern over the built regions.
-    private func patternBox(_ terms: PatternTerms) -> [RegionSet] {
+    /// With `standardReading`, what the pattern can match in the standard reading, in the
+    /// plain reading's fields: the scheme and port read alike there, and a host pattern without
+    /// a trailing dot matches a WHATWG hostname only when it matches its match form (the same
+    /// string); the path and query read differently and are left out.
+    private func patternBox(_ terms: PatternTerms, standardReading: Bool = false) -> [RegionSet] {
         var box: [RegionSet] = Array(repeating: nil, count: Self.fieldCount)
         box[Self.scheme] = terms.schemes.map { Self.indices(of: Set($0), in: schemes) }
-        var host: [Int32]? = terms.hosts.map { ids in Self.union(ids.map { hosts.termRegions[Int($0)] }) }
+        let hostTerms = standardReading && !terms.hostsReadAlike ? nil : terms.hosts
+        var host: [Int32]? = hostTerms.map { ids in Self.union(ids.map { hosts.termRegions[Int($0)] }) }
         if let noPort = terms.noPort {
             let regions = hosts.termRegions[Int(noPort)]
             host = host.map { RegionSets.intersection($0, regions) } ?? regions
         }
         box[Self.host] = host
-        box[Self.path] = terms.path.map { paths.termRegions[Int($0)] }
+        if !standardReading { box[Self.path] = terms.path.map { paths.termRegions[Int($0)] } }
         return box
     }
 
@@ -192,7 +212,7 @@ struct AnalysisDomain {
     }
 
     /// The field-wise intersection of two boxes.
-    private static func intersection(_ first: [RegionSet], _ second: [RegionSet]) -> [RegionSet] {
+    static func intersection(_ first: [RegionSet], _ second: [RegionSet]) -> [RegionSet] {
         zip(first, second).map { one, other -> RegionSet in
             switch (one, other) {
             case (nil, let set), (let set, nil): set

@@ -28,7 +28,7 @@ struct URLPatternShape {
             return .failure(Unmodelled("its components are not the standard eight"))
         }
         if pattern.hasRegExpGroups {
-            return .failure(Unmodelled("it has a regexp group, whose language no region analysis decides in general"))
+            return .failure(Unmodelled("it has regexp groups, whose language no region analysis decides in general"))
         }
         for (index, name) in [(1, "username"), (2, "password"), (6, "search"), (7, "hash")]
         where !components[index].isAny {
