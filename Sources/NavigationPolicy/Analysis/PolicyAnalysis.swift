@@ -163,18 +163,20 @@ public enum PolicyAnalysis {
                 answer.unknownReason = reason
             }
         }
-        if box.contains(where: { $0?.isEmpty ?? false }) {
+        // An empty box is proof of no request only when its path regions are exact.
+        if box.contains(where: { $0?.isEmpty ?? false }), !domain.hasGeneralPattern[position] {
             unreachableInPlainReading(&answer)
             return answer
         }
         // Most handlers are reached by the box's plainest request or by its least contested
         // one (regions few other handlers accept): the engine decides it, so a witness found
         // here is as sure as one the search finds, at the cost of one decision.
-        // A handler filed under urlPatterns the box does not model: the URL comes from each
-        // pattern (``URLPatternWitness``), the rest from the box.
+        // A handler filed under urlPatterns: the URL also comes from each pattern
+        // (``URLPatternWitness``), the rest from the box, for what the regions do not model.
         var tries = [domain.witness(in: box), domain.witness(in: box, rarity: rarity)].compactMap { $0 }
-        if let patterns = link.matcher.urlPatterns, domain.patternsUnmodelled[position] != nil, let base = tries.first {
-            tries = URLPatternWitness.urls(patterns, fresh: domain.fresh).map { url in
+        if let patterns = link.matcher.urlPatterns {
+            let base = tries.first ?? NavigationRequest(url: "")
+            tries += URLPatternWitness.urls(patterns, fresh: domain.fresh).map { url in
                 var request = base
                 request.url = url
                 return request
