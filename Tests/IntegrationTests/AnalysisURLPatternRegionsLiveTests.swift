@@ -42,7 +42,8 @@ struct AnalysisURLPatternRegionsLiveTests {
         }
     }
 
-    @Test("analyze --against: a hosts+paths rewrite of a pattern is told apart; the counterexample decides differently under check")
+    @Test(
+        "analyze --against: a hosts+paths rewrite of a pattern is told apart; the counterexample decides differently under check")
     func equivalence() throws {
         for (defaultDecision, type) in [("allow", "cancel"), ("cancel", "allow")] {
             let pattern = try Self.config(

@@ -74,7 +74,8 @@ struct AnalysisURLPatternRegionsCorpusTests {
         }
     }
 
-    @Test("seeded unreachable copies are found with their cover; reached handlers are confirmed by the fuzz",
+    @Test(
+        "seeded unreachable copies are found with their cover; reached handlers are confirmed by the fuzz",
         arguments: [true, false])
     func reachability(_ exact: Bool) throws {
         let handlers = exact ? Self.alike : Self.differing

@@ -424,7 +424,9 @@ public enum PolicyAnalysis {
             answer.reachable = found.reachable
             answer.witness = found.witness
             answer.unknownReason = found.unknownReason
-            if found.reachable == false, let reason = unmodelledReason([links.count], links + [ChainLink.probe(query ?? .everything)], domain) {
+            if found.reachable == false,
+                let reason = unmodelledReason([links.count], links + [ChainLink.probe(query ?? .everything)], domain)
+            {
                 answer.reachable = nil
                 answer.unknownReason = reason
             } else if found.reachable == false, queryGeneral {
