@@ -65,6 +65,12 @@ extension PolicyAnalysis {
                     + unmodelled.map { "\"\(links[$0].name)\"" }.joined(separator: ", ") + " are not cut into regions")
         }
         let enforcing = earlier.indices.filter { !links[$0].isShadow && BoxSearch.intersects(domain.boxes[$0], wide) }
+        // Which handler decides a region is read from the boxes: exact only where the path regions are.
+        if domain.casesMixed || enforcing.contains(where: { domain.hasGeneralPattern[$0] }) {
+            return .unknown(
+                "the standard reading of urlPatterns may reach it, and the path regions of the handlers before it "
+                    + "are not exact (pathPatterns with \"*\" inside or \"?\", or mixed case sensitivity)")
+        }
         var risky: [[RegionSet]] = []
         let finished = search.explore(wide, enforcing, [], firstBoxes: domain.boxes, secondBoxes: []) { box, decider, _ in
             // The plain reading cancels, or is allowed by a handler that matches alike in the
