@@ -168,6 +168,7 @@ extension PolicyAnalysis {
         _ first: CompiledPolicy, _ second: CompiledPolicy, domain: AnalysisDomain, comparingNames: Bool,
         meter: AnalysisBudget
     ) -> StandardReadingCheck {
+        if sameChain(first, second, comparingNames: comparingNames) { return .exact }
         let all = first.links + second.links
         let differing = all.indices.filter { !readsAlikeInStandard(all[$0].matcher) }
         let patternURLs = all.flatMap { link in
@@ -198,6 +199,32 @@ extension PolicyAnalysis {
             "the plain readings decide alike everywhere, but the engine also reads the urlPatterns of \(names) on the URL "
                 + "as the standard spells it (host with its trailing dot, path with its escapes and \";\" parameters) and "
                 + "lets a cancel there win; no such spelling tried decided differently, so not decided exactly")
+    }
+
+    /// Whether two chains are the same chain once what never changes a decision is left out:
+    /// shadow handlers (equivalence compares decision, action, location and handler, not the
+    /// shadow list) and copies of an earlier enforcing handler of the same type with the same
+    /// conditions (it matches first in every reading). The same handlers in the same order
+    /// decide alike in every reading, the standard one included: a proof the regions cannot give.
+    static func sameChain(_ first: CompiledPolicy, _ second: CompiledPolicy, comparingNames: Bool) -> Bool {
+        typealias Kept = (conditions: [String], type: String, outcome: HandlerOutcome, decides: Bool)
+        func kept(_ policy: CompiledPolicy) -> [Kept] {
+            var result: [Kept] = []
+            for link in policy.links where !link.isShadow {
+                let conditions = link.matcher.writtenConditions
+                if result.contains(where: { $0.decides && $0.type == link.type && $0.conditions == conditions }) { continue }
+                result.append(
+                    (conditions, link.type, HandlerOutcome(link, comparingNames: comparingNames), HandlerOutcome.isModelled(link))
+                )
+            }
+            return result
+        }
+        let one = kept(first)
+        let other = kept(second)
+        return first.defaultVerdict == second.defaultVerdict && one.count == other.count
+            && zip(one, other).allSatisfy { left, right in
+                left.conditions == right.conditions && left.type == right.type && left.outcome == right.outcome
+            }
     }
 
     /// A query whose scope has `urlPatterns` that read differently in the standard reading:
