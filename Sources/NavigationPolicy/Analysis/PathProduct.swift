@@ -36,10 +36,12 @@ struct PathProduct {
             return id
         }
 
-        mutating func next(_ set: Int32, _ byteClass: Int, _ byte: UInt8) -> Int32 {
+        /// The next set; `work` counts the NFA states stepped when the table had no answer yet.
+        mutating func next(_ set: Int32, _ byteClass: Int, _ byte: UInt8, work: inout Int) -> Int32 {
             let slot = Int(set) * classCount + byteClass
             let known = table[slot]
             if known >= 0 { return known }
+            work += 1 + sets[Int(set)].count
             let target = id(nfa.step(sets[Int(set)], byte))
             table[slot] = target
             return target
@@ -52,6 +54,13 @@ struct PathProduct {
         case complete([(signature: [Int32], path: String)], states: Int)
         case stopped(String)
     }
+
+    /// Tenths of a step per live term read for one byte class (a table look-up, an append, and
+    /// its share of hashing the new state's key).
+    static let lookupWeight = 5
+
+    /// Tenths of a step per NFA state stepped while determinizing (see ``explore``).
+    static let nfaStepWeight = 20
 
     /// Product states explored at most; past it the atoms are left to the inexact candidates.
     static let stateCap = 60_000
@@ -70,7 +79,10 @@ struct PathProduct {
         var start: [Int32] = [Int32(Shape.start)]
         for index in dfas.indices {
             let set = dfas[index].id(dfas[index].nfa.startSet)
-            if set != 0 { start += [Int32(index), set] }
+            if set != 0 {
+                start.append(Int32(index))
+                start.append(set)
+            }
         }
         var states: [[Int32]] = [start]
         var known: [[Int32]: Int32] = [start: 0]
@@ -79,6 +91,7 @@ struct PathProduct {
         var signatures: [[Int32]: Int] = [:]
         var found: [(signature: [Int32], path: String)] = []
         var pendingCharge = 0
+        var nfaWork = 0
         var cursor = 0
         while cursor < states.count {
             let state = states[cursor]
@@ -103,11 +116,14 @@ struct PathProduct {
                 var pair = 1
                 while pair + 1 < state.count {
                     let term = Int(state[pair])
-                    let set = dfas[term].next(state[pair + 1], byteClass, byte)
-                    if set != 0 { next += [Int32(term), set] }
+                    let set = dfas[term].next(state[pair + 1], byteClass, byte, work: &nfaWork)
+                    if set != 0 {
+                        next.append(Int32(term))
+                        next.append(set)
+                    }
                     pair += 2
                 }
-                pendingCharge += state.count / 2 + 1
+                pendingCharge += Self.lookupWeight * (state.count / 2 + 1)
                 if known[next] == nil {
                     guard states.count < cap else {
                         return .stopped("the path automaton reached its cap of \(cap) states")
@@ -119,7 +135,9 @@ struct PathProduct {
                     pendingCharge += 10
                 }
             }
-            if pendingCharge >= 1_000 {
+            pendingCharge += Self.nfaStepWeight * nfaWork
+            nfaWork = 0
+            if pendingCharge >= 10_000 {
                 if let budget, !budget.spend(pendingCharge / 10) { return .stopped(budget.reason) }
                 pendingCharge %= 10
             }

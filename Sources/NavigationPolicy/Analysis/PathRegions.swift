@@ -41,6 +41,12 @@ struct PathRegions {
     private var segmentPrefixes: [Bool: [String: [Int32]]] = [:]
     private var bytePrefixes: [Bool: [String: [Int32]]] = [:]
     private var general: [(PathPattern, Int32)] = []
+    /// Each general pattern's literal prefix (folded unless it is case-sensitive): a path that
+    /// does not start with it cannot match, so the glob is not run.
+    private var generalPrefixes: [(bytes: [UInt8], caseSensitive: Bool)] = []
+    /// General patterns by case sensitivity and the first (up to) three bytes of their prefix, so
+    /// that checking a path reads only the patterns that can match it.
+    private var generalByLead: [Bool: [[UInt8]: [Int]]] = [:]
     /// URLPattern pathnames, matched by their automata (no other matcher exists for them here).
     private var urlPathnames: [(PathNFA, Int32)] = []
     /// Every term's language, for the product exploration.
@@ -139,7 +145,21 @@ struct PathRegions {
         }
         generalTerms.insert(id)
         general.append((pattern, id))
+        // The directory form of `…/*` drops the prefix's last `/` only when the prefix is the
+        // whole literal part (`/x/*`, not general); kept short anyway, it stays a true filter.
+        var prefix = Array(pattern.literalPrefix.utf8)
+        if prefix.count > 1, prefix.last == UInt8(ascii: "/") { prefix.removeLast() }
+        generalByLead[pattern.caseSensitive, default: [:]][Array(prefix.prefix(Self.leadLength)), default: []]
+            .append(generalPrefixes.count)
+        generalPrefixes.append((prefix, pattern.caseSensitive))
     }
+
+    /// Bytes of a general pattern's prefix it is filed under (see ``generalByLead``).
+    private static let leadLength = 3
+    /// Steps per unit of re-checking a witness: a unit is a byte of its path (each table is
+    /// looked up per leading part), a glob candidate (twice) or a URLPattern automaton (4 times).
+    /// Calibrated against the search's steps (see `AnalysisPathAutomatonBudgetTests.shapes`).
+    private static let witnessCheckWeight = 4
 
     /// Whether witnesses in one case may miss atoms (see the type's note).
     var casesMixed: Bool { !automatonExact && sawCaseSensitiveLetters && sawCaseInsensitive }
@@ -205,14 +225,22 @@ struct PathRegions {
         }
         var checked: [(signature: [Int32], path: String)] = []
         for (expected, path) in atoms {
-            // Re-checking a witness parses it and runs every general matcher over it.
-            budget?.spend(4 + path.utf8.count / 8 + general.count + 4 * urlPathnames.count)
-            guard let url = try? URLRecord.parse("http://path.invalid" + path), signature(MatchPath(url)) == expected
+            // Re-checking a witness parses it, compares it with every general pattern's prefix
+            // and runs the globs and URLPattern automata it may match (weights: see explore).
+            var globs = 0
+            guard let url = try? URLRecord.parse("http://path.invalid" + path),
+                signature(MatchPath(url), globs: &globs) == expected
             else {
                 inexactReason = "the path automaton's witness \(path) does not have the terms it found (an analysis error)"
                 return false
             }
             checked.append((expected, path))
+            if let budget,
+                !budget.spend(Self.witnessCheckWeight * (4 + path.utf8.count + 2 * globs + 4 * urlPathnames.count))
+            {
+                inexactReason = budget.reason
+                return false
+            }
         }
         termRegions = Array(repeating: [], count: Int(termCount))
         witnesses = []
@@ -238,6 +266,12 @@ struct PathRegions {
 
     /// Every term that holds for a path in match form, computed as the engine compares.
     private func signature(_ path: MatchPath) -> [Int32] {
+        var globs = 0
+        return signature(path, globs: &globs)
+    }
+
+    /// ``signature(_:)``, counting in `globs` the general patterns whose glob was run.
+    private func signature(_ path: MatchPath, globs: inout Int) -> [Int32] {
         var terms: [Int32] = []
         for caseSensitive in [false, true] {
             let subject = caseSensitive ? path.text : path.folded
@@ -255,7 +289,17 @@ struct PathRegions {
                 }
             }
         }
-        for (pattern, id) in general where pattern.matches(path) { terms.append(id) }
+        // Only patterns whose prefix the path starts with can match (a glob run each).
+        for (caseSensitive, byLead) in generalByLead {
+            let subject = Array(caseSensitive ? path.textForm.utf8 : path.foldedForm.utf8)
+            for length in 0...min(Self.leadLength, subject.count) {
+                for index in byLead[Array(subject[..<length])] ?? [] {
+                    globs += 1
+                    guard subject.starts(with: generalPrefixes[index].bytes) else { continue }
+                    if general[index].0.matches(path) { terms.append(general[index].1) }
+                }
+            }
+        }
         for (automaton, id) in urlPathnames where automaton.matches(path.textForm.utf8) { terms.append(id) }
         return Array(Set(terms)).sorted()
     }
