@@ -30,8 +30,11 @@ struct PathRegions {
     /// A concrete path per region; nil for the opaque-path region (`myapp:x`).
     var witnesses: [String?] = []
     var termRegions: [[Int32]] = []
-    /// Terms that are general patterns (their atoms may be incomplete).
-    var generalTerms: Set<Int32> = []
+    /// Terms that are general patterns or URLPattern pathnames: their atoms may be incomplete
+    /// unless the product exploration succeeded (then none is).
+    var generalTerms: Set<Int32> { automatonExact ? [] : automatonOnlyTerms }
+    /// Terms only the product exploration cuts exactly.
+    private var automatonOnlyTerms: Set<Int32> = []
     private(set) var sawCaseSensitiveLetters = false
     private(set) var sawCaseInsensitive = false
 
@@ -119,7 +122,7 @@ struct PathRegions {
         let automaton = PathNFA(language, ignoreCase: ignoreCase)
         languages.append((id, automaton))
         urlPathnames.append((automaton, id))
-        generalTerms.insert(id)
+        automatonOnlyTerms.insert(id)
         return id
     }
 
@@ -143,7 +146,7 @@ struct PathRegions {
             }
             return
         }
-        generalTerms.insert(id)
+        automatonOnlyTerms.insert(id)
         general.append((pattern, id))
         // The directory form of `…/*` drops the prefix's last `/` only when the prefix is the
         // whole literal part (`/x/*`, not general); kept short anyway, it stays a true filter.
@@ -169,7 +172,7 @@ struct PathRegions {
     mutating func build(fresh: String, budget: AnalysisBudget? = nil) {
         automatonExact = false
         inexactReason = nil
-        if !generalTerms.isEmpty || (sawCaseSensitiveLetters && sawCaseInsensitive) {
+        if !automatonOnlyTerms.isEmpty || (sawCaseSensitiveLetters && sawCaseInsensitive) {
             if buildFromProduct(fresh: fresh, budget: budget) { return }
         }
         let sorted = keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
@@ -250,7 +253,6 @@ struct PathRegions {
             add(signature(MatchPath(opaque)), witness: nil, &bySignature)
         }
         automatonExact = true
-        generalTerms = []
         return true
     }
 
