@@ -53,7 +53,8 @@ struct PathRegions {
     /// URLPattern pathnames, matched by their automata (no other matcher exists for them here).
     private var urlPathnames: [(PathNFA, Int32)] = []
     /// Every term's language, for the product exploration.
-    private var languages: [(id: Int32, nfa: PathNFA)] = []
+    /// Built only when the exploration runs: the fast path never pays for them.
+    private var languages: [(id: Int32, test: MatchEntry.Test?, ignoreCase: Bool, nfa: PathNFA?)] = []
     private var keys: Set<String> = []
     /// Whether the atoms came from a complete product exploration whose witnesses all re-checked.
     private(set) var automatonExact = false
@@ -75,12 +76,7 @@ struct PathRegions {
         let id = termCount
         termCount += 1
         ids[key] = id
-        switch test {
-        case .path(let text): languages.append((id, PathNFA(.exact(text), ignoreCase: !caseSensitive)))
-        case .prefix(let text): languages.append((id, PathNFA(.segmentPrefix(text), ignoreCase: !caseSensitive)))
-        case .pattern(let pattern): languages.append((id, PathNFA(.pattern(pattern), ignoreCase: !caseSensitive)))
-        default: break
-        }
+        languages.append((id, test, !caseSensitive, nil))
         if caseSensitive {
             if key.text.utf8.contains(where: { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }) {
                 sawCaseSensitiveLetters = true
@@ -120,7 +116,7 @@ struct PathRegions {
         termCount += 1
         ids[key] = id
         let automaton = PathNFA(language, ignoreCase: ignoreCase)
-        languages.append((id, automaton))
+        languages.append((id, nil, ignoreCase, automaton))
         urlPathnames.append((automaton, id))
         automatonOnlyTerms.insert(id)
         return id
@@ -215,7 +211,16 @@ struct PathRegions {
     /// The atoms from the product of every term's automaton; false (nothing changed) when the
     /// exploration stopped or a witness does not have the terms the exploration said.
     private mutating func buildFromProduct(fresh: String, budget: AnalysisBudget?) -> Bool {
-        let outcome = PathProduct.explore(languages, budget: budget)
+        let automata = languages.compactMap { term -> (id: Int32, nfa: PathNFA)? in
+            if let automaton = term.nfa { return (term.id, automaton) }
+            switch term.test {
+            case .path(let text)?: return (term.id, PathNFA(.exact(text), ignoreCase: term.ignoreCase))
+            case .prefix(let text)?: return (term.id, PathNFA(.segmentPrefix(text), ignoreCase: term.ignoreCase))
+            case .pattern(let pattern)?: return (term.id, PathNFA(.pattern(pattern), ignoreCase: term.ignoreCase))
+            default: return nil
+            }
+        }
+        let outcome = PathProduct.explore(automata, budget: budget)
         guard case .complete(let atoms, let states) = outcome else {
             if case .stopped(let reason) = outcome { inexactReason = reason }
             return false
