@@ -57,10 +57,10 @@ struct PathProduct {
 
     /// Tenths of a step per live term read for one byte class (a table look-up, an append, and
     /// its share of hashing the new state's key).
-    static let lookupWeight = 5
+    static let lookupWeight = 7
 
     /// Tenths of a step per NFA state stepped while determinizing (see ``explore``).
-    static let nfaStepWeight = 20
+    static let nfaStepWeight = 30
 
     /// Product states explored at most; past it the atoms are left to the inexact candidates.
     static let stateCap = 60_000
@@ -68,9 +68,11 @@ struct PathProduct {
     /// Explores the product of `terms` (term ids with their automata), charging `budget`.
     ///
     /// Cost: every state expanded reads each byte class through each live term (a table look-up
-    /// once determinized) and hashes the new state's key. The weight (one step per 10 term-class
-    /// transitions, plus one per new state) comes from a release profile, so that a step costs
-    /// about what a decision step costs (see ``AnalysisBudget``).
+    /// once determinized, ``lookupWeight``), hashes and stores each new state (one step), and
+    /// steps the NFA of a term the first time a set meets a class (``nfaStepWeight`` per NFA
+    /// state). The weights were fitted so that the exploration costs about the CPU per step of
+    /// the rest of a run (outside attack 9, F5: uncharged, a mixed-case chain spent 7–13 times
+    /// the CPU per step; `AnalysisPathAutomatonBudgetTests.shapes` measures it).
     static func explore(_ terms: [(id: Int32, nfa: PathNFA)], budget: AnalysisBudget?, cap: Int = stateCap) -> Outcome {
         let classes = Self.alphabet(terms.map(\.nfa))
         guard !classes.isEmpty else { return .stopped("no byte is free to stand for the bytes no path term names") }
@@ -132,7 +134,7 @@ struct PathProduct {
                     states.append(next)
                     parent.append(Int32(cursor))
                     via.append(byte)
-                    pendingCharge += 10
+                    pendingCharge += 10  // one step per new state
                 }
             }
             pendingCharge += Self.nfaStepWeight * nfaWork

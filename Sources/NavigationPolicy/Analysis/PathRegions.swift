@@ -158,7 +158,7 @@ struct PathRegions {
     /// Steps per unit of re-checking a witness: a unit is a byte of its path (each table is
     /// looked up per leading part), a glob candidate (twice) or a URLPattern automaton (4 times).
     /// Calibrated against the search's steps (see `AnalysisPathAutomatonBudgetTests.shapes`).
-    private static let witnessCheckWeight = 4
+    private static let witnessCheckWeight = 6
 
     /// Whether witnesses in one case may miss atoms (see the type's note).
     var casesMixed: Bool { !automatonExact && sawCaseSensitiveLetters && sawCaseInsensitive }
