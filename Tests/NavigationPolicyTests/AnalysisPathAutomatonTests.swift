@@ -131,7 +131,8 @@ struct AnalysisPathAutomatonTests {
     }
 
     static func fuzzEquivalent(_ first: CompiledPolicy, _ second: CompiledPolicy, count: Int = 20_000) throws {
-        let requests = PolicyAnalysisTests.requests(for: first, count: count / 2, seed: 11)
+        let requests =
+            PolicyAnalysisTests.requests(for: first, count: count / 2, seed: 11)
             + PolicyAnalysisTests.requests(for: second, count: count / 2, seed: 12)
         let differing = requests.first { request in
             !PolicyAnalysis.sameOutcome(first.decide(request), second.decide(request), comparingNames: false)

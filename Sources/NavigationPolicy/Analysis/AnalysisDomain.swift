@@ -46,6 +46,10 @@ struct AnalysisDomain {
     /// Whether path witnesses may miss atoms because handlers mix case-sensitive and case-insensitive letters.
     var casesMixed: Bool { paths.casesMixed }
 
+    /// Why the path automaton that would have cut paths exactly did not (its state cap, the
+    /// budget), as a note for "unknown" reasons; empty when it was not needed or succeeded.
+    var pathAutomatonNote: String { paths.inexactReason.map { " (\($0))" } ?? "" }
+
     /// The fresh label witnesses are built from (also the opaque path's text).
     let fresh: String
 

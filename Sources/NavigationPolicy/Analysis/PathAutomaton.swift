@@ -181,6 +181,8 @@ struct PathNFA: Sendable {
 
     /// The states `states` reach by empty moves, sorted.
     func closure(_ states: [Int32]) -> [Int32] {
+        // Most steps of a literal land on one state with no empty move: no set to build.
+        if states.count == 1, epsilons[Int(states[0])].isEmpty { return states }
         var seen = Set(states)
         var pending = states
         while let state = pending.popLast() {

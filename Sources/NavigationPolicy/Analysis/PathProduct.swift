@@ -36,10 +36,12 @@ struct PathProduct {
             return id
         }
 
-        mutating func next(_ set: Int32, _ byteClass: Int, _ byte: UInt8) -> Int32 {
+        /// The next set; `work` counts the NFA states stepped when the table had no answer yet.
+        mutating func next(_ set: Int32, _ byteClass: Int, _ byte: UInt8, work: inout Int) -> Int32 {
             let slot = Int(set) * classCount + byteClass
             let known = table[slot]
             if known >= 0 { return known }
+            work += 1 + sets[Int(set)].count
             let target = id(nfa.step(sets[Int(set)], byte))
             table[slot] = target
             return target
@@ -53,15 +55,24 @@ struct PathProduct {
         case stopped(String)
     }
 
+    /// Tenths of a step per live term read for one byte class (a table look-up, an append, and
+    /// its share of hashing the new state's key).
+    static let lookupWeight = 7
+
+    /// Tenths of a step per NFA state stepped while determinizing (see ``explore``).
+    static let nfaStepWeight = 30
+
     /// Product states explored at most; past it the atoms are left to the inexact candidates.
     static let stateCap = 60_000
 
     /// Explores the product of `terms` (term ids with their automata), charging `budget`.
     ///
     /// Cost: every state expanded reads each byte class through each live term (a table look-up
-    /// once determinized) and hashes the new state's key. The weight (one step per 10 term-class
-    /// transitions, plus one per new state) comes from a release profile, so that a step costs
-    /// about what a decision step costs (see ``AnalysisBudget``).
+    /// once determinized, ``lookupWeight``), hashes and stores each new state (one step), and
+    /// steps the NFA of a term the first time a set meets a class (``nfaStepWeight`` per NFA
+    /// state). The weights were fitted so that the exploration costs about the CPU per step of
+    /// the rest of a run (outside attack 9, F5: uncharged, a mixed-case chain spent 7–13 times
+    /// the CPU per step; `AnalysisPathAutomatonBudgetTests.shapes` measures it).
     static func explore(_ terms: [(id: Int32, nfa: PathNFA)], budget: AnalysisBudget?, cap: Int = stateCap) -> Outcome {
         let classes = Self.alphabet(terms.map(\.nfa))
         guard !classes.isEmpty else { return .stopped("no byte is free to stand for the bytes no path term names") }
@@ -70,7 +81,10 @@ struct PathProduct {
         var start: [Int32] = [Int32(Shape.start)]
         for index in dfas.indices {
             let set = dfas[index].id(dfas[index].nfa.startSet)
-            if set != 0 { start += [Int32(index), set] }
+            if set != 0 {
+                start.append(Int32(index))
+                start.append(set)
+            }
         }
         var states: [[Int32]] = [start]
         var known: [[Int32]: Int32] = [start: 0]
@@ -79,6 +93,7 @@ struct PathProduct {
         var signatures: [[Int32]: Int] = [:]
         var found: [(signature: [Int32], path: String)] = []
         var pendingCharge = 0
+        var nfaWork = 0
         var cursor = 0
         while cursor < states.count {
             let state = states[cursor]
@@ -103,11 +118,14 @@ struct PathProduct {
                 var pair = 1
                 while pair + 1 < state.count {
                     let term = Int(state[pair])
-                    let set = dfas[term].next(state[pair + 1], byteClass, byte)
-                    if set != 0 { next += [Int32(term), set] }
+                    let set = dfas[term].next(state[pair + 1], byteClass, byte, work: &nfaWork)
+                    if set != 0 {
+                        next.append(Int32(term))
+                        next.append(set)
+                    }
                     pair += 2
                 }
-                pendingCharge += state.count / 2 + 1
+                pendingCharge += Self.lookupWeight * (state.count / 2 + 1)
                 if known[next] == nil {
                     guard states.count < cap else {
                         return .stopped("the path automaton reached its cap of \(cap) states")
@@ -116,10 +134,12 @@ struct PathProduct {
                     states.append(next)
                     parent.append(Int32(cursor))
                     via.append(byte)
-                    pendingCharge += 10
+                    pendingCharge += 10  // one step per new state
                 }
             }
-            if pendingCharge >= 1_000 {
+            pendingCharge += Self.nfaStepWeight * nfaWork
+            nfaWork = 0
+            if pendingCharge >= 10_000 {
                 if let budget, !budget.spend(pendingCharge / 10) { return .stopped(budget.reason) }
                 pendingCharge %= 10
             }

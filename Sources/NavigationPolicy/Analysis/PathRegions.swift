@@ -30,8 +30,11 @@ struct PathRegions {
     /// A concrete path per region; nil for the opaque-path region (`myapp:x`).
     var witnesses: [String?] = []
     var termRegions: [[Int32]] = []
-    /// Terms that are general patterns (their atoms may be incomplete).
-    var generalTerms: Set<Int32> = []
+    /// Terms that are general patterns or URLPattern pathnames: their atoms may be incomplete
+    /// unless the product exploration succeeded (then none is).
+    var generalTerms: Set<Int32> { automatonExact ? [] : automatonOnlyTerms }
+    /// Terms only the product exploration cuts exactly.
+    private var automatonOnlyTerms: Set<Int32> = []
     private(set) var sawCaseSensitiveLetters = false
     private(set) var sawCaseInsensitive = false
 
@@ -41,10 +44,17 @@ struct PathRegions {
     private var segmentPrefixes: [Bool: [String: [Int32]]] = [:]
     private var bytePrefixes: [Bool: [String: [Int32]]] = [:]
     private var general: [(PathPattern, Int32)] = []
+    /// Each general pattern's literal prefix (folded unless it is case-sensitive): a path that
+    /// does not start with it cannot match, so the glob is not run.
+    private var generalPrefixes: [(bytes: [UInt8], caseSensitive: Bool)] = []
+    /// General patterns by case sensitivity and the first (up to) three bytes of their prefix, so
+    /// that checking a path reads only the patterns that can match it.
+    private var generalByLead: [Bool: [[UInt8]: [Int]]] = [:]
     /// URLPattern pathnames, matched by their automata (no other matcher exists for them here).
     private var urlPathnames: [(PathNFA, Int32)] = []
     /// Every term's language, for the product exploration.
-    private var languages: [(id: Int32, nfa: PathNFA)] = []
+    /// Built only when the exploration runs: the fast path never pays for them.
+    private var languages: [(id: Int32, test: MatchEntry.Test?, ignoreCase: Bool, nfa: PathNFA?)] = []
     private var keys: Set<String> = []
     /// Whether the atoms came from a complete product exploration whose witnesses all re-checked.
     private(set) var automatonExact = false
@@ -66,12 +76,7 @@ struct PathRegions {
         let id = termCount
         termCount += 1
         ids[key] = id
-        switch test {
-        case .path(let text): languages.append((id, PathNFA(.exact(text), ignoreCase: !caseSensitive)))
-        case .prefix(let text): languages.append((id, PathNFA(.segmentPrefix(text), ignoreCase: !caseSensitive)))
-        case .pattern(let pattern): languages.append((id, PathNFA(.pattern(pattern), ignoreCase: !caseSensitive)))
-        default: break
-        }
+        languages.append((id, test, !caseSensitive, nil))
         if caseSensitive {
             if key.text.utf8.contains(where: { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }) {
                 sawCaseSensitiveLetters = true
@@ -111,9 +116,9 @@ struct PathRegions {
         termCount += 1
         ids[key] = id
         let automaton = PathNFA(language, ignoreCase: ignoreCase)
-        languages.append((id, automaton))
+        languages.append((id, nil, ignoreCase, automaton))
         urlPathnames.append((automaton, id))
-        generalTerms.insert(id)
+        automatonOnlyTerms.insert(id)
         return id
     }
 
@@ -137,9 +142,23 @@ struct PathRegions {
             }
             return
         }
-        generalTerms.insert(id)
+        automatonOnlyTerms.insert(id)
         general.append((pattern, id))
+        // The directory form of `…/*` drops the prefix's last `/` only when the prefix is the
+        // whole literal part (`/x/*`, not general); kept short anyway, it stays a true filter.
+        var prefix = Array(pattern.literalPrefix.utf8)
+        if prefix.count > 1, prefix.last == UInt8(ascii: "/") { prefix.removeLast() }
+        generalByLead[pattern.caseSensitive, default: [:]][Array(prefix.prefix(Self.leadLength)), default: []]
+            .append(generalPrefixes.count)
+        generalPrefixes.append((prefix, pattern.caseSensitive))
     }
+
+    /// Bytes of a general pattern's prefix it is filed under (see ``generalByLead``).
+    private static let leadLength = 3
+    /// Steps per unit of re-checking a witness: a unit is a byte of its path (each table is
+    /// looked up per leading part), a glob candidate (twice) or a URLPattern automaton (4 times).
+    /// Calibrated against the search's steps (see `AnalysisPathAutomatonBudgetTests.shapes`).
+    private static let witnessCheckWeight = 6
 
     /// Whether witnesses in one case may miss atoms (see the type's note).
     var casesMixed: Bool { !automatonExact && sawCaseSensitiveLetters && sawCaseInsensitive }
@@ -149,7 +168,7 @@ struct PathRegions {
     mutating func build(fresh: String, budget: AnalysisBudget? = nil) {
         automatonExact = false
         inexactReason = nil
-        if !generalTerms.isEmpty || (sawCaseSensitiveLetters && sawCaseInsensitive) {
+        if !automatonOnlyTerms.isEmpty || (sawCaseSensitiveLetters && sawCaseInsensitive) {
             if buildFromProduct(fresh: fresh, budget: budget) { return }
         }
         let sorted = keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
@@ -192,7 +211,16 @@ struct PathRegions {
     /// The atoms from the product of every term's automaton; false (nothing changed) when the
     /// exploration stopped or a witness does not have the terms the exploration said.
     private mutating func buildFromProduct(fresh: String, budget: AnalysisBudget?) -> Bool {
-        let outcome = PathProduct.explore(languages, budget: budget)
+        let automata = languages.compactMap { term -> (id: Int32, nfa: PathNFA)? in
+            if let automaton = term.nfa { return (term.id, automaton) }
+            switch term.test {
+            case .path(let text)?: return (term.id, PathNFA(.exact(text), ignoreCase: term.ignoreCase))
+            case .prefix(let text)?: return (term.id, PathNFA(.segmentPrefix(text), ignoreCase: term.ignoreCase))
+            case .pattern(let pattern)?: return (term.id, PathNFA(.pattern(pattern), ignoreCase: term.ignoreCase))
+            default: return nil
+            }
+        }
+        let outcome = PathProduct.explore(automata, budget: budget)
         guard case .complete(let atoms, let states) = outcome else {
             if case .stopped(let reason) = outcome { inexactReason = reason }
             return false
@@ -205,14 +233,22 @@ struct PathRegions {
         }
         var checked: [(signature: [Int32], path: String)] = []
         for (expected, path) in atoms {
-            // Re-checking a witness parses it and runs every general matcher over it.
-            budget?.spend(4 + path.utf8.count / 8 + general.count + 4 * urlPathnames.count)
-            guard let url = try? URLRecord.parse("http://path.invalid" + path), signature(MatchPath(url)) == expected
+            // Re-checking a witness parses it, compares it with every general pattern's prefix
+            // and runs the globs and URLPattern automata it may match (weights: see explore).
+            var globs = 0
+            guard let url = try? URLRecord.parse("http://path.invalid" + path),
+                signature(MatchPath(url), globs: &globs) == expected
             else {
                 inexactReason = "the path automaton's witness \(path) does not have the terms it found (an analysis error)"
                 return false
             }
             checked.append((expected, path))
+            if let budget,
+                !budget.spend(Self.witnessCheckWeight * (4 + path.utf8.count + 2 * globs + 4 * urlPathnames.count))
+            {
+                inexactReason = budget.reason
+                return false
+            }
         }
         termRegions = Array(repeating: [], count: Int(termCount))
         witnesses = []
@@ -222,7 +258,6 @@ struct PathRegions {
             add(signature(MatchPath(opaque)), witness: nil, &bySignature)
         }
         automatonExact = true
-        generalTerms = []
         return true
     }
 
@@ -238,6 +273,12 @@ struct PathRegions {
 
     /// Every term that holds for a path in match form, computed as the engine compares.
     private func signature(_ path: MatchPath) -> [Int32] {
+        var globs = 0
+        return signature(path, globs: &globs)
+    }
+
+    /// ``signature(_:)``, counting in `globs` the general patterns whose glob was run.
+    private func signature(_ path: MatchPath, globs: inout Int) -> [Int32] {
         var terms: [Int32] = []
         for caseSensitive in [false, true] {
             let subject = caseSensitive ? path.text : path.folded
@@ -255,7 +296,17 @@ struct PathRegions {
                 }
             }
         }
-        for (pattern, id) in general where pattern.matches(path) { terms.append(id) }
+        // Only patterns whose prefix the path starts with can match (a glob run each).
+        for (caseSensitive, byLead) in generalByLead {
+            let subject = Array(caseSensitive ? path.textForm.utf8 : path.foldedForm.utf8)
+            for length in 0...min(Self.leadLength, subject.count) {
+                for index in byLead[Array(subject[..<length])] ?? [] {
+                    globs += 1
+                    guard subject.starts(with: generalPrefixes[index].bytes) else { continue }
+                    if general[index].0.matches(path) { terms.append(general[index].1) }
+                }
+            }
+        }
         for (automaton, id) in urlPathnames where automaton.matches(path.textForm.utf8) { terms.append(id) }
         return Array(Set(terms)).sorted()
     }

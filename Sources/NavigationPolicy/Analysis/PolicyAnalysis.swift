@@ -245,10 +245,11 @@ public enum PolicyAnalysis {
     private static func inexactCover(_ position: Int, used: [Int], domain: AnalysisDomain) -> String? {
         if domain.casesMixed {
             return "handlers mix caseSensitive and case-insensitive path conditions with letters; "
-                + "their overlap is not decided exactly"
+                + "their overlap is not decided exactly" + domain.pathAutomatonNote
         }
         if used.contains(where: { domain.hasGeneralPattern[$0] }) {
             return "the cover relies on pathPatterns with \"*\" inside or \"?\", whose overlap is not decided exactly"
+                + domain.pathAutomatonNote
         }
         if position >= 0, domain.hasGeneralPattern[position],
             !used.allSatisfy({ domain.boxes[$0][AnalysisDomain.path] == nil })
@@ -333,11 +334,12 @@ public enum PolicyAnalysis {
             result.unknownReasons.append(
                 "pathPatterns with \"*\" inside or \"?\" (handlers "
                     + Set(general.map { "\"\($0.element.name)\"" }).sorted().joined(separator: ", ")
-                    + ") are not decided exactly")
+                    + ") are not decided exactly" + domain.pathAutomatonNote)
         }
         if domain.casesMixed {
             result.unknownReasons.append(
-                "handlers mix caseSensitive and case-insensitive path conditions with letters; not decided exactly")
+                "handlers mix caseSensitive and case-insensitive path conditions with letters; not decided exactly"
+                    + domain.pathAutomatonNote)
         }
         let all = first.links + second.links
         if let reason = unmodelledReason(all.indices, all, domain) {
@@ -500,6 +502,7 @@ public enum PolicyAnalysis {
             } else if queryGeneral || domain.hasGeneralPattern.contains(true) || domain.casesMixed {
                 answer.unknownReason =
                     "pathPatterns with \"*\" inside or \"?\", or mixed case sensitivity, are not decided exactly"
+                    + domain.pathAutomatonNote
             } else {
                 answer.reachable = false
             }
