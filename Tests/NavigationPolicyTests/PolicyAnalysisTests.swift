@@ -41,6 +41,17 @@ struct PolicyAnalysisTests {
                 #"{"name": "app", "type": "cancel", "action": "open-external", "match": {"schemes": ["myapp"]}}"#,
             ]
         ),
+        (
+            // Exact path regions: `*` inside, `?`, and case-sensitive next to case-insensitive letters.
+            "general patterns and mixed case", "allow",
+            [
+                #"{"name": "api", "type": "cancel", "match": {"pathPatterns": ["/api/*/admin/*"]}}"#,
+                #"{"name": "xz", "type": "cancel", "action": "xz", "match": {"pathPatterns": ["/x?z", "/v*/beta"]}}"#,
+                #"{"name": "Admin", "type": "allow", "match": {"paths": ["/Admin"], "caseSensitive": true}}"#,
+                #"{"name": "admin", "type": "cancel", "match": {"pathPrefixes": ["/admin"]}}"#,
+                #"{"name": "png", "type": "allow", "match": {"pathPatterns": ["/F*/*.PNG"], "caseSensitive": true}}"#,
+            ]
+        ),
     ]
 
     static func config(_ defaultDecision: String, _ handlers: [String]) throws -> CompiledPolicy {
@@ -236,8 +247,8 @@ struct PolicyAnalysisTests {
         #expect(allowPay.witness.map { $0.url.contains("example.com") } == true)
     }
 
-    @Test("general patterns and mixed case make negative claims unknown, never wrong")
-    func unknowns() throws {
+    @Test("general patterns are cut exactly: a cover by /*/secret/* is proven (AnalysisPathAutomatonTests has more)")
+    func generalPatternsExact() throws {
         let policy = try Self.config(
             "allow",
             [
@@ -246,15 +257,14 @@ struct PolicyAnalysisTests {
             ])
         let report = PolicyAnalysis.reachability(policy)
         #expect(report[0].reachable == true)
-        #expect(report[1].reachable == nil)
-        #expect(report[1].unknownReason?.contains("pathPatterns") == true)
+        #expect(report[1].reachable == false && report[1].shadowedBy == ["star"], "\(report[1])")
         let reordered = try Self.config(
             "allow",
             [
                 #"{"name": "later", "type": "cancel", "match": {"paths": ["/a/secret/b"]}}"#,
                 #"{"name": "star", "type": "cancel", "match": {"pathPatterns": ["/*/secret/*"]}}"#,
             ])
-        #expect(PolicyAnalysis.equivalence(policy, reordered).equivalent == nil)
+        #expect(PolicyAnalysis.equivalence(policy, reordered).equivalent == true)
         #expect(PolicyAnalysis.equivalence(policy, reordered, comparingNames: true).equivalent == false)
     }
 
@@ -303,7 +313,12 @@ struct PolicyAnalysisTests {
     func generatedChains() throws {
         var rng = Generator(state: 3232)
         let hosts = ["a.example", "*.example", "b.a.example", "@loopback", "10.0.0.0/8", "127.0.0.1", "[::1]", "@private"]
-        let paths = [#""paths": ["/a"]"#, #""pathPrefixes": ["/a"]"#, #""pathPatterns": ["/a/*"]"#, #""pathPrefixes": ["/"]"#]
+        let paths = [
+            #""paths": ["/a"]"#, #""pathPrefixes": ["/a"]"#, #""pathPatterns": ["/a/*"]"#, #""pathPrefixes": ["/"]"#,
+            // Exact path regions: general patterns and case-sensitive letters next to folded ones.
+            #""pathPatterns": ["/a/*/b"]"#, #""pathPatterns": ["/a?"]"#, #""paths": ["/A"], "caseSensitive": true"#,
+            #""pathPatterns": ["/A*"], "caseSensitive": true"#,
+        ]
         for round in 0..<30 {
             var handlers: [String] = []
             for index in 0..<Int.random(in: 3...12, using: &rng) {
@@ -367,6 +382,9 @@ struct PolicyAnalysisTests {
                 case .pattern(let pattern):
                     let text = pattern.text.replacing("*", with: "").replacing("?", with: "q")
                     pathPool += [text, text + "z", text + "/z", text.uppercased()]
+                    // Wildcards filled in: a segment, two segments, and other case.
+                    let filled = pattern.text.replacing("*", with: "x").replacing("?", with: "Q")
+                    pathPool += [filled, pattern.text.replacing("*", with: "x/y"), filled.lowercased(), filled.uppercased()]
                 default: break
                 }
             }

@@ -4,9 +4,9 @@ import Testing
 
 /// Issue 32 with `match.urlPatterns` (issue 31): a handler filed under patterns is reached by
 /// a URL built from its own pattern and confirmed by the engine, so "reachable" is exact for
-/// patterns without regexp groups; claims that would rest on a pattern covering other
-/// handlers stay "unknown", with the reason (the engine's second, standard reading of the URL
-/// decides odd spellings such as `example.com.` or `/%61dmin` apart from the first).
+/// patterns without regexp groups; covers by patterns are exact too (see
+/// `AnalysisURLPatternRegionsTests`), the engine's second, standard reading of the URL
+/// (odd spellings such as `example.com.` or `/%61dmin`) answered by spellings it decides.
 @Suite("Policy analysis: urlPatterns")
 struct PolicyAnalysisURLPatternTests {
     static func policy(_ handlers: [String]) throws -> CompiledPolicy {
@@ -51,18 +51,21 @@ struct PolicyAnalysisURLPatternTests {
         #expect(report[2].unknownReason?.contains("regexp groups") == true, "\(report[2].unknownReason ?? "")")
     }
 
-    @Test("a cover by a pattern stays unknown: an odd spelling dodges the standard reading")
-    func coverByPatternIsUnknown() throws {
+    @Test("a pattern's cover is exact: the later handler is reached where the pattern is dodged, witness re-checked")
+    func coverByPatternIsExact() throws {
         let policy = try Self.policy([
             #"{"name": "pattern", "type": "allow", "match": {"urlPatterns": ["https://example.com/*"]}}"#,
             #"{"name": "hosts", "type": "cancel", "match": {"hosts": ["example.com"], "schemes": ["https"]}}"#,
         ])
         let report = PolicyAnalysis.reachability(policy)
         #expect(report[0].reachable == true)
+        // The string pattern has the empty port (`https://example.com:1/` is not in it), and
         // https://example.com./ is example.com for `hosts`, not for the pattern's standard
-        // reading, where `hosts` cancels: the engine lets the cancel win.
+        // reading, where `hosts` cancels: the engine lets the cancel win. Either is a witness.
         let dodged = try policy.decide(NavigationRequest(url: "https://example.com./x"))
         #expect(dodged.handler == "hosts", "\(dodged)")
-        #expect(report[1].reachable != false, "never claimed unreachable: \(report[1])")
+        #expect(report[1].reachable == true, "\(report[1])")
+        let witness = try #require(report[1].witness)
+        #expect(try policy.decide(witness).handler == "hosts", "\(witness.url)")
     }
 }

@@ -26,6 +26,14 @@ struct AnalysisDomain {
     private(set) var boxes: [[RegionSet]] = []
     /// Per matcher: whether it has a general path pattern (see ``PathRegions``).
     private(set) var hasGeneralPattern: [Bool] = []
+    /// Per matcher with `urlPatterns`: why its box is wider than what its patterns match in the
+    /// plain reading (the box then leaves the patterns out); nil when the box is exact.
+    private(set) var patternsUnmodelled: [String?] = []
+    /// Boxes of matchers whose patterns were cut into regions, as they were without them.
+    private var withoutPatterns: [Int: [RegionSet]] = [:]
+
+    /// The box of a matcher with its `urlPatterns` left out (what the standard reading may match).
+    func boxWithoutPatterns(_ position: Int) -> [RegionSet] { withoutPatterns[position] ?? boxes[position] }
 
     /// The number of regions of each field.
     var sizes: [Int] {
@@ -38,17 +46,27 @@ struct AnalysisDomain {
     /// Whether path witnesses may miss atoms because handlers mix case-sensitive and case-insensitive letters.
     var casesMixed: Bool { paths.casesMixed }
 
+    /// Why the path automaton that would have cut paths exactly did not (its state cap, the
+    /// budget), as a note for "unknown" reasons; empty when it was not needed or succeeded.
+    var pathAutomatonNote: String { paths.inexactReason.map { " (\($0))" } ?? "" }
+
     /// The fresh label witnesses are built from (also the opaque path's text).
     let fresh: String
 
-    init(matchers: [RequestMatcher]) {
+    /// `budget` pays for the path automaton when one is needed (see ``PathRegions``).
+    init(matchers: [RequestMatcher], budget: AnalysisBudget? = nil) {
         let fresh = Self.freshLabel(matchers)
         self.fresh = fresh
         var hostTerms: [[Int32]?] = []
         var pathTerms: [[(RequestMatcher.Field, Int32)]] = []
         var schemeValues: Set<String> = []
         var methodValues: Set<String> = []
+        var patternTerms: [Result<[PatternTerms], URLPatternShape.Unmodelled>?] = []
         for matcher in matchers {
+            let registered = matcher.urlPatterns.map { patterns in
+                Self.register(patterns, hosts: &hosts, paths: &paths, schemes: &schemeValues)
+            }
+            patternTerms.append(registered)
             schemeValues.formUnion(matcher.schemes ?? [])
             methodValues.formUnion(matcher.methods ?? [])
             var hostList: [Int32]? = matcher.hosts == nil ? nil : []
@@ -67,7 +85,7 @@ struct AnalysisDomain {
             pathTerms.append(pathList)
         }
         hosts.build(fresh: fresh)
-        paths.build(fresh: fresh)
+        paths.build(fresh: fresh, budget: budget)
         // The other special scheme first: witnesses are built from a region's first value.
         schemes = []
         if let other = ["https", "http", "ws", "wss", "ftp"].first(where: { !schemeValues.contains($0) }) {
@@ -88,10 +106,123 @@ struct AnalysisDomain {
             box[Self.targetFrame] = matcher.targetFrames.map { set in
                 Self.indices(of: Set(set.map(\.rawValue)), in: targetFrames.map(\.rawValue))
             }
+            var general = pathTerms[position].contains { paths.generalTerms.contains($0.1) }
+            switch patternTerms[position] {
+            case nil:
+                patternsUnmodelled.append(nil)
+            case .failure(let unmodelled)?:
+                patternsUnmodelled.append(unmodelled.reason)
+            case .success(let terms)?:
+                let patternBoxes = terms.map { patternBox($0) }
+                if let union = Self.union(ofBoxes: patternBoxes) {
+                    let standard = Self.union(ofBoxes: terms.map { patternBox($0, standardReading: true) })
+                    withoutPatterns[position] = standard.map { Self.intersection(box, $0) } ?? box
+                    box = Self.intersection(box, union)
+                    patternsUnmodelled.append(nil)
+                    general = general || terms.contains { $0.path.map(paths.generalTerms.contains) ?? false }
+                } else {
+                    patternsUnmodelled.append(
+                        "its urlPatterns differ from one another in more than one of scheme, host and path, "
+                            + "so their union is not one box")
+                }
+            }
             boxes.append(box)
-            hasGeneralPattern.append(pathTerms[position].contains { paths.generalTerms.contains($0.1) })
+            hasGeneralPattern.append(general)
         }
         allRegions = sizes.map { size in (0..<Int32(size)).map { $0 } }
+    }
+
+    /// The terms one `urlPatterns` entry was registered as (``URLPatternShape``).
+    struct PatternTerms {
+        var schemes: [String]?
+        var hosts: [Int32]?
+        var noPort: Int32?
+        var path: Int32?
+        /// Whether no host entry ends with a dot (see ``patternBox(_:standardReading:)``).
+        var hostsReadAlike = true
+    }
+
+    /// Registers every pattern of a matcher, or says why one of them is not cut into regions.
+    private static func register(
+        _ patterns: [URLPattern], hosts: inout HostRegions, paths: inout PathRegions, schemes: inout Set<String>
+    ) -> Result<[PatternTerms], URLPatternShape.Unmodelled> {
+        var registered: [PatternTerms] = []
+        for pattern in patterns {
+            let shape: URLPatternShape
+            switch URLPatternShape.of(pattern) {
+            case .success(let found): shape = found
+            case .failure(let unmodelled): return .failure(unmodelled)
+            }
+            var terms = PatternTerms(schemes: shape.schemes, hosts: nil, noPort: nil, path: nil)
+            schemes.formUnion(shape.schemes ?? [])
+            if let hostTests = shape.hosts {
+                terms.hosts = hostTests.compactMap { hosts.term($0) }
+                terms.hostsReadAlike = !hostTests.contains { test in
+                    switch test {
+                    case .host(let name), .hostWildcard(let name): name.hasSuffix(".")
+                    default: true
+                    }
+                }
+            }
+            if shape.noPort { terms.noPort = hosts.noPortTerm() }
+            if let parts = shape.pathname {
+                guard let id = paths.term(urlPatternPathname: parts, ignoreCase: shape.ignoreCase) else {
+                    return .failure(
+                        URLPatternShape.Unmodelled(
+                            "its pathname pattern \"\(pattern.patternString("pathname") ?? "")\" is not cut into path regions"))
+                }
+                terms.path = id
+            }
+            registered.append(terms)
+        }
+        return .success(registered)
+    }
+
+    /// The box of one pattern over the built regions.
+    /// With `standardReading`, what the pattern can match in the standard reading, in the
+    /// plain reading's fields: the scheme and port read alike there, and a host pattern without
+    /// a trailing dot matches a WHATWG hostname only when it matches its match form (the same
+    /// string); the path and query read differently and are left out.
+    private func patternBox(_ terms: PatternTerms, standardReading: Bool = false) -> [RegionSet] {
+        var box: [RegionSet] = Array(repeating: nil, count: Self.fieldCount)
+        box[Self.scheme] = terms.schemes.map { Self.indices(of: Set($0), in: schemes) }
+        let hostTerms = standardReading && !terms.hostsReadAlike ? nil : terms.hosts
+        var host: [Int32]? = hostTerms.map { ids in Self.union(ids.map { hosts.termRegions[Int($0)] }) }
+        if let noPort = terms.noPort {
+            let regions = hosts.termRegions[Int(noPort)]
+            host = host.map { RegionSets.intersection($0, regions) } ?? regions
+        }
+        box[Self.host] = host
+        if !standardReading { box[Self.path] = terms.path.map { paths.termRegions[Int($0)] } }
+        return box
+    }
+
+    /// The union of boxes when it is a box: all equal but on at most one field. Nil otherwise.
+    private static func union(ofBoxes boxes: [[RegionSet]]) -> [RegionSet]? {
+        guard var result = boxes.first else { return nil }
+        var differing: Int?
+        for box in boxes.dropFirst() {
+            for field in 0..<fieldCount where box[field] != result[field] {
+                if differing != nil && differing != field { return nil }
+                differing = field
+                guard let one = box[field], let other = result[field] else {
+                    result[field] = nil
+                    continue
+                }
+                result[field] = union([one, other])
+            }
+        }
+        return result
+    }
+
+    /// The field-wise intersection of two boxes.
+    static func intersection(_ first: [RegionSet], _ second: [RegionSet]) -> [RegionSet] {
+        zip(first, second).map { one, other -> RegionSet in
+            switch (one, other) {
+            case (nil, let set), (let set, nil): set
+            case (let one?, let other?): RegionSets.intersection(one, other)
+            }
+        }
     }
 
     /// `paths`, `pathPrefixes` and `pathPatterns` each must hold when given: the intersection
@@ -132,6 +263,8 @@ struct AnalysisDomain {
     /// Whether only a non-special scheme reaches this host region (no host, or an opaque spelling).
     func needsPlainScheme(_ region: Int32) -> Bool { hosts.plainOnly[Int(region)] }
     func isOpaquePath(_ region: Int32) -> Bool { paths.witnesses[Int(region)] == nil }
+    /// Whether the host region's requests have a port (only when a pattern reads the port).
+    func hasPort(_ region: Int32) -> Bool { hosts.hasPort[Int(region)] }
 
     /// A concrete request in the box, or nil when the box holds no request (only infeasible
     /// combinations). Tries the regions in order and keeps the first feasible combination.
@@ -162,11 +295,20 @@ struct AnalysisDomain {
         for pathKind in pathKinds {
             guard let path = pathValues.first(where: pathKind) else { continue }
             for hostKind in hostKinds {
-                guard let host = hostValues.first(where: hostKind) else { continue }
-                if isOpaquePath(path) && !isNoHost(host) { continue }
-                let needsPlain = needsPlainScheme(host)
-                guard let scheme = schemeValues.first(where: { !needsPlain || !isSpecialScheme($0) }) else { continue }
-                return request(host: host, path: path, scheme: scheme, method: method, navigation: navigation, frame: frame)
+                // A host with a port needs a scheme other than `file:`; one of each is tried.
+                for hasPort in [false, true] {
+                    guard let host = hostValues.first(where: { hostKind($0) && self.hasPort($0) == hasPort }) else {
+                        continue
+                    }
+                    if isOpaquePath(path) && !isNoHost(host) { continue }
+                    let needsPlain = needsPlainScheme(host)
+                    guard
+                        let scheme = schemeValues.first(where: {
+                            (!needsPlain || !isSpecialScheme($0)) && !(hasPort && schemes[Int($0)] == "file")
+                        })
+                    else { continue }
+                    return request(host: host, path: path, scheme: scheme, method: method, navigation: navigation, frame: frame)
+                }
             }
         }
         return nil

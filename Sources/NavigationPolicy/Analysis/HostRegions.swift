@@ -17,6 +17,13 @@ struct HostRegions {
     var plainOnly: [Bool] = []
     /// Term number → regions where it holds (ascending).
     var termRegions: [[Int32]] = []
+    /// Regions whose witness has a port (``noPortTerm()``): only a scheme other than `file:` has one.
+    var hasPort: [Bool] = []
+
+    /// The term "the URL's port is empty" (a `urlPatterns` port of `""`), once one is asked for:
+    /// then every host region gets a twin with a port (`host:1`), since only such patterns read
+    /// the port and they need both kinds of request told apart.
+    private(set) var portTerm: Int32?
 
     private var exact: [String: Int32] = [:]
     private var wildcard: [String: Int32] = [:]
@@ -60,6 +67,14 @@ struct HostRegions {
         }
     }
 
+    /// The term number of "the port is empty", registering it on first sight.
+    mutating func noPortTerm() -> Int32 {
+        if let portTerm { return portTerm }
+        termCount += 1
+        portTerm = termCount - 1
+        return termCount - 1
+    }
+
     /// Computes the regions once every term is registered.
     mutating func build(fresh: String) {
         // Readable witnesses first: a region's witness is the first candidate that lands in it.
@@ -72,11 +87,7 @@ struct HostRegions {
         witnesses = []
         for candidate in candidates {
             guard let signature = self.signature(of: candidate, scheme: "http"), bySignature[signature] == nil else { continue }
-            let region = Int32(witnesses.count)
-            bySignature[signature] = region
-            witnesses.append(candidate)
-            plainOnly.append(false)
-            for term in signature { termRegions[Int(term)].append(region) }
+            add(candidate, signature, plainOnly: false, &bySignature)
         }
         // Opaque hosts keep their spelling: other spellings of listed addresses and names.
         var opaque = ["localhost.", "\(fresh).localhost."] + exact.keys.sorted().map { $0 + "." }
@@ -84,15 +95,32 @@ struct HostRegions {
         for candidate in opaque {
             guard let signature = self.signature(of: candidate, scheme: "qzscheme"), bySignature[signature] == nil
             else { continue }
-            let region = Int32(witnesses.count)
-            bySignature[signature] = region
-            witnesses.append(candidate)
-            plainOnly.append(true)
-            for term in signature { termRegions[Int(term)].append(region) }
+            add(candidate, signature, plainOnly: true, &bySignature)
         }
         // Last, so witnesses prefer a URL with a host: no host at all (only a non-special scheme has that).
         witnesses.append(nil)
         plainOnly.append(true)
+        hasPort.append(false)
+        if let portTerm { termRegions[Int(portTerm)].append(Int32(witnesses.count - 1)) }
+    }
+
+    /// Adds the region of a host candidate and, when a pattern reads the port, its twin with
+    /// a port: the twin has every term the host has but "the port is empty". Port 1 is no
+    /// scheme's default, so the URL keeps it.
+    private mutating func add(
+        _ candidate: String, _ signature: [Int32], plainOnly opaque: Bool, _ bySignature: inout [[Int32]: Int32]
+    ) {
+        let withoutPort = portTerm.map { (signature + [$0]).sorted() } ?? signature
+        for (text, terms, port) in [(candidate, withoutPort, false), (candidate + ":1", signature, true)] {
+            if port && portTerm == nil { continue }
+            guard bySignature[terms] == nil else { continue }
+            let region = Int32(witnesses.count)
+            bySignature[terms] = region
+            witnesses.append(text)
+            plainOnly.append(opaque)
+            hasPort.append(port)
+            for term in terms { termRegions[Int(term)].append(region) }
+        }
     }
 
     /// The terms that hold for a host, by the engine's own reading of `http://host/`; nil when

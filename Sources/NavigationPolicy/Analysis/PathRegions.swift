@@ -6,13 +6,19 @@
 /// prefixes of the path and whether it equals one: with K those strings, a path's membership
 /// is fixed by the longest k ∈ K it starts with and whether it is k, so the witnesses `/`, and
 /// for each k, k itself and k followed by a byte no other key continues k with, reach every
-/// atom. Other patterns (`*` inside, `?`) are *general*: they get witnesses from their own
-/// pieces, but atoms they cut may be missed, so claims that rest on them are reported as
-/// unknown (``AnalysisDomain/generalPatternTerms``). Likewise when case-sensitive and
-/// case-insensitive handlers compare letters, since witnesses are generated in one case.
+/// atom. That fast path serves chains with only such terms in one case.
+///
+/// Other patterns (`*` inside, `?`), URLPattern pathnames, and case-sensitive and
+/// case-insensitive terms comparing letters in one run need more: every term becomes an
+/// automaton and ``PathProduct`` explores them together, which yields every atom with a
+/// shortest path. Each such path is parsed, put in match form and its terms recomputed as the
+/// engine compares (``signature(_:)``); when they all agree the atoms are exact. When the
+/// exploration stops (state cap, budget) or a path disagrees, the old candidates are used and
+/// general terms are reported (``generalTerms``, ``casesMixed``) so that claims resting on
+/// them are unknown, never silently wrong.
 struct PathRegions {
     enum Kind: Hashable {
-        case exact, segmentPrefix, pattern
+        case exact, segmentPrefix, pattern, urlPatternPathname
     }
 
     private struct Key: Hashable {
@@ -24,8 +30,11 @@ struct PathRegions {
     /// A concrete path per region; nil for the opaque-path region (`myapp:x`).
     var witnesses: [String?] = []
     var termRegions: [[Int32]] = []
-    /// Terms that are general patterns (their atoms may be incomplete).
-    var generalTerms: Set<Int32> = []
+    /// Terms that are general patterns or URLPattern pathnames: their atoms may be incomplete
+    /// unless the product exploration succeeded (then none is).
+    var generalTerms: Set<Int32> { automatonExact ? [] : automatonOnlyTerms }
+    /// Terms only the product exploration cuts exactly.
+    private var automatonOnlyTerms: Set<Int32> = []
     private(set) var sawCaseSensitiveLetters = false
     private(set) var sawCaseInsensitive = false
 
@@ -35,7 +44,24 @@ struct PathRegions {
     private var segmentPrefixes: [Bool: [String: [Int32]]] = [:]
     private var bytePrefixes: [Bool: [String: [Int32]]] = [:]
     private var general: [(PathPattern, Int32)] = []
+    /// Each general pattern's literal prefix (folded unless it is case-sensitive): a path that
+    /// does not start with it cannot match, so the glob is not run.
+    private var generalPrefixes: [(bytes: [UInt8], caseSensitive: Bool)] = []
+    /// General patterns by case sensitivity and the first (up to) three bytes of their prefix, so
+    /// that checking a path reads only the patterns that can match it.
+    private var generalByLead: [Bool: [[UInt8]: [Int]]] = [:]
+    /// URLPattern pathnames, matched by their automata (no other matcher exists for them here).
+    private var urlPathnames: [(PathNFA, Int32)] = []
+    /// Every term's language, for the product exploration.
+    /// Built only when the exploration runs: the fast path never pays for them.
+    private var languages: [(id: Int32, test: MatchEntry.Test?, ignoreCase: Bool, nfa: PathNFA?)] = []
     private var keys: Set<String> = []
+    /// Whether the atoms came from a complete product exploration whose witnesses all re-checked.
+    private(set) var automatonExact = false
+    /// Why the product exploration did not give exact atoms, when it was needed and did not.
+    private(set) var inexactReason: String?
+    /// Product states the last exploration visited (for measurements and tests).
+    private(set) var productStates = 0
 
     /// The term number of a path entry of a matcher with this case sensitivity.
     mutating func term(_ test: MatchEntry.Test, caseSensitive: Bool) -> Int32? {
@@ -50,6 +76,7 @@ struct PathRegions {
         let id = termCount
         termCount += 1
         ids[key] = id
+        languages.append((id, test, !caseSensitive, nil))
         if caseSensitive {
             if key.text.utf8.contains(where: { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }) {
                 sawCaseSensitiveLetters = true
@@ -73,6 +100,28 @@ struct PathRegions {
         return id
     }
 
+    /// The term number of a URLPattern `pathname` component's language, matched against the
+    /// match-form path (folded when `ignoreCase`), as the plain reading compares it; nil when the
+    /// language cannot be modelled exactly (a regexp group): claims resting on it stay unknown.
+    ///
+    /// Parts mean what the URLPattern spec's regular expression makes of them: fixed text
+    /// literally, a segment wildcard one or more bytes other than `/`, a full wildcard any
+    /// bytes, each with its modifier (`?`, `*`, `+`) applied to prefix, value and suffix together.
+    mutating func term(urlPatternPathname parts: [PatternPart], ignoreCase: Bool) -> Int32? {
+        guard let language = PathLanguage.urlPatternPathname(parts) else { return nil }
+        let text = parts.map { "\($0.kind)\u{0}\($0.value)\u{0}\($0.modifier)\u{0}\($0.prefix)\u{0}\($0.suffix)" }
+        let key = Key(kind: .urlPatternPathname, caseSensitive: !ignoreCase, text: text.joined(separator: "\u{1}"))
+        if let id = ids[key] { return id }
+        let id = termCount
+        termCount += 1
+        ids[key] = id
+        let automaton = PathNFA(language, ignoreCase: ignoreCase)
+        languages.append((id, nil, ignoreCase, automaton))
+        urlPathnames.append((automaton, id))
+        automatonOnlyTerms.insert(id)
+        return id
+    }
+
     private mutating func register(_ pattern: PathPattern, _ id: Int32) {
         let tokens = pattern.tokens
         let caseSensitive = pattern.caseSensitive
@@ -93,15 +142,35 @@ struct PathRegions {
             }
             return
         }
-        generalTerms.insert(id)
+        automatonOnlyTerms.insert(id)
         general.append((pattern, id))
+        // The directory form of `…/*` drops the prefix's last `/` only when the prefix is the
+        // whole literal part (`/x/*`, not general); kept short anyway, it stays a true filter.
+        var prefix = Array(pattern.literalPrefix.utf8)
+        if prefix.count > 1, prefix.last == UInt8(ascii: "/") { prefix.removeLast() }
+        generalByLead[pattern.caseSensitive, default: [:]][Array(prefix.prefix(Self.leadLength)), default: []]
+            .append(generalPrefixes.count)
+        generalPrefixes.append((prefix, pattern.caseSensitive))
     }
 
-    /// Whether witnesses in one case may miss atoms (see the type's note).
-    var casesMixed: Bool { sawCaseSensitiveLetters && sawCaseInsensitive }
+    /// Bytes of a general pattern's prefix it is filed under (see ``generalByLead``).
+    private static let leadLength = 3
+    /// Steps per unit of re-checking a witness: a unit is a byte of its path (each table is
+    /// looked up per leading part), a glob candidate (twice) or a URLPattern automaton (4 times).
+    /// Calibrated against the search's steps (see `AnalysisPathAutomatonBudgetTests.shapes`).
+    private static let witnessCheckWeight = 6
 
-    /// Computes the regions once every term is registered.
-    mutating func build(fresh: String) {
+    /// Whether witnesses in one case may miss atoms (see the type's note).
+    var casesMixed: Bool { !automatonExact && sawCaseSensitiveLetters && sawCaseInsensitive }
+
+    /// Computes the regions once every term is registered; the product exploration, when one is
+    /// needed, is charged to `budget` (and bounded by ``PathProduct/stateCap`` without one).
+    mutating func build(fresh: String, budget: AnalysisBudget? = nil) {
+        automatonExact = false
+        inexactReason = nil
+        if !automatonOnlyTerms.isEmpty || (sawCaseSensitiveLetters && sawCaseInsensitive) {
+            if buildFromProduct(fresh: fresh, budget: budget) { return }
+        }
         let sorted = keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
         var candidates: [String] = ["/"]
         candidates.append("/" + fresh)
@@ -118,6 +187,12 @@ struct PathRegions {
             candidates.append(String(decoding: key + [spare, UInt8(ascii: "0")], as: UTF8.self))
         }
         for (pattern, _) in general { candidates += Self.instances(of: pattern, fresh: fresh) }
+        // A URLPattern pathname's own shortest paths (its automaton alone, a small exploration).
+        for (automaton, id) in urlPathnames {
+            if case .complete(let atoms, _) = PathProduct.explore([(id, automaton)], budget: nil, cap: 2_000) {
+                candidates += atoms.map(\.path)
+            }
+        }
         if casesMixed { candidates += candidates.map { $0.uppercased() } }
 
         termRegions = Array(repeating: [], count: Int(termCount))
@@ -133,6 +208,59 @@ struct PathRegions {
         }
     }
 
+    /// The atoms from the product of every term's automaton; false (nothing changed) when the
+    /// exploration stopped or a witness does not have the terms the exploration said.
+    private mutating func buildFromProduct(fresh: String, budget: AnalysisBudget?) -> Bool {
+        let automata = languages.compactMap { term -> (id: Int32, nfa: PathNFA)? in
+            if let automaton = term.nfa { return (term.id, automaton) }
+            switch term.test {
+            case .path(let text)?: return (term.id, PathNFA(.exact(text), ignoreCase: term.ignoreCase))
+            case .prefix(let text)?: return (term.id, PathNFA(.segmentPrefix(text), ignoreCase: term.ignoreCase))
+            case .pattern(let pattern)?: return (term.id, PathNFA(.pattern(pattern), ignoreCase: term.ignoreCase))
+            default: return nil
+            }
+        }
+        let outcome = PathProduct.explore(automata, budget: budget)
+        guard case .complete(let atoms, let states) = outcome else {
+            if case .stopped(let reason) = outcome { inexactReason = reason }
+            return false
+        }
+        productStates = states
+        // Opaque paths (`myapp:x`) are one region: exact only while no term can match one.
+        if let opaqueMatch = urlPathnames.first(where: { $0.0.acceptsWithoutLeadingSlash }) {
+            inexactReason = "the urlPatterns pathname of term \(opaqueMatch.1) can match opaque paths, which are one region"
+            return false
+        }
+        var checked: [(signature: [Int32], path: String)] = []
+        for (expected, path) in atoms {
+            // Re-checking a witness parses it, compares it with every general pattern's prefix
+            // and runs the globs and URLPattern automata it may match (weights: see explore).
+            var globs = 0
+            guard let url = try? URLRecord.parse("http://path.invalid" + path),
+                signature(MatchPath(url), globs: &globs) == expected
+            else {
+                inexactReason = "the path automaton's witness \(path) does not have the terms it found (an analysis error)"
+                return false
+            }
+            checked.append((expected, path))
+            if let budget,
+                !budget.spend(Self.witnessCheckWeight * (4 + path.utf8.count + 2 * globs + 4 * urlPathnames.count))
+            {
+                inexactReason = budget.reason
+                return false
+            }
+        }
+        termRegions = Array(repeating: [], count: Int(termCount))
+        witnesses = []
+        var bySignature: [[Int32]: Int32] = [:]
+        for (signature, path) in checked { add(signature, witness: path, &bySignature) }
+        if let opaque = try? URLRecord.parse("qzscheme:\(fresh)") {
+            add(signature(MatchPath(opaque)), witness: nil, &bySignature)
+        }
+        automatonExact = true
+        return true
+    }
+
     private mutating func add(_ signature: [Int32], witness: String?, _ bySignature: inout [[Int32]: Int32]) {
         // The opaque region stays apart even when its signature equals a path's: it has its own feasibility.
         let key = witness == nil ? [-1] + signature : signature
@@ -145,6 +273,12 @@ struct PathRegions {
 
     /// Every term that holds for a path in match form, computed as the engine compares.
     private func signature(_ path: MatchPath) -> [Int32] {
+        var globs = 0
+        return signature(path, globs: &globs)
+    }
+
+    /// ``signature(_:)``, counting in `globs` the general patterns whose glob was run.
+    private func signature(_ path: MatchPath, globs: inout Int) -> [Int32] {
         var terms: [Int32] = []
         for caseSensitive in [false, true] {
             let subject = caseSensitive ? path.text : path.folded
@@ -162,7 +296,18 @@ struct PathRegions {
                 }
             }
         }
-        for (pattern, id) in general where pattern.matches(path) { terms.append(id) }
+        // Only patterns whose prefix the path starts with can match (a glob run each).
+        for (caseSensitive, byLead) in generalByLead {
+            let subject = Array(caseSensitive ? path.textForm.utf8 : path.foldedForm.utf8)
+            for length in 0...min(Self.leadLength, subject.count) {
+                for index in byLead[Array(subject[..<length])] ?? [] {
+                    globs += 1
+                    guard subject.starts(with: generalPrefixes[index].bytes) else { continue }
+                    if general[index].0.matches(path) { terms.append(general[index].1) }
+                }
+            }
+        }
+        for (automaton, id) in urlPathnames where automaton.matches(path.textForm.utf8) { terms.append(id) }
         return Array(Set(terms)).sorted()
     }
 

@@ -94,10 +94,10 @@ public enum PolicyAnalysis {
     private static func reachability(_ policy: CompiledPolicy, meter: AnalysisBudget) -> [Reachability] {
         let links = policy.links
         guard meter.chargeDomain(links.map(\.matcher)) else { return links.map { unknown($0, meter.reason) } }
-        let domain = AnalysisDomain(matchers: links.map(\.matcher))
+        let domain = AnalysisDomain(matchers: links.map(\.matcher), budget: meter)
         var search = BoxSearch(domain: domain, meter: meter)
-        // A handler with urlPatterns matches only part of its box: it never counts as covering.
-        let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover))
+        // A handler whose urlPatterns are not cut into regions matches only part of its box: it never covers.
+        let candidates = CandidateIndex(domain: domain, enforcing: links.indices.map { canCover(links[$0], domain, $0) })
         let unmodelled = links.filter { !HandlerOutcome.isModelled($0) }.map(\.name)
         let rarity = domain.rarity()
         return links.indices.map { position in
@@ -106,7 +106,8 @@ public enum PolicyAnalysis {
             // Collecting candidates is charged only when it happens: most handlers are reached
             // by a cheap witness first and never collect them.
             var answer = reachability(
-                of: position, box: domain.boxes[position], policy: policy, domain: domain, rarity: rarity,
+                of: position, box: domain.boxes[position], wide: domain.boxWithoutPatterns(position), policy: policy,
+                domain: domain, rarity: rarity,
                 candidates: {
                     meter.spend(candidates.cost(of: domain.boxes[position]))
                     return candidates.earlier(than: position, intersecting: domain.boxes[position])
@@ -121,35 +122,61 @@ public enum PolicyAnalysis {
 
     /// `candidates` is called only when no cheap witness reaches the handler: collecting the
     /// earlier handlers a box meets costs a scan that grows with the chain.
+    /// `wide`: the box with the handler's (and the query's) `urlPatterns` left out, which holds
+    /// every request the standard reading may find it matching (``standardReading(of:wide:policy:domain:search:reaches:)``).
     private static func reachability(
-        of position: Int, box: [RegionSet], policy: CompiledPolicy, domain: AnalysisDomain, rarity: AnalysisDomain.Rarity,
-        candidates: () -> [Int], search: inout BoxSearch, query: RequestMatcher? = nil
+        of position: Int, box: [RegionSet], wide: [RegionSet], policy: CompiledPolicy, domain: AnalysisDomain,
+        rarity: AnalysisDomain.Rarity, candidates: () -> [Int], search: inout BoxSearch, query: RequestMatcher? = nil
     ) -> Reachability {
         let link = policy.links[position]
         var answer = Reachability(
             name: link.name, reachable: nil, shadowedBy: [], witness: nil, unknownReason: nil, isShadow: link.isShadow)
-        if box.contains(where: { $0?.isEmpty ?? false }) {
-            answer.reachable = false
-            return answer
-        }
+        let meter = search.meter
         func reaches(_ request: NavigationRequest) -> Bool {
-            search.meter.spend(AnalysisBudget.decideCost(policy))
-            let decision = try? policy.decide(request)
+            meter.spend(AnalysisBudget.decideCost(policy))
+            guard let canonical = try? CanonicalRequest(request) else { return false }
+            let decision = policy.decide(canonical)
             let reached =
                 link.isShadow
-                ? decision?.shadow?.contains { $0.handler == link.name } ?? false
-                : decision?.handler == link.name
-            let inQuery = query.map { matcher in (try? CanonicalRequest(request)).map(matcher.matches) ?? false } ?? true
-            return reached && inQuery
+                ? decision.shadow?.contains { $0.handler == link.name } ?? false
+                : decision.handler == link.name
+            // A request is in a query's scope when its match holds on any reading (``holdsOnSomeReading(_:)``).
+            return reached && (query?.holdsOnSomeReading(canonical) ?? true)
+        }
+        // The plain reading never reaches the handler: an enforcing allow handler is then never
+        // reached; any other may still be, through the standard reading of urlPatterns.
+        func unreachableInPlainReading(_ answer: inout Reachability) {
+            if link.handler is AllowHandler && !link.isShadow {
+                answer.reachable = false
+                return
+            }
+            switch standardReading(
+                of: position, wide: wide, policy: policy, domain: domain, search: &search, reaches: reaches)
+            {
+            case .exact:
+                answer.reachable = false
+            case .reached(let request):
+                answer.reachable = true
+                answer.witness = request
+                answer.shadowedBy = []
+            case .unknown(let reason):
+                answer.unknownReason = reason
+            }
+        }
+        // An empty box is proof of no request only when its path regions are exact.
+        if box.contains(where: { $0?.isEmpty ?? false }), !domain.hasGeneralPattern[position] {
+            unreachableInPlainReading(&answer)
+            return answer
         }
         // Most handlers are reached by the box's plainest request or by its least contested
         // one (regions few other handlers accept): the engine decides it, so a witness found
         // here is as sure as one the search finds, at the cost of one decision.
-        // A handler filed under urlPatterns: the box ignores the patterns, so the URL comes
-        // from each pattern (``URLPatternWitness``), the rest from the box.
+        // A handler filed under urlPatterns: the URL also comes from each pattern
+        // (``URLPatternWitness``), the rest from the box, for what the regions do not model.
         var tries = [domain.witness(in: box), domain.witness(in: box, rarity: rarity)].compactMap { $0 }
-        if let patterns = link.matcher.urlPatterns, let base = tries.first {
-            tries = URLPatternWitness.urls(patterns, fresh: domain.fresh).map { url in
+        if let patterns = link.matcher.urlPatterns {
+            let base = tries.first ?? NavigationRequest(url: "")
+            tries += URLPatternWitness.urls(patterns, fresh: domain.fresh).map { url in
                 var request = base
                 request.url = url
                 return request
@@ -172,7 +199,7 @@ public enum PolicyAnalysis {
             if reaches(request) {
                 answer.reachable = true
                 answer.witness = request
-            } else if let reason = urlPatternReason(policy.links[...position]) {
+            } else if let reason = unmodelledReason(0...position, policy.links, domain) {
                 answer.unknownReason = reason
             } else {
                 answer.unknownReason =
@@ -185,39 +212,44 @@ public enum PolicyAnalysis {
             if let reason = inexactCover(position, used: used, domain: domain) {
                 answer.unknownReason = reason
             } else {
-                answer.reachable = false
+                unreachableInPlainReading(&answer)
             }
         }
         return answer
     }
 
     /// Whether a link may be used to cover later ones: enforcing, and matching all of its box
-    /// (urlPatterns are not cut into regions, so such a handler matches only part of it).
-    static func canCover(_ link: ChainLink) -> Bool {
-        !link.isShadow && link.matcher.urlPatterns == nil
+    /// (a handler whose urlPatterns are not cut into regions matches only part of it).
+    static func canCover(_ link: ChainLink, _ domain: AnalysisDomain, _ position: Int) -> Bool {
+        !link.isShadow && domain.patternsUnmodelled[position] == nil
     }
 
-    /// Why answers that rest on `urlPatterns` are unknown, or nil when no handler has them.
-    static func urlPatternReason(_ links: some Collection<ChainLink>) -> String? {
-        let named = links.filter { $0.matcher.urlPatterns != nil }
+    /// Why answers that rest on the handlers at `positions` are unknown because their
+    /// `urlPatterns` are not cut into regions (``URLPatternShape``), or nil when all are.
+    static func unmodelledReason(_ positions: some Sequence<Int>, _ links: [ChainLink], _ domain: AnalysisDomain)
+        -> String?
+    {
+        unmodelledReason(
+            positions.compactMap { position in
+                domain.patternsUnmodelled[position].map { (links[position].name, $0) }
+            })
+    }
+
+    static func unmodelledReason(_ named: [(name: String, reason: String)]) -> String? {
         guard !named.isEmpty else { return nil }
-        let withGroups = named.filter { $0.matcher.urlPatterns?.contains { $0.hasRegExpGroups } ?? false }
-        return "urlPatterns (handlers " + named.map { "\"\($0.name)\"" }.joined(separator: ", ")
-            + ") are not cut into regions by this analysis, so what rests on them is not decided"
-            + (withGroups.isEmpty
-                ? ""
-                : "; those of " + withGroups.map { "\"\($0.name)\"" }.joined(separator: ", ")
-                    + " have regexp groups, which no region analysis decides in general")
+        return "urlPatterns not cut into regions, so what rests on them is not decided: "
+            + named.map { "\"\($0.name)\": \($0.reason)" }.joined(separator: "; ")
     }
 
     /// Why a cover may have missed requests, or nil when it is exact.
     private static func inexactCover(_ position: Int, used: [Int], domain: AnalysisDomain) -> String? {
         if domain.casesMixed {
             return "handlers mix caseSensitive and case-insensitive path conditions with letters; "
-                + "their overlap is not decided exactly"
+                + "their overlap is not decided exactly" + domain.pathAutomatonNote
         }
         if used.contains(where: { domain.hasGeneralPattern[$0] }) {
             return "the cover relies on pathPatterns with \"*\" inside or \"?\", whose overlap is not decided exactly"
+                + domain.pathAutomatonNote
         }
         if position >= 0, domain.hasGeneralPattern[position],
             !used.allSatisfy({ domain.boxes[$0][AnalysisDomain.path] == nil })
@@ -238,7 +270,7 @@ public enum PolicyAnalysis {
             return Equivalence(
                 equivalent: nil, counterexamples: [], differingRegions: 0, unknownReasons: [meter.reason], steps: meter.spent)
         }
-        let domain = AnalysisDomain(matchers: first.links.map(\.matcher) + second.links.map(\.matcher))
+        let domain = AnalysisDomain(matchers: first.links.map(\.matcher) + second.links.map(\.matcher), budget: meter)
         let offset = first.links.count
         let firstBoxes = Array(domain.boxes[..<offset])
         let secondBoxes = Array(domain.boxes[offset...])
@@ -302,13 +334,35 @@ public enum PolicyAnalysis {
             result.unknownReasons.append(
                 "pathPatterns with \"*\" inside or \"?\" (handlers "
                     + Set(general.map { "\"\($0.element.name)\"" }).sorted().joined(separator: ", ")
-                    + ") are not decided exactly")
+                    + ") are not decided exactly" + domain.pathAutomatonNote)
         }
         if domain.casesMixed {
             result.unknownReasons.append(
-                "handlers mix caseSensitive and case-insensitive path conditions with letters; not decided exactly")
+                "handlers mix caseSensitive and case-insensitive path conditions with letters; not decided exactly"
+                    + domain.pathAutomatonNote)
         }
-        if let reason = urlPatternReason(first.links + second.links) { result.unknownReasons.append(reason) }
+        let all = first.links + second.links
+        if let reason = unmodelledReason(all.indices, all, domain) {
+            result.unknownReasons.append(reason)
+        } else if result.unknownReasons.isEmpty, result.differingRegions == 0,
+            !all.allSatisfy({ readsAlikeInStandard($0.matcher) })
+        {
+            // The plain readings agree everywhere; the standard reading of urlPatterns may not.
+            switch standardReadingDifference(first, second, domain: domain, comparingNames: comparingNames, meter: meter) {
+            case .exact: break
+            case .reached(let request):
+                if let one = try? first.decide(request), let other = try? second.decide(request) {
+                    result.counterexamples.append(Counterexample(request: request, first: one, second: other))
+                    result.differingRegions += 1
+                    result.equivalent = false
+                    result.steps = meter.spent
+                    return result
+                }
+            case .unknown(let reason):
+                result.unknownReasons.append(reason)
+            }
+        }
+        result.steps = meter.spent
         let unmodelled = (first.links + second.links).filter { !HandlerOutcome.isModelled($0) }
         if !unmodelled.isEmpty {
             result.unknownReasons.append(
@@ -346,7 +400,7 @@ public enum PolicyAnalysis {
             answer.unknownReason = meter.reason
             return answer
         }
-        let domain = AnalysisDomain(matchers: links.map(\.matcher) + [query ?? .everything])
+        let domain = AnalysisDomain(matchers: links.map(\.matcher) + [query ?? .everything], budget: meter)
         let queryBox = domain.boxes[links.count]
         var search = BoxSearch(domain: domain, meter: meter)
         let queryGeneral = domain.hasGeneralPattern[links.count]
@@ -362,14 +416,19 @@ public enum PolicyAnalysis {
                 case (let mine?, let asked?): RegionSets.intersection(mine, asked)
                 }
             }
-            let candidates = CandidateIndex(domain: domain, enforcing: links.map(Self.canCover) + [false])
+            let candidates = CandidateIndex(
+                domain: domain, enforcing: links.indices.map { canCover(links[$0], domain, $0) } + [false])
+            let wide = AnalysisDomain.intersection(
+                domain.boxWithoutPatterns(position), domain.boxWithoutPatterns(links.count))
             let found = reachability(
-                of: position, box: box, policy: policy, domain: domain, rarity: domain.rarity(),
+                of: position, box: box, wide: wide, policy: policy, domain: domain, rarity: domain.rarity(),
                 candidates: { candidates.earlier(than: position, intersecting: box) }, search: &search, query: query)
             answer.reachable = found.reachable
             answer.witness = found.witness
             answer.unknownReason = found.unknownReason
-            if found.reachable == false, let reason = urlPatternReason([ChainLink.probe(query ?? .everything)]) {
+            if found.reachable == false,
+                let reason = unmodelledReason([links.count], links + [ChainLink.probe(query ?? .everything)], domain)
+            {
                 answer.reachable = nil
                 answer.unknownReason = reason
             } else if found.reachable == false, queryGeneral {
@@ -382,21 +441,46 @@ public enum PolicyAnalysis {
                 .filter { BoxSearch.intersects(domain.boxes[$0], queryBox) }
             var found: NavigationRequest?
             var misfit = false
+            // Where the plain reading allows, the standard reading of urlPatterns may cancel: when
+            // a handler whose patterns read differently there comes before the plain decider.
+            let firstDiffering = links.firstIndex { !readsAlikeInStandard($0.matcher) }
+            var risky: [[RegionSet]] = []
+            func inScope(_ request: NavigationRequest) -> Bool {
+                query.map { matcher in (try? CanonicalRequest(request)).map(matcher.holdsOnSomeReading) ?? false } ?? true
+            }
             let finished = search.explore(
                 queryBox, enforcing, [], firstBoxes: domain.boxes, secondBoxes: []
             ) { box, decider, _ in
                 let outcome = decider.map { outcomes[$0] } ?? HandlerOutcome(default: policy.defaultVerdict)
-                guard outcome.verdict == verdict else { return true }
+                guard outcome.verdict == verdict else {
+                    if verdict == .cancel, let firstDiffering, firstDiffering <= decider ?? links.count, risky.count < 64 {
+                        risky.append(box)
+                    }
+                    return true
+                }
                 meter.spend(AnalysisBudget.decideCost(policy) + box.reduce(1) { $0 + ($1?.count ?? 0) })
                 guard let request = domain.witness(in: box) else { return true }
-                if let decision = try? policy.decide(request), decision.verdict == verdict,
-                    query.map({ matcher in (try? CanonicalRequest(request)).map(matcher.matches) ?? false }) ?? true
-                {
+                if let decision = try? policy.decide(request), decision.verdict == verdict, inScope(request) {
                     found = request
                     return false
                 }
                 misfit = true
                 return true
+            }
+            if found == nil, finished, !risky.isEmpty {
+                let patternURLs = links.flatMap { link in
+                    (link.matcher.urlPatterns ?? []).compactMap { URLPatternWitness.url($0, fresh: domain.fresh) }
+                }
+                search: for box in risky {
+                    guard let base = domain.witness(in: box) else { continue }
+                    for request in dodges(of: base, patternURLs: patternURLs) where !meter.isExhausted {
+                        meter.spend(AnalysisBudget.decideCost(policy))
+                        if let decision = try? policy.decide(request), decision.verdict == verdict, inScope(request) {
+                            found = request
+                            break search
+                        }
+                    }
+                }
             }
             if let found {
                 answer.reachable = true
@@ -405,11 +489,20 @@ public enum PolicyAnalysis {
                 answer.unknownReason = meter.reason
             } else if misfit {
                 answer.unknownReason = "a witness did not decide as the analysis said when re-checked (an analysis error)"
-            } else if let reason = urlPatternReason(links + (query.map { [ChainLink.probe($0)] } ?? [])) {
+            } else if let reason = unmodelledReason(
+                0...links.count, links + [ChainLink.probe(query ?? .everything)], domain)
+            {
                 answer.unknownReason = reason
+            } else if !risky.isEmpty {
+                answer.unknownReason =
+                    "the engine also reads urlPatterns on the URL as the standard spells it (host with its trailing dot, "
+                    + "path with its escapes and \";\" parameters), and where the plain reading allows, that reading may "
+                    + "cancel; no spelling tried did, so not decided exactly"
+
             } else if queryGeneral || domain.hasGeneralPattern.contains(true) || domain.casesMixed {
                 answer.unknownReason =
                     "pathPatterns with \"*\" inside or \"?\", or mixed case sensitivity, are not decided exactly"
+                    + domain.pathAutomatonNote
             } else {
                 answer.reachable = false
             }

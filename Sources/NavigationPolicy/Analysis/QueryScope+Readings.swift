@@ -20,7 +20,11 @@ extension PolicyAnalysis {
         _ policy: CompiledPolicy, reaching target: Target, within scope: RequestMatcher?, meter: AnalysisBudget
     ) -> QueryAnswer {
         let answer = matchFormQuery(policy, reaching: target, within: scope, meter: meter)
-        guard answer.reachable == false, let scope, scope.hasPathCondition else { return answer }
+        guard answer.reachable == false, let scope else { return answer }
+        if !readsAlikeInStandard(scope) {
+            return standardScopedQuery(policy, reaching: target, within: scope, answer: answer, meter: meter)
+        }
+        guard scope.hasPathCondition else { return answer }
         // A request allows only when every reading allows (the reading that cancels wins), and
         // the reading in the scope does not: "none" is exact as it stands.
         if target == .verdict(.allow) { return answer }
@@ -47,7 +51,7 @@ extension PolicyAnalysis {
     }
 
     /// Whether a decision reaches the target (a shadow handler: is consulted and would decide).
-    private static func reaches(_ decision: Decision, _ target: Target, _ policy: CompiledPolicy) -> Bool {
+    static func reaches(_ decision: Decision, _ target: Target, _ policy: CompiledPolicy) -> Bool {
         switch target {
         case .verdict(let verdict): return decision.verdict == verdict
         case .handler(let name):
