@@ -45,6 +45,24 @@ final class AnalysisBudget {
     /// Whether the run must stop.
     var isExhausted: Bool { remaining < 0 }
 
+    /// A budget for one phase whose failure does not end the run (it has a fallback): at most
+    /// `limit` steps and half of those left, with this run's cancellation. Its spending is
+    /// added here by ``absorb(_:)`` when the phase ends.
+    func phase(_ limit: Int) -> AnalysisBudget {
+        let phase = AnalysisBudget(steps: max(0, min(limit, remaining / 2)), isCancelled: isCancelled)
+        if cancelled { phase.remaining = -1 }
+        return phase
+    }
+
+    /// Charges the steps a ``phase(_:)`` spent, and its cancellation.
+    func absorb(_ phase: AnalysisBudget) {
+        spend(phase.spent)
+        if phase.cancelled {
+            cancelled = true
+            remaining = min(remaining, -1)
+        }
+    }
+
     /// Why answers are unknown once the budget is exhausted.
     var reason: String {
         cancelled

@@ -181,6 +181,9 @@ struct PathRegions {
         return ignoreCase ? text.map(PathNFA.fold) : text
     }
 
+    /// The most the product exploration may spend (and never more than half the steps left).
+    static let automatonPhaseSteps = 10_000_000
+
     /// Bytes of a general pattern's prefix it is filed under (see ``generalByLead``).
     private static let leadLength = 3
     /// Steps per unit of re-checking a witness: a unit is a byte of its path (each table is
@@ -197,7 +200,18 @@ struct PathRegions {
         automatonExact = false
         inexactReason = nil
         if !automatonOnlyTerms.isEmpty || (sawCaseSensitiveLetters && sawCaseInsensitive) {
-            if buildFromProduct(fresh: fresh, budget: budget) { return }
+            // A phase of its own: an exploration that gives up (one `/*a*a…` pattern of 2,000
+            // stars took a whole run's budget, outside attack 10 L1) leaves the run the steps
+            // to fall back on the candidates below and the cheap witnesses that follow.
+            let phase = budget?.phase(Self.automatonPhaseSteps)
+            let built = buildFromProduct(fresh: fresh, budget: phase)
+            if let budget, let phase {
+                budget.absorb(phase)
+                if !built, phase.isExhausted, !phase.cancelled {
+                    inexactReason = "the path automaton ran out of steps (its share of the analysis's)"
+                }
+            }
+            if built { return }
         }
         let sorted = keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
         var candidates: [String] = ["/"]
@@ -268,7 +282,9 @@ struct PathRegions {
             guard let url = try? URLRecord.parse("http://path.invalid" + path),
                 signature(MatchPath(url), globs: &globs, automata: &automata) == expected
             else {
-                inexactReason = "the path automaton's witness \(path) does not have the terms it found (an analysis error)"
+                inexactReason =
+                    "the path automaton's witness \(RequestMatcher.shortened(Substring(path))) "
+                    + "does not have the terms it found (an analysis error)"
                 return false
             }
             checked.append((expected, path))

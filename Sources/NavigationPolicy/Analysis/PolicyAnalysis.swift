@@ -203,7 +203,7 @@ public enum PolicyAnalysis {
                 answer.unknownReason = reason
             } else {
                 answer.unknownReason =
-                    "the witness \(request.url) (\(request.method)) did not reach the handler when decided: "
+                    "the witness \(RequestMatcher.shortened(Substring(request.url))) (\(request.method)) did not reach the handler when decided: "
                     + "an analysis error, reported instead of a wrong answer"
             }
         case .covered:
@@ -487,12 +487,14 @@ public enum PolicyAnalysis {
                 answer.witness = found
             } else if !finished && meter.isExhausted {
                 answer.unknownReason = meter.reason
-            } else if misfit {
-                answer.unknownReason = "a witness did not decide as the analysis said when re-checked (an analysis error)"
             } else if let reason = unmodelledReason(
                 0...links.count, links + [ChainLink.probe(query ?? .everything)], domain)
             {
+                // Before a misfit: a witness built from regions that do not model a pattern (a
+                // regexp group in the scope) misses it, and this says why (outside attack 10, L2).
                 answer.unknownReason = reason
+            } else if misfit {
+                answer.unknownReason = "a witness did not decide as the analysis said when re-checked (an analysis error)"
             } else if !risky.isEmpty {
                 answer.unknownReason =
                     "the engine also reads urlPatterns on the URL as the standard spells it (host with its trailing dot, "

@@ -144,7 +144,8 @@ public struct RequestMatcher: Sendable {
     /// How many bytes of a host or path an explain reason shows before `…`.
     static let explainedLength = 200
 
-    private static func shortened(_ text: Substring) -> String {
+    /// `text` cut to ``explainedLength`` bytes with an ellipsis: for messages that quote input.
+    static func shortened(_ text: Substring) -> String {
         let bytes = text.utf8
         guard bytes.count > explainedLength else { return String(text) }
         return String(decoding: bytes.prefix(explainedLength), as: UTF8.self) + "…"
