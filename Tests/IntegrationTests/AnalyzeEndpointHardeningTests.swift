@@ -45,22 +45,26 @@ struct AnalyzeEndpointHardeningTests {
     static func refusalWhileRunning(_ daemon: DaemonProcess, answered: () -> Bool) throws -> Curl.Response? {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
+            // Each small analysis holds the slot while it runs (a few hundred ms under TSan), and
+            // a run that arrives then is the one refused: posting at once and every 50 ms kept
+            // the slot busy most of the time, and under TSan all five tries lost that race. So
+            // the run gets half a second to take the slot before each post.
+            Thread.sleep(forTimeInterval: 0.5)
+            if answered() { return nil }
             let answer = try post(daemon, "/v1/policy/analyze", smallBody)
             if answer.status == 503 { return answer }
             #expect(answer.status == 200, "\(answer.body)")
-            if answered() { return nil }
-            Thread.sleep(forTimeInterval: 0.05)
         }
         return nil
     }
 
     /// Starts runs with `start` until one holds the slot: a small analysis is refused while it
     /// has no answer. A small analysis can take the slot first (then the run is the one refused),
-    /// so a run that answered is replaced; nil after five tries.
+    /// so a run that answered is replaced; nil after ten tries.
     static func holdSlot<Run>(_ daemon: DaemonProcess, start: () throws -> Run, answered: (Run) -> Bool) throws -> (
         run: Run, refusal: Curl.Response
     )? {
-        for _ in 0..<5 {
+        for _ in 0..<10 {
             let run = try start()
             if let refused = try refusalWhileRunning(daemon, answered: { answered(run) }) { return (run, refused) }
         }
