@@ -346,27 +346,28 @@ struct PathRegions {
         // Only patterns whose prefix the path starts with can match (a glob run each).
         for (caseSensitive, byLead) in generalByLead {
             let subject = Array(caseSensitive ? path.textForm.utf8 : path.foldedForm.utf8)
-            for length in 0...min(Self.leadLength, subject.count) {
-                for index in byLead[Array(subject[..<length])] ?? [] {
-                    globs += 1
-                    guard subject.starts(with: generalPrefixes[index].bytes) else { continue }
-                    if general[index].0.matches(path) { terms.append(general[index].1) }
-                }
+            for index in Self.filed(in: byLead, under: subject) {
+                globs += 1
+                guard subject.starts(with: generalPrefixes[index].bytes) else { continue }
+                if general[index].0.matches(path) { terms.append(general[index].1) }
             }
         }
         // Likewise URLPattern pathnames: only those whose leading text the path starts with.
+        let text = Array(path.textForm.utf8)
         for (ignoreCase, byLead) in urlPathnamesByLead {
-            let text = Array(path.textForm.utf8)
-            let subject = ignoreCase ? text.map(PathNFA.fold) : text
-            for length in 0...min(Self.leadLength, subject.count) {
-                for index in byLead[Array(subject[..<length])] ?? [] {
-                    automata += 1
-                    let (automaton, id) = urlPathnames[index]
-                    if automaton.matches(text) { terms.append(id) }
-                }
+            for index in Self.filed(in: byLead, under: ignoreCase ? text.map(PathNFA.fold) : text) {
+                automata += 1
+                let (automaton, id) = urlPathnames[index]
+                if automaton.matches(text) { terms.append(id) }
             }
         }
         return Array(Set(terms)).sorted()
+    }
+
+    /// The entries of a lead index (``generalByLead``, ``urlPathnamesByLead``) filed under a
+    /// prefix of `subject` up to ``leadLength`` bytes: the only ones that can match it.
+    private static func filed(in byLead: [[UInt8]: [Int]], under subject: [UInt8]) -> [Int] {
+        (0...min(leadLength, subject.count)).flatMap { length in byLead[Array(subject[..<length])] ?? [] }
     }
 
     /// Paths a general pattern matches: each `*` as nothing and as a fresh run, each `?` as a fresh byte.
