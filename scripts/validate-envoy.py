@@ -7,6 +7,11 @@ fails, and so does every typed_config whose "@type" names a message this API doe
 or that holds a field that message lacks. The messages come from the PyPI package xds-protos
 (generated from envoyproxy/data-plane-api); deploy-check installs it in a venv.
 
+An Istio EnvoyFilter (kind: EnvoyFilter) is checked the same way where Envoy reads it: each
+HTTP_FILTER patch value is parsed into envoy.extensions.filters.network.http_connection_manager.v3
+.HttpFilter, the message Istio hands to Envoy (Istio's own CRD schema leaves it free-form;
+scripts/check-istio.py checks the rest of the document).
+
 Not checked: Envoy's protoc-gen-validate rules (required fields, ranges) and anything only a
 running Envoy knows (that a cluster named in a route exists, that an address can be bound).
 
@@ -20,6 +25,10 @@ import yaml
 from google.protobuf import json_format
 
 from envoy.config.bootstrap.v3 import bootstrap_pb2
+from envoy.extensions.filters.network.http_connection_manager.v3 import http_connection_manager_pb2
+
+# The Envoy message an EnvoyFilter patch value is, by applyTo (the kinds deploy/istio uses).
+PATCH_MESSAGES = {"HTTP_FILTER": http_connection_manager_pb2.HttpFilter}
 
 
 def type_urls(value):
@@ -55,10 +64,18 @@ def check(path):
     for url in set(type_urls(document)):
         if not import_package_of(url):
             return f"{path}: no API package defines {url}"
-    try:
-        json_format.ParseDict(document, bootstrap_pb2.Bootstrap(), ignore_unknown_fields=False)
-    except json_format.ParseError as error:
-        return f"{path}: {error}"
+    if isinstance(document, dict) and document.get("kind") == "EnvoyFilter":
+        parts = [(PATCH_MESSAGES.get(patch.get("applyTo")), patch.get("patch", {}).get("value"), f"configPatches[{index}]")
+                 for index, patch in enumerate(document.get("spec", {}).get("configPatches", []))]
+    else:
+        parts = [(bootstrap_pb2.Bootstrap, document, "bootstrap")]
+    for message, value, where in parts:
+        if message is None:
+            return f"{path}: {where}: no Envoy message known for this applyTo"
+        try:
+            json_format.ParseDict(value, message(), ignore_unknown_fields=False)
+        except json_format.ParseError as error:
+            return f"{path}: {where}: {error}"
     return None
 
 
@@ -71,7 +88,7 @@ def main(paths):
         print(message, file=sys.stderr)
     for path in paths:
         if not any(message.startswith(path + ":") for message in failures):
-            print(f"ok      {path}: a valid envoy.config.bootstrap.v3.Bootstrap")
+            print(f"ok      {path}: valid Envoy configuration (Bootstrap, or an EnvoyFilter's HttpFilter)")
     return 1 if failures else 0
 
 

@@ -11,10 +11,12 @@ struct DeployManifestTests {
     static let checker = BinaryRunner.packageRoot.appendingPathComponent("scripts/check-deploy-manifests.py").path
     static let manifests = BinaryRunner.packageRoot.appendingPathComponent("deploy/kubernetes")
 
-    /// Runs the checker; returns its exit status and findings (stdout lines).
-    static func check(_ directory: URL) throws -> (status: Int32, findings: [String]) {
+    /// Runs the checker (with `istio`, also the mesh wiring against that deploy/istio);
+    /// returns its exit status and findings (stdout lines).
+    static func check(_ directory: URL, istio: URL? = nil) throws -> (status: Int32, findings: [String]) {
+        let mesh = istio.map { ["--istio", $0.path] } ?? []
         let result = try BinaryRunner.run(
-            [checker, "--navpolicyd", BinaryRunner.binary.path, directory.path],
+            [checker, "--navpolicyd", BinaryRunner.binary.path] + mesh + [directory.path],
             executable: URL(fileURLWithPath: "/usr/bin/python3"))
         #expect(result.stderr.contains("manifests checked"), "the checker did not run: \(result.stderr)")
         return (result.status, result.lines.filter { !$0.isEmpty })

@@ -31,6 +31,11 @@ public enum EnforcementHeaders {
     /// Handler names are restricted to `A-Z a-z 0-9 - _ .`, so neither separator can occur in one.
     public static let shadow = "X-Navigation-Shadow"
 
+    /// Every field above: what a front end must remove from the client's request before the
+    /// check, so that the app reads navpolicyd's fields only. The shipped Envoy bootstraps and
+    /// Istio EnvoyFilter (deploy/) remove exactly these, by name (Envoy has no prefix removal).
+    public static let all = [decision, handler, action, decisionID, location, shadow]
+
     /// The decision headers as name/value pairs, in the order ``add(_:id:includeLocation:to:)``
     /// writes them, for transports that do not carry an ``HTTPHeaders`` (Envoy's gRPC `Check`).
     /// - Parameters:
