@@ -154,7 +154,8 @@ public struct ClientHandshake: Sendable {
         case .needMore:
             return .needMore
         case .invalid(let reason):
-            return .refuse(Refusal(kind: first ? .notTLS : .framing, detail: first ? reason : "after a HelloRetryRequest: \(reason)"))
+            return .refuse(
+                Refusal(kind: first ? .notTLS : .framing, detail: first ? reason : "after a HelloRetryRequest: \(reason)"))
         case .complete(let name, let length):
             if first {
                 if let problem = serverNameProblem(name) { return .refuse(Refusal(kind: .serverName, detail: problem)) }

@@ -36,7 +36,9 @@ final class RecordOrigin: Sendable {
     }
 
     /// The server names of the ClientHellos the origin read.
-    var serverNames: [String] { lines.filter { $0.hasPrefix("HELLO ") }.compactMap { $0.split(separator: "=").last.map(String.init) } }
+    var serverNames: [String] {
+        lines.filter { $0.hasPrefix("HELLO ") }.compactMap { $0.split(separator: "=").last.map(String.init) }
+    }
     /// The content types of the whole records the origin read, in order.
     var recordTypes: [Int] { lines.filter { $0.hasPrefix("RECORD ") }.compactMap { Int($0.split(separator: " ")[2]) } }
     /// Whether a connection ended inside a record: the origin got bytes no whole record holds.
@@ -109,7 +111,9 @@ struct TunnelFramingLiveTests {
         let opened = hidden.dropLast(decoy.count)
         let header: [UInt8] = [0x16, 0x03, 0x03, UInt8(hidden.count >> 8), UInt8(hidden.count & 0xFF)]
         // The opening record in the same write as the first hello, and split over the answer.
-        for (withHello, afterAnswer) in [(header + opened, [UInt8]()), (Array(header.prefix(3)), Array(header.dropFirst(3)) + opened)] {
+        for (withHello, afterAnswer) in [
+            (header + opened, [UInt8]()), (Array(header.prefix(3)), Array(header.dropFirst(3)) + opened),
+        ] {
             let client = try Self.tunnel(origin, daemon)
             client.send(bytes: Self.hello("allowed.test") + withHello)
             if !Self.answer(client).isEmpty {
@@ -160,7 +164,9 @@ struct TunnelFramingLiveTests {
         let client = try Self.tunnel(origin, daemon)
         let first = Self.hello("allowed.test")
         // The first hello in small pieces (each its own write), split inside its header too.
-        for start in stride(from: 0, to: first.count, by: 3) { client.send(bytes: Array(first[start..<min(first.count, start + 3)])) }
+        for start in stride(from: 0, to: first.count, by: 3) {
+            client.send(bytes: Array(first[start..<min(first.count, start + 3)]))
+        }
         var answer = Self.answer(client)
         #expect(answer.count >= 43 && answer[5] == 0x02, "\(answer)")
         // The ChangeCipherSpec and the second hello cut across each other's records.
