@@ -70,7 +70,8 @@ public enum TunnelHandshake {
             let awaitingOrigin = handshake.phase == .firstAnswer
             var polled = [
                 pollfd(fd: client, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: origin, events: awaitingOrigin ? Int16(POLLIN) : 0, revents: 0),
+                // Left out once answered (-1 is skipped by poll): a hang-up would wake every poll.
+                pollfd(fd: awaitingOrigin ? origin : -1, events: Int16(POLLIN), revents: 0),
             ]
             let left = TunnelSockets.milliseconds(until: deadline)
             let ready = left > 0 ? poll(&polled, 2, Int32(clamping: left)) : 0
