@@ -230,4 +230,41 @@ struct ClientHandshakeTests {
             #expect(passes ? passed == hello : refusal?.kind == .notTLS, "padding \(padding) in \(records) records")
         }
     }
+
+    @Test("random streams cut anywhere: what is passed is always a prefix of what was sent, in whole records")
+    func randomStreams() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces: [[UInt8]] = [
+            Self.hello("allowed.test", records: 2), Self.hello("blocked.test"), Self.changeCipherSpec, Self.applicationData,
+            [0x16, 0x03, 0x03, 0x00, 0x40, 0x01], [0x14, 0x03],
+        ]
+        for _ in 0..<5_000 {
+            var stream = Self.hello("allowed.test", records: Int.random(in: 1...3, using: &generator))
+            for _ in 0..<Int.random(in: 0...3, using: &generator) {
+                stream += pieces.randomElement(using: &generator) ?? []
+            }
+            if Bool.random(using: &generator) {
+                let index = Int.random(in: 0..<stream.count, using: &generator)
+                stream[index] = UInt8.random(in: 0...255, using: &generator)
+            }
+            var machine = Self.machine()
+            var passed: [UInt8] = []
+            var offset = 0
+            while offset < stream.count, machine.phase != .refused {
+                let end = min(stream.count, offset + Int.random(in: 1...40, using: &generator))
+                if case .success(let bytes) = machine.receive(stream[offset..<end]) { passed += bytes }
+                offset = end
+                if machine.phase == .firstAnswer, Bool.random(using: &generator) {
+                    _ = machine.originAnswered(Bool.random(using: &generator) ? .retry : .other)
+                }
+            }
+            #expect(stream.starts(with: passed))
+            // Whole records of the two types the handshake carries, back to back.
+            var at = 0
+            while at + 5 <= passed.count, [0x14, 0x16].contains(passed[at]) {
+                at += 5 + (Int(passed[at + 3]) << 8 | Int(passed[at + 4]))
+            }
+            #expect(at == passed.count, "\(passed)")
+        }
+    }
 }
