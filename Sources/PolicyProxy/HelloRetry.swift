@@ -37,8 +37,4 @@ public enum HelloRetry {
         guard bytes.count >= bytesNeeded else { return .needMore }
         return bytes[11..<bytesNeeded].elementsEqual(random) ? .retry : .other
     }
-
-    /// The ChangeCipherSpec record a TLS 1.3 client may send before its second ClientHello
-    /// (middlebox compatibility, RFC 8446 §D.4); nothing else may come before it.
-    static let changeCipherSpec: [UInt8] = [0x14, 0x03, 0x03, 0x00, 0x01, 0x01]
 }

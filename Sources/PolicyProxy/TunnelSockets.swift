@@ -2,7 +2,7 @@ import CTunnel
 import Glibc
 
 /// The blocking steps of a tunnel before its relay, each bounded by a deadline: resolving the
-/// host, reading the client's ClientHello, connecting to the origin, writing bytes. They run
+/// host, connecting to the origin, writing bytes (``TunnelHandshake`` reads the handshake). They run
 /// on the tunnel's own thread, on non-blocking sockets driven with `poll(2)`.
 public enum TunnelSockets {
     /// One resolved address: 4 or 16 bytes in network order.
@@ -110,78 +110,6 @@ public enum TunnelSockets {
                 Glibc.connect(socket, $0, socklen_t(MemoryLayout<SocketAddress>.size))
             }
         }
-    }
-
-    /// Reads from `socket` until `ClientHello.read` says complete or invalid, at most
-    /// ``ClientHello/maxBytes`` bytes, until `deadline`. Returns the reading and the bytes read
-    /// (which the tunnel forwards first when the reading is accepted).
-    public static func readClientHello(
-        from socket: Int32, initial: [UInt8] = [], until deadline: ContinuousClock.Instant
-    ) -> (reading: ClientHello.Reading, bytes: [UInt8]) {
-        var received = initial
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            if !received.isEmpty {
-                let reading = ClientHello.read(received)
-                if reading != .needMore { return (reading, received) }
-            }
-            let left = milliseconds(until: deadline)
-            guard left > 0, wait(socket, for: Int16(POLLIN), milliseconds: left) else {
-                return (.invalid("no ClientHello within the deadline"), received)
-            }
-            let room = min(buffer.count, ClientHello.maxBytes - received.count)
-            guard room > 0 else { return (.invalid("too large"), received) }
-            let count = recv(socket, &buffer, room, 0)
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
-            guard count > 0 else { return (.invalid("the client closed before a ClientHello"), received) }
-            received.append(contentsOf: buffer[0..<count])
-        }
-    }
-
-    /// Reads the origin's first bytes until ``HelloRetry/read(_:)`` can tell whether they ask
-    /// for a second ClientHello; nil when the origin closed or said nothing by `deadline`.
-    /// Returns every byte read (the tunnel passes them on to the client).
-    public static func readServerStart(
-        from socket: Int32, until deadline: ContinuousClock.Instant
-    ) -> (reading: HelloRetry.Reading, bytes: [UInt8])? {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let reading = HelloRetry.read(received)
-            if reading != .needMore { return (reading, received) }
-            let left = milliseconds(until: deadline)
-            guard left > 0, wait(socket, for: Int16(POLLIN), milliseconds: left) else { return nil }
-            let count = recv(socket, &buffer, buffer.count, 0)
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
-            guard count > 0 else { return nil }
-            received.append(contentsOf: buffer[0..<count])
-        }
-    }
-
-    /// After a HelloRetryRequest: the client's second ClientHello, after the ChangeCipherSpec
-    /// record it may send first. Returns the reading and every byte read, that record included.
-    public static func readSecondClientHello(
-        from socket: Int32, until deadline: ContinuousClock.Instant
-    ) -> (reading: ClientHello.Reading, bytes: [UInt8]) {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: HelloRetry.changeCipherSpec.count)
-        // Up to the length of a ChangeCipherSpec record, byte by byte count: what follows is the hello.
-        while received.count < HelloRetry.changeCipherSpec.count, received.first != 0x16 {
-            let left = milliseconds(until: deadline)
-            guard left > 0, wait(socket, for: Int16(POLLIN), milliseconds: left) else {
-                return (.invalid("no second ClientHello within the deadline"), received)
-            }
-            let count = recv(socket, &buffer, HelloRetry.changeCipherSpec.count - received.count, 0)
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
-            guard count > 0 else { return (.invalid("the client closed before a second ClientHello"), received) }
-            received.append(contentsOf: buffer[0..<count])
-        }
-        guard received.first != 0x16 else { return readClientHello(from: socket, initial: received, until: deadline) }
-        guard received == HelloRetry.changeCipherSpec else {
-            return (.invalid("neither a ChangeCipherSpec record nor a ClientHello after a HelloRetryRequest"), received)
-        }
-        let (reading, hello) = readClientHello(from: socket, until: deadline)
-        return (reading, received + hello)
     }
 
     /// Writes all of `bytes` to `socket` by `deadline`; false when it failed or ran out of time.

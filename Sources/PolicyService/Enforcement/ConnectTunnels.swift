@@ -14,7 +14,8 @@ import Synchronization
 /// (`proxy.resolve` pins first) and refuse internal addresses nobody pinned → `200 Connection
 /// established` → read the whole ClientHello (bounded in size and time) and refuse it unless
 /// its SNI names the decided host → only then connect to the origin and pass the ClientHello
-/// on. A refused tunnel never reaches the origin.
+/// on. A refused tunnel never reaches the origin. Until the relay starts, the client's bytes
+/// reach the origin only as whole records `ClientHandshake` read (`TunnelHandshake` runs it).
 final class ConnectTunnels: Sendable {
     private let decisions: DecisionPoint
     private let settings: ConnectSettings
@@ -156,36 +157,26 @@ final class ConnectTunnels: Sendable {
         // Nothing of MHD's is ever written after this: the connection ends with close().
         defer { connection.close() }
         guard TunnelSockets.writeAll(Array(head.utf8), to: connection.socket, until: helloDeadline) else { return }
-        let (reading, hello) = TunnelSockets.readClientHello(from: connection.socket, until: helloDeadline)
-        let serverName: String?
-        switch reading {
-        case .complete(let name, _):
-            serverName = name
-        case .needMore, .invalid:
-            let timedOut = ContinuousClock.now >= helloDeadline || reading == .needMore
-            let reason = timedOut && (hello.isEmpty || hello.first == 0x16) ? "client-hello-timeout" : "not-tls"
-            refused(tunnel, reason: reason, detail: Self.detail(of: reading))
-            return
+        let clientSide = ClientHandshake { [tunnel] name in Self.serverNameMismatch(name, tunnel: tunnel) }
+        let outcome = TunnelHandshake.run(
+            client: connection.socket, handshake: clientSide, firstDeadline: helloDeadline,
+            answerMilliseconds: timeouts.clientHello
+        ) {
+            TunnelSockets.connect(to: address, port: tunnel.port, timeoutMilliseconds: timeouts.connect)
         }
-        if let mismatch = Self.serverNameMismatch(serverName, tunnel: tunnel) {
-            refused(tunnel, reason: "sni-mismatch", detail: mismatch)
+        let origin: Int32
+        let handshake: (fromClient: Int, fromOrigin: Int)
+        switch outcome {
+        case .relay(let socket, let fromClient, let fromOrigin):
+            origin = socket
+            handshake = (fromClient, fromOrigin)
+        case .refused(let reason, let detail):
+            refused(tunnel, reason: reason.rawValue, detail: detail)
             return
-        }
-        guard let origin = TunnelSockets.connect(to: address, port: tunnel.port, timeoutMilliseconds: timeouts.connect)
-        else {
-            refused(tunnel, reason: "connect-failed", detail: "could not connect to \(address.text) port \(tunnel.port)")
+        case .gone:
             return
         }
         defer { close(origin) }
-        guard
-            TunnelSockets.writeAll(
-                hello, to: origin, until: ContinuousClock.now.advanced(by: .milliseconds(timeouts.connect)))
-        else {
-            refused(tunnel, reason: "connect-failed", detail: "the origin did not take the ClientHello")
-            return
-        }
-        guard let retried = checkedRetry(tunnel, client: connection.socket, origin: origin) else { return }
-        let handshake = (fromClient: hello.count + retried.fromClient, fromOrigin: retried.fromOrigin)
         metrics.tunnelOpened()
         let relay = TunnelRelay(client: connection.socket, origin: origin, idleTimeoutMilliseconds: timeouts.idle)
         let ending = relay.run()
@@ -202,40 +193,6 @@ final class ConnectTunnels: Sendable {
                 "bytesDownstream": .number(Double(relay.bytesFromOrigin + handshake.fromOrigin)),
                 "seconds": .number(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18),
             ])
-    }
-
-    /// The origin's answer to the first ClientHello, passed on to the client; after a TLS 1.3
-    /// HelloRetryRequest, also the client's second ClientHello, held to the CONNECT host like the
-    /// first (the origin reads that one's server name) and passed on. Returns the bytes moved
-    /// each way, or nil when the tunnel was refused.
-    private func checkedRetry(_ tunnel: Tunnel, client: Int32, origin: Int32) -> (fromClient: Int, fromOrigin: Int)? {
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(timeouts.clientHello))
-        guard let (answer, fromOrigin) = TunnelSockets.readServerStart(from: origin, until: deadline) else {
-            refused(tunnel, reason: "connect-failed", detail: "the origin did not answer the ClientHello in time")
-            return nil
-        }
-        switch answer {
-        case .other, .needMore: break
-        case .undecidable:
-            refused(
-                tunnel, reason: "sni-mismatch", detail: "the origin split its ServerHello: a HelloRetryRequest cannot be told")
-            return nil
-        case .retry:
-            guard TunnelSockets.writeAll(fromOrigin, to: client, until: deadline) else { return nil }
-            let (reading, second) = TunnelSockets.readSecondClientHello(from: client, until: deadline)
-            guard case .complete(let name, _) = reading else {
-                refused(tunnel, reason: "not-tls", detail: "after a HelloRetryRequest: " + Self.detail(of: reading))
-                return nil
-            }
-            if let mismatch = Self.serverNameMismatch(name, tunnel: tunnel) {
-                refused(tunnel, reason: "sni-mismatch", detail: "the second ClientHello (after a HelloRetryRequest): " + mismatch)
-                return nil
-            }
-            guard TunnelSockets.writeAll(second, to: origin, until: deadline) else { return nil }
-            return (second.count, fromOrigin.count)
-        }
-        guard TunnelSockets.writeAll(fromOrigin, to: client, until: deadline) else { return nil }
-        return (0, fromOrigin.count)
     }
 
     /// Why the ClientHello's server name does not let the tunnel on, or nil when it does.
@@ -266,14 +223,6 @@ final class ConnectTunnels: Sendable {
 
     private static func withoutTrailingDot(_ host: String) -> Substring {
         host.hasSuffix(".") ? host.dropLast() : Substring(host)
-    }
-
-    private static func detail(of reading: ClientHello.Reading) -> String {
-        switch reading {
-        case .invalid(let reason): reason
-        case .needMore: "the ClientHello was incomplete at the deadline"
-        case .complete: "complete"
-        }
     }
 
     /// Logs and counts a tunnel closed before anything reached the origin.

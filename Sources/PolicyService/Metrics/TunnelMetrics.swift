@@ -4,11 +4,12 @@ import Synchronization
 /// tunnels refused by reason. Written once per tunnel event (never per byte: a relay reports
 /// its totals when it ends), so one lock is enough.
 public final class TunnelMetrics: Sendable {
-    /// Why a `CONNECT` got no tunnel, or had it closed before any byte reached the origin.
+    /// Why a `CONNECT` got no tunnel, or had it closed before the relay started.
     /// `policy`: the decision cancelled it (403); `port`: not in `proxy.connect.ports` (403);
     /// `internal-destination`: resolved to an internal address nobody pinned (403);
     /// `unresolved`: the host has no address (502); `limit`: `proxy.connect.maxTunnels` or
-    /// `maxTunnelsPerIP` reached (503/429); `not-tls`: the first bytes are no ClientHello;
+    /// `maxTunnelsPerIP` reached (503/429); `not-tls`: the first bytes are no ClientHello, or a
+    /// record before the relay is out of place (`ClientHandshake`);
     /// `client-hello-timeout`: none within `proxy.connect.clientHelloTimeoutMilliseconds`;
     /// `sni-mismatch`: the ClientHello names another host (or none, or names one for an IP);
     /// `connect-failed`: the origin could not be reached.

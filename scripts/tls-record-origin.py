@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""A TLS origin that reads only the record layer, for the CONNECT tunnel framing tests (issue 38).
+
+Usage: tls-record-origin.py --log FILE [--retry]
+Prints "listening PORT" on stdout once bound to 127.0.0.1. It reads each connection as a TLS
+origin's record layer does — records, handshake messages reassembled across records — with no
+cryptography, and appends to --log, per connection number N:
+  ACCEPT N                 a TCP connection
+  RECORD N TYPE LENGTH     each whole record received (TYPE decimal: 20 CCS, 22 handshake, 23 data)
+  HELLO N sni=NAME         each ClientHello as the origin reads it ("-" without a server name)
+  PARTIAL N BYTES          the connection ended inside a record (bytes of it received)
+  END N                    the connection ended
+It answers the first ClientHello with a HelloRetryRequest (--retry; followed by a
+ChangeCipherSpec record, as servers do) or a ServerHello, a second ClientHello with a
+ServerHello, and echoes every application-data record after that (so a relay can be seen to
+work). What it logs is what a real origin would act on: a test compares it with what the
+proxy let through.
+"""
+import argparse
+import os
+import socket
+import struct
+import threading
+
+RETRY_RANDOM = bytes.fromhex("CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E079E09E2C8A8339C")
+lock = threading.Lock()
+
+
+def server_hello(random):
+    message = b"\x02" + (34).to_bytes(3, "big") + b"\x03\x03" + random
+    return b"\x16\x03\x03" + struct.pack(">H", len(message)) + message
+
+
+def server_name(body):
+    """The host_name of a ClientHello body, "-" without one, "?" when malformed."""
+    try:
+        at = 34
+        at += 1 + body[at]
+        at += 2 + struct.unpack(">H", body[at:at + 2])[0]
+        at += 1 + body[at]
+        if at >= len(body):
+            return "-"
+        end = at + 2 + struct.unpack(">H", body[at:at + 2])[0]
+        at += 2
+        while at < end:
+            kind, length = struct.unpack(">HH", body[at:at + 4])
+            data = body[at + 4:at + 4 + length]
+            at += 4 + length
+            if kind == 0:
+                name_length = struct.unpack(">H", data[3:5])[0]
+                return data[5:5 + name_length].decode("ascii", "replace")
+        return "-"
+    except (IndexError, struct.error):
+        return "?"
+
+
+def serve(conn, number, log, retry):
+    def say(event, detail=""):
+        with lock, open(log, "a") as out:
+            out.write("%s %d%s\n" % (event, number, detail))
+
+    say("ACCEPT")
+    pending = b""
+    handshake = b""
+    hellos = 0
+    try:
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            pending += chunk
+            while len(pending) >= 5:
+                kind, length = pending[0], struct.unpack(">H", pending[3:5])[0]
+                if len(pending) < 5 + length:
+                    break
+                body, pending = pending[5:5 + length], pending[5 + length:]
+                say("RECORD", " %d %d" % (kind, length))
+                if kind == 23 and hellos >= 1:
+                    conn.sendall(b"\x17\x03\x03" + struct.pack(">H", length) + body)
+                if kind != 22:
+                    continue
+                handshake += body
+                while len(handshake) >= 4 and len(handshake) >= 4 + int.from_bytes(handshake[1:4], "big"):
+                    size = int.from_bytes(handshake[1:4], "big")
+                    message, handshake = handshake[:4 + size], handshake[4 + size:]
+                    if message[0] != 1:
+                        continue
+                    hellos += 1
+                    say("HELLO", " sni=%s" % server_name(message[4:]))
+                    if hellos == 1 and retry:
+                        conn.sendall(server_hello(RETRY_RANDOM) + b"\x14\x03\x03\x00\x01\x01")
+                    else:
+                        conn.sendall(server_hello(os.urandom(32)))
+    except OSError:
+        pass
+    finally:
+        if pending:
+            say("PARTIAL", " %d" % len(pending))
+        say("END")
+        conn.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--retry", action="store_true")
+    args = parser.parse_args()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    print("listening %d" % listener.getsockname()[1], flush=True)
+    number = 0
+    while True:
+        conn, _ = listener.accept()
+        number += 1
+        threading.Thread(target=serve, args=(conn, number, args.log, args.retry), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
