@@ -36,11 +36,16 @@ let package = Package(
         // Synchronization.Mutex's futex calls on Linux; see Sources/LockSupport).
         .target(name: "LockSupport", swiftSettings: strictSettings),
 
+        // The fair share of a listener's connections between client networks (IPv4 /24, IPv6 /64):
+        // one pure rule that the HTTP listeners and the gRPC listener both apply at accept.
+        .target(name: "ConnectionSharing", swiftSettings: strictSettings),
+
         // libmicrohttpd, its non-variadic C shim, and a Swift HTTP server on top that knows nothing of policies.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMHDShim", dependencies: ["CMicroHTTPD"]),
         .target(
-            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "HTTPTypes", "JSONSupport", "LockSupport"],
+            name: "HTTPServer",
+            dependencies: ["CMicroHTTPD", "CMHDShim", "ConnectionSharing", "HTTPTypes", "JSONSupport", "LockSupport"],
             swiftSettings: strictSettings),
 
         // SQLite for the durable share-intake store.
