@@ -78,7 +78,8 @@ let package = Package(
         // libnghttp2 (HTTP/2 framing, HPACK, flow control) and the unary gRPC server on top of it
         // that the Envoy ext_authz gRPC listener runs (h2c); knows nothing of policies.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
-        .target(name: "GRPCServer", dependencies: ["CNGHTTP2", "LockSupport"], swiftSettings: strictSettings),
+        .target(
+            name: "GRPCServer", dependencies: ["CNGHTTP2", "ConnectionSharing", "LockSupport"], swiftSettings: strictSettings),
         // The protobuf messages of Envoy's ext_authz gRPC API and the gRPC health protocol: a strict
         // pure-Swift codec for exactly the fields the listener reads and writes (fuzzed on its own).
         .target(name: "ExtAuthzProtocol", swiftSettings: strictSettings),

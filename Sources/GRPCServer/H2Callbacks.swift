@@ -35,8 +35,8 @@ enum H2Callbacks {
         guard let frame, let connection = connection(userData) else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
         let headers = frame.pointee.headers
         if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) && headers.cat == NGHTTP2_HCAT_REQUEST {
+            // Opening a stream is not activity: only an answer keeps the connection (H2Connection.lastAnswered).
             connection.streams[frame.pointee.hd.stream_id] = connection.makeStream()
-            connection.lastActivity = .now
         }
         return 0
     }
