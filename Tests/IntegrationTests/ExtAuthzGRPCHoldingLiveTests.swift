@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// Issue 38, item 3, from outside with raw HTTP/2 frames: a gRPC ext_authz connection cannot
-/// be held open without calls being answered, and one network cannot fill the listener.
+/// Issue 38, items 3 and 9, from outside with raw HTTP/2 frames: a gRPC ext_authz connection
+/// cannot be held open without calls being answered, one network cannot fill the listener, and
+/// the peer's HPACK table stays within the 4 KiB the server's SETTINGS allow.
 @Suite("ext_authz gRPC listener: held and filled connections, live", .serialized)
 struct ExtAuthzGRPCHoldingLiveTests {
     static let checkPath = "/envoy.service.auth.v3.Authorization/Check"
@@ -130,5 +131,26 @@ struct ExtAuthzGRPCHoldingLiveTests {
         Thread.sleep(forTimeInterval: 0.3)
         try ExtAuthzGRPCLiveTests.stillServes(port)
         #expect(held.count == 13)
+    }
+
+    @Test("item 9: an HPACK table size update past the 4 KiB the server allows ends the connection (COMPRESSION_ERROR)")
+    func peerHPACKTableIsBounded() throws {
+        let (daemon, port) = try ExtAuthzGRPCLiveTests.start()
+        // RFC 7541 section 6.3, 5-bit prefix: 4096 = 31 + 4065 (0xE1 0x1F), 4097 = 31 + 4066.
+        let within = H2Reader(try RawConnection(port: port))
+        within.connection.send(
+            bytes: H2Frames.preface
+                + H2Frames.requestHeaders(stream: 1, path: Self.healthPath, prefix: [0x3F, 0xE1, 0x1F])
+                + H2Frames.frame(type: H2Frames.data, flags: 0x01, stream: 1, payload: [0, 0, 0, 0, 0]))
+        #expect(within.wait(seconds: 5) { Self.answered($0).contains(1) }, "a 4096-byte table: \(within.frames.map(\.type))")
+        let past = H2Reader(try RawConnection(port: port))
+        past.connection.send(
+            bytes: H2Frames.preface + H2Frames.requestHeaders(stream: 1, path: Self.healthPath, prefix: [0x3F, 0xE2, 0x1F]))
+        #expect(past.wait(seconds: 5) { $0.closed }, "a 4097-byte table update was taken")
+        let goaway = past.frames.last { $0.type == H2Frames.goaway }
+        #expect(goaway?.errorCode == H2Frames.compressionError, "\(past.frames.map(\.type))")
+        #expect(!Self.answered(past).contains(1))
+        try ExtAuthzGRPCLiveTests.stillServes(port)
+        _ = daemon
     }
 }
