@@ -36,11 +36,16 @@ let package = Package(
         // Synchronization.Mutex's futex calls on Linux; see Sources/LockSupport).
         .target(name: "LockSupport", swiftSettings: strictSettings),
 
+        // The fair share of a listener's connections between client networks (IPv4 /24, IPv6 /64):
+        // one pure rule that the HTTP listeners and the gRPC listener both apply at accept.
+        .target(name: "ConnectionSharing", swiftSettings: strictSettings),
+
         // libmicrohttpd, its non-variadic C shim, and a Swift HTTP server on top that knows nothing of policies.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMHDShim", dependencies: ["CMicroHTTPD"]),
         .target(
-            name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMHDShim", "HTTPTypes", "JSONSupport", "LockSupport"],
+            name: "HTTPServer",
+            dependencies: ["CMicroHTTPD", "CMHDShim", "ConnectionSharing", "HTTPTypes", "JSONSupport", "LockSupport"],
             swiftSettings: strictSettings),
 
         // SQLite for the durable share-intake store.
@@ -73,7 +78,8 @@ let package = Package(
         // libnghttp2 (HTTP/2 framing, HPACK, flow control) and the unary gRPC server on top of it
         // that the Envoy ext_authz gRPC listener runs (h2c); knows nothing of policies.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
-        .target(name: "GRPCServer", dependencies: ["CNGHTTP2", "LockSupport"], swiftSettings: strictSettings),
+        .target(
+            name: "GRPCServer", dependencies: ["CNGHTTP2", "ConnectionSharing", "LockSupport"], swiftSettings: strictSettings),
         // The protobuf messages of Envoy's ext_authz gRPC API and the gRPC health protocol: a strict
         // pure-Swift codec for exactly the fields the listener reads and writes (fuzzed on its own).
         .target(name: "ExtAuthzProtocol", swiftSettings: strictSettings),

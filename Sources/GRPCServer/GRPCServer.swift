@@ -1,3 +1,4 @@
+import ConnectionSharing
 import Foundation
 import Glibc
 import Synchronization
@@ -15,7 +16,7 @@ public final class GRPCServer: Sendable {
     private let configuration: GRPCServerConfiguration
     private let methods: [String: GRPCMethod]
     private let observer: GRPCServerObserver
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// A pipe whose read end every connection thread polls beside its socket: one byte written
     /// by ``shutdown(until:)`` and never read, so it stays readable for all of them.
     private let drainSignal: (read: Int32, write: Int32)
@@ -24,9 +25,11 @@ public final class GRPCServer: Sendable {
         var listenSocket: Int32 = -1
         var boundPort: UInt16?
         var accepting = false
-        /// Open connections: their sockets (to cut them at the drain deadline) and per-peer counts.
+        /// Open connections: their sockets (to cut them at the drain deadline), per-peer counts
+        /// and each network's share (the HTTP listeners' rule).
         var sockets: Set<Int32> = []
         var perAddress: [String: Int] = [:]
+        var subnets: SubnetAdmission
         var acceptThreadDone = true
     }
 
@@ -36,6 +39,10 @@ public final class GRPCServer: Sendable {
         self.configuration = configuration
         self.methods = methods
         self.observer = observer
+        self.state = Mutex(
+            State(
+                subnets: SubnetAdmission(
+                    limit: configuration.perSubnetConnectionLimit, totalLimit: configuration.connectionLimit)))
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -99,8 +106,11 @@ public final class GRPCServer: Sendable {
             }
             _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
             let peer = ListenSocket.host(of: address)
-            guard admit(socket, peer: peer) else {
-                observer.event("grpc.connection_refused", ["peer": peer])
+            let subnet = ListenSocket.subnet(of: address)
+            if let refusal = admit(socket, peer: peer, subnet: subnet) {
+                var fields = ["peer": peer, "reason": refusal.rawValue]
+                if let subnet { fields["network"] = subnet.description }
+                observer.event("grpc.connection_refused", fields)
                 close(socket)
                 continue
             }
@@ -111,7 +121,7 @@ public final class GRPCServer: Sendable {
                     socket: socket, configuration: configuration, methods: methods, drainSignal: drainSignal.read,
                     observer: observer
                 ).run()
-                release(socket, peer: peer)
+                release(socket, peer: peer, subnet: subnet)
             }
             thread.name = "grpc-connection"
             thread.stackSize = 1 << 20
@@ -119,20 +129,31 @@ public final class GRPCServer: Sendable {
         }
     }
 
-    private func admit(_ socket: Int32, peer: String) -> Bool {
+    /// Why a connection was closed at accept: the limit it met.
+    private enum Refusal: String {
+        case connectionLimit = "connection_limit"
+        case addressLimit = "address_limit"
+        /// Its network holds its share, or only the slots kept for small networks are left.
+        case networkLimit = "network_limit"
+    }
+
+    /// Counts the connection in, or says which limit refuses it (nothing counted). A peer with
+    /// no IPv4 or IPv6 address (none on a TCP listener) has no network share to check.
+    private func admit(_ socket: Int32, peer: String, subnet: ClientSubnet?) -> Refusal? {
         state.withLock { state in
-            guard state.sockets.count < configuration.connectionLimit,
-                state.perAddress[peer, default: 0] < configuration.perAddressConnectionLimit
-            else { return false }
+            guard state.sockets.count < configuration.connectionLimit else { return .connectionLimit }
+            guard state.perAddress[peer, default: 0] < configuration.perAddressConnectionLimit else { return .addressLimit }
+            if let subnet, !state.subnets.admit(subnet) { return .networkLimit }
             state.sockets.insert(socket)
             state.perAddress[peer, default: 0] += 1
-            return true
+            return nil
         }
     }
 
-    private func release(_ socket: Int32, peer: String) {
+    private func release(_ socket: Int32, peer: String, subnet: ClientSubnet?) {
         state.withLock { state in
             state.sockets.remove(socket)
+            if let subnet { state.subnets.release(subnet) }
             let left = state.perAddress[peer, default: 1] - 1
             state.perAddress[peer] = left > 0 ? left : nil
             // Closed under the lock, so ``shutdown(until:)`` never cuts a descriptor number that

@@ -19,7 +19,13 @@ enum H2Callbacks {
         var option: OpaquePointer?
         guard nghttp2_option_new(&option) == 0, let option else { return nil }
         defer { nghttp2_option_del(option) }
-        // The peer's HPACK table stays small: its size is memory this server keeps per connection.
+        // Our encoder's HPACK table (the one our response headers are compressed against): at most
+        // 4 KiB whatever SETTINGS_HEADER_TABLE_SIZE the peer advertises, as nghttp2 takes the
+        // smaller of the two. The peer's table, which our decoder mirrors and keeps per
+        // connection, is bounded by what we advertise instead: we send no
+        // SETTINGS_HEADER_TABLE_SIZE, so it stays at the protocol's initial 4,096 bytes
+        // (RFC 9113 section 6.5.2), and nghttp2's inflater answers a table size update above
+        // that with a COMPRESSION_ERROR GOAWAY (nghttp2_hd.c, NGHTTP2_HD_STATE_READ_TABLE_SIZE).
         nghttp2_option_set_max_deflate_dynamic_table_size(option, 4096)
         var session: OpaquePointer?
         let userData = Unmanaged.passUnretained(connection).toOpaque()
@@ -35,8 +41,8 @@ enum H2Callbacks {
         guard let frame, let connection = connection(userData) else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
         let headers = frame.pointee.headers
         if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) && headers.cat == NGHTTP2_HCAT_REQUEST {
+            // Opening a stream is not activity: only an answer keeps the connection (H2Connection.lastAnswered).
             connection.streams[frame.pointee.hd.stream_id] = connection.makeStream()
-            connection.lastActivity = .now
         }
         return 0
     }

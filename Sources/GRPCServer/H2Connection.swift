@@ -25,14 +25,20 @@ final class H2Connection {
     /// Response bodies nghttp2 has yet to read (the data source callback), and whether trailers
     /// follow them.
     var outbound: [Int32: (bytes: [UInt8], offset: Int, trailers: [(String, String)]?)] = [:]
-    /// When a stream last opened or was answered (the accept, at first): the idle time runs
-    /// from it. Bytes alone do not count, or a peer sending a PING every few seconds would hold
-    /// a connection (and its thread) for ever without asking anything.
-    var lastActivity = ContinuousClock.now
+    /// When a stream was last answered (the accept, at first): the idle time runs from it.
+    /// Nothing else counts: not bytes, or a peer sending a PING every few seconds would hold a
+    /// connection (and its thread) for ever without asking anything (issue 30); not a stream
+    /// opened, or one opened every few seconds and reset, or left unfinished, did (issue 38).
+    private var lastAnswered = ContinuousClock.now
+    /// Streams reset for ``GRPCServerConfiguration/requestTimeoutSeconds``; at
+    /// ``GRPCServerConfiguration/maxTimedOutStreamsPerConnection`` the connection is closed.
+    private var timedOutStreams = 0
     private var draining = false
     /// When the drain's first GOAWAY (the shutdown notice) went out; the final one, naming the
     /// last stream taken, follows ``noticePeriod`` later.
     private var noticeSentAt: ContinuousClock.Instant?
+    /// Set by the drain's final GOAWAY, or by the one an idle connection gets while streams are
+    /// still open: no stream is taken after it, and the connection ends once those are done.
     private var finalGoawaySent = false
     /// Time for calls the client sent before it saw the notice to arrive: one round trip and
     /// then some, on the networks between an Envoy and its authorization service.
@@ -111,8 +117,8 @@ final class H2Connection {
                 noticeSentAt = .now
                 _ = nghttp2_submit_shutdown_notice(session)
             case .timedOut:
-                guard expire(session) else {
-                    _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+                if let error = expire(session) {
+                    _ = nghttp2_session_terminate_session(session, error.rawValue)
                     _ = flush(session)
                     return
                 }
@@ -135,15 +141,15 @@ final class H2Connection {
         return .readable
     }
 
-    /// Milliseconds until the idle deadline (no stream open) or the oldest stream's deadline,
-    /// or the final GOAWAY of a drain if that comes first.
+    /// Milliseconds until the idle deadline or the oldest stream's deadline, or the final GOAWAY
+    /// of a drain if that comes first. Once the connection is closing (the final GOAWAY sent),
+    /// only the streams still open set it.
     private func nextDeadlineMilliseconds() -> Int32 {
         let now = ContinuousClock.now
-        var deadline: ContinuousClock.Instant
+        var deadline = lastAnswered.advanced(by: .seconds(configuration.idleTimeoutSeconds))
         if let oldest = streams.values.map(\.openedAt).min() {
-            deadline = oldest.advanced(by: .seconds(configuration.requestTimeoutSeconds))
-        } else {
-            deadline = lastActivity.advanced(by: .seconds(configuration.idleTimeoutSeconds))
+            let streamDeadline = oldest.advanced(by: .seconds(configuration.requestTimeoutSeconds))
+            deadline = finalGoawaySent ? streamDeadline : min(deadline, streamDeadline)
         }
         if let noticeSentAt, !finalGoawaySent { deadline = min(deadline, noticeSentAt.advanced(by: Self.noticePeriod)) }
         let left = now.duration(to: deadline)
@@ -151,20 +157,38 @@ final class H2Connection {
         return Int32(clamping: max(0, milliseconds) + 1)
     }
 
-    /// Resets streams past their deadline; false when the connection itself is idle past its own
-    /// (no request being received and no stream opened or answered for `idleTimeoutSeconds`).
-    private func expire(_ session: OpaquePointer) -> Bool {
+    /// Resets streams past their deadline. Returns the GOAWAY error code when the connection
+    /// must end now: `ENHANCE_YOUR_CALM` once ``GRPCServerConfiguration/maxTimedOutStreamsPerConnection``
+    /// streams have timed out, `NO_ERROR` when no stream was answered for `idleTimeoutSeconds`
+    /// and none is open. Idle with streams open, it sends the GOAWAY naming the last stream
+    /// taken and lets those finish (each within its own deadline), so a call that arrived
+    /// just before is still answered, and a peer opening streams gains nothing.
+    private func expire(_ session: OpaquePointer) -> nghttp2_error_code? {
         let now = ContinuousClock.now
         let late = streams.filter { now - $0.value.openedAt >= .seconds(configuration.requestTimeoutSeconds) }
         for (id, _) in late {
             streams[id] = nil
+            timedOutStreams += 1
             observer.event("grpc.request_timeout", ["stream": "\(id)"])
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
         }
-        // Answers still queued do not keep a silent peer: one that neither reads nor opens its
-        // flow-control window for the idle time is gone (else the loop would wake every
-        // millisecond for it, forever).
-        return !(streams.isEmpty && now - lastActivity >= .seconds(configuration.idleTimeoutSeconds))
+        if !late.isEmpty && timedOutStreams >= max(1, configuration.maxTimedOutStreamsPerConnection) {
+            observer.event("grpc.connection_closed", ["reason": "stream_timeouts", "timedOutStreams": "\(timedOutStreams)"])
+            return NGHTTP2_ENHANCE_YOUR_CALM
+        }
+        guard now - lastAnswered >= .seconds(configuration.idleTimeoutSeconds) else { return nil }
+        // Answers still queued do not keep a silent peer either: one that neither reads nor
+        // opens its flow-control window for the idle time is gone (else the loop would wake
+        // every millisecond for it, forever).
+        if streams.isEmpty { return NGHTTP2_NO_ERROR }
+        if !finalGoawaySent {
+            finalGoawaySent = true
+            draining = true
+            _ = nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+                NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        }
+        return nil
     }
 
     /// Whether `count` more request bytes fit the connection's buffer
@@ -225,7 +249,7 @@ final class H2Connection {
         completed.removeAll(keepingCapacity: true)
         for id in ready {
             guard let stream = streams.removeValue(forKey: id) else { continue }
-            lastActivity = .now
+            lastAnswered = .now
             let response = stream.response(methods: methods)
             observer.answered(stream.path, response)
             respond(session, stream: id, with: response)

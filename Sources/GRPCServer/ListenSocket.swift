@@ -1,7 +1,8 @@
+import ConnectionSharing
 import Glibc
 
 /// The listening socket's system calls: bind an IPv4 or IPv6 address, read the bound port,
-/// name a peer's address.
+/// name a peer's address and its network.
 enum ListenSocket {
     static func bind(host: String, port: UInt16) throws(GRPCServerError) -> Int32 {
         var v4 = sockaddr_in()
@@ -63,6 +64,26 @@ enum ListenSocket {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
             }
         default: throw GRPCServerError("the listening socket is not TCP over IPv4 or IPv6")
+        }
+    }
+
+    /// The peer's network (IPv4 /24, IPv6 /64; an IPv4-mapped IPv6 peer is its IPv4 /24): the
+    /// key of the per-network share. Nil for a family that is neither.
+    static func subnet(of address: sockaddr_storage) -> ClientSubnet? {
+        var address = address
+        return withUnsafePointer(to: &address) { pointer -> ClientSubnet? in
+            switch Int32(pointer.pointee.ss_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                    // s_addr is in network byte order: its bytes in memory are the address's.
+                    withUnsafeBytes(of: v4.pointee.sin_addr.s_addr) { ClientSubnet(family: 4, bytes: Array($0)) }
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                    withUnsafeBytes(of: v6.pointee.sin6_addr) { ClientSubnet(family: 6, bytes: Array($0)) }
+                }
+            default: return nil
+            }
         }
     }
 

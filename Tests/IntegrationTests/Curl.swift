@@ -58,20 +58,16 @@ enum Curl {
 final class RawConnection {
     private let socket: Int32
 
-    init(port: Int) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// A connection to 127.0.0.1:`port`, from `source` when given (any 127.0.0.0/8 address
+    /// works on Linux: how the live tests play clients of other addresses and networks).
+    init(port: Int, source: String? = nil) throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw DaemonError("socket() failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        self.socket = socket
+        if let source, Self.withAddress(source, { bind(socket, $0, $1) }) != 0 {
+            throw DaemonError("bind(\(source)) failed: errno \(errno)")
         }
-        guard result == 0 else {
-            close(socket)
+        guard Self.withAddress("127.0.0.1", port: port, { connect(socket, $0, $1) }) == 0 else {
             throw DaemonError("connect() failed")
         }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
@@ -79,6 +75,19 @@ final class RawConnection {
     }
 
     deinit { close(socket) }
+
+    /// Calls `body` (`bind`, `connect`) with the IPv4 address `host`:`port`.
+    private static func withAddress(
+        _ host: String, port: Int = 0, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32
+    ) -> Int32 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr(host)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
 
     func send(_ text: String) {
         send(bytes: Array(text.utf8))

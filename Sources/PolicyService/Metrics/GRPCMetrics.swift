@@ -44,7 +44,8 @@ final class GRPCMetrics: Sendable {
             out += "navpolicyd_grpc_requests_total{method=\"\(key.method)\",status=\"\(key.status)\"} \(count)\n"
         }
         out += "# HELP navpolicyd_grpc_connections_refused_total ext_authz gRPC connections closed at accept "
-        out += "(server.connectionLimit or perIPConnectionLimit reached).\n"
+        out += "(server.connectionLimit, perIPConnectionLimit or perSubnetConnectionLimit reached, or only the slots "
+        out += "kept for small networks left).\n"
         out += "# TYPE navpolicyd_grpc_connections_refused_total counter\n"
         out += "navpolicyd_grpc_connections_refused_total \(snapshot.refusedConnections)\n"
         return out

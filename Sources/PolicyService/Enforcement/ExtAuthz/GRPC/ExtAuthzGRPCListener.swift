@@ -21,11 +21,12 @@ extension ListenerKind {
         var configuration = GRPCServerConfiguration(
             host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
         configuration.inheritedListenSocket = context.endpoint.inheritedSocket
-        // The `server` section's bounds, as on every listener; a thread per connection, so
-        // the total is also capped at 1024 threads (Envoy keeps one connection per worker).
-        configuration.connectionLimit = min(settings.connectionLimit, GRPCServerConfiguration.maxConnectionThreads)
-        configuration.perAddressConnectionLimit =
-            settings.perIPConnectionLimit == 0 ? configuration.connectionLimit : settings.perIPConnectionLimit
+        // The `server` section's bounds, as on every listener (per address, per network, and
+        // the slots kept for small networks); a thread per connection, so the total is also
+        // capped at 1024 threads (Envoy keeps one connection per worker).
+        configuration.shareConnections(
+            total: settings.connectionLimit, perAddress: settings.perIPConnectionLimit,
+            perSubnet: settings.perSubnetConnectionLimit)
         configuration.idleTimeoutSeconds = settings.idleTimeoutSeconds
         configuration.requestTimeoutSeconds = settings.headTimeoutSeconds
         let log = services.log
