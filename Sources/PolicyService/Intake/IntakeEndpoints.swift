@@ -393,11 +393,9 @@ struct IntakeEndpoints: Sendable {
         }
     }
 
-    /// Ids are positive decimal integers; anything else names no item.
-    private static func itemID(_ text: String) -> Int64? {
-        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int64(text), value > 0 else { return nil }
-        return value
-    }
+    /// Ids are positive decimal integers in their one spelling (``decimal(_:)``, as `after=`
+    /// reads them): `/v1/intake/01` names no item, so one item has one URL.
+    private static func itemID(_ text: String) -> Int64? { decimal(text) }
 
     private static func notFound(_ id: String) -> ServiceProblem {
         ServiceProblem(IntakeFailure(.notFound, "no intake item has the id \"\(id)\""))
