@@ -17,6 +17,7 @@ struct IntakeStorageStallLiveTests {
     static let answerBound = ["--max-time", "10"]
     /// The connection slots one address may hold; the stall test sends as many intake requests.
     static let perAddress = 40
+    static let postsPerClient = 2
 
     static func post(_ base: String, url: String, key: String) -> Curl.Response {
         let body = #"{"url":"\#(url)"}"#
@@ -65,25 +66,35 @@ struct IntakeStorageStallLiveTests {
         var thawed = false
         defer { if !thawed { try? cluster.thaw() } }
 
-        // As many intake requests as the address may hold connections: without a bound on
-        // waiting requests, they would take every slot while the server is frozen.
-        let answers = Mutex<[Int: Curl.Response]>([:])
+        // As many clients as the address may hold connections, each posting a few times in a
+        // row: without deadlines and a bound on waiting requests they would take every slot
+        // while the server is frozen.
+        let answers = Mutex<[String: Curl.Response]>([:])
         let group = DispatchGroup()
-        for index in 0..<Self.perAddress {
-            DispatchQueue.global().async(group: group) {
-                let response = Self.post(base, url: "https://stall.example/\(index)", key: "stall-\(index)")
-                answers.withLock { $0[index] = response }
+        for client in 0..<Self.perAddress {
+            group.enter()
+            // A thread each: the global dispatch queue runs only about as many blocking items at
+            // once as there are cores, which would keep most clients from ever connecting.
+            Thread.detachNewThread {
+                for attempt in 0..<Self.postsPerClient {
+                    let name = "\(client)-\(attempt)"
+                    let response = Self.post(base, url: "https://stall.example/\(name)", key: "stall-\(name)")
+                    answers.withLock { $0[name] = response }
+                }
+                group.leave()
             }
         }
-        Thread.sleep(forTimeInterval: 0.2)
-        // Same address, while the intake requests are outstanding or just answered.
+        // Long enough for every client to have connected on a busy machine.
+        Thread.sleep(forTimeInterval: 1.5)
+        // Same address, while the intake clients are still posting.
         #expect(Self.eventually200(base + "/healthz", within: 5) == 200, "healthz while intake is stalled")
         #expect(
             Self.eventually200(base + "/v1/decide?url=https%3A%2F%2Fwww.example.com%2F", within: 5) == 200,
             "decide while intake is stalled")
         group.wait()
-        for (index, response) in answers.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            Self.expectUnavailable(response, "POST \(index) while frozen: \(response.status) \(response.body)")
+        let posted = answers.withLock { $0 }
+        for (name, response) in posted.sorted(by: { $0.key < $1.key }) {
+            Self.expectUnavailable(response, "POST \(name) while frozen: \(response.status) \(response.body)")
         }
 
         // Reads and the intake probe have the same deadline.
@@ -97,14 +108,14 @@ struct IntakeStorageStallLiveTests {
         #expect(Self.eventually200(base + "/readyz/intake", within: 15) == 200, "intake recovers without a restart")
         // Every request that got 503 retries with its key: each URL is stored exactly once
         // (a write the client gave up on may have committed; the retry replays it then).
-        for index in 0..<Self.perAddress {
-            let retry = Self.post(base, url: "https://stall.example/\(index)", key: "stall-\(index)")
-            #expect(retry.status == 201, "retry \(index): \(retry.status) \(retry.body)")
+        for name in posted.keys.sorted() {
+            let retry = Self.post(base, url: "https://stall.example/\(name)", key: "stall-\(name)")
+            #expect(retry.status == 201, "retry \(name): \(retry.status) \(retry.body)")
         }
         let listed = try #require(
             try Curl.request(base + "/v1/intake?limit=100").json?["items"] as? [[String: Any]])
         let urls = listed.compactMap { $0["url"] as? String }
-        #expect(urls.count == Self.perAddress + 1, "\(urls)")
+        #expect(urls.count == posted.count + 1, "\(urls)")
         #expect(Set(urls).count == urls.count, "no URL stored twice: \(urls)")
     }
 }
