@@ -34,19 +34,26 @@ public struct IntakeSettings: Sendable, Equatable {
     /// request alone: the same durability, kept as the benchmark's baseline.
     public var groupCommit = true
     /// How long a connection waits for another process's write lock before giving up (503);
-    /// on PostgreSQL, the `statement_timeout` of every statement, so a stuck database answers
-    /// 503 instead of holding workers.
+    /// on PostgreSQL, the `statement_timeout` of every statement and (plus 250 ms) the
+    /// client's own deadline for every call and request (at least 100 ms), so a stuck or
+    /// silent database answers 503 instead of holding workers.
     public var busyTimeoutMilliseconds = 5000
     /// The most bytes the database file may grow to; past it writes answer 503
     /// `storage-unavailable` as on a full disk, and `/readyz/intake` turns 503 until items are
     /// deleted. Nil: only the disk limits it. Bounds the disk a share flood can take.
     public var maxDatabaseBytes: Int?
+    /// The most intake requests (writes, reads, `/readyz/intake`) that may wait on the
+    /// database at once; more are answered 503 `storage-unavailable` at once. Each waiting
+    /// request holds a connection, so this keeps a stalled database from taking the
+    /// per-address connection slots decisions need; keep it well under
+    /// `server.perIPConnectionLimit`.
+    public var maxWaitingRequests = 32
 
     public init() {}
 
     static let keys = [
         "enabled", "database", "pool", "maxWebURLs", "onCancel", "tokenFile", "groupCommit", "busyTimeoutMilliseconds",
-        "maxDatabaseBytes",
+        "maxDatabaseBytes", "maxWaitingRequests",
     ]
 
     /// Decodes the section, reporting every problem at its pointer.
@@ -69,6 +76,9 @@ public struct IntakeSettings: Sendable, Equatable {
         // 64 KiB holds the schema and a few items; 1 TiB is beyond what one SQLite file should serve here.
         if let bytes = section.integer("maxDatabaseBytes", in: 65536...(1 << 40), diagnostics: &diagnostics) {
             settings.maxDatabaseBytes = bytes
+        }
+        if let count = section.integer("maxWaitingRequests", in: 1...4096, diagnostics: &diagnostics) {
+            settings.maxWaitingRequests = count
         }
         if let flag = section.bool("groupCommit", diagnostics: &diagnostics) { settings.groupCommit = flag }
         if let flag = section.bool("enabled", diagnostics: &diagnostics) { settings.enabled = flag }

@@ -76,6 +76,14 @@ public struct IdempotencyClaim: Sendable, Equatable {
         self.key = key
         self.fingerprint = fingerprint
     }
+
+    /// Whether `stored` (the fingerprint kept with the key) is this request's, byte for byte.
+    /// Not Swift's `==`: it compares by canonical equivalence, so a title in NFD would match
+    /// the same title in NFC and the second request's bytes would be dropped for the first's.
+    public func matches(storedFingerprint stored: String?) -> Bool {
+        guard let stored else { return false }
+        return stored.utf8.elementsEqual(fingerprint.utf8)
+    }
 }
 
 /// One stored item and whether it already existed (same URL without fragment).

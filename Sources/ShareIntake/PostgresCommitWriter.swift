@@ -78,6 +78,39 @@ final class PostgresCommitWriter: Sendable {
         wakeUp.signal()
     }
 
+    /// Queues `apply` and returns its answer after the COMMIT, or 503 `storage-unavailable`
+    /// once `answerWithin` passed, whichever comes first.
+    ///
+    /// The writer is one thread: a job queued behind a batch that waits on a frozen server
+    /// would otherwise wait for that batch's timeouts, then its own reconnect. The client hears
+    /// 503 in time instead; the job may still commit later, which is the contract of a COMMIT
+    /// whose answer was lost: a retry with the same Idempotency-Key replays the stored
+    /// response (a different body is refused), and without a key the URL is found as a duplicate.
+    func perform<Answer: Sendable>(
+        order: String, answerWithin limit: Duration,
+        _ apply: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Result<Answer, IntakeFailure>
+    ) async -> Result<Answer, IntakeFailure> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Answer, IntakeFailure>, Never>) in
+            let answer = FirstAnswer(continuation)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(limit.roundedUpMilliseconds) * 1_000_000)) {
+                answer.give(
+                    .failure(
+                        Self.unavailable(
+                            PostgresError(
+                                sqlState: nil, message: "PostgreSQL did not complete the write in time",
+                                connectionLost: false, timedOut: true))))
+            }
+            enqueue(
+                Job(
+                    order: order,
+                    apply: { connection throws(PostgresError) in
+                        let result = try apply(connection)
+                        return { answer.give(result) }
+                    },
+                    fail: { failure in answer.give(.failure(failure)) }))
+        }
+    }
+
     /// Answers what is queued, ends the thread and closes its connection.
     func stop() {
         let wasRunning = pending.withLock { state -> Bool in
@@ -235,5 +268,20 @@ struct ReconnectBackoff: Sendable {
     mutating func succeeded() {
         delay = .zero
         nextAttempt = nil
+    }
+}
+
+/// A continuation resumed by whichever answer comes first (the writer or the deadline); the
+/// later one is dropped.
+private final class FirstAnswer<Answer: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Answer, Never>?>
+
+    init(_ continuation: CheckedContinuation<Answer, Never>) { self.continuation = Mutex(continuation) }
+
+    func give(_ answer: Answer) {
+        continuation.withLock { waiting in
+            defer { waiting = nil }
+            return waiting
+        }?.resume(returning: answer)
     }
 }

@@ -10,6 +10,10 @@ struct PostgresError: Error, CustomStringConvertible {
     /// True for a failure waiting will not heal (a malformed URI, a rejected password, a
     /// database a newer build migrated): start-up stops on it instead of retrying.
     var permanent = false
+    /// True when the client gave up waiting (the server or the network did not answer in
+    /// time): the connection's state is unknown, so it is closed, and a write may or may not
+    /// have committed.
+    var timedOut = false
 
     var description: String {
         let code = sqlState.map { "PostgreSQL error \($0)" } ?? "PostgreSQL error"
@@ -33,7 +37,7 @@ enum PostgresValue {
 
 /// The rows of one statement; values come back in text format (bytea as `\x` hex).
 final class PostgresRows {
-    private let result: OpaquePointer
+    fileprivate let result: OpaquePointer
 
     init(_ result: OpaquePointer) { self.result = result }
     deinit { PQclear(result) }
@@ -83,33 +87,70 @@ final class PostgresRows {
 ///
 /// libpq connections are not thread-safe: each is owned by one thread (the writer) or
 /// checked out of the reader pool by one request at a time.
+///
+/// Every call has a client-side deadline (``callTimeout``): `statement_timeout` is enforced
+/// by the server, so a server that stopped answering (a frozen host, a silent partition)
+/// never applies it, and a blocking libpq call would hold its thread for as long as TCP
+/// retransmits (minutes). Connecting, sending and receiving therefore use libpq's
+/// non-blocking API and `poll()` on its socket with a deadline; a call that runs out of time
+/// marks the connection broken (what the server did with it is unknown), so it is closed and
+/// never reused.
 final class PostgresConnection {
     private let handle: OpaquePointer
+    /// How long one call (connect, or one statement's send and receive) may take; nil waits
+    /// as long as the server takes (export and import, which set no statement timeout either).
+    let callTimeout: Duration?
+    /// Set when a call ran out of time: the protocol state is unknown from then on.
+    private var broken = false
+    /// When the current borrower must have its answer (a request's deadline): calls end by
+    /// then even when ``callTimeout`` would allow more.
+    var deadline: ContinuousClock.Instant?
+
+    /// What the client adds to the server's `statement_timeout` before giving up itself, so
+    /// that a server that answers reports its own timeout (keeping the connection) first.
+    static let clientMargin = Duration.milliseconds(250)
 
     /// Connects with `uri` (a `postgresql://` URI; libpq adds the password from `PGPASSWORD`
     /// or the passfile when the URI has none) and sets `statement_timeout`, so that a stuck
     /// database answers an error instead of holding the calling thread, and makes sure
     /// `synchronous_commit` is at least `on`, so a returned COMMIT is flushed to disk.
-    init(uri: String, statementTimeoutMilliseconds: Int, connectTimeoutSeconds: Int = 5) throws(PostgresError) {
-        // Keywords before `dbname` are defaults the URI may override (libpq expands the URI
-        // in place); `tcp_user_timeout` bounds a write to a peer that vanished from the network.
-        let keywords = ["connect_timeout", "tcp_user_timeout", "application_name", "dbname"]
-        let values = [String(connectTimeoutSeconds), "10000", "navpolicyd", uri]
-        let opened = Self.withCStrings(keywords) { keywordPointers in
-            Self.withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+    /// - Parameter statementTimeoutMilliseconds: the server's `statement_timeout`; the client
+    ///   waits that plus ``clientMargin`` for each call (0: no limit on either side).
+    /// - Parameter deadline: when connecting and the session settings must be done by (a
+    ///   request's deadline); nil: one ``callTimeout`` for the connection itself.
+    init(uri: String, statementTimeoutMilliseconds: Int, deadline requestDeadline: ContinuousClock.Instant? = nil)
+        throws(PostgresError)
+    {
+        let timeout: Duration? =
+            statementTimeoutMilliseconds > 0 ? .milliseconds(statementTimeoutMilliseconds) + Self.clientMargin : nil
+        callTimeout = timeout
+        let deadline = Self.earlier(timeout.map { ContinuousClock.now + $0 }, requestDeadline)
+        // Keywords before `dbname` are defaults the URI may override (libpq expands the URI in
+        // place). Keepalives notice a peer that vanished while the connection is idle in the
+        // pool; `tcp_user_timeout` bounds how long sent data may stay unacknowledged.
+        let userTimeout = timeout.map { String(max(1000, $0.roundedUpMilliseconds)) } ?? "10000"
+        let keywords = [
+            "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+            "application_name", "dbname",
+        ]
+        let values = ["1", "10", "5", "3", userTimeout, "navpolicyd", uri]
+        let started = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in PQconnectStartParams(keywordPointers, valuePointers, 1) }
         }
-        guard let opened else {
+        guard let started else {
             throw PostgresError(sqlState: nil, message: "out of memory opening a connection", connectionLost: true)
         }
-        guard PQstatus(opened) == CONNECTION_OK else {
-            let message = Self.trimmed(String(cString: PQerrorMessage(opened)))
-            let needsPassword = PQconnectionNeedsPassword(opened) != 0
-            PQfinish(opened)
-            throw PostgresError(
-                sqlState: nil, message: message, connectionLost: true,
-                permanent: needsPassword || Self.isRefusal(message))
+        do {
+            try Self.finishConnecting(started, deadline: deadline)
+        } catch {
+            PQfinish(started)
+            throw error
         }
-        handle = opened
+        handle = started
+        self.deadline = requestDeadline
+        defer { self.deadline = nil }
+        // Sends never block on a full socket buffer: `flush` waits for the socket with the deadline.
+        PQsetnonblocking(handle, 1)
         // libpq prints NOTICEs ("relation … already exists, skipping") on stderr by default,
         // which would break the daemon's one-JSON-object-per-line log.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
@@ -121,6 +162,51 @@ final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// PQconnectPoll's loop (libpq ignores `connect_timeout` there): wait for the socket in
+    /// the direction libpq asks for, until the connection is up, failed, or out of time.
+    private static func finishConnecting(_ connection: OpaquePointer, deadline: ContinuousClock.Instant?)
+        throws(PostgresError)
+    {
+        guard PQstatus(connection) != CONNECTION_BAD else { throw refusal(connection) }
+        // Before the first PQconnectPoll, libpq's documentation says to behave as if it asked to write.
+        var state = PGRES_POLLING_WRITING
+        while true {
+            switch state {
+            case PGRES_POLLING_OK:
+                return
+            case PGRES_POLLING_FAILED:
+                throw refusal(connection)
+            default:
+                let events = state == PGRES_POLLING_READING ? Int16(POLLIN) : Int16(POLLOUT)
+                guard SocketWait.until(deadline, socket: PQsocket(connection), events: events) else {
+                    throw timeout("connecting")
+                }
+                state = PQconnectPoll(connection)
+            }
+        }
+    }
+
+    /// The error for a connection attempt libpq gave up on.
+    private static func refusal(_ connection: OpaquePointer) -> PostgresError {
+        let message = Self.trimmed(String(cString: PQerrorMessage(connection)))
+        let needsPassword = PQconnectionNeedsPassword(connection) != 0
+        return PostgresError(
+            sqlState: nil, message: message, connectionLost: true, permanent: needsPassword || Self.isRefusal(message))
+    }
+
+    private static func earlier(_ first: ContinuousClock.Instant?, _ second: ContinuousClock.Instant?)
+        -> ContinuousClock.Instant?
+    {
+        guard let first, let second else { return first ?? second }
+        return min(first, second)
+    }
+
+    private static func timeout(_ step: String) -> PostgresError {
+        PostgresError(
+            sqlState: nil, message: "PostgreSQL did not answer in time (\(step)); the connection is closed",
+            connectionLost: true, timedOut: true)
+    }
 
     /// Checks the URI's syntax without connecting (libpq's own parser), so a typo stops
     /// start-up at once instead of looking like a server that is down.
@@ -152,17 +238,12 @@ final class PostgresConnection {
     }
 
     /// False once libpq saw the connection break; the owner then opens a new one.
-    var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+    var isUsable: Bool { !broken && PQstatus(handle) == CONNECTION_OK }
 
     /// Runs several statements without parameters (a schema migration step); PQexecParams
     /// accepts only one statement at a time.
     func executeScript(_ sql: String) throws(PostgresError) {
-        guard let result = PQexec(handle, sql) else {
-            throw PostgresError(
-                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))), connectionLost: !isUsable)
-        }
-        try check(result)
-        PQclear(result)
+        _ = try call { PQsendQuery(handle, sql) }
     }
 
     /// Runs one statement with its parameters sent separately from the SQL text.
@@ -199,22 +280,62 @@ final class PostgresConnection {
             formats.append(format)
         }
         let values = buffers.map { UnsafePointer($0) }
-        let result = PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 0)
-        guard let result else {
-            throw PostgresError(
-                sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))), connectionLost: !isUsable)
-        }
-        try check(result)
-        return PostgresRows(result)
+        return try call { PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 0) }
     }
 
-    /// Throws (and frees the result) when it is not a success.
+    /// Sends with `send` and collects every result, each step bounded by one deadline; the
+    /// last result is returned, the first failing one thrown.
+    private func call(_ send: () -> Int32) throws(PostgresError) -> PostgresRows {
+        guard !broken else {
+            throw PostgresError(sqlState: nil, message: "the connection timed out before", connectionLost: true)
+        }
+        let deadline = Self.earlier(callTimeout.map { ContinuousClock.now + $0 }, self.deadline)
+        guard send() == 1 else { throw lastError() }
+        var results: [PostgresRows] = []
+        try flush(until: deadline)
+        while true {
+            while PQisBusy(handle) != 0 {
+                guard SocketWait.until(deadline, socket: PQsocket(handle), events: Int16(POLLIN)) else {
+                    throw timedOut("waiting for the answer")
+                }
+                guard PQconsumeInput(handle) == 1 else { throw lastError() }
+            }
+            guard let result = PQgetResult(handle) else { break }
+            results.append(PostgresRows(result))
+        }
+        for result in results { try check(result.result) }
+        guard let last = results.last else { throw lastError() }
+        return last
+    }
+
+    /// Sends what libpq buffered (non-blocking mode), reading meanwhile as its documentation asks.
+    private func flush(until deadline: ContinuousClock.Instant?) throws(PostgresError) {
+        while true {
+            let pending = PQflush(handle)
+            if pending == 0 { return }
+            guard pending > 0 else { throw lastError() }
+            guard SocketWait.until(deadline, socket: PQsocket(handle), events: Int16(POLLIN | POLLOUT)) else {
+                throw timedOut("sending")
+            }
+            guard PQconsumeInput(handle) == 1 else { throw lastError() }
+        }
+    }
+
+    private func timedOut(_ step: String) -> PostgresError {
+        broken = true
+        return Self.timeout(step)
+    }
+
+    private func lastError() -> PostgresError {
+        PostgresError(sqlState: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))), connectionLost: !isUsable)
+    }
+
+    /// Throws when the result is not a success (its owner frees it).
     private func check(_ result: OpaquePointer) throws(PostgresError) {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             let message = Self.trimmed(String(cString: PQresultErrorMessage(result)))
-            PQclear(result)
             // Class 08 (connection exception) and 57P (operator intervention: the server is
             // shutting down or restarting) mean this connection will not work again.
             let lost = !isUsable || state.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false

@@ -21,6 +21,9 @@ public final class PostgresIntakeStore: IntakeStore {
     /// On this replica a second request with a key in flight gets 409, as on SQLite (other
     /// replicas wait on the key's row and replay instead).
     private let keysInFlight = KeysInFlight()
+    /// How long a request waits for the database before it is answered 503: the statement
+    /// timeout plus the client's margin, the same bound every single call has.
+    private let answerWithin: Duration
 
     /// Checks the URI, connects, creates or migrates the schema (under an advisory lock),
     /// prunes expired idempotency records, and starts the writer.
@@ -36,16 +39,23 @@ public final class PostgresIntakeStore: IntakeStore {
     ///     `PGPASSWORD` or the passfile.
     ///   - poolSize: connections for reads.
     ///   - statementTimeoutMilliseconds: PostgreSQL's `statement_timeout`, so a stuck database
-    ///     answers 503 instead of holding workers.
+    ///     answers 503 instead of holding workers, and (plus a margin) the client's own deadline
+    ///     for every call and every request, which holds when the server does not answer at
+    ///     all; at least 100 ms.
     ///   - groupCommit: false commits every write alone (same durability; the benchmark baseline).
     public init(uri: String, poolSize: Int = 4, statementTimeoutMilliseconds: Int = 5000, groupCommit: Bool = true)
         throws(IntakeStoreError)
     {
         let redacted = DatabaseLocation.redacted(uri)
         let state = PostgresStoreState(database: redacted)
-        let connect: @Sendable () throws(PostgresError) -> PostgresConnection = { () throws(PostgresError) in
+        // 0 would turn the server's statement_timeout off and leave the client no deadline:
+        // a daemon's store always has one.
+        let statementTimeoutMilliseconds = max(statementTimeoutMilliseconds, Self.minimumTimeoutMilliseconds)
+        let connect: @Sendable (ContinuousClock.Instant?) throws(PostgresError) -> PostgresConnection = {
+            deadline throws(PostgresError) in
             do throws(PostgresError) {
-                let connection = try PostgresConnection(uri: uri, statementTimeoutMilliseconds: statementTimeoutMilliseconds)
+                let connection = try PostgresConnection(
+                    uri: uri, statementTimeoutMilliseconds: statementTimeoutMilliseconds, deadline: deadline)
                 if !state.schemaReady {
                     try Self.prepare(connection)
                     state.markSchemaReady()
@@ -60,7 +70,7 @@ public final class PostgresIntakeStore: IntakeStore {
         var first: PostgresConnection?
         do {
             try PostgresConnection.validate(uri: uri)
-            first = try connect()
+            first = try connect(nil)
         } catch  where error.permanent {
             throw IntakeStoreError("cannot open the intake database \(redacted): \(error)")
         } catch {
@@ -68,10 +78,14 @@ public final class PostgresIntakeStore: IntakeStore {
         }
         self.state = state
         displayLocation = redacted
-        writer = PostgresCommitWriter(connection: first, groupCommit: groupCommit, state: state, connect: connect)
-        readers = PostgresReaderPool(
-            size: poolSize, waitLimit: .milliseconds(max(statementTimeoutMilliseconds, 100)), connect: connect)
+        writer = PostgresCommitWriter(
+            connection: first, groupCommit: groupCommit, state: state, connect: { () throws(PostgresError) in try connect(nil) })
+        readers = PostgresReaderPool(size: poolSize, connect: connect)
+        answerWithin = .milliseconds(statementTimeoutMilliseconds) + PostgresConnection.clientMargin
     }
+
+    /// The shortest statement timeout (and client deadline) the daemon's store uses.
+    static let minimumTimeoutMilliseconds = 100
 
     /// The first thing a connection does while this process has not seen the schema yet:
     /// migrate it (or refuse a newer one) and prune expired idempotency records.
@@ -120,7 +134,9 @@ public final class PostgresIntakeStore: IntakeStore {
     /// else the failure `/readyz/intake` reports.
     public func healthCheck() -> IntakeFailure? {
         do {
-            _ = try readers.withConnection { connection throws(PostgresError) in try connection.execute("SELECT 1") }
+            _ = try readers.withConnection(until: ContinuousClock.now + answerWithin) { connection throws(PostgresError) in
+                try connection.execute("SELECT 1")
+            }
             state.reportReachable()
             return nil
         } catch {
@@ -143,17 +159,10 @@ public final class PostgresIntakeStore: IntakeStore {
     /// Queues the write for the writer thread and returns after its batch committed (or failed).
     public func submit(_ submission: IntakeSubmission) async -> Result<IntakeStoreOutcome, IntakeFailure> {
         let key = submission.idempotency?.key
+        let order = (key ?? "") + "\u{0}" + (submission.items.first?.url.deduplicationKey ?? "")
         return await keysInFlight.whileClaimed(key) {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<IntakeStoreOutcome, IntakeFailure>, Never>) in
-                writer.enqueue(
-                    PostgresCommitWriter.Job(
-                        order: (key ?? "") + "\u{0}" + (submission.items.first?.url.deduplicationKey ?? ""),
-                        apply: { connection throws(PostgresError) in
-                            let outcome = try Self.apply(submission, on: connection)
-                            return { continuation.resume(returning: outcome) }
-                        },
-                        fail: { failure in continuation.resume(returning: .failure(failure)) }))
+            await writer.perform(order: order, answerWithin: answerWithin) { connection throws(PostgresError) in
+                try Self.apply(submission, on: connection)
             }
         }
     }
@@ -175,7 +184,7 @@ public final class PostgresIntakeStore: IntakeStore {
                 let stored = try db.execute(
                     "SELECT fingerprint, status, location, body FROM intake_idempotency WHERE key = $1", [.text(claim.key)])
                 if stored.count > 0 {
-                    guard stored.text(0, 0) == claim.fingerprint else {
+                    guard claim.matches(storedFingerprint: stored.text(0, 0)) else {
                         return .failure(
                             IntakeFailure(
                                 .idempotencyKeyReused,
@@ -261,25 +270,18 @@ public final class PostgresIntakeStore: IntakeStore {
 
     /// Deletes through the writer, returning after the COMMIT.
     public func delete(id: Int64) async -> Result<Bool, IntakeFailure> {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Bool, IntakeFailure>, Never>) in
-            writer.enqueue(
-                PostgresCommitWriter.Job(
-                    order: "",
-                    apply: { db throws(PostgresError) in
-                        let deleted = try db.execute("DELETE FROM intake_items WHERE id = $1", [.integer(id)]).affected > 0
-                        // Forget the keys whose stored answer points at the deleted item, as the
-                        // SQLite store does: replaying them would send a Location that answers 404.
-                        try db.execute(
-                            "DELETE FROM intake_idempotency WHERE location = $1", [.text(IntakeItem.location(of: id))])
-                        return { continuation.resume(returning: .success(deleted)) }
-                    },
-                    fail: { failure in continuation.resume(returning: .failure(failure)) }))
+        await writer.perform(order: "", answerWithin: answerWithin) { db throws(PostgresError) in
+            let deleted = try db.execute("DELETE FROM intake_items WHERE id = $1", [.integer(id)]).affected > 0
+            // Forget the keys whose stored answer points at the deleted item, as the
+            // SQLite store does: replaying them would send a Location that answers 404.
+            try db.execute("DELETE FROM intake_idempotency WHERE location = $1", [.text(IntakeItem.location(of: id))])
+            return .success(deleted)
         }
     }
 
     private func read<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(IntakeFailure) -> T {
         do {
-            return try readers.withConnection(body)
+            return try readers.withConnection(until: ContinuousClock.now + answerWithin, body)
         } catch {
             throw PostgresCommitWriter.unavailable(error)
         }

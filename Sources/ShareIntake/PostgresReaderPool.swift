@@ -17,45 +17,60 @@ final class PostgresReaderPool: Sendable {
     private let backoff = Mutex(ReconnectBackoff())
     /// One permit per connection the pool may have open.
     private let permits: DispatchSemaphore
-    private let waitLimit: Duration
-    private let connect: @Sendable () throws(PostgresError) -> PostgresConnection
+    private let connect: @Sendable (ContinuousClock.Instant?) throws(PostgresError) -> PostgresConnection
 
     /// - Parameters:
     ///   - size: most connections open at once (and reads in progress).
-    ///   - waitLimit: how long a read waits for a free connection before answering 503.
-    init(size: Int, waitLimit: Duration, connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection) {
+    ///   - connect: opens a connection, done by the deadline it is given.
+    init(size: Int, connect: @escaping @Sendable (ContinuousClock.Instant?) throws(PostgresError) -> PostgresConnection) {
         permits = DispatchSemaphore(value: max(1, size))
-        self.waitLimit = waitLimit
         self.connect = connect
     }
 
-    /// Runs `body` on a connection; a connection that broke is closed, not returned.
-    func withConnection<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
-        let milliseconds = Int(waitLimit.components.seconds * 1000 + waitLimit.components.attoseconds / 1_000_000_000_000_000)
-        guard permits.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else {
-            throw PostgresError(sqlState: nil, message: "no PostgreSQL connection free in time", connectionLost: false)
+    /// Runs `body` on a connection, all of it (waiting for a free connection, connecting,
+    /// every statement) done by `deadline`; a connection that broke or timed out is closed,
+    /// not returned.
+    func withConnection<T>(until deadline: ContinuousClock.Instant, _ body: (PostgresConnection) throws(PostgresError) -> T)
+        throws(PostgresError) -> T
+    {
+        let left = ContinuousClock.now.duration(to: deadline)
+        guard left > .zero,
+            permits.wait(timeout: .now() + .milliseconds(left.roundedUpMilliseconds)) == .success
+        else {
+            throw PostgresError(
+                sqlState: nil, message: "no PostgreSQL connection free in time", connectionLost: false, timedOut: true)
         }
         defer { permits.signal() }
-        let box = try borrow()
+        let box = try borrow(until: deadline)
         do {
-            let value = try body(box.connection)
+            let value = try run(body, on: box.connection, until: deadline)
             giveBack(box)
             return value
         } catch {
             if !error.connectionLost { giveBack(box) }
             // An idle connection the server closed (a restart) fails its first statement:
-            // reads change nothing, so one retry on a fresh connection is safe.
-            guard error.connectionLost, box.wasIdle else { throw error }
+            // reads change nothing, so one retry on a fresh connection is safe. Not after a
+            // timeout: the server is not answering, and the deadline is spent.
+            guard error.connectionLost, !error.timedOut, box.wasIdle else { throw error }
         }
-        let fresh = try borrow(reuse: false)
+        let fresh = try borrow(reuse: false, until: deadline)
         do {
-            let value = try body(fresh.connection)
+            let value = try run(body, on: fresh.connection, until: deadline)
             giveBack(fresh)
             return value
         } catch {
             if !error.connectionLost { giveBack(fresh) }
             throw error
         }
+    }
+
+    private func run<T>(
+        _ body: (PostgresConnection) throws(PostgresError) -> T, on connection: PostgresConnection,
+        until deadline: ContinuousClock.Instant
+    ) throws(PostgresError) -> T {
+        connection.deadline = deadline
+        defer { connection.deadline = nil }
+        return try body(connection)
     }
 
     /// Closes the idle connections; later reads answer 503.
@@ -66,7 +81,9 @@ final class PostgresReaderPool: Sendable {
         }
     }
 
-    private func borrow(reuse: Bool = true) throws(PostgresError) -> ConnectionBox {
+    private func borrow(reuse: Bool = true, until deadline: ContinuousClock.Instant) throws(PostgresError)
+        -> ConnectionBox
+    {
         let taken = idle.withLock { state -> (box: ConnectionBox?, closed: Bool) in
             (reuse ? state.connections.popLast() : nil, state.closed)
         }
@@ -80,7 +97,7 @@ final class PostgresReaderPool: Sendable {
             throw PostgresError(sqlState: nil, message: "reconnecting to PostgreSQL (backing off)", connectionLost: true)
         }
         do {
-            let connection = try connect()
+            let connection = try connect(deadline)
             backoff.withLock { $0.succeeded() }
             let box = ConnectionBox(connection)
             box.wasIdle = false

@@ -21,8 +21,8 @@ final class SQLiteConnection {
     /// `busy_timeout`, foreign keys.
     /// - Parameters:
     ///   - create: false when reopening: a database that vanished must not come back empty.
-    ///   - maxDatabaseBytes: `intake.maxDatabaseBytes`, set as SQLite's `max_page_count`
-    ///     (per connection, so on every open) in whole pages of this file's page size.
+    ///   - maxDatabaseBytes: `intake.maxDatabaseBytes`, split between the file and its WAL
+    ///     (``SQLiteDiskBudget``; per connection, so on every open).
     init(path: String, busyTimeoutMilliseconds: Int, create: Bool = true, maxDatabaseBytes: Int? = nil)
         throws(SQLiteError)
     {
@@ -42,8 +42,8 @@ final class SQLiteConnection {
         }
         sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMilliseconds))
         if let maxDatabaseBytes {
-            let pageSize = try pragma("page_size")
-            try execute("PRAGMA max_page_count=\(max(1, Int64(maxDatabaseBytes) / max(512, pageSize)))")
+            let budget = SQLiteDiskBudget(maxDatabaseBytes: maxDatabaseBytes, pageSize: try pragma("page_size"))
+            for pragma in budget.pragmas { try execute(pragma) }
         }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")

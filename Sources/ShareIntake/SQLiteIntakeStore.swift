@@ -170,7 +170,7 @@ public final class SQLiteIntakeStore: IntakeStore {
             let lookup = try db.prepare("SELECT fingerprint, status, location, body FROM intake_idempotency WHERE key = ?")
             try lookup.bind([.text(claim.key)])
             if try lookup.step() {
-                guard lookup.text(0) == claim.fingerprint else {
+                guard claim.matches(storedFingerprint: lookup.text(0)) else {
                     return .failure(
                         IntakeFailure(
                             .idempotencyKeyReused,

@@ -63,8 +63,37 @@ final class PostgresCluster: Sendable {
         try Self.asPostgres("\(binaries)/pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "stop"])
     }
 
+    /// Freezes the server and every backend with SIGSTOP: to its clients it looks like a hung
+    /// host or a silent partition (connections stay open, nothing answers, the kernel still
+    /// accepts new TCP connections into the listen backlog). ``thaw()`` undoes it.
+    func freeze() throws { try signalServer(SIGSTOP) }
+
+    /// Resumes a server ``freeze()`` stopped.
+    func thaw() throws { try signalServer(SIGCONT) }
+
+    /// Sends `signal` to the postmaster (the first line of `postmaster.pid`) and its children.
+    private func signalServer(_ signal: Int32) throws {
+        let pidFile = try String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)
+        guard let line = pidFile.split(separator: "\n").first, let postmaster = pid_t(line) else {
+            throw DaemonError("no postmaster pid in \(directory)/data/postmaster.pid")
+        }
+        var processes = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let afterName = stat.range(of: ") ", options: .backwards)
+            else { continue }
+            // Fields after the command name: state, then the parent's pid.
+            let fields = stat[afterName.upperBound...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { processes.append(pid) }
+        }
+        for pid in processes { kill(pid, signal) }
+    }
+
     /// Stops the server and removes the cluster.
     func stop() {
+        // A frozen server would ignore pg_ctl's signal and keep it waiting.
+        try? thaw()
         try? stopServer()
         try? FileManager.default.removeItem(atPath: directory)
         Self.clusterToStopAtExit.withLock { $0.removeAll { $0 == directory } }

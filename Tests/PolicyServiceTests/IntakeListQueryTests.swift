@@ -15,3 +15,19 @@ struct IntakeListQueryTests {
         }
     }
 }
+
+/// Issue 38: intake requests waiting on storage are bounded (`intake.maxWaitingRequests`).
+@Suite("intake storage gate")
+struct IntakeStorageGateTests {
+    @Test("at most limit places; a place given back can be taken again")
+    func bounded() {
+        let gate = IntakeStorageGate(limit: 2)
+        #expect(gate.enter())
+        #expect(gate.enter())
+        #expect(!gate.enter())
+        #expect(gate.count == 2)
+        gate.leave()
+        #expect(gate.enter())
+        #expect(!gate.enter())
+    }
+}

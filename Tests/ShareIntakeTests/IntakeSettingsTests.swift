@@ -46,4 +46,14 @@ struct IntakeSettingsTests {
         let found = issues(#"{"handlers":[],"intake":{"maxDatabaseBytes":1000}}"#)
         #expect(found == ["/intake/maxDatabaseBytes: 1000 is out of range 65536...1099511627776"], "\(found)")
     }
+
+    @Test("maxWaitingRequests: 32 by default, 1 to 4096")
+    func maxWaitingRequests() throws {
+        let compiler = PolicyCompiler(sectionValidators: ["intake": IntakeSettings.validator])
+        let set = try compiler.compile(Array(#"{"handlers":[],"intake":{"maxWaitingRequests":4}}"#.utf8))
+        #expect(IntakeSettings.from(set).maxWaitingRequests == 4)
+        #expect(IntakeSettings().maxWaitingRequests == 32)
+        let found = issues(#"{"handlers":[],"intake":{"maxWaitingRequests":0}}"#)
+        #expect(found == ["/intake/maxWaitingRequests: 0 is out of range 1...4096"], "\(found)")
+    }
 }

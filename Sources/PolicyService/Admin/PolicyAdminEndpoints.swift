@@ -113,7 +113,17 @@ struct PolicyAdminEndpoints: Sendable {
             .now(try readiness())
         }
         group.on("GET", "HEAD", path: PolicyAPI.Route.readyzIntake.rawValue) { _ throws(ServiceProblem) in
-            .now(try intakeReadiness())
+            // The store's check waits on the database (up to the busy timeout when PostgreSQL
+            // stalls): off the worker thread, which also serves /healthz and /v1/decide.
+            .deferred { [self] respond in
+                DispatchQueue.global().async {
+                    do throws(ServiceProblem) {
+                        respond(try intakeReadiness())
+                    } catch {
+                        respond(problems.response(error))
+                    }
+                }
+            }
         }
     }
 

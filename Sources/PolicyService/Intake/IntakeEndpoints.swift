@@ -28,6 +28,9 @@ struct IntakeEndpoints: Sendable {
     let log: EventLog
     let parser = PayloadParser()
     let problems = ProblemRenderer()
+    /// The requests waiting on the store (``IntakeStorageGate``).
+    let gate: IntakeStorageGate
+    let failureLog: IntakeStorageFailureLog
 
     init(
         availability: Availability, settings: IntakeSettings, token: AdminToken?, policies: PolicyStore,
@@ -42,6 +45,9 @@ struct IntakeEndpoints: Sendable {
         self.recorder = recorder
         self.metrics = recorder.metrics
         self.log = log
+        gate = IntakeStorageGate(limit: settings.maxWaitingRequests)
+        failureLog = IntakeStorageFailureLog(log: log, metrics: recorder.metrics)
+        if case .open = availability { recorder.metrics.observeIntakeWaiting { [gate] in gate.count } }
     }
 
     /// Items per page when `limit` is not given, and the most one page may hold.
@@ -58,7 +64,7 @@ struct IntakeEndpoints: Sendable {
 
     func register(in group: inout RouteGroup) {
         group.on("GET", path: PolicyAPI.Route.intake.rawValue) { request throws(ServiceProblem) in
-            .now(try list(request.http))
+            try list(request.http)
         }
         group.on("POST", path: PolicyAPI.Route.intake.rawValue) { request throws(ServiceProblem) in
             try submit(request.http, reply: .created)
@@ -67,7 +73,7 @@ struct IntakeEndpoints: Sendable {
             try submit(request.http, reply: .seeOther)
         }
         group.on("GET", path: PolicyAPI.Route.intakeItem.rawValue) { request throws(ServiceProblem) in
-            .now(try show(request.http, id: request.parameter("id")))
+            try show(request.http, id: request.parameter("id"))
         }
         group.on("DELETE", path: PolicyAPI.Route.intakeItem.rawValue) { request throws(ServiceProblem) in
             try delete(id: request.parameter("id"))
@@ -84,8 +90,45 @@ struct IntakeEndpoints: Sendable {
     /// The store's health for `/readyz/intake`, or the problem every intake endpoint answers
     /// without a store (404 `intake-disabled`, 503 when none was opened): a probe aimed at
     /// intake readiness on a daemon without intake is a misconfiguration, not "ready".
+    /// It waits on the database like a read, so it takes a place at the gate like one.
     func readiness() throws(ServiceProblem) -> IntakeStoreHealth {
-        try openStore().health()
+        let store = try openStore()
+        try enterGate()
+        defer { gate.leave() }
+        return store.health()
+    }
+
+    /// Takes a place among the requests waiting on storage, or throws the 503 that answers at once.
+    private func enterGate() throws(ServiceProblem) {
+        guard gate.enter() else {
+            metrics.recordIntakeWaitingRefused()
+            throw ServiceProblem(
+                IntakeFailure(
+                    .storageUnavailable,
+                    "\(gate.limit) intake requests are already waiting for the database (intake.maxWaitingRequests); "
+                        + "retry later",
+                    extensions: ["retryAfter": .number(1)]))
+        }
+    }
+
+    /// Runs a blocking store call off the worker thread (a worker serves many connections,
+    /// `/v1/decide` among them), holding a place at the gate until it answers.
+    private func offWorker(_ body: @escaping @Sendable () throws(ServiceProblem) -> HTTPResponse) throws(ServiceProblem)
+        -> HTTPResponderResult
+    {
+        try enterGate()
+        let gate = gate
+        let problems = problems
+        return .deferred { respond in
+            DispatchQueue.global().async {
+                defer { gate.leave() }
+                do throws(ServiceProblem) {
+                    respond(try body())
+                } catch {
+                    respond(problems.response(error))
+                }
+            }
+        }
     }
 
     /// The group check: the store must be open (404 when intake is off, 503 when it has no
@@ -127,10 +170,18 @@ struct IntakeEndpoints: Sendable {
             metrics.recordIntake(result: error.kind.rawValue)
             throw ServiceProblem(error)
         }
+        do throws(ServiceProblem) {
+            try enterGate()
+        } catch {
+            metrics.recordIntake(result: IntakeFailure.Kind.storageUnavailable.rawValue)
+            throw error
+        }
         let metrics = metrics
-        let log = log
+        let failureLog = failureLog
         let problems = problems
+        let gate = gate
         return .later {
+            defer { gate.leave() }
             switch await store.submit(prepared) {
             case .success(.stored(let stored, let newItems)):
                 metrics.recordIntake(result: newItems == 0 ? "duplicate" : "created")
@@ -140,9 +191,7 @@ struct IntakeEndpoints: Sendable {
                 return Self.response(stored, replayed: true)
             case .failure(let failure):
                 metrics.recordIntake(result: failure.kind.rawValue)
-                if let cause = failure.cause {
-                    log.log(.error, "intake.storage_failed", ["kind": .string(failure.kind.rawValue), "cause": .string(cause)])
-                }
+                failureLog.record(failure)
                 return problems.response(ServiceProblem(failure))
             }
         }
@@ -255,7 +304,7 @@ struct IntakeEndpoints: Sendable {
         return Int64(text)
     }
 
-    func list(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
+    func list(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponderResult {
         let store = try openStore()
         var limit = Self.defaultPageSize
         var after: Int64?
@@ -289,50 +338,64 @@ struct IntakeEndpoints: Sendable {
                     .invalidIntakeQuery("unknown query parameter \"\(item.name)\"; expected limit, after", field: item.name))
             }
         }
-        do throws(IntakeFailure) {
-            let items = try store.list(limit: limit, before: after)
-            let next: JSONValue = items.count == limit ? items.last.map { .string(String($0.id)) } ?? .null : .null
-            return .json(
-                .object([
-                    "items": .array(items.map { .object($0.jsonObject) }), "order": .string("newest-first"), "next": next,
-                ]))
-        } catch {
-            throw ServiceProblem(error)
+        let failureLog = failureLog
+        let (pageSize, before) = (limit, after)
+        return try offWorker { () throws(ServiceProblem) in
+            do throws(IntakeFailure) {
+                let items = try store.list(limit: pageSize, before: before)
+                let next: JSONValue = items.count == pageSize ? items.last.map { .string(String($0.id)) } ?? .null : .null
+                return .json(
+                    .object([
+                        "items": .array(items.map { .object($0.jsonObject) }), "order": .string("newest-first"),
+                        "next": next,
+                    ]))
+            } catch {
+                failureLog.record(error)
+                throw ServiceProblem(error)
+            }
         }
     }
 
-    func show(_ request: HTTPRequest, id: String) throws(ServiceProblem) -> HTTPResponse {
+    func show(_ request: HTTPRequest, id: String) throws(ServiceProblem) -> HTTPResponderResult {
         let store = try openStore()
         guard let number = Self.itemID(id) else { throw Self.notFound(id) }
-        let found: IntakeItem?
-        do throws(IntakeFailure) {
-            found = try store.item(id: number)
-        } catch {
-            throw ServiceProblem(error)
+        let prefersHTML = IntakeItemPage.prefersHTML(request.headers["Accept"])
+        let failureLog = failureLog
+        return try offWorker { () throws(ServiceProblem) in
+            let found: IntakeItem?
+            do throws(IntakeFailure) {
+                found = try store.item(id: number)
+            } catch {
+                failureLog.record(error)
+                throw ServiceProblem(error)
+            }
+            guard let item = found else { throw Self.notFound(id) }
+            return prefersHTML ? IntakeItemPage.response(for: item) : .json(.object(item.jsonObject))
         }
-        guard let item = found else { throw Self.notFound(id) }
-        if IntakeItemPage.prefersHTML(request.headers["Accept"]) { return IntakeItemPage.response(for: item) }
-        return .json(.object(item.jsonObject))
     }
 
     func delete(id: String) throws(ServiceProblem) -> HTTPResponderResult {
         let store = try openStore()
         guard let number = Self.itemID(id) else { throw Self.notFound(id) }
+        try enterGate()
         let problems = problems
+        let gate = gate
+        let failureLog = failureLog
         return .later {
+            defer { gate.leave() }
             switch await store.delete(id: number) {
             case .success(true): return .empty()
             case .success(false): return problems.response(Self.notFound(id))
-            case .failure(let failure): return problems.response(ServiceProblem(failure))
+            case .failure(let failure):
+                failureLog.record(failure)
+                return problems.response(ServiceProblem(failure))
             }
         }
     }
 
-    /// Ids are positive decimal integers; anything else names no item.
-    private static func itemID(_ text: String) -> Int64? {
-        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int64(text), value > 0 else { return nil }
-        return value
-    }
+    /// Ids are positive decimal integers in their one spelling (``decimal(_:)``, as `after=`
+    /// reads them): `/v1/intake/01` names no item, so one item has one URL.
+    private static func itemID(_ text: String) -> Int64? { decimal(text) }
 
     private static func notFound(_ id: String) -> ServiceProblem {
         ServiceProblem(IntakeFailure(.notFound, "no intake item has the id \"\(id)\""))

@@ -133,6 +133,11 @@ public final class Metrics: Sendable {
         var intakeCommittedWrites: UInt64 = 0
         var proxyUpstreamErrors: [String: UInt64] = [:]
         var proxyRefused: [String: UInt64] = [:]
+        /// Rate-limited log lines left out, by event.
+        var suppressedLogLines: [String: UInt64] = ["intake.storage_failed": 0]
+        /// Intake requests waiting on storage now (read at scrape time).
+        var intakeWaiting: (@Sendable () -> Int)?
+        var intakeWaitingRefused: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -228,6 +233,21 @@ public final class Metrics: Sendable {
     /// One intake request's outcome: `created`, `duplicate`, `replayed`, or its problem kind (a fixed set).
     public func recordIntake(result: String) {
         state.withLock { $0.intakeResults[result, default: 0] += 1 }
+    }
+
+    /// A rate-limited log line that was not written.
+    func recordSuppressedLogLine(event: String) {
+        state.withLock { $0.suppressedLogLines[event, default: 0] += 1 }
+    }
+
+    /// Reads the number of intake requests waiting on storage at scrape time.
+    func observeIntakeWaiting(_ count: @escaping @Sendable () -> Int) {
+        state.withLock { $0.intakeWaiting = count }
+    }
+
+    /// An intake request answered 503 at once because `intake.maxWaitingRequests` were waiting.
+    func recordIntakeWaitingRefused() {
+        state.withLock { $0.intakeWaitingRefused += 1 }
     }
 
     /// One intake COMMIT and how many writes it covered (group commit's batch size).
@@ -356,6 +376,18 @@ public final class Metrics: Sendable {
             "navpolicyd_intake_committed_writes_total", "counter",
             "Writes covered by those commits (writes/commits = mean batch).")
         out += "navpolicyd_intake_committed_writes_total \(snapshot.intakeCommittedWrites)\n"
+        family(
+            "navpolicyd_intake_storage_waiting", "gauge",
+            "Intake requests waiting on the database now (at most intake.maxWaitingRequests).")
+        out += "navpolicyd_intake_storage_waiting \(snapshot.intakeWaiting?() ?? 0)\n"
+        family(
+            "navpolicyd_intake_waiting_refused_total", "counter",
+            "Intake requests answered 503 at once because intake.maxWaitingRequests were waiting.")
+        out += "navpolicyd_intake_waiting_refused_total \(snapshot.intakeWaitingRefused)\n"
+        family("navpolicyd_log_lines_suppressed_total", "counter", "Rate-limited log lines not written, by event.")
+        for (event, value) in snapshot.suppressedLogLines.sorted(by: { $0.key < $1.key }) {
+            out += "navpolicyd_log_lines_suppressed_total{event=\"\(event)\"} \(value)\n"
+        }
         family("navpolicyd_open_connections", "gauge", "HTTP connections currently open.")
         out += "navpolicyd_open_connections \(openConnections)\n"
         family(
