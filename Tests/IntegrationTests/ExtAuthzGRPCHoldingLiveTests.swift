@@ -133,6 +133,30 @@ struct ExtAuthzGRPCHoldingLiveTests {
         #expect(held.count == 13)
     }
 
+    @Test("refused gRPC connections write at most 20 log lines a second; the rest are counted, not written")
+    func refusalLinesAreRateLimited() throws {
+        // One address may hold 2 connections: the next 58 are refused at accept. Before, each
+        // refusal wrote a warning line (1,122 lines in the helper's flood of the defaults).
+        let (daemon, port) = try ExtAuthzGRPCLiveTests.start(
+            config: ExtAuthzGRPCLiveTests.boundedConfig(#""connectionLimit": 16, "perIPConnectionLimit": 2"#))
+        var held: [RawConnection] = []
+        let served = try Self.connect(60, from: "127.0.4.1", port: port, into: &held)
+        #expect(served == 2, "one address holds \(served) connections, its share is 2")
+        let refused = 60 - served
+        _ = daemon.waitForLog { $0.contains(#""event":"grpc.connection_refused""#) }
+        let lines = daemon.logLines.filter { $0.contains(#""event":"grpc.connection_refused""#) }
+        // The 58 refusals arrive within a second or two: one or two windows of 20 lines.
+        #expect((1...40).contains(lines.count), "\(lines.count) refusal lines for \(refused) refusals")
+        let metrics = try Curl.request(daemon.baseURL + "/metrics").body.split(separator: "\n")
+        let suppressed = metrics.first {
+            $0.hasPrefix(#"navpolicyd_log_lines_suppressed_total{event="grpc.connection_refused"}"#)
+        }
+        let count = suppressed.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) } ?? 0
+        #expect(
+            count + lines.count == refused,
+            "\(suppressed.map(String.init) ?? "no suppressed-lines counter"), \(lines.count) lines")
+    }
+
     @Test("item 9: an HPACK table size update past the 4 KiB the server allows ends the connection (COMPRESSION_ERROR)")
     func peerHPACKTableIsBounded() throws {
         let (daemon, port) = try ExtAuthzGRPCLiveTests.start()

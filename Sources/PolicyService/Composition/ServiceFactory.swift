@@ -47,7 +47,7 @@ final class ServiceFactory: Sendable {
             try Self.openDecisionLog(path, store: store, metrics: metrics, log: log)
         }
         let recorder = DecisionRecorder(metrics: metrics, log: decisionLog)
-        let authFailures = AuthFailureLog(log: log)
+        let authFailures = AuthFailureLog(log: log, metrics: metrics)
         self.intake = Self.intakeEndpoints(
             intake, policies: store, recorder: recorder, log: log, authFailures: authFailures)
         self.store = store

@@ -33,7 +33,7 @@ final class ProxyResponder: HTTPRoutingResponder {
         self.settings = settings
         let metrics = decisions.recorder.metrics
         self.metrics = metrics
-        let refusals = DestinationRefusalLog(log: log)
+        let refusals = DestinationRefusalLog(log: log, metrics: metrics)
         self.refusals = refusals
         let problems = ProblemRenderer()
         tunnels = ConnectTunnels(

@@ -240,6 +240,12 @@ public final class Metrics: Sendable {
         state.withLock { $0.suppressedLogLines[event, default: 0] += 1 }
     }
 
+    /// Shows `event`'s suppressed-lines series (at 0) from the start, so an alert on its rate
+    /// has a series to read before the first line is left out.
+    func declareSuppressedLogLines(event: String) {
+        state.withLock { _ = $0.suppressedLogLines[event, default: 0] }
+    }
+
     /// Reads the number of intake requests waiting on storage at scrape time.
     func observeIntakeWaiting(_ count: @escaping @Sendable () -> Int) {
         state.withLock { $0.intakeWaiting = count }

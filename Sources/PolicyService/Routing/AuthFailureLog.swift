@@ -5,8 +5,8 @@ import JSONSupport
 /// Logs refused bearer tokens as `auth.failed` events: which route, from which peer and why
 /// (`missing`, `malformed`, `wrong`), never the token or any part of it.
 ///
-/// Rate-limited (at most ``linesPerSecond`` lines a second; the next line written says how many
-/// were left out), so a client guessing tokens cannot flood the log.
+/// Rate-limited (``RateLimitedEvent``: at most ``linesPerSecond`` lines a second; the next line
+/// written says how many were left out), so a client guessing tokens cannot flood the log.
 final class AuthFailureLog: Sendable {
     /// Why a request was refused.
     enum Reason: String {
@@ -20,14 +20,15 @@ final class AuthFailureLog: Sendable {
 
     static let linesPerSecond = 20
 
-    private let log: EventLog
-    private let limiter = LogRateLimiter(limit: AuthFailureLog.linesPerSecond, windowMilliseconds: 1_000)
-    /// Milliseconds on any monotonic-enough scale (a test passes its own clock).
-    private let now: @Sendable () -> Int64
+    private let line: RateLimitedEvent
 
-    init(log: EventLog, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
-        self.log = log
-        self.now = now
+    init(
+        log: EventLog, metrics: Metrics? = nil,
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) {
+        line = RateLimitedEvent(
+            "auth.failed", level: .warning, limit: Self.linesPerSecond, windowMilliseconds: 1_000, log: log,
+            metrics: metrics, now: now)
     }
 
     /// The reason the presented `Authorization` fields (which did not authorize) were refused;
@@ -56,14 +57,12 @@ final class AuthFailureLog: Sendable {
 
     /// Logs one refusal (unless over the rate limit).
     func record(route: String, realm: String, request: HTTPRequest) {
-        let (allowed, suppressed) = limiter.admit(now: now())
-        guard allowed else { return }
-        var fields: JSONObject = [
-            "route": .string(route), "method": .string(request.method), "peer": .string(request.remoteAddress),
-            "reason": .string(Self.reason(for: request.headers.values(for: "Authorization")).rawValue),
-            "realm": .string(realm),
-        ]
-        if suppressed > 0 { fields.append("suppressedBefore", .number(Double(suppressed))) }
-        log.log(.warning, "auth.failed", fields)
+        line.record {
+            [
+                "route": .string(route), "method": .string(request.method), "peer": .string(request.remoteAddress),
+                "reason": .string(Self.reason(for: request.headers.values(for: "Authorization")).rawValue),
+                "realm": .string(realm),
+            ]
+        }
     }
 }

@@ -32,14 +32,23 @@ extension ListenerKind {
         let log = services.log
         let metrics = services.metrics.grpc
         metrics.enable()
+        // A client opening connections past its share gets one refusal each: as on the HTTP
+        // listeners, those lines are rate-limited (the metric still counts every refusal).
+        let refusals = RateLimitedEvent(
+            "grpc.connection_refused", level: .warning, limit: 20, windowMilliseconds: 1_000, log: log,
+            metrics: services.metrics)
         let server = GRPCServer(
             configuration: configuration, methods: responder.methods,
             observer: GRPCServerObserver(
                 event: { event, fields in
-                    var object: JSONObject = ["listener": .string("ext-authz-grpc")]
-                    for (name, value) in fields.sorted(by: { $0.key < $1.key }) { object.append(name, .string(value)) }
-                    if event == "grpc.connection_refused" { metrics.connectionRefused() }
-                    log.log(event == "grpc.connection_refused" ? .warning : .info, event, object)
+                    let object = {
+                        var object: JSONObject = ["listener": .string("ext-authz-grpc")]
+                        for (name, value) in fields.sorted(by: { $0.key < $1.key }) { object.append(name, .string(value)) }
+                        return object
+                    }
+                    guard event == refusals.event else { return log.log(.info, event, object()) }
+                    metrics.connectionRefused()
+                    refusals.record(object)
                 },
                 answered: { path, status in metrics.answered(path: path, status: status) }))
         return Listener(
