@@ -96,6 +96,16 @@ struct EnvoyGuideLiveTests {
         }
     }
 
+    @Test("--ext-authz-path-prefix wins over extAuthz.pathPrefix, as the listen flags win over theirs")
+    func flagWinsOverTheSection() throws {
+        let config = ExtAuthzHTTPLiveTests.config.replacingOccurrences(of: #""/authz""#, with: #""/other""#)
+        let service = try ExtAuthzHTTPLiveTests.Service(config: config, arguments: ["--ext-authz-path-prefix", "/authz"])
+        let logout = try service.check(path: "/authz/logout")
+        #expect(logout.status == 403 && logout.headers["x-navigation-handler"] == "logout", "\(logout.body)")
+        let other = try service.check(path: "/other/logout")
+        #expect(other.status == 400 && other.headers["x-navigation-decision"] == nil, "\(other.body)")
+    }
+
     @Test("serve refuses a path prefix Envoy cannot send (exit 2, the flag named)")
     func badPrefixFlag() throws {
         for bad in ["authz", "/authz/", "/a?b"] {
