@@ -57,9 +57,16 @@ public final class CompiledPolicy: Sendable {
     /// differ on whether that is a separator (``CanonicalRequest/decodedSeparatorPath``): the
     /// chain decides both, and when they differ the one that cancels wins (see
     /// ``combining(_:_:request:explain:)``). Every other request is decided once, as before.
+    ///
+    /// A request whose port the client chose (``NavigationRequest/urlWithoutClientPort``) is
+    /// decided once more without it, combined the same way: a handler that cancels the URL on
+    /// the default port cancels it on every port the client may name, and one that cancels it
+    /// on the named port still does (``decideWithClientPort(_:_:)``).
     public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
         let request = budgeted(request)
-        var decision = allReadings(request, explain: explain) { decideOneReading($0, explain: explain) }
+        var decision = decideWithClientPort(request) {
+            allReadings($0, explain: explain) { decideOneReading($0, explain: explain) }
+        }
         // An explained decision says what its regexp work cost and whether the budget decided.
         if explain, let budget = request.regexBudget {
             decision.regexpSteps = budget.spent
@@ -78,7 +85,22 @@ public final class CompiledPolicy: Sendable {
     /// ``decideLinear(_:)`` on every reading of the path, combined as ``decide(_:explain:)``
     /// combines them: the reference the fuzz targets compare the indexed chain with.
     package func decideLinearAllReadings(_ request: CanonicalRequest) -> Decision {
-        allReadings(budgeted(request), explain: false) { decideLinear($0) }
+        decideWithClientPort(budgeted(request)) { allReadings($0, explain: false) { decideLinear($0) } }
+    }
+
+    /// `decideAll` on the request and, when its port is the client's choice, on the request
+    /// without it: the one that cancels wins (``combining(_:_:request:explain:decodedPath:secondForm:)``,
+    /// as for the readings of a path), so the client's port can neither take a request past a
+    /// cancel written for the default port nor past one written for that port. An allow needs
+    /// both readings to allow: an allow-list never lets more through for a port the client names.
+    @inline(__always)
+    private func decideWithClientPort(
+        _ request: CanonicalRequest, _ decideAll: (CanonicalRequest) -> Decision
+    ) -> Decision {
+        let decision = decideAll(request)
+        guard let portless = request.withoutClientPortReading else { return decision }
+        // Not explained as a path reading: each reading's own explanation is kept with it.
+        return Self.combining(decision, decideAll(portless), request: request, explain: false)
     }
 
     /// The plain reading, then each further reading of the path combined into it.

@@ -1,7 +1,8 @@
 /// Warnings about a valid policy: things that compile but are probably not what the author meant.
 public struct LintWarning: Sendable, Equatable, CustomStringConvertible {
     /// A stable kind for machines: `unreachable`, `duplicateEntry`, `emptyChain`,
-    /// `paymentWithoutHosts`, `locationLoops`, `pathLevelOnlyOnHTTP`, `urlPatternNeverMatches`.
+    /// `paymentWithoutHosts`, `locationLoops`, `pathLevelOnlyOnHTTP`, `urlPatternNeverMatches`,
+    /// `urlPatternDefaultPortOnly`.
     public var kind: String
     public var pointer: JSONPointer
     public var message: String
@@ -45,6 +46,9 @@ public enum PolicyLint {
         var earlierHandlers = CoverCandidates()
         // Only a config with a proxy has tunnels to warn about.
         let hasProxy = policy.sections["proxy"] != nil
+        // Only a config that sets up ext_authz says a Host port is the client's (/v1/authz is
+        // always served, so it cannot be the sign: docs/security.md says it for nginx).
+        let hasExtAuthz = policy.sections["extAuthz"] != nil
         let handlers = JSONPointer.root.appending("handlers")
         if policy.links.isEmpty {
             warnings.append(
@@ -110,6 +114,7 @@ public enum PolicyLint {
                             + "so use the reverse proxy or nginx auth_request for this rule on https: (docs/proxy.md)"))
             }
             warnings += URLPatternCondition.neverMatching(link.matcher, at: pointer.appending("match"))
+            if hasExtAuthz { warnings += defaultPortOnly(link.matcher, at: pointer.appending("match")) }
             if let loop = locationLoop(link, policy) {
                 warnings.append(LintWarning(kind: "locationLoops", pointer: pointer.appending("location"), message: loop))
             }

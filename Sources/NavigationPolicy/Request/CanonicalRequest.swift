@@ -55,6 +55,12 @@ public struct CanonicalRequest: Sendable {
             throw NavigationRequestError(
                 field: "method", reason: "\"\(request.method)\" is not a valid HTTP method token")
         }
+        if let portless = request.urlWithoutClientPort {
+            // The same bound and parse as the URL's: the reading it makes is never skipped on a failure.
+            guard portless.utf8.count <= NavigationRequest.maximumURLLength, (try? URLRecord.parse(portless)) != nil else {
+                throw NavigationRequestError(field: "url", reason: "the URL without the client's port is not a valid URL")
+            }
+        }
         if let source = request.sourceURL {
             guard source.utf8.count <= NavigationRequest.maximumURLLength else {
                 throw NavigationRequestError(
@@ -83,6 +89,20 @@ public struct CanonicalRequest: Sendable {
     /// readings derived from it share.
     func withFreshRegexBudget() -> CanonicalRequest {
         CanonicalRequest(self, budget: URLPatternStepBudget())
+    }
+
+    /// The request as the client would have sent it on the scheme's default port
+    /// (``NavigationRequest/urlWithoutClientPort``), every reading of its own kept, sharing this
+    /// request's regexp budget; nil when no enforcement point marked the port as the client's,
+    /// or when dropping it changes nothing (no port, or the default one).
+    public var withoutClientPortReading: CanonicalRequest? {
+        guard let portless = original.urlWithoutClientPort else { return nil }
+        var request = original
+        request.url = portless
+        request.urlWithoutClientPort = nil
+        // Parsed when this request was built (init), so this cannot fail; the guard only keeps `try?` honest.
+        guard let reading = try? CanonicalRequest(request), reading.href != href else { return nil }
+        return regexBudget.map { CanonicalRequest(reading, budget: $0) } ?? reading
     }
 
     /// `request` as it is, every reading kept, with `budget`.

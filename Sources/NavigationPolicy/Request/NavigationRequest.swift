@@ -11,6 +11,11 @@ public struct NavigationRequest: Sendable, Equatable {
     public var targetFrame: TargetFrame
     /// The page that started the navigation, when known. Validated, not matched on.
     public var sourceURL: String?
+    /// ``url`` without the port a client chose, when an enforcement point took the port from a
+    /// field the client sets (an edge's `Host`): such a port means nothing to an origin that
+    /// serves the same pages on every port, so the chain decides this URL too and a cancel in
+    /// either reading wins (``CompiledPolicy/decide(_:explain:)``). Nil for every other request.
+    public var urlWithoutClientPort: String?
 
     public init(
         url: String,

@@ -36,16 +36,20 @@ final class URLPatternStepBudget: @unchecked Sendable {
     var spent: Int { initial - remaining }
 
     /// The component strings of the reading last asked for (``values(for:)``) and its key.
-    private var cachedValues: (standard: Bool, path: MatchPath, values: [String])?
+    private var cachedValues: (standard: Bool, path: MatchPath, port: UInt16?, values: [String])?
 
     /// `request`'s component strings in its reading (``URLPattern/values(of:)``), made once per
     /// reading of the decision rather than once per handler (the path and query are copied).
+    /// The readings of one decision differ in their path, their standard flag, or the port
+    /// (``CanonicalRequest/withoutClientPortReading``): each is part of the key.
     func values(for request: CanonicalRequest) -> [String] {
-        if let cached = cachedValues, cached.standard == request.readsURLAsStandard, cached.path == request.matchPath {
+        if let cached = cachedValues, cached.standard == request.readsURLAsStandard, cached.path == request.matchPath,
+            cached.port == request.url.port
+        {
             return cached.values
         }
         let values = URLPattern.values(of: request)
-        cachedValues = (request.readsURLAsStandard, request.matchPath, values)
+        cachedValues = (request.readsURLAsStandard, request.matchPath, request.url.port, values)
         return values
     }
 

@@ -17,6 +17,11 @@ package struct ServeCommand: ParsableCommand {
     static let extAuthzListen = Option.text(
         "ext-authz-listen", "HOST:PORT", kind: .address,
         help: "also run Envoy's ext_authz HTTP service there: every path is a request to decide (docs/envoy.md)")
+    static let extAuthzPathPrefix = Option.text(
+        "ext-authz-path-prefix", "PREFIX", kind: .text,
+        help:
+            "what Envoy's http_service.path_prefix puts before each original path (/authz in deploy/envoy); a check "
+            + "whose path does not start with it and / is refused (extAuthz.pathPrefix; see docs/envoy.md)")
     static let extAuthzGRPCListen = Option.text(
         "ext-authz-grpc-listen", "HOST:PORT", kind: .address,
         help: "also serve Envoy's ext_authz gRPC Check (HTTP/2 cleartext) there (extAuthz.grpcListen; see docs/envoy.md)")
@@ -62,7 +67,8 @@ package struct ServeCommand: ParsableCommand {
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, listen.declaration, decisionLog.declaration,
             adminTokenFile.declaration,
-            proxyListen.declaration, extAuthzListen.declaration, extAuthzGRPCListen.declaration, adminListen.declaration,
+            proxyListen.declaration, extAuthzListen.declaration, extAuthzPathPrefix.declaration,
+            extAuthzGRPCListen.declaration, adminListen.declaration,
             logLevel.declaration,
         ])
 
@@ -72,6 +78,8 @@ package struct ServeCommand: ParsableCommand {
     private var maxConfigBytesText: String?
     /// The listener address flags as typed, keyed by their spelling (`--proxy-listen`).
     package var listenFlags: [String: String] = [:]
+    /// `--ext-authz-path-prefix` as typed; checked by ``validate()``.
+    package var extAuthzPathPrefix: String?
     package var decisionLogPath: String?
     package var adminTokenFilePath: String?
     package var logLevel: EventLog.Level
@@ -85,6 +93,7 @@ package struct ServeCommand: ParsableCommand {
         for option in Self.listenOptions {
             listenFlags[option.declaration.longForm] = arguments[option]
         }
+        extAuthzPathPrefix = arguments[Self.extAuthzPathPrefix]
         decisionLogPath = arguments[Self.decisionLog]
         adminTokenFilePath = arguments[Self.adminTokenFile]
         logLevel = arguments[Self.logLevel].flatMap(EventLog.Level.init(rawValue:)) ?? .info
@@ -93,6 +102,9 @@ package struct ServeCommand: ParsableCommand {
     /// The size cap's value (flag or environment) is checked before anything runs.
     package mutating func validate() throws(CommandError) {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
+        if let prefix = extAuthzPathPrefix, let problem = ExtAuthzSettings.pathPrefixProblem(prefix) {
+            throw .invalidValue("--ext-authz-path-prefix \"\(prefix)\": \(problem)")
+        }
     }
 
     /// Resolves the configuration, builds the daemon, starts it and waits for a signal.
@@ -135,7 +147,8 @@ package struct ServeCommand: ParsableCommand {
         }
         let inputs = DaemonConfiguration.Inputs(
             configPath: configPath, maxConfigBytes: maxConfigBytes, initial: initial, listenFlags: listenFlags,
-            decisionLogPath: decisionLogPath, adminTokenFile: adminTokenFilePath, version: CommandLineTool.version,
+            extAuthzPathPrefix: extAuthzPathPrefix, decisionLogPath: decisionLogPath, adminTokenFile: adminTokenFilePath,
+            version: CommandLineTool.version,
             environment: ProcessInfo.processInfo.environment)
         switch DaemonConfiguration.resolve(inputs) {
         case .success(let configuration): return configuration

@@ -11,6 +11,8 @@ extension DaemonConfiguration {
         public var initial: PolicySnapshot
         /// Listener address flags as typed, keyed by their spelling (`--proxy-listen`).
         public var listenFlags: [String: String]
+        /// `--ext-authz-path-prefix`; wins over `extAuthz.pathPrefix`.
+        public var extAuthzPathPrefix: String?
         /// `--decision-log`.
         public var decisionLogPath: String?
         /// `--admin-token-file`; wins over `server.adminTokenFile`.
@@ -23,12 +25,14 @@ extension DaemonConfiguration {
         /// Collects the inputs; ``DaemonConfiguration/resolve(_:)`` checks them.
         public init(
             configPath: String, maxConfigBytes: Int, initial: PolicySnapshot, listenFlags: [String: String],
-            decisionLogPath: String?, adminTokenFile: String?, version: String, environment: [String: String]
+            extAuthzPathPrefix: String? = nil, decisionLogPath: String?, adminTokenFile: String?, version: String,
+            environment: [String: String]
         ) {
             self.configPath = configPath
             self.maxConfigBytes = maxConfigBytes
             self.initial = initial
             self.listenFlags = listenFlags
+            self.extAuthzPathPrefix = extAuthzPathPrefix
             self.decisionLogPath = decisionLogPath
             self.adminTokenFile = adminTokenFile
             self.version = version
@@ -66,6 +70,9 @@ extension DaemonConfiguration {
         case .failure(let error): return .failure(error)
         }
         guard let api = listeners.first else { return .failure(ResolutionError(description: "no API listener")) }
+        if let prefix = inputs.extAuthzPathPrefix, let problem = ExtAuthzSettings.pathPrefixProblem(prefix) {
+            return .failure(ResolutionError(description: "--ext-authz-path-prefix \"\(prefix)\": \(problem)"))
+        }
         let settings = inputs.initial.settings
         let adminToken: AdminToken?
         switch AdminToken.load(
@@ -89,6 +96,7 @@ extension DaemonConfiguration {
                 listeners: listeners, apiAddress: api.endpoint.address, decisionLogPath: inputs.decisionLogPath,
                 adminToken: adminToken, version: inputs.version, intake: intake, notifier: notifier,
                 socketActivated: activation != nil,
+                extAuthz: ExtAuthzSettings.from(inputs.initial.policy).overriding(pathPrefix: inputs.extAuthzPathPrefix),
                 restartOnly: RestartOnlySettings(inputs.initial, intake: intake?.settings)))
     }
 

@@ -46,6 +46,10 @@ public struct DaemonConfiguration: Sendable {
     public let notifier: SystemdNotifier?
     /// Whether systemd passed listening sockets (`LISTEN_FDS`).
     public let socketActivated: Bool
+    /// The ext_authz services' settings: the `extAuthz` section with `--ext-authz-path-prefix`
+    /// over it. Built once, like the listeners ("restart-only": ``restartOnly`` keeps the
+    /// section as written, so a reload warns only when the file changed).
+    let extAuthz: ExtAuthzSettings
     /// The sections a reload cannot change, as the daemon was built from them.
     let restartOnly: RestartOnlySettings
 }

@@ -14,6 +14,8 @@ struct ListenerContext: Sendable {
     let initial: PolicySnapshot
     /// The roles of every listener that runs.
     let running: Set<String>
+    /// The ext_authz settings, flags applied (``DaemonConfiguration/extAuthz``).
+    let extAuthz: ExtAuthzSettings
 
     /// The `server` section: one set of limits and deadlines for every listener.
     var settings: ServerSettings { initial.settings }

@@ -50,7 +50,7 @@ public final class PolicyDaemon: Sendable {
             resolved.kind.make(
                 ListenerContext(
                     role: resolved.kind.role, endpoint: resolved.endpoint, services: services,
-                    initial: configuration.initial, running: running))
+                    initial: configuration.initial, running: running, extAuthz: configuration.extAuthz))
         }
         apiServer.withLock { $0 = listeners.first?.server }
         self.store = store

@@ -22,7 +22,8 @@ struct AuthzEndpoints: Sendable {
     /// nginx turns into a refusal.
     func authorize(_ request: HTTPRequest) throws(ServiceProblem) -> HTTPResponse {
         let target = try AuthzTarget.from(request.headers)
-        var navigation = NavigationRequest(url: target.url, method: target.method)
+        // The front proxy's host fields carry the port the client named (ClientAuthority).
+        var navigation = try ClientAuthority.navigation(url: target.url, method: target.method, field: target.hostField)
         FetchMetadata(request.headers).apply(to: &navigation)
         let enforced = try decisions.enforce(navigation)
         var response: HTTPResponse
@@ -47,6 +48,8 @@ struct AuthzTarget: Equatable {
     var url: String
     /// The original method (`X-Original-Method`, default GET).
     var method: String
+    /// The field the host came from, named by a refusal.
+    var hostField: String
 
     /// The fields of the origin-form spelling; all three are required together.
     static let originFormFields = ["X-Original-URI", "X-Forwarded-Host", "X-Forwarded-Proto"]
@@ -71,13 +74,13 @@ struct AuthzTarget: Equatable {
                         "send either X-Original-URL or X-Forwarded-Proto + X-Forwarded-Host + X-Original-URI, "
                             + "not both (\(other) is present too)", field: "X-Original-URL"))
             }
-            return AuthzTarget(url: url, method: method)
+            return AuthzTarget(url: url, method: method, hostField: "X-Original-URL")
         }
         guard let uri = headers["X-Original-URI"] else {
             throw ServiceProblem(
                 .invalidRequest(
                     "send X-Original-URI, X-Forwarded-Host and X-Forwarded-Proto (nginx: proxy_set_header "
-                        + "X-Original-URI $request_uri; X-Forwarded-Host $host:$server_port; X-Forwarded-Proto $scheme), "
+                        + "X-Original-URI $request_uri; X-Forwarded-Host $host; X-Forwarded-Proto $scheme), "
                         + "or X-Original-URL", field: "X-Original-URI"))
         }
         guard uri.hasPrefix("/") else {
@@ -88,9 +91,9 @@ struct AuthzTarget: Equatable {
                 .invalidRequest(
                     "X-Forwarded-Host is required and must not be empty: the decision is taken on the host the "
                         + "client asked for, never on this endpoint's own Host (nginx: proxy_set_header "
-                        + "X-Forwarded-Host $host:$server_port, and refuse requests without a host)", field: "X-Forwarded-Host"))
+                        + "X-Forwarded-Host $host, and refuse requests without a host)", field: "X-Forwarded-Host"))
         }
-        guard isHostField(host) else {
+        guard ClientAuthority.isHostField(host) else {
             throw ServiceProblem(.invalidRequest("X-Forwarded-Host must be a host[:port]", field: "X-Forwarded-Host"))
         }
         guard let proto = headers["X-Forwarded-Proto"] else {
@@ -103,15 +106,6 @@ struct AuthzTarget: Equatable {
         guard scheme == "http" || scheme == "https" else {
             throw ServiceProblem(.invalidRequest("X-Forwarded-Proto must be http or https", field: "X-Forwarded-Proto"))
         }
-        return AuthzTarget(url: scheme + "://" + host + uri, method: method)
+        return AuthzTarget(url: scheme + "://" + host + uri, method: method, hostField: "X-Forwarded-Host")
     }
-
-    /// Whether `host` can stand as a URL's `host[:port]`: none of the bytes that would end
-    /// the authority or start userinfo, so the field cannot move the URL's real host somewhere
-    /// else. Envoy's ext_authz front ends check their `Host` the same way.
-    static func isHostField(_ host: String) -> Bool {
-        !host.utf8.contains(where: { forbiddenInHost.contains($0) })
-    }
-
-    private static let forbiddenInHost: Set<UInt8> = Set("/?#@\\ \t".utf8)
 }

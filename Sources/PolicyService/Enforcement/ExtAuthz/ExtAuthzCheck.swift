@@ -5,7 +5,8 @@ import NavigationPolicy
 /// ``ExtAuthzRequest`` in, an ``ExtAuthzAnswer`` out. The HTTP service and the gRPC `Check`
 /// listener both call it, so the two transports cannot decide the same request differently.
 ///
-/// The URL decided is `scheme://host` + `path`, exactly as Envoy reports the original request;
+/// The URL decided is `scheme://host` + `path`, exactly as Envoy reports the original request,
+/// and without the port when `host` names one (``ClientAuthority``: a cancel in either wins);
 /// `Sec-Fetch-Mode`/`Sec-Fetch-Dest` among the forwarded headers say the navigation type and
 /// target frame (``FetchMetadata``, read strictly). No other header is read: what a client
 /// sends can never choose the decision (docs/envoy.md, "Trusted fields").
@@ -23,8 +24,8 @@ struct ExtAuthzCheck: Sendable {
     /// deny with status 400 and a problem body (fail closed).
     func check(_ request: ExtAuthzRequest) -> ExtAuthzAnswer {
         do throws(ServiceProblem) {
-            let url = try Self.url(of: request)
-            var navigation = NavigationRequest(url: url, method: request.method)
+            // Host is the client's `Host`/`:authority`: its port is the client's choice (ClientAuthority).
+            var navigation = try ClientAuthority.navigation(url: try Self.url(of: request), method: request.method, field: "host")
             FetchMetadata(request.headers).apply(to: &navigation)
             return answer(try decisions.enforce(navigation))
         } catch {
@@ -41,7 +42,7 @@ struct ExtAuthzCheck: Sendable {
                     "the original scheme must be http or https, not \"\(request.scheme)\" (HTTP service: "
                         + "X-Forwarded-Proto, set by Envoy)", field: "scheme"))
         }
-        guard !request.host.isEmpty, AuthzTarget.isHostField(request.host) else {
+        guard !request.host.isEmpty, ClientAuthority.isHostField(request.host) else {
             throw ServiceProblem(
                 .invalidRequest(
                     "the original host must be a non-empty host[:port]: the decision is taken on the host the client "

@@ -58,8 +58,9 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
         guard let path = settings.originalTarget(request.rawTarget) else {
             throw ServiceProblem(
                 .invalidRequest(
-                    "the path must be extAuthz.pathPrefix \"\(settings.pathPrefix)\" followed by the original path "
-                        + "(Envoy: http_service.path_prefix)", field: "path"))
+                    "the path must be the configured prefix \"\(settings.pathPrefix)\" (--ext-authz-path-prefix, "
+                        + "extAuthz.pathPrefix) followed by the original path: Envoy's http_service.path_prefix must be "
+                        + "the same, and nothing else is decided", field: "path"))
         }
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(headers.count)

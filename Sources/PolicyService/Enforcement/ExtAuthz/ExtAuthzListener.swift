@@ -11,7 +11,7 @@ extension ListenerKind {
         sections: ["extAuthz": ExtAuthzSettings.validator]
     ) { context in
         let check = ExtAuthzCheck(
-            decisions: context.services.decisions(for: .extAuthz), settings: ExtAuthzSettings.from(context.initial.policy))
+            decisions: context.services.decisions(for: .extAuthz), settings: context.extAuthz)
         // Envoy sends no body unless with_request_body is set, and none is read: a body is
         // refused (413) rather than buffered for nothing.
         let configuration = context.serverConfiguration(maxBodyBytes: 0)

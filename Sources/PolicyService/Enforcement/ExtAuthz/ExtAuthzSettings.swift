@@ -13,6 +13,7 @@ public struct ExtAuthzSettings: Sendable, Equatable {
     public var grpcListen: String?
     /// What Envoy's `http_service.path_prefix` puts before the original path; "" = none. The
     /// HTTP service removes it, and refuses (400) a request whose path does not start with it.
+    /// `serve --ext-authz-path-prefix` wins over it (``overriding(pathPrefix:)``).
     public var pathPrefix = ""
 
     public init() {}
@@ -46,7 +47,7 @@ public struct ExtAuthzSettings: Sendable, Equatable {
 
     /// Why `prefix` cannot be a path prefix, or nil when it can: "" or `/` followed by path
     /// bytes, without a trailing `/` (Envoy appends the original path, which starts with one).
-    static func pathPrefixProblem(_ prefix: String) -> String? {
+    public static func pathPrefixProblem(_ prefix: String) -> String? {
         guard !prefix.isEmpty else { return nil }
         guard prefix.hasPrefix("/") else { return "must start with \"/\" (or be \"\" for none)" }
         guard !prefix.hasSuffix("/") else { return "must not end with \"/\": the original path brings its own" }
@@ -65,6 +66,15 @@ public struct ExtAuthzSettings: Sendable, Equatable {
         let rest = target.utf8.dropFirst(pathPrefix.utf8.count)
         guard rest.first == UInt8(ascii: "/") else { return nil }
         return String(rest)
+    }
+
+    /// These settings with `serve --ext-authz-path-prefix` applied over the section's
+    /// `pathPrefix`, as the listen flags win over `listen` and `grpcListen`; nil keeps the section's.
+    public func overriding(pathPrefix flag: String?) -> ExtAuthzSettings {
+        guard let flag else { return self }
+        var settings = self
+        settings.pathPrefix = flag
+        return settings
     }
 
     /// Reads the settings from a compiled policy's `extAuthz` section (defaults when absent).
