@@ -1,4 +1,5 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -7,7 +8,7 @@ import Testing
 /// generated chains: every "not equivalent" comes with counterexamples both chains really
 /// decide differently, every "equivalent" survives 100,000 generated requests decided by both,
 /// every seeded unreachable handler is found, and no handler a request reaches is flagged.
-@Suite("Policy analysis")
+@Suite("Policy analysis", .tags(.volume))
 struct PolicyAnalysisTests {
     typealias Generator = ChainIndexEquivalenceTests.SeededGenerator
 

@@ -1,4 +1,5 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -6,7 +7,7 @@ import Testing
 /// The chain index over `match.urlPatterns` (issue 31): its keys, its soundness (indexed and
 /// linear chains decide identically on random patterns × random URLs, in every reading), and
 /// that thousands of patterns with distinct hosts or paths leave a request few candidates.
-@Suite("URLPattern chain index")
+@Suite("URLPattern chain index", .tags(.volume))
 struct URLPatternIndexTests {
     typealias Generator = ChainIndexEquivalenceTests.SeededGenerator
 
