@@ -81,7 +81,7 @@ struct ChainIndexEquivalenceTests {
             targetFrame: pick(TargetFrame.allCases, &rng))
     }
 
-    @Test("indexed and linear decisions agree", arguments: 0..<40)
+    @Test("indexed and linear decisions agree", arguments: TestVolume.seeds(UInt64(0)..<40, sample: 8))
     func equivalence(seed: UInt64) throws {
         var rng = SeededGenerator(state: seed)
         let policy = try PolicyCompiler().compile(randomConfig(&rng))

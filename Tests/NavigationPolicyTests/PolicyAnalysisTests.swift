@@ -112,11 +112,12 @@ struct PolicyAnalysisTests {
 
     #if NAVPOLICYD_SANITIZER_LOCKS
         /// Sanitizer builds (`make test-asan|test-tsan`) run the suite for memory and thread
-        /// errors at 3-10× the cost: the fuzz is cut there; `make test` runs the 100,000.
+        /// errors at 3-10× the cost: the fuzz is cut there; `make test-full` runs the 100,000.
         static let fuzzRequests = 10_000
     #else
-        /// The acceptance's differential fuzz: requests per equivalent mutation.
-        static let fuzzRequests = 100_000
+        /// The acceptance's differential fuzz: requests per equivalent mutation (a fixed-seed
+        /// sample of 10,000 unless NAVPOLICYD_TEST_VOLUME=full: `make test-full` runs the 100,000).
+        static let fuzzRequests = TestVolume.count(full: 100_000, sample: 10_000)
     #endif
 
     @Test("mutation corpus: counterexamples decide differently, equivalents survive 100,000 requests")
