@@ -3,7 +3,7 @@
 live suites in serial shards that run at the same time as it.
 
     scripts/run-tests.py [--select all|sanitizerRelevant|optimized] [--shards N]
-                         [--scratch-path DIR] [-c debug|release] [-- SWIFT-TEST-ARGS...]
+                         [--scratch-path DIR] [-c debug|release] [-- TEST-BUNDLE-ARGS...]
 
 The plan comes from the test bundle itself (Swift Testing's event stream lists every test with its
 tags), so it needs no suite-name regex: a suite is placed by its tags (Tests/Support/TestSelection,
@@ -19,7 +19,9 @@ NAVPOLICYD_TEST_VOLUME=full is set (`make test-full`).
 
 Each process writes its log to <scratch>/test-logs/; this prints each process's wall and CPU time,
 then the slowest suites, and <scratch>/test-logs/suite-times.tsv keeps every suite's time.
-Arguments after `--` go to every `swift test` (e.g. `--sanitize=thread`, the build's -Xswiftc flags).
+The processes are the built test bundle run directly (what `swift test --skip-build` runs), so the
+build must be done: `swift build --build-tests` with the same scratch path and flags first.
+Arguments after `--` go to every run of the bundle.
 """
 import argparse
 import json
@@ -100,7 +102,7 @@ def main():
     parser.add_argument("-c", "--configuration", default="debug")
     parser.add_argument("--dry-run", action="store_true", help="print the plan only")
     parser.add_argument("--table", action="store_true", help="print every suite and where it runs (markdown)")
-    parser.add_argument("swift_test_args", nargs="*")
+    parser.add_argument("swift_test_args", nargs="*", help="more arguments for the test bundle")
     args = parser.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -120,8 +122,10 @@ def main():
             weights[name] = float(seconds)
     shards = shard(live, suites, args.shards, weights)
 
-    base = ["swift", "test", "--skip-build", "--scratch-path", args.scratch_path, "-c", args.configuration]
-    base += args.swift_test_args
+    # The bundle itself, as `swift test --skip-build` would run it: two `swift test` processes on
+    # one scratch path take turns (SwiftPM holds the .build lock for the whole run), which would
+    # serialize the shards again.
+    base = [bundle, "--testing-library", "swift-testing"] + args.swift_test_args
     runs = []
     if pool:
         runs.append(("parallel", pool, base + ["--filter", filter_regex(pool)]))

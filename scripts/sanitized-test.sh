@@ -34,8 +34,7 @@ status=0
 # twice more cost CI 20 minutes and found nothing a sanitizer could.
 # scripts/run-tests.py runs them the way `make test` does: in-process suites in parallel, live ones
 # in serial shards at the same time (blocked pool threads would starve the servers under test).
-scripts/run-tests.py --select sanitizerRelevant --scratch-path "$scratch" -- \
-    --sanitize="$sanitizer" -Xswiftc -DNAVPOLICYD_SANITIZER_LOCKS "${@:2}" || status=$?
+scripts/run-tests.py --select sanitizerRelevant --scratch-path "$scratch" -- "${@:2}" || status=$?
 end=$(date +%s)
 echo "sanitized-test: $sanitizer build $((built - start))s, tests $((end - built))s, exit $status"
 if compgen -G "$reports/*" >/dev/null; then
