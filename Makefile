@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test test-core-portable test-tsan test-asan test-release-lifetimes deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http soak clean
+.PHONY: deps test-deps build release run check test test-full test-core-portable test-tsan test-asan test-release-lifetimes deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -29,15 +29,18 @@ check: release
 	.build/release/navpolicyd check --config $(CONFIG) -- '$(URL)'
 
 ## test: install, build with warnings as errors, run every test and the shipped policy tests.
+## scripts/run-tests.py chooses each suite's process by its tags (docs/testing.md): the suites that
+## open no socket in one parallel process, the live ones in NAVPOLICYD_TEST_SHARDS serial processes
+## at the same time; volume suites run a fixed-seed sample (make test-full runs every case).
 test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	# The in-process service and command-line tests open no socket and start no daemon: they run in parallel.
-	$(SWIFT) test --skip-build --filter 'PolicyServiceTests|CommandLineTests'
-	# The rest serially: many tests block a thread while they wait on a real daemon, and blocked
-	# threads in Swift Testing's parallel pool starve the async work the servers under test need.
-	$(SWIFT) test --skip-build --no-parallel --skip 'PolicyServiceTests|CommandLineTests'
+	scripts/run-tests.py
 	.build/debug/navpolicyd test --coverage --fail-under 100 --config $(CONFIG) config/navpolicy.tests.json
 	scripts/deploy-check.sh .build/debug/navpolicyd
+
+## test-full: make test with every case of the volume suites (NAVPOLICYD_TEST_VOLUME=full); local, not CI.
+test-full: export NAVPOLICYD_TEST_VOLUME = full
+test-full: test
 
 ## test-core-portable: NavigationPolicy + JSONSupport alone (no C targets, no other modules, imports
 ## limited to Swift/Synchronization) build and pass their whole suite, as apps on iOS/Android embed them.
@@ -69,18 +72,19 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests FuzzTesting/Sources
 
-## test-release-lifetimes: the object-lifetime tests in an optimized build, the only place where
-## the leak of issue 12 (releases dropped in a loop without exit) shows, and where a buffer or
-## context lent to libmicrohttpd by raw pointer could be released too early; own scratch path.
-## Also the decision log's allocation count (DecisionLogCostLiveTests), which only an optimized
-## daemon says anything about.
+## test-release-lifetimes: the suites tagged `optimized` in an optimized build: the object-lifetime
+## tests, the only place where the leak of issue 12 (releases dropped in a loop without exit) shows,
+## and where a buffer or context lent to libmicrohttpd by raw pointer could be released too early;
+## and the decision log's allocation count (DecisionLogCostLiveTests), which only an optimized daemon
+## says anything about. Own scratch path: -enable-testing and the test bundle make it a different
+## build from `make release`.
 test-release-lifetimes: test-deps
 	$(SWIFT) build -c release --build-tests --scratch-path .build/release-testing -Xswiftc -enable-testing
-	$(SWIFT) test -c release --skip-build --scratch-path .build/release-testing --filter 'LifetimeTests|ResponseBodyBufferTests|ContextReuseTests|PreparedResponseTests|StreamingResponseTests|DecisionLogCostLiveTests'
+	scripts/run-tests.py --select optimized -c release --scratch-path .build/release-testing
 
-## test-asan / test-tsan: the suite with AddressSanitizer / ThreadSanitizer (own scratch paths), less the
-## suites that compare text or push volume through safe-Swift code (scripts/sanitized-test.sh says which and why);
-## the live tests start the sanitized navpolicyd, whose reports land in .build/{asan,tsan}/reports.
+## test-asan / test-tsan: the suites tagged `sanitizerRelevant` (the code with concurrency or C interop,
+## and a live smoke per listener; docs/testing.md) with AddressSanitizer / ThreadSanitizer (own scratch
+## paths); the live tests start the sanitized navpolicyd, whose reports land in .build/{asan,tsan}/reports.
 test-asan: test-deps
 	scripts/sanitized-test.sh address
 

@@ -107,31 +107,40 @@ let package = Package(
         // The per-process scratch directory the test targets that write files share (not a test
         // target itself: a library only test targets depend on).
         .target(name: "TestScratchSupport", path: "Tests/Support/TestScratchSupport", swiftSettings: strictSettings),
+        // The tags that choose where a suite runs and the volume suites' size knob (docs/testing.md);
+        // every test target depends on it, so a tag means the same in all of them.
+        .target(name: "TestSelection", path: "Tests/Support/TestSelection", swiftSettings: strictSettings),
 
         // Resources: the WPT URL and IDNA conformance data (provenance in Resources/README-*.txt).
         .testTarget(
-            name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
+            name: "NavigationPolicyTests", dependencies: ["TestSelection", "NavigationPolicy", "JSONSupport"],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
         .testTarget(
             name: "NavigationPolicyClientTests",
-            dependencies: ["NavigationPolicyClient", "NavigationPolicy", "JSONSupport"],
+            dependencies: ["TestSelection", "NavigationPolicyClient", "NavigationPolicy", "JSONSupport"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "HTTPServerTests", dependencies: ["HTTPServer", "CMicroHTTPD", "JSONSupport", "LockSupport"],
+            name: "HTTPServerTests", dependencies: ["TestSelection", "HTTPServer", "CMicroHTTPD", "JSONSupport", "LockSupport"],
             swiftSettings: strictSettings),
-        .testTarget(name: "PolicyProxyTests", dependencies: ["PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PolicyProxyTests", dependencies: ["TestSelection", "PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
         // The ext_authz protobuf codec against bytes from the real Python protobuf, and the gRPC
         // server's per-stream rules; no sockets.
-        .testTarget(name: "ExtAuthzGRPCTests", dependencies: ["ExtAuthzProtocol", "GRPCServer"], swiftSettings: strictSettings),
-        .testTarget(name: "BundleSigningTests", dependencies: ["BundleSigning"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ExtAuthzGRPCTests", dependencies: ["TestSelection", "ExtAuthzProtocol", "GRPCServer"],
+            swiftSettings: strictSettings),
+        .testTarget(name: "BundleSigningTests", dependencies: ["TestSelection", "BundleSigning"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShareIntakeTests",
-            dependencies: ["ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport", "TestScratchSupport"],
+            dependencies: [
+                "TestSelection", "ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport", "TestScratchSupport",
+            ],
             swiftSettings: strictSettings),
         // The service layer driven in-process with HTTPRequest values: no sockets, so it runs in parallel.
         .testTarget(
             name: "PolicyServiceTests",
             dependencies: [
+                "TestSelection",
                 "PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning",
                 "TestScratchSupport", "LockSupport", "ExtAuthzProtocol", "GRPCServer",
             ],
@@ -139,11 +148,14 @@ let package = Package(
         // The command line parsed, validated and rendered in-process: no process is started.
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport", "TestScratchSupport"],
+            dependencies: [
+                "TestSelection", "NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport", "TestScratchSupport",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "TestSelection",
                 "navpolicyd", "PolicyService", "ShareIntake", "JSONSupport", "CSQLite", "LockSupport", "NavigationPolicy",
                 "NavigationPolicyClient", "NavigationPolicyClientSodium", "BundleSigning", "TestScratchSupport",
             ],

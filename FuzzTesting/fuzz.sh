@@ -24,35 +24,59 @@ for target in "${targets[@]}"; do
 done
 
 mkdir -p "$scratch/artifacts"
-for target in "${targets[@]}"; do
-    corpus="$scratch/corpus/$target"
-    seeds="FuzzTesting/Corpus/$target"
+# fuzz_one TARGET: one target's run, its report printed when it ends.
+fuzz_one() {
+    local target=$1
+    local corpus="$scratch/corpus/$target"
+    local seeds="FuzzTesting/Corpus/$target"
     mkdir -p "$corpus"
-    log="$scratch/$target.log"
+    local log="$scratch/$target.log"
     # FuzzDecideCost is about time: inputs up to the 64 KB body limit, and a unit slower than
     # TIMEOUT seconds (ASan build, ~10x release) is a failure, reported like a crash.
-    limits=(-timeout=10 -max_len=8192)
+    local limits=(-timeout=10 -max_len=8192)
     [[ $target == FuzzDecideCost ]] && limits=(-timeout="${FUZZ_COST_TIMEOUT:-2}" -max_len=65536 -report_slow_units=1)
-    echo "fuzz: $target for ${seconds}s (log $log)"
-    status=0
+    local status=0
     ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" SWIFT_BACKTRACE=enable=no \
         "$scratch/debug/$target" -max_total_time="$seconds" "${limits[@]}" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$scratch/artifacts/$target-" "$corpus" "$seeds" >"$log" 2>&1 ||
         status=$?
+    local inited final execs
     inited=$(grep -m1 "INITED" "$log" || true)
     final=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$log" | tail -1 || true)
     execs=$(grep -m1 "stat::number_of_executed_units" "$log" | awk '{print $2}' || true)
-    echo "  ${inited:-no INITED line}"
-    echo "  ${final:-no progress line}; execs ${execs:-?}; corpus $(find "$corpus" -type f | wc -l) files"
+    # One write, so the reports of targets that end together do not interleave.
+    printf 'fuzz: %s for %ss (log %s)\n  %s\n  %s; execs %s; corpus %s files\n' "$target" "$seconds" "$log" \
+        "${inited:-no INITED line}" "${final:-no progress line}" "${execs:-?}" "$(find "$corpus" -type f | wc -l)"
     if [[ $status -ne 0 ]]; then
         grep -m3 -E "Fatal error|ERROR: AddressSanitizer|ERROR: libFuzzer" "$log" >&2 || true
         echo "fuzz: $target FAILED (exit $status); crashing input in $scratch/artifacts/" >&2
-        exit 1
+        return 1
     fi
+    local cov
     cov=$(sed -n 's/.*INITED cov: \([0-9]*\).*/\1/p' <<<"$inited")
     if [[ -z "$cov" || "$cov" -eq 0 ]]; then
         echo "fuzz: $target reports no coverage: not instrumented" >&2
-        exit 1
+        return 1
     fi
+}
+
+# The targets are independent processes, each single-threaded: FUZZ_JOBS of them at once (default:
+# one per core), each still for the full FUZZ_SECONDS, so CI's fuzz step takes a share of the time
+# with the same coverage per target.
+jobs=${FUZZ_JOBS:-$(nproc)}
+failed=0
+running=0
+for target in "${targets[@]}"; do
+    if [[ $running -ge $jobs ]]; then
+        wait -n || failed=1
+        running=$((running - 1))
+    fi
+    fuzz_one "$target" &
+    running=$((running + 1))
 done
+while [[ $running -gt 0 ]]; do
+    wait -n || failed=1
+    running=$((running - 1))
+done
+[[ $failed -eq 0 ]] || exit 1
 echo "fuzz: ${#targets[@]} targets, ${seconds}s each, no crash"

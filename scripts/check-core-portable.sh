@@ -46,6 +46,9 @@ rm -rf "$work/Sources" "$work/Tests"
 mkdir -p "$work/Sources" "$work/Tests"
 cp -a Sources/JSONSupport Sources/NavigationPolicy "$work/Sources/"
 cp -a Tests/NavigationPolicyTests "$work/Tests/"
+# The tests' tags and volume knob (test-only, may use Foundation like the tests).
+mkdir -p "$work/Tests/Support"
+cp -a Tests/Support/TestSelection "$work/Tests/Support/"
 cat >"$work/Package.swift.new" <<'EOF'
 // swift-tools-version:6.0
 // Written by scripts/check-core-portable.sh: the core alone, no C targets, no other modules.
@@ -62,8 +65,9 @@ let package = Package(
     targets: [
         .target(name: "JSONSupport", swiftSettings: strictSettings),
         .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+        .target(name: "TestSelection", path: "Tests/Support/TestSelection", swiftSettings: strictSettings),
         .testTarget(
-            name: "NavigationPolicyTests", dependencies: ["NavigationPolicy", "JSONSupport"],
+            name: "NavigationPolicyTests", dependencies: ["TestSelection", "NavigationPolicy", "JSONSupport"],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
@@ -78,12 +82,13 @@ import json, sys
 d = json.load(sys.stdin)
 print(" ".join(sorted(t["name"] + ":" + t["type"] for t in d["targets"])))
 print(" ".join(sorted(d.get("dependencies", []) and ["has-dependencies"] or [])))')
-expected="JSONSupport:library NavigationPolicy:library NavigationPolicyTests:test"
+expected="JSONSupport:library NavigationPolicy:library NavigationPolicyTests:test TestSelection:library"
 if [[ "$(head -1 <<<"$targets")" != "$expected" || -n "$(sed -n 2p <<<"$targets")" ]]; then
   echo "core-portable: unexpected package graph: $targets" >&2
   exit 1
 fi
 
-# 4. Build without warnings and run the whole core suite.
+# 4. Build without warnings and run the whole core suite (in parallel: it opens no socket; its
+# volume suites run their fixed-seed sample unless NAVPOLICYD_TEST_VOLUME=full).
 (cd "$work" && "$swift_cmd" build --build-tests -Xswiftc -warnings-as-errors && "$swift_cmd" test --skip-build)
 echo "core-portable: NavigationPolicy and JSONSupport build and pass their tests alone ($(($(date +%s) - start)) s)"

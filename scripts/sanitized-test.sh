@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the whole test suite under one sanitizer: scripts/sanitized-test.sh address|thread.
+# Builds the test suite under one sanitizer and runs its sanitizer-relevant suites: scripts/sanitized-test.sh address|thread.
 #
 # The suite's live tests start the (sanitized) navpolicyd binary; a report in that child goes
 # to its own stderr, which the tests may never show. ASAN_OPTIONS/TSAN_OPTIONS log_path sends
@@ -26,27 +26,15 @@ export ASAN_OPTIONS="log_path=$reports/asan:detect_leaks=0:suppressions=$PWD/scr
 export SWIFT_BACKTRACE=enable=no
 export TSAN_OPTIONS="log_path=$reports/tsan:halt_on_error=0:${TSAN_OPTIONS:-}"
 status=0
-# Suites that check text against text (executed docs, generated help, the OpenAPI contract, the
-# conformance vectors) run in `make test` only: a sanitizer finds memory and thread errors, and
-# every code path these suites drive is driven by the suites that stay. Under the sanitizers
-# they cost minutes of CI (the conformance vectors alone 95 s under TSan) and add no finding.
-text_suites='ExecutedDocsTests|DocsDriftTests|GeneratedTextTests|OpenAPIContractTests|ConformanceVectorTests'
-# So do the core's volume suites: thousands of generated chains, patterns and requests through
-# safe-Swift code (the regex engine, URLPattern index, analysis, lint, chain index) whose few
-# unsafe dependencies (URL parser, matchers, image reader) the other suites and the ASan fuzz
-# targets cover. Under ASan they took 9 of the 20 minutes of tests and found nothing a
-# sanitizer could.
-# The analysis suites (every PolicyAnalysis* and Analysis* suite, core and live) are all of
-# this kind: generated chains through the analysis and the engine.
-volume_suites='ECMARegexTests|URLPatternIndexTests|URLPatternDifferentialTests|PolicyAnalysis|Analysis[A-Z][A-Za-z0-9]*Tests|UnreachableLintExactnessTests|ChainIndexEquivalenceTests|LintScalingTests|LargeConfigLoadTests'
-# Live suites too: the analysis ones (the attack-7 step-bound test on a 2,000-handler body alone
-# took 308 s under ASan; the analyze endpoint's threads and disconnects stay covered by
-# AnalyzeEndpointHardeningTests) and the large-config loads, whose RSS limits measure the
-# allocator, not the sanitizer's shadow memory (425 MB under ASan against a 110 MB limit).
-live_volume_suites='LargeConfigLoadLiveTests'
-# Serial for the same reason as `make test`: blocked pool threads starve the servers under test.
-swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" -Xswiftc -DNAVPOLICYD_SANITIZER_LOCKS --no-parallel \
-    --skip "$text_suites|$volume_suites|$live_volume_suites" "${@:2}" || status=$?
+# Only the suites tagged `sanitizerRelevant` (Tests/Support/TestSelection, docs/testing.md): the
+# code with concurrency or C interop (HTTP server, proxy and tunnels, gRPC, decision log, metrics,
+# reload, stores) and a live smoke per listener. A sanitizer finds memory and thread errors; the
+# rest of the suite compares text or pushes volume through safe-Swift core code, whose few unsafe
+# dependencies (URL parser, matchers, image reader) the ASan fuzz targets cover. Running all of it
+# twice more cost CI 20 minutes and found nothing a sanitizer could.
+# scripts/run-tests.py runs them the way `make test` does: in-process suites in parallel, live ones
+# in serial shards at the same time (blocked pool threads would starve the servers under test).
+scripts/run-tests.py --select sanitizerRelevant --scratch-path "$scratch" -- "${@:2}" || status=$?
 end=$(date +%s)
 echo "sanitized-test: $sanitizer build $((built - start))s, tests $((end - built))s, exit $status"
 if compgen -G "$reports/*" >/dev/null; then

@@ -1,10 +1,11 @@
 import Foundation
+import TestSelection
 import Testing
 
 @testable import NavpolicydCommands
 
 /// Signals that arrive while the daemon starts are kept, not dropped and not acted on early.
-@Suite("StartupSignals")
+@Suite("StartupSignals", .tags(.sanitizerRelevant))
 struct StartupSignalsTests {
     @Test("a stop during the start is kept for markRunning; after it, signals are handled at once")
     func stopDuringStart() {

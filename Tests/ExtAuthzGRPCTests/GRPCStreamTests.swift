@@ -1,8 +1,9 @@
+import TestSelection
 import Testing
 
 @testable import GRPCServer
 
-@Suite("gRPC stream rules")
+@Suite("gRPC stream rules", .tags(.sanitizerRelevant))
 struct GRPCStreamTests {
     private static let echo: [String: GRPCMethod] = ["/pkg.Service/Echo": { .message(Array($0)) }]
 

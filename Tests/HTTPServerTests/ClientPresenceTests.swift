@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestSelection
 import Testing
 
 @testable import HTTPServer
@@ -11,7 +12,7 @@ import Testing
 
 /// ``ClientPresence``: how a deferred responder learns that its client left while the
 /// connection is suspended (MHD does not poll a suspended connection, so it cannot tell).
-@Suite struct ClientPresenceTests {
+@Suite(.tags(.live, .sanitizerRelevant)) struct ClientPresenceTests {
     /// A connected pair of stream sockets.
     static func socketPair() throws -> (Int32, Int32) {
         var fds: [Int32] = [-1, -1]

@@ -1,9 +1,10 @@
+import TestSelection
 import Testing
 
 @testable import HTTPServer
 
 /// A keep-alive connection reuses its request context (and header storage) for the next request.
-@Suite struct ContextReuseTests {
+@Suite(.tags(.live, .sanitizerRelevant, .optimized)) struct ContextReuseTests {
     private func makeConnection() -> TrackedConnection? {
         guard let pointer = OpaquePointer(bitPattern: 0x1000) else { return nil }
         let limits = ConnectionLimits(

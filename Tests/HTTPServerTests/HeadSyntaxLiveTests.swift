@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TestSelection
 import Testing
 
 #if canImport(Glibc)
@@ -63,7 +64,7 @@ let malformedHeads: [(name: String, head: String, kind: String)] = [
     ),
 ]
 
-@Suite struct HeadSyntaxLiveTests {
+@Suite(.tags(.live, .sanitizerRelevant)) struct HeadSyntaxLiveTests {
     @Test func eachMalformedHeadGetsExactlyOne400ProblemAndTheConnectionCloses() throws {
         let (server, port) = try startServer()
         defer { server.shutdown(drainTimeout: .zero) }

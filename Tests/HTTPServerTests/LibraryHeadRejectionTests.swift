@@ -1,10 +1,11 @@
+import TestSelection
 import Testing
 
 @testable import HTTPServer
 
 /// The libmicrohttpd 0.9.75 log lines the server answers for, as `transmit_error_response_len`
 /// and `parse_connection_headers` format them.
-@Suite struct LibraryHeadRejectionTests {
+@Suite(.tags(.inProcess)) struct LibraryHeadRejectionTests {
     @Test func poolOverflowAfterTheRequestLineIsA431Problem() throws {
         let line =
             "Error processing request (HTTP response code is 431 ('<html><head><title>Request too big</title>"

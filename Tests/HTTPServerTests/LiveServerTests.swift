@@ -1,10 +1,11 @@
 import Foundation
 import HTTPServer
 import JSONSupport
+import TestSelection
 import Testing
 
 /// A real server on an ephemeral port, driven by curl and raw sockets.
-@Suite struct LiveServerTests {
+@Suite(.tags(.live, .sanitizerRelevant)) struct LiveServerTests {
     @Test func getWithQueryReachesTheResponderDecoded() throws {
         let (server, port) = try startServer()
         defer { server.shutdown(drainTimeout: .seconds(1)) }

@@ -1,9 +1,10 @@
+import TestSelection
 import Testing
 
 @testable import HTTPServer
 
 /// Responses built once (`PreparedResponse`) and the server's prebuilt rejections.
-@Suite struct PreparedResponseTests {
+@Suite(.tags(.live, .sanitizerRelevant, .optimized)) struct PreparedResponseTests {
     static let health = PreparedResponse(
         HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "text/plain")]), body: Array("ok".utf8)))
     /// Prepared but never registered with the server: sent the ordinary way.

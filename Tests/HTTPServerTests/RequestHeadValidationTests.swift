@@ -1,8 +1,9 @@
+import TestSelection
 import Testing
 
 @testable import HTTPServer
 
-@Suite struct RequestHeadValidationTests {
+@Suite(.tags(.inProcess)) struct RequestHeadValidationTests {
     private let validation = RequestHeadValidation(maxTargetBytes: 16, maxHeaderBytes: 64)
 
     private func problemKind(
@@ -60,7 +61,7 @@ import Testing
     }
 }
 
-@Suite struct FieldSyntaxTests {
+@Suite(.tags(.inProcess)) struct FieldSyntaxTests {
     private let validation = RequestHeadValidation(maxTargetBytes: 64, maxHeaderBytes: 1024)
 
     private func problemKind(method: String = "GET", target: String = "/", fieldSyntax: FieldSyntaxViolation? = nil)
@@ -139,7 +140,7 @@ import Testing
 
 /// HeaderSectionLayout on heads laid out the way libmicrohttpd 0.9.75 leaves them after
 /// parsing in place: colon and line ends replaced by NULs.
-@Suite struct HeaderSectionLayoutTests {
+@Suite(.tags(.inProcess)) struct HeaderSectionLayoutTests {
     /// One reported field: offsets into the head buffer.
     struct Field {
         var name: Int

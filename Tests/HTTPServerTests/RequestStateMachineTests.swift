@@ -1,9 +1,10 @@
+import TestSelection
 import Testing
 
 @testable import HTTPServer
 
 /// The per-request call sequence and body limits, without sockets.
-@Suite struct RequestStateMachineTests {
+@Suite(.tags(.inProcess)) struct RequestStateMachineTests {
     @Test func eachHandlerCallIsInterpretedByTheMachine() {
         var machine = RequestStateMachine(maxBodyBytes: 10)
         let none: [UInt8] = []

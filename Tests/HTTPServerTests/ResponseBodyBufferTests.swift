@@ -1,11 +1,12 @@
 import CMicroHTTPD
+import TestSelection
 import Testing
 
 @testable import HTTPServer
 
 /// A keep-alive connection's response bodies are lent to libmicrohttpd from one reusable
 /// buffer, never overwritten while MHD still holds the response made from it.
-@Suite struct ResponseBodyBufferTests {
+@Suite(.tags(.live, .sanitizerRelevant, .optimized)) struct ResponseBodyBufferTests {
     @Test func theBufferIsLentToOneResponseAtATime() throws {
         let buffer = ResponseBodyBuffer()
         let first = try #require(buffer.lend(Array("first".utf8)))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSelection
 import Testing
 
 @testable import HTTPServer
@@ -6,7 +7,7 @@ import Testing
 /// The fields a responder sets reach the client, except those libmicrohttpd writes itself
 /// (Content-Length, Transfer-Encoding, Date: any case), which are dropped rather than sent
 /// twice or contradicting the framing.
-@Suite struct ResponseHeaderTests {
+@Suite(.tags(.live, .sanitizerRelevant)) struct ResponseHeaderTests {
     struct FieldSetter: HTTPResponder {
         func respond(to request: HTTPRequest) -> HTTPResponse {
             var headers = HTTPHeaders.contentType("text/plain")

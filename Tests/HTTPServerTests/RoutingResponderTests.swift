@@ -1,11 +1,12 @@
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSelection
 import Testing
 
 /// One responder answering some routes on the worker thread and others after a suspension,
 /// and body limits chosen per path.
-@Suite struct RoutingResponderTests {
+@Suite(.tags(.live, .sanitizerRelevant)) struct RoutingResponderTests {
     /// `/later/...` answers after 20 ms from a task; everything else at once with the body size.
     final class MixedResponder: HTTPRoutingResponder {
         let laterCalls = Atomic<Int>(0)

@@ -2,13 +2,14 @@ import Dispatch
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSelection
 import Testing
 
 /// Graceful shutdown and asynchronous responses.
 ///
 /// Responders signal when a request has arrived, so shutdown starts while it is surely in
 /// flight; timing-based waits are unreliable when parallel tests saturate both cores.
-@Suite struct ShutdownTests {
+@Suite(.tags(.live, .sanitizerRelevant)) struct ShutdownTests {
     /// Signals `arrived`, then takes `delay` to answer.
     struct SignallingSlowResponder: HTTPResponder {
         let arrived: DispatchSemaphore

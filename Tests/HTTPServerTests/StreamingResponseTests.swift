@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSelection
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 
 /// Streamed response bodies (``HTTPBodyStream``) sent by a live server: framing, suspension
 /// and wake-up, failures, clients leaving, shutdown, deferred answers and HEAD.
-@Suite struct StreamingResponseTests {
+@Suite(.tags(.live, .sanitizerRelevant, .optimized)) struct StreamingResponseTests {
     /// A body stream that plays a script: one step per `read`, except that a `.bytes` step
     /// larger than the server's buffer is handed out over several reads.
     final class ScriptedBodyStream: HTTPBodyStream {

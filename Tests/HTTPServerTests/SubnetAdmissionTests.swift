@@ -1,10 +1,11 @@
+import TestSelection
 import Testing
 
 @testable import HTTPServer
 
 /// The per-network share of the connection limit, without sockets: which addresses share a
 /// budget, and that a network at its limit is refused until one of its connections closes.
-@Suite("subnet admission")
+@Suite("subnet admission", .tags(.inProcess))
 struct SubnetAdmissionTests {
     static func ipv6(_ groups: [UInt16]) -> [UInt8] { groups.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] } }
 

@@ -1,9 +1,10 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import HTTPServer
 
-@Suite struct ValueTypeTests {
+@Suite(.tags(.inProcess)) struct ValueTypeTests {
     @Test func headersLookUpCaseInsensitivelyAndKeepOrder() {
         var headers = HTTPHeaders([("Accept", "a"), ("X-One", "1")])
         headers.add(name: "x-one", value: "2")

@@ -1,11 +1,12 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Issue 32, exact path regions, on the built binary: answers that rest on `pathPatterns` with
 /// `*` inside or `?`, or on case-sensitive next to case-insensitive path conditions, used to be
 /// "unknown" (exit 2 with a reason). They are now exact, and every witness and counterexample
 /// printed decides as claimed under `navpolicyd check`.
-@Suite("analysis path automaton, live")
+@Suite("analysis path automaton, live", .tags(.live, .volume))
 struct AnalysisPathAutomatonLiveTests {
     /// `general` covers `covered` (`/a/*/b` holds every `/a/x/b`); `Admin` (case-sensitive
     /// `/Admin`) is covered by the case-insensitive `admin-any` (`/admin/*`, which matches `/Admin`

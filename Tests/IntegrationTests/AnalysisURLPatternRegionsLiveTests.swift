@@ -1,10 +1,11 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Issue 32 on the built binary, with `urlPatterns` cut into regions: answers that rested on a
 /// pattern were "unknown" (exit 3); now each is exact, and every witness and counterexample is
 /// decided again here with `navpolicyd check`.
-@Suite("policy analysis: urlPatterns as regions, live")
+@Suite("policy analysis: urlPatterns as regions, live", .tags(.live, .volume))
 struct AnalysisURLPatternRegionsLiveTests {
     static func json(_ text: String) throws -> [String: Any] {
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not JSON: \(text)")

@@ -1,12 +1,13 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// Outside attack 9 on `POST /v1/policy/analyze`, on the built binary: one run at a time and a
 /// run that stops when its client leaves (F6), the steps a run stopped by its bound reports
 /// (F7), the UTF-8 charset check of every JSON-body endpoint, and `analyze`'s answers to bad
 /// input. Each test fails on the code the attack ran against.
-@Suite("analyze endpoint and budget hardening, live")
+@Suite("analyze endpoint and budget hardening, live", .tags(.live, .sanitizerRelevant))
 struct AnalyzeEndpointHardeningTests {
     static let smallBody = #"{"config": {"handlers": [{"name": "all", "type": "cancel"}]}}"#
 

@@ -1,8 +1,9 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Headless Chromium (Debian `chromium`) browsing through the forward proxy.
-@Suite("Chromium through the proxy", .serialized)
+@Suite("Chromium through the proxy", .serialized, .tags(.live, .browser))
 struct ChromiumProxyTests {
     /// Loads `url` through the proxy and returns the DOM Chromium ends up with.
     func dumpDOM(_ url: String, proxyPort: Int, profile: URL) throws -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// A local TLS origin for the tunnel tests: `python3` with the `ssl` module, a self-signed
@@ -124,7 +125,7 @@ final class TLSOrigin {
 /// HTTPS through the forward proxy (issue 29): `CONNECT` decided on its host before any byte
 /// moves, the ClientHello's server name held to that host, ports limited by
 /// `proxy.connect.ports`. Every test here failed on the code before tunnels (CONNECT got 501).
-@Suite("CONNECT tunnels through the forward proxy", .serialized)
+@Suite("CONNECT tunnels through the forward proxy", .serialized, .tags(.live, .sanitizerRelevant))
 struct ConnectTunnelLiveTests {
     /// A policy that cancels `blocked.test`, with both names pinned to the origin and the
     /// origin's port allowed for CONNECT (unless `connect` says otherwise).
@@ -444,7 +445,7 @@ struct ConnectTunnelLiveTests {
 /// serves the host that one names, so a client could name an allowed host first and a blocked one
 /// second. The origin is `openssl s_server` limited to P-256, the client a script that offers no
 /// key share the first time (so the origin must ask again), then names a host of its choosing.
-@Suite("CONNECT tunnels: the second ClientHello after a HelloRetryRequest", .serialized)
+@Suite("CONNECT tunnels: the second ClientHello after a HelloRetryRequest", .serialized, .tags(.live, .sanitizerRelevant))
 struct HelloRetryTunnelLiveTests {
     static let client = #"""
         import os, socket, struct, sys

@@ -1,11 +1,12 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// Issue 26, items 5, 7 and 8, from outside: one address cannot starve a listener (the admin
 /// listener included), many addresses of one network share one budget, and the views that
 /// show the chain need the token `server.requireTokenForDecide` asks for.
-@Suite("connection fairness and the admin listener", .serialized)
+@Suite("connection fairness and the admin listener", .serialized, .tags(.live, .sanitizerRelevant))
 struct ConnectionFairnessLiveTests {
     /// `count` GETs of `path` from `source` (a loopback address of its own), each given 2 s;
     /// returns how many were answered 200. The slow clients drip between them, so they

@@ -1,8 +1,9 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Every endpoint of `navpolicyd serve`, driven with curl on a real port.
-@Suite("Daemon endpoints", .serialized)
+@Suite("Daemon endpoints", .serialized, .tags(.live, .sanitizerRelevant))
 struct DaemonEndpointTests {
     let daemon: DaemonProcess
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TestScratchSupport
+import TestSelection
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -8,7 +9,7 @@ import Testing
 #endif
 
 /// Reloads, authentication, shutdown and load: the daemon's behaviour over time.
-@Suite("Daemon lifecycle", .serialized)
+@Suite("Daemon lifecycle", .serialized, .tags(.live, .sanitizerRelevant))
 struct DaemonLifecycleTests {
     static let blockAbout = """
         {"handlers": [{"name": "about-v2", "type": "cancel", "action": "block", "match": {"paths": ["/about"]}}]}

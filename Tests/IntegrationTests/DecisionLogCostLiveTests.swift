@@ -1,5 +1,6 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// Whether the daemon under test is an optimized build without sanitizers: the allocations of
@@ -27,7 +28,7 @@ private let allocationsCountable: Bool = {
 /// exactly what one with the log off does; the writer thread's batches allocate nothing
 /// either once their buffers have grown. A redacted line used to cost 3.5 allocations
 /// (the URL copied to an array, the redacted bytes, a String, a copy of the decision).
-@Suite("decision log cost, live", .serialized, .enabled(if: allocationsCountable))
+@Suite("decision log cost, live", .serialized, .enabled(if: allocationsCountable), .tags(.live, .optimized))
 struct DecisionLogCostLiveTests {
     static let url = "https://app.example.com/oauth/callback?code=SECRET123&state=xyz&email=a%40b.example"
 

@@ -1,11 +1,12 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// `decisionLog.redactQueryParameters` (issue 28, item 1) from outside: a secret query value
 /// sent through every front end that logs never reaches the decision log, the marker does, and
 /// `diff --log` says how many lines it could not replay.
-@Suite("decision log redaction, live", .serialized)
+@Suite("decision log redaction, live", .serialized, .tags(.live, .sanitizerRelevant))
 struct DecisionLogRedactionLiveTests {
     static func config(origin: TestOrigin, proxy: String) -> String {
         """

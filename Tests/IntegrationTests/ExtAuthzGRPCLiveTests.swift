@@ -1,4 +1,5 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// The ext_authz gRPC listener (`serve --ext-authz-grpc-listen`) driven from outside, as Envoy
@@ -6,7 +7,7 @@ import Testing
 /// the reference gRPC client (`grpcio`), by scripts/ext-authz-grpc-client.py; raw HTTP/2 and
 /// HTTP/1.1 with curl for what a well-behaved client never sends. Every refusal is clean, and
 /// the daemon still serves afterwards.
-@Suite("ext_authz gRPC listener, live", .serialized)
+@Suite("ext_authz gRPC listener, live", .serialized, .tags(.live, .sanitizerRelevant))
 struct ExtAuthzGRPCLiveTests {
     /// The default policy plus a shadow handler, so a shadow verdict shows in the answer.
     static let config = """

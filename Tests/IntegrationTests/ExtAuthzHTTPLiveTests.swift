@@ -1,12 +1,13 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// `serve --ext-authz-listen`: Envoy's ext_authz HTTP service, driven with requests shaped
 /// exactly as Envoy's HTTP authorization client sends them (original method, `path_prefix` +
 /// original path, original `Host`, `x-forwarded-proto`, Envoy's own `x-envoy-*` and
 /// `x-request-id`, `content-length: 0`), over a raw socket so every byte is the test's.
-@Suite("ext_authz HTTP service (live)")
+@Suite("ext_authz HTTP service (live)", .tags(.live, .sanitizerRelevant))
 struct ExtAuthzHTTPLiveTests {
     /// The shipped default policy, with `extAuthz.pathPrefix` set as deploy/envoy does.
     static let config = defaultConfig.replacingOccurrences(

@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// Share intake over HTTP with curl, as a share extension, a browser form or a script sends it.
-@Suite("Share intake endpoints")
+@Suite("Share intake endpoints", .tags(.live, .sanitizerRelevant))
 struct IntakeEndpointTests {
     static let json = ["-H", "Content-Type: application/json"]
 

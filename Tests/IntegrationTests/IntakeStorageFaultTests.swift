@@ -1,5 +1,6 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// Storage faults under a running daemon (issue 12): a full database or disk, a read-only
@@ -7,7 +8,7 @@ import Testing
 /// answers 503 `storage-unavailable` with Retry-After, `/readyz/intake` is 503 (`/readyz`, the
 /// decision readiness, stays 200), decisions keep
 /// answering 200, every acknowledged item is kept, and it recovers without a restart.
-@Suite("Share intake storage faults", .serialized)
+@Suite("Share intake storage faults", .serialized, .tags(.live, .sanitizerRelevant))
 struct IntakeStorageFaultTests {
     /// A daemon whose intake database is `<directory>/intake.sqlite3`.
     struct Fixture {

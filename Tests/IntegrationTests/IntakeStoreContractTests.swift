@@ -3,11 +3,12 @@ import JSONSupport
 import ShareIntake
 import Synchronization
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// The ``IntakeStore`` contract, run against every store: SQLite on a temporary file and
 /// PostgreSQL on a fresh database of a throwaway cluster (``PostgresCluster``).
-@Suite("intake store contract", .serialized)
+@Suite("intake store contract", .serialized, .tags(.live, .sanitizerRelevant))
 struct IntakeStoreContractTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case sqlite

@@ -1,11 +1,12 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// Issue 33 item 3 through the real binary: a blocklist-scale JSON config loads into sorted
 /// tables (no tree, no per-entry sets), decides as its compiled image does, and still reports
 /// errors at their entry; `bench --client` runs on compiled bundles (item 2's open part).
-@Suite("Large JSON config load, live", .serialized)
+@Suite("Large JSON config load, live", .serialized, .tags(.live, .volume))
 struct LargeConfigLoadLiveTests {
     /// The shape of `bench/generate-blocklist.py`: `hosts` names (a tenth `*.` wildcards) in one
     /// handler, `prefixes` path prefixes in another, behind small handlers.

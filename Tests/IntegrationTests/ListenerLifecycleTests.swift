@@ -1,9 +1,10 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// The admin listener and shutdown: probes that a saturated API port cannot starve, new
 /// connections refused at once during a drain, and every listener drained together.
-@Suite("Listeners and drain", .serialized)
+@Suite("Listeners and drain", .serialized, .tags(.live, .sanitizerRelevant))
 struct ListenerLifecycleTests {
     /// Tries one TCP connect to 127.0.0.1:`port`; returns the errno (0 = connected).
     static func connectError(port: Int) -> Int32 {

@@ -1,10 +1,11 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Issue 28, item 4 from outside: the decision-time histogram and the policy-load timestamp in
 /// `/metrics` (checked by promtool), and a status page an operator can read: latency and error
 /// figures, intake health in words, no `allow 0` row on a handler that can only cancel.
-@Suite("operator metrics and status page, live", .serialized)
+@Suite("operator metrics and status page, live", .serialized, .tags(.live, .sanitizerRelevant))
 struct OperatorMetricsLiveTests {
     static let config = """
         {"defaultDecision": "allow", "handlers": [

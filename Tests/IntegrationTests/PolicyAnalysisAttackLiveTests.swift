@@ -1,11 +1,12 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Outside attack 7 on the analysis, on the built binary: a compiled image's table-held lists
 /// (F1), a scope read under the decoded-separator reading (F2), one step budget per run of
 /// `POST /v1/policy/analyze` (F4), and that endpoint's problems (F5). Each test fails on the
 /// code the attack ran against.
-@Suite("policy analysis after attack 7, live")
+@Suite("policy analysis after attack 7, live", .tags(.live, .volume))
 struct PolicyAnalysisAttackLiveTests {
     // The JSON reader and `check` on a printed request are the live tests' own.
     static func json(_ text: String) throws -> [String: Any] { try PolicyAnalysisLiveTests.json(text) }

@@ -1,11 +1,12 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Issue 32 on the built binary: `navpolicyd analyze` (reachability, `--against`, `--can-reach`),
 /// `validate`'s unreachable warnings from the analysis, and `POST /v1/policy/analyze`. Every
 /// witness and counterexample printed is decided again here with `navpolicyd check`, as a
 /// user would.
-@Suite("policy analysis, live")
+@Suite("policy analysis, live", .tags(.live, .volume))
 struct PolicyAnalysisLiveTests {
     /// `get` and `other` together cover `late` (neither alone does); `internal` covers `ten`.
     static let chain = """

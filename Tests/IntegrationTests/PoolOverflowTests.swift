@@ -1,4 +1,5 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Heads within the documented byte limits (8192-byte target, 16384 bytes of header fields)
@@ -6,7 +7,7 @@ import Testing
 /// 64-byte record for every header field and every query parameter, parsed before the
 /// access handler runs. They must get a problem+json answer (or be served), never MHD's
 /// HTML page and never silence until the head timeout (10 s by default).
-@Suite("connection pool overflow", .serialized)
+@Suite("connection pool overflow", .serialized, .tags(.live, .sanitizerRelevant))
 struct PoolOverflowTests {
     /// A 1000-field head after an 8192-byte target: MHD runs out of pool on a field record.
     static let manyFields: String = {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// The fields /echo reports, lower-cased names → values (repeated names joined by ", ").
@@ -15,7 +16,9 @@ private func echoedFields(_ body: String) -> [String: String] {
 }
 
 /// Attacks from outside on the proxy listener: each test failed on the code before its fix.
-@Suite("proxy security: smuggling, response mix-up, open proxy, header stripping, framing, Fetch Metadata", .serialized)
+@Suite(
+    "proxy security: smuggling, response mix-up, open proxy, header stripping, framing, Fetch Metadata", .serialized,
+    .tags(.live, .sanitizerRelevant))
 struct ProxySecurityTests {
     @Test("an origin's unsolicited extra response never reaches the next client: the connection is not reused")
     func unsolicitedResponsesAreDropped() throws {

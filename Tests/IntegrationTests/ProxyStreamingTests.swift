@@ -1,4 +1,5 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Runs curl to completion; the exit status tells a cut body (18, 56) from a whole one.
@@ -14,7 +15,7 @@ private func memoryFigure(_ name: String, of process: Process) throws -> Int {
     return kilobytes * 1024
 }
 
-@Suite("proxy streaming: bodies flow through, memory stays bounded", .serialized)
+@Suite("proxy streaming: bodies flow through, memory stays bounded", .serialized, .tags(.live, .sanitizerRelevant))
 struct ProxyStreamingTests {
     @Test("a body the origin is still sending reaches the client before the origin finishes")
     func firstBytesArriveEarly() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSelection
 import Testing
 
 extension DaemonProcess {
@@ -34,7 +35,7 @@ func internalOriginAllowed(_ section: String) -> String {
     return rest.trimmingPrefix(while: \.isWhitespace).hasPrefix("}") ? "{" + setting + "}" : "{" + setting + ", " + rest
 }
 
-@Suite("forward and reverse proxy", .serialized)
+@Suite("forward and reverse proxy", .serialized, .tags(.live, .sanitizerRelevant))
 struct ProxyTests {
     @Test("forward proxy: allow is relayed, cancel is 403 (HTML or problem), redirect is 302; cancels never reach the origin")
     func forwardProxy() throws {

@@ -1,9 +1,10 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// `lastReloadError` against the real binary: a failure recorded while the config was moved
 /// away does not outlive the file's return.
-@Suite("stale reload errors, live", .serialized)
+@Suite("stale reload errors, live", .serialized, .tags(.live, .sanitizerRelevant))
 struct ReloadErrorLiveTests {
     static func config(watch: Bool) -> String {
         let policy = defaultConfig.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,10 +1,11 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Finding 3 (server side) and finding 11: heads libmicrohttpd 0.9.75 accepts but a strict
 /// parser must refuse, on both listeners, answered before the responder (and the origin)
 /// sees anything.
-@Suite("request smuggling shapes", .serialized)
+@Suite("request smuggling shapes", .serialized, .tags(.live, .sanitizerRelevant))
 struct RequestSmugglingTests {
     /// Heads for `target` (origin-form for the API, absolute-form for the proxy), each with
     /// the problem kind it must get.

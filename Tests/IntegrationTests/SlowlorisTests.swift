@@ -1,9 +1,10 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Finding 5: slowloris. libmicrohttpd's idle timeout restarts with every byte, so 1,100
 /// connections dripping one header byte a second used to take every slot of both listeners.
-@Suite("slowloris defence", .serialized)
+@Suite("slowloris defence", .serialized, .tags(.live, .sanitizerRelevant))
 struct SlowlorisTests {
     @Test("1,100 dripping connections per listener neither lock out other clients nor outlive the head timeout")
     func dripFeedingClientsAreBoundedAndOthersStillGetIn() throws {

@@ -1,8 +1,9 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// The status page rendered by headless Chromium (Debian `chromium`): what a person sees.
-@Suite("status page in Chromium", .serialized)
+@Suite("status page in Chromium", .serialized, .tags(.live, .browser))
 struct StatusPageBrowserTests {
     static let config = """
         {"defaultDecision": "allow", "handlers": [

@@ -1,9 +1,10 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// `Type=notify`, the watchdog and socket activation, driven as systemd drives them but
 /// without systemd: the test owns the notify socket and passes pre-bound listening sockets.
-@Suite("systemd protocols", .serialized)
+@Suite("systemd protocols", .serialized, .tags(.live, .sanitizerRelevant))
 struct SystemdIntegrationTests {
     /// A datagram socket standing in for systemd's notify socket (a path, or `@abstract`).
     final class NotifySocket {

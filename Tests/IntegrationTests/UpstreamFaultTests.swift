@@ -1,10 +1,11 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Origins that fail mid-answer (issue 12, upstream faults): the client gets a clean 502/504
 /// or a cut connection, never a mended answer and never bytes meant for another request; the
 /// proxy keeps serving afterwards on a clean connection.
-@Suite("proxy: upstream faults", .serialized)
+@Suite("proxy: upstream faults", .serialized, .tags(.live, .sanitizerRelevant))
 struct UpstreamFaultTests {
     /// Sends one request through the proxy on its own connection and reads until it closes.
     func exchange(proxyPort: Int, url: String) throws -> (status: Int, declaredLength: Int?, body: [UInt8]) {

@@ -1,10 +1,11 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
 
 /// Outside attack 10 on the analysis found no wrong answer; these pin its two low findings.
-@Suite("Analysis after attack 10")
+@Suite("Analysis after attack 10", .tags(.volume))
 struct AnalysisAttack10Tests {
     /// L1: one `pathPatterns` entry of 2,000 `*a` made the path automaton spend the endpoint's
     /// whole 30 M steps, so a handler its plainest request reaches came back unknown. The

@@ -1,10 +1,11 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
 
 /// The steps a run reports (outside attack 9, F7): a run its bound stopped reported 0 when the
 /// bound refused the regions up front, which read as a run with nothing to do.
-@Suite("Policy analysis: steps reported past the bound")
+@Suite("Policy analysis: steps reported past the bound", .tags(.volume))
 struct AnalysisBudgetStepsTests {
     static func policy() throws -> CompiledPolicy {
         try compile(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -8,7 +9,7 @@ import Testing
 /// automaton's exploration and the re-check of each of its witnesses are now charged to the run's
 /// budget; these tests assert on steps, never on time. `ANALYSIS_SHAPES=1` also prints CPU
 /// seconds per million steps for each shape (the figures quoted in the closing note).
-@Suite("Analysis path automaton budget")
+@Suite("Analysis path automaton budget", .tags(.volume))
 struct AnalysisPathAutomatonBudgetTests {
     /// Hosts, exact paths and prefixes in one case: the fast path, no automaton.
     static func plainChain(_ count: Int) -> String {

@@ -1,3 +1,4 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -6,7 +7,7 @@ import Testing
 /// case-sensitive and case-insensitive path conditions, used to make every claim resting on them
 /// "unknown". The product of the terms' automata now cuts the path field exactly; these answers
 /// are exact, and each is checked against the engine.
-@Suite("Analysis path automaton")
+@Suite("Analysis path automaton", .tags(.volume))
 struct AnalysisPathAutomatonTests {
     static func policy(_ handlers: [String], defaultDecision: String = "allow") throws -> CompiledPolicy {
         try PolicyAnalysisTests.config(defaultDecision, handlers)

@@ -1,3 +1,4 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -7,7 +8,7 @@ import Testing
 /// of `urlPatterns` spent 40 M steps (over the endpoint's 30 M bound, so every handler answered
 /// unknown) where 6 M do. Pathnames are now filed by their leading text like general
 /// `pathPatterns`. Asserted on steps, never on time.
-@Suite("Analysis: URLPattern pathnames filed by leading text")
+@Suite("Analysis: URLPattern pathnames filed by leading text", .tags(.volume))
 struct AnalysisURLPatternLeadIndexTests {
     /// Handlers whose pathnames have a segment wildcard inside, so the automaton runs.
     static func chain(_ count: Int) -> String {

@@ -1,3 +1,4 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -7,7 +8,7 @@ import Testing
 /// every "equivalent" survives a differential fuzz whose requests include the spellings the
 /// standard reading reads apart (`host.`, `:1`, `/%61dmin`, `;q`, `/dir/..;/x`); every seeded
 /// unreachable copy is found, and no reached handler is flagged.
-@Suite("Policy analysis: urlPatterns mutation corpus")
+@Suite("Policy analysis: urlPatterns mutation corpus", .tags(.volume))
 struct AnalysisURLPatternRegionsCorpusTests {
     typealias Generator = ChainIndexEquivalenceTests.SeededGenerator
 

@@ -1,3 +1,4 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -6,7 +7,7 @@ import Testing
 /// (the empty port included) and path in the plain reading, so it covers later handlers; the
 /// engine's standard reading (``CanonicalRequest/standardURLReading``) is answered by spellings
 /// decided by the engine, or stays unknown. Every exact answer here is checked against the engine.
-@Suite("Policy analysis: urlPatterns as regions")
+@Suite("Policy analysis: urlPatterns as regions", .tags(.volume))
 struct AnalysisURLPatternRegionsTests {
     static func policy(_ handlers: [String]) throws -> CompiledPolicy { try policy("allow", handlers) }
 

@@ -1,11 +1,12 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
 
 /// The index must never change a decision: on random configs and random URLs, the indexed
 /// lookup and the plain first-match scan agree on every request.
-@Suite("Chain index equivalence")
+@Suite("Chain index equivalence", .tags(.volume))
 struct ChainIndexEquivalenceTests {
     /// A small deterministic generator (SplitMix64) so failures reproduce from the seed.
     struct SeededGenerator: RandomNumberGenerator {
@@ -80,7 +81,7 @@ struct ChainIndexEquivalenceTests {
             targetFrame: pick(TargetFrame.allCases, &rng))
     }
 
-    @Test("indexed and linear decisions agree", arguments: 0..<40)
+    @Test("indexed and linear decisions agree", arguments: TestVolume.seeds(UInt64(0)..<40, sample: 8))
     func equivalence(seed: UInt64) throws {
         var rng = SeededGenerator(state: seed)
         let policy = try PolicyCompiler().compile(randomConfig(&rng))

@@ -1,11 +1,12 @@
 import Foundation
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
 
 /// Issue 31: ECMAScript regular expressions for URLPattern, in linear time. The expected results
 /// come from V8 (`scripts/generate-regex-vectors.js` writes Resources/ecmaregex-vectors.json).
-@Suite("ECMARegex")
+@Suite("ECMARegex", .tags(.volume))
 struct ECMARegexTests {
     struct Vector {
         let pattern: String

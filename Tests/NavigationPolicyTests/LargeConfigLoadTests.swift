@@ -1,4 +1,5 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -6,7 +7,7 @@ import Testing
 /// Issue 33 item 3: a JSON config's large `hosts` and `pathPrefixes` lists are streamed into
 /// flat columns and stored as sorted key tables. These pin that nothing a user sees changes:
 /// host forms, decisions and traces, issues and their pointers.
-@Suite("Large config load")
+@Suite("Large config load", .tags(.volume))
 struct LargeConfigLoadTests {
     /// An image's threshold, so the generated lists (tens to hundreds of entries) become tables.
     static let tables = PolicyCompiler().storingLargeListsAsTables(threshold: PolicyImage.defaultTableThreshold)

@@ -1,10 +1,11 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
 
 /// The unreachable-handler lint on long chains: near-linear, and the same warnings as
 /// comparing each handler with every earlier one.
-@Suite("Authoring: lint on long chains")
+@Suite("Authoring: lint on long chains", .tags(.volume))
 struct LintScalingTests {
     /// The shapes `bench/generate-rules.py` writes: distinct exact hosts, wildcards, exact
     /// routes and route prefixes, none covering another.

@@ -1,11 +1,12 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
 
 /// Outside attack 7 on the analysis (issue 32): a compiled image's table-held lists (F1), the
 /// decoded-separator reading of a query's scope (F2) and one step budget per run (F4).
-@Suite("Policy analysis: fixes from outside attack 7")
+@Suite("Policy analysis: fixes from outside attack 7", .tags(.volume))
 struct PolicyAnalysisAttackTests {
     static func scope(_ json: String) throws -> RequestMatcher {
         let object = try #require(try JSONParser().parse(Array(json.utf8)).objectValue)

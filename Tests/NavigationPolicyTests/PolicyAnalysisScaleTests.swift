@@ -1,3 +1,4 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -8,7 +9,7 @@ import Testing
 /// these changes exceeded many times over (it grew with the square of the chain), and
 /// answered exactly: every handler reached by a witness the engine confirms, every planted
 /// cover found, every counterexample deciding differently.
-@Suite("Policy analysis at scale")
+@Suite("Policy analysis at scale", .tags(.volume))
 struct PolicyAnalysisScaleTests {
     /// `bench/generate-rules.py`'s chain shape: the default policy's three handlers, then
     /// `count` handlers cycling through exact host, wildcard host, route, route prefix.

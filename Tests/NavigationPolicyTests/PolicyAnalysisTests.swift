@@ -1,4 +1,5 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -7,7 +8,7 @@ import Testing
 /// generated chains: every "not equivalent" comes with counterexamples both chains really
 /// decide differently, every "equivalent" survives 100,000 generated requests decided by both,
 /// every seeded unreachable handler is found, and no handler a request reaches is flagged.
-@Suite("Policy analysis")
+@Suite("Policy analysis", .tags(.volume))
 struct PolicyAnalysisTests {
     typealias Generator = ChainIndexEquivalenceTests.SeededGenerator
 
@@ -111,11 +112,12 @@ struct PolicyAnalysisTests {
 
     #if NAVPOLICYD_SANITIZER_LOCKS
         /// Sanitizer builds (`make test-asan|test-tsan`) run the suite for memory and thread
-        /// errors at 3-10× the cost: the fuzz is cut there; `make test` runs the 100,000.
+        /// errors at 3-10× the cost: the fuzz is cut there; `make test-full` runs the 100,000.
         static let fuzzRequests = 10_000
     #else
-        /// The acceptance's differential fuzz: requests per equivalent mutation.
-        static let fuzzRequests = 100_000
+        /// The acceptance's differential fuzz: requests per equivalent mutation (a fixed-seed
+        /// sample of 10,000 unless NAVPOLICYD_TEST_VOLUME=full: `make test-full` runs the 100,000).
+        static let fuzzRequests = TestVolume.count(full: 100_000, sample: 10_000)
     #endif
 
     @Test("mutation corpus: counterexamples decide differently, equivalents survive 100,000 requests")

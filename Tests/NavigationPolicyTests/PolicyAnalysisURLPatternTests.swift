@@ -1,3 +1,4 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -7,7 +8,7 @@ import Testing
 /// patterns without regexp groups; covers by patterns are exact too (see
 /// `AnalysisURLPatternRegionsTests`), the engine's second, standard reading of the URL
 /// (odd spellings such as `example.com.` or `/%61dmin`) answered by spellings it decides.
-@Suite("Policy analysis: urlPatterns")
+@Suite("Policy analysis: urlPatterns", .tags(.volume))
 struct PolicyAnalysisURLPatternTests {
     static func policy(_ handlers: [String]) throws -> CompiledPolicy {
         try compile(#"{"defaultDecision": "allow", "handlers": [\#(handlers.joined(separator: ","))]}"#)

@@ -1,3 +1,4 @@
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -7,6 +8,7 @@ import Testing
 /// (`URLPattern.exec`, what `navpolicyd urlpattern exec` prints) and the policy path. A policy
 /// that cancels on a pattern must cancel every URL the pattern matches; and on an allow-list
 /// (`defaultDecision: cancel`), it may allow a URL only when its match form is matched too.
+@Suite(.tags(.volume))
 struct URLPatternDifferentialTests {
     typealias Generator = ChainIndexEquivalenceTests.SeededGenerator
 

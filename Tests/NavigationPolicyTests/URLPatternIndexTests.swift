@@ -1,4 +1,5 @@
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import NavigationPolicy
@@ -6,7 +7,7 @@ import Testing
 /// The chain index over `match.urlPatterns` (issue 31): its keys, its soundness (indexed and
 /// linear chains decide identically on random patterns × random URLs, in every reading), and
 /// that thousands of patterns with distinct hosts or paths leave a request few candidates.
-@Suite("URLPattern chain index")
+@Suite("URLPattern chain index", .tags(.volume))
 struct URLPatternIndexTests {
     typealias Generator = ChainIndexEquivalenceTests.SeededGenerator
 
@@ -90,7 +91,9 @@ struct URLPatternIndexTests {
         return try compile(#"{"defaultDecision": "\#(fallback)", "handlers": [\#(handlers.joined(separator: ", "))]}"#)
     }
 
-    @Test("indexed and linear chains decide identically on random patterns × URLs", arguments: 0..<30)
+    @Test(
+        "indexed and linear chains decide identically on random patterns × URLs",
+        arguments: TestVolume.seeds(UInt64(0)..<30, sample: 6))
     func soundness(seed: UInt64) throws {
         var random = Generator(state: seed &+ 3_100)
         let policy = try Self.randomPolicy(&random)

@@ -1,4 +1,5 @@
 import NavigationPolicy
+import TestSelection
 import Testing
 
 /// The unreachable-handler lint warns only when it is true (issue 28, item 10): `validate
@@ -6,7 +7,7 @@ import Testing
 /// anything. Checked against the engine itself: for every pair of path conditions drawn from
 /// small alphabets, every sample path the later handler would decide on its own must be
 /// decided by the earlier one when the lint says "can never decide".
-@Suite("Unreachable lint: exact")
+@Suite("Unreachable lint: exact", .tags(.volume))
 struct UnreachableLintExactnessTests {
     /// Path conditions as `match` JSON: prefixes, literal-then-star patterns (the compared
     /// shape), and patterns with `?` and inner `*` (never claimed to cover).

@@ -1,9 +1,10 @@
+import TestSelection
 import Testing
 
 @testable import PolicyProxy
 
 /// The proxied body's buffer and backpressure, driven event by event without libcurl or sockets.
-@Suite("body relay state machine")
+@Suite("body relay state machine", .tags(.sanitizerRelevant))
 struct BodyRelayStateMachineTests {
     private func offer(_ machine: inout BodyRelayStateMachine, _ bytes: [UInt8]) -> BodyRelayStateMachine.ReceiveAction {
         bytes.withUnsafeBytes { machine.receive($0) }

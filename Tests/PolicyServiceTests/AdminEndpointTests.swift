@@ -1,11 +1,12 @@
 import Foundation
 import HTTPServer
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
-@Suite("policy administration and probes in-process")
+@Suite("policy administration and probes in-process", .tags(.sanitizerRelevant))
 struct AdminEndpointTests {
     @Test("healthz answers the bytes and header fields the JSON tree gave, built once")
     func healthzPrebuilt() async throws {

@@ -1,10 +1,11 @@
 import HTTPServer
 import NavigationPolicy
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
-@Suite("the proxy's prebuilt 403 navigation-cancelled body")
+@Suite("the proxy's prebuilt 403 navigation-cancelled body", .tags(.sanitizerRelevant))
 struct CancelledProblemBodyTests {
     private static let decisions = [
         Decision(verdict: .cancel, handler: "logout", action: "logout", location: nil, url: "http://origin/logout"),

@@ -1,12 +1,13 @@
 import JSONSupport
 import NavigationPolicy
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
 /// `server.connectionMemoryLimitBytes` below what a head at the documented limits needs
 /// is refused when the config compiles (validate, serve and reload share this compiler).
-@Suite("connection memory minimum")
+@Suite("connection memory minimum", .tags(.sanitizerRelevant))
 struct ConnectionMemoryMinimumTests {
     private func compile(pool: Int) throws(ConfigError) -> CompiledPolicy {
         let document = """

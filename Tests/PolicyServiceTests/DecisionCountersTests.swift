@@ -1,10 +1,11 @@
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
 /// The stripe's decision counters keep the last key at hand; runs, alternations and new keys
 /// must all land on the right counter.
-@Suite("decision counters")
+@Suite("decision counters", .tags(.sanitizerRelevant))
 struct DecisionCountersTests {
     @Test("repeated, alternating and new keys are each counted under their own key")
     func countsByKey() {

@@ -3,13 +3,14 @@ import JSONSupport
 import NavigationPolicy
 import Synchronization
 import TestScratchSupport
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
 /// The decision log's bounds (issue 26, item 6): the file's byte budget, a batch's allowance,
 /// the longest line, and the `decisionLog` config section.
-@Suite("decision log bounds")
+@Suite("decision log bounds", .tags(.sanitizerRelevant))
 struct DecisionLogBoundsTests {
     static func line(url: String, location: String? = nil) throws -> [UInt8] {
         let snapshot = try PolicySnapshot.build(from: Array(serviceTestConfig.utf8)).get()

@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import TestSelection
 import Testing
 
 @testable import PolicyService
@@ -9,7 +10,7 @@ import Testing
 /// line (issue 28: what logging costs). These tests hold it to the string-based redaction it
 /// replaced (``LegacyQueryRedaction``, kept as the oracle): over generated URLs, the same bytes
 /// for the URL alone and for the whole line, the same `redacted` mark.
-@Suite("decision log cost: in-place redaction")
+@Suite("decision log cost: in-place redaction", .tags(.sanitizerRelevant))
 struct DecisionLogCostRedactionTests {
     /// Names as configured, with the spellings the rule must see through.
     static let rules: [[String]] = [

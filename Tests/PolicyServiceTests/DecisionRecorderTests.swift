@@ -1,11 +1,12 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
-@Suite("decision recorder and metrics")
+@Suite("decision recorder and metrics", .tags(.sanitizerRelevant))
 struct DecisionRecorderTests {
     @Test("the log line written with JSONWriter is byte for byte the documented object")
     func logLineShape() throws {

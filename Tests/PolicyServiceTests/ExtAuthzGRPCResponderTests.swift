@@ -1,12 +1,13 @@
 import ExtAuthzProtocol
 import GRPCServer
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
 /// The gRPC front end without a socket: `CheckRequest` bytes in, `CheckResponse` bytes or a
 /// gRPC status out; health follows the policy and the drain as `/readyz` does.
-@Suite("ext_authz gRPC responder")
+@Suite("ext_authz gRPC responder", .tags(.sanitizerRelevant))
 struct ExtAuthzGRPCResponderTests {
     static let config = """
         {

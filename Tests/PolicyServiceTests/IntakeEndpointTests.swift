@@ -1,11 +1,12 @@
 import Foundation
 import HTTPServer
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
-@Suite("share intake in-process")
+@Suite("share intake in-process", .tags(.sanitizerRelevant))
 struct IntakeServiceTests {
     static let json = [("Content-Type", "application/json")]
 

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPServer
 import JSONSupport
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
 /// `GET /v1/status` and the status page, in-process.
-@Suite("status report and page in-process")
+@Suite("status report and page in-process", .tags(.sanitizerRelevant))
 struct StatusEndpointTests {
     static let config = """
         {

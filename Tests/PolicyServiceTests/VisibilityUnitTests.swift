@@ -3,13 +3,14 @@ import HTTPServer
 import JSONSupport
 import Synchronization
 import TestScratchSupport
+import TestSelection
 import Testing
 
 @testable import PolicyService
 
 /// The pieces behind the operator-facing signals, without sockets: proxy and process
 /// metrics, the auth-failure classification and rate limit, the decision log's reopen.
-@Suite("visibility pieces")
+@Suite("visibility pieces", .tags(.sanitizerRelevant))
 struct VisibilityUnitTests {
     @Test("proxy status labels: known codes as themselves, others by class, so origins cannot grow the set")
     func proxyCodeLabels() {

@@ -1,9 +1,10 @@
 import NavigationPolicy
+import TestSelection
 import Testing
 
 @testable import ShareIntake
 
-@Suite("intake database location")
+@Suite("intake database location", .tags(.sanitizerRelevant))
 struct DatabaseLocationTests {
     @Test("postgresql:// and postgres:// select PostgreSQL; anything else is an SQLite path")
     func selection() {

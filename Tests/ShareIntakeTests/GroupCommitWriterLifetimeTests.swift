@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSelection
 import Testing
 
 @testable import ShareIntake
@@ -9,7 +10,7 @@ import Testing
 ///
 /// The leak appeared only in optimized builds, so these tests can fail only there: run them
 /// with `make test-release-lifetimes` (a debug build keeps every release the optimizer dropped).
-@Suite("Group-commit writer releases its jobs")
+@Suite("Group-commit writer releases its jobs", .tags(.sanitizerRelevant, .optimized))
 struct GroupCommitWriterLifetimeTests {
     /// Stands for what a job captures; only its lifetime matters.
     private final class Captured: Sendable {}

@@ -2,11 +2,12 @@ import Foundation
 import JSONSupport
 import Synchronization
 import TestScratchSupport
+import TestSelection
 import Testing
 
 @testable import ShareIntake
 
-@Suite("SQLite intake store")
+@Suite("SQLite intake store", .tags(.sanitizerRelevant))
 struct SQLiteIntakeStoreTests {
     static func temporaryDatabase() -> String {
         TestScratch.root + "/intake-tests-\(UUID().uuidString)/nested/intake.sqlite3"
