@@ -184,12 +184,25 @@ def main():
     print(f"run-tests: wall {total:.0f}s; slowest suites (all in {times_file}):")
     for suite_id, name, seconds in sorted(rows, key=lambda r: -r[2])[:12]:
         print(f"  {seconds:7.1f}s  {name:10}  {suite_id}")
+    # One plain closing line over every process ("N passed, N failed"): each process prints its
+    # own Swift Testing summary, and a reader of the whole run wants the sum.
+    tests_run = tests_failed = 0
+    for name, _, _ in runs:
+        for line in open(os.path.join(logs, f"{name}.log"), errors="replace"):
+            match = re.search(r"Test run with (\d+) tests?", line)
+            if match:
+                tests_run += int(match.group(1))
+            if re.match(r'✘ Test (".*?"|\S+) failed after', line):
+                tests_failed += 1
     for name in failed:
         log = os.path.join(logs, f"{name}.log")
         print(f"run-tests: {name} FAILED; its failures ({log}):", file=sys.stderr)
         for line in open(log, errors="replace"):
             if re.search(r"✘|error:|Fatal error|failed", line):
                 print("  " + line.rstrip()[:400], file=sys.stderr)
+    # A process that died without a failing test (a crash, a trap) still counts as a failure.
+    tests_failed = max(tests_failed, len(failed))
+    print(f"{max(tests_run - tests_failed, 0)} passed, {tests_failed} failed", flush=True)
     return 1 if failed else 0
 
 
