@@ -1,11 +1,12 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Issue 38, item 4: docs/envoy.md's setup, followed word for word, must not fail open. The
 /// command of step 1 is read out of the page and run, and it is sent exactly what the shipped
 /// HTTP bootstrap makes Envoy send (its `path_prefix` read out of the file): the two are
 /// checked against each other, so neither can change alone.
-@Suite("docs/envoy.md's command against the shipped Envoy bootstrap (live)", .serialized)
+@Suite("docs/envoy.md's command against the shipped Envoy bootstrap (live)", .serialized, .tags(.live))
 struct EnvoyGuideLiveTests {
     static func page(_ path: String) throws -> String {
         try String(contentsOf: BinaryRunner.packageRoot.appendingPathComponent(path), encoding: .utf8)

@@ -1,10 +1,11 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Issue 38, items 3 and 9, from outside with raw HTTP/2 frames: a gRPC ext_authz connection
 /// cannot be held open without calls being answered, one network cannot fill the listener, and
 /// the peer's HPACK table stays within the 4 KiB the server's SETTINGS allow.
-@Suite("ext_authz gRPC listener: held and filled connections, live", .serialized)
+@Suite("ext_authz gRPC listener: held and filled connections, live", .serialized, .tags(.live, .sanitizerRelevant))
 struct ExtAuthzGRPCHoldingLiveTests {
     static let checkPath = "/envoy.service.auth.v3.Authorization/Check"
     static let healthPath = "/grpc.health.v1.Health/Check"

@@ -1,4 +1,5 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// Issue 38, item 2: a port the client names in `Host` never takes a request past a handler
@@ -6,7 +7,7 @@ import Testing
 /// every front end that takes the host from a field the client sets: the ext_authz HTTP and
 /// gRPC services, `/v1/authz` directly and behind the shipped nginx config. Real daemon, real
 /// sockets, Envoy's and nginx's own request shapes.
-@Suite("Host ports through every header-derived front end (live)", .serialized)
+@Suite("Host ports through every header-derived front end (live)", .serialized, .tags(.live))
 struct HostPortLiveTests {
     /// The documented pattern (docs/configuration.md) with the empty port, a cancel pinned to
     /// port 8443, and an allow-list for `allow.example.com` on the default port only.

@@ -1,11 +1,12 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// An SQLite intake store at `intake.maxDatabaseBytes` under a flood of shares (issue 38,
 /// items 11 and 13): the WAL counts against the limit too, and the 503s that follow do not
 /// turn into one error line each.
-@Suite("Share intake at its size limit", .serialized)
+@Suite("Share intake at its size limit", .serialized, .tags(.live))
 struct IntakeFullStoreLiveTests {
     static let limit = 262_144
 

@@ -1,10 +1,11 @@
 import Foundation
+import TestSelection
 import Testing
 
 /// What counts as "the same request" and "the same item" at the intake endpoints (issue 38,
 /// item 14): an Idempotency-Key replays only a request whose stored content is the same
 /// bytes, and an item id has one spelling in the path as in `after=`.
-@Suite("Intake request identity", .serialized)
+@Suite("Intake request identity", .serialized, .tags(.live))
 struct IntakeRequestIdentityLiveTests {
     static func post(_ daemon: DaemonProcess, _ body: String, key: String) throws -> Curl.Response {
         try Curl.request(

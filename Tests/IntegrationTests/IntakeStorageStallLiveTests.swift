@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSelection
 import Testing
 
 /// A PostgreSQL intake server that stops answering (SIGSTOP on every server process: what a
@@ -10,7 +11,7 @@ import Testing
 /// Retry-After, and intake must never hold the connection slots `/v1/decide` and `/healthz`
 /// need from the same address. No timing is asserted beyond "answers at all" within curl's
 /// generous bound.
-@Suite("Intake with a frozen PostgreSQL server", .serialized)
+@Suite("Intake with a frozen PostgreSQL server", .serialized, .tags(.live, .sanitizerRelevant))
 struct IntakeStorageStallLiveTests {
     static let json = ["-H", "Content-Type: application/json"]
     /// Far above the 400 ms busy timeout (plus margin) the daemon must answer within.

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyService
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// deploy/istio and deploy/kubernetes shipped as one (issue 38, item 5): what the mesh config's
@@ -8,7 +9,7 @@ import Testing
 /// manifests create and what the real daemon, loaded with the shipped ConfigMap, serves; the
 /// NetworkPolicies admit the CUSTOM policy's workloads; client-sent `x-navigation-*` is removed
 /// before the check, by exactly the names navpolicyd answers with.
-@Suite("Istio deploy files (live)")
+@Suite("Istio deploy files (live)", .tags(.live))
 struct IstioDeployLiveTests {
     static let istio = BinaryRunner.packageRoot.appendingPathComponent("deploy/istio")
 

@@ -1,5 +1,6 @@
 import Foundation
 import TestScratchSupport
+import TestSelection
 import Testing
 
 /// scripts/tls-record-origin.py on a free loopback port: an origin that reads each connection
@@ -51,7 +52,7 @@ final class RecordOrigin: Sendable {
 /// inside a record opened before the retry, read one naming a host nobody decided. Each test
 /// drives the real daemon with a client writing raw records and an origin that logs what its
 /// record layer reads; each failed on the landed code (ae31f07).
-@Suite("CONNECT tunnels: the client's TLS records are tracked until the relay", .serialized)
+@Suite("CONNECT tunnels: the client's TLS records are tracked until the relay", .serialized, .tags(.live, .sanitizerRelevant))
 struct TunnelFramingLiveTests {
     // MARK: records as a client writes them
 

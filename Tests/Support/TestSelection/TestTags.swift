@@ -2,7 +2,7 @@ public import Testing
 
 /// The tags that say where a suite runs (docs/testing.md has the table and how to tag a new suite).
 ///
-/// `scripts/test-plan.py` reads them from the built test bundle and chooses each `swift test`
+/// `scripts/run-tests.py` reads them from the built test bundle and chooses each `swift test`
 /// process's suites by them, so no hand-written name regex can miss a suite. A suite without any
 /// of these tags is an ordinary one: it runs in every default run, in a serial shard if its target
 /// may open sockets (IntegrationTests, HTTPServerTests), else in the parallel pool.
