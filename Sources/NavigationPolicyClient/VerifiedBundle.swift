@@ -69,11 +69,7 @@ public struct VerifiedBundle: Sendable {
                     .expired, "expired at \(stamp.expiresAt) (Unix seconds); it is \(nowSeconds) now")
             }
         }
-        do {
-            self.policy = try PolicyCompiler().compile(document.policy)
-        } catch {
-            throw BundleRejection(.invalidPolicy, error.description)
-        }
+        self.policy = try document.compiledPolicy()
         self.revision = document.revision
         self.stamp = document.stamp
         self.storage = .json(bytes)

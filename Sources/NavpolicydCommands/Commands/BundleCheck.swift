@@ -30,7 +30,7 @@ enum BundleCheck {
             summary += ", policyVersion \(stamp.policyVersion), expires \(timestamp(stamp.expiresAt))"
             if let keyId = stamp.keyId { summary += ", key \(keyId)" }
         }
-        output.out(summary)
+        output.out(TerminalText.escaped(summary))
         return ExitCode.success
     }
 
@@ -61,13 +61,17 @@ enum BundleCheck {
         switch format {
         case .json: output.out(fields.serializedJSON)
         case .text:
-            for member in fields.members { output.out("\(member.key): \(member.value.stringValue ?? member.value.serialized)") }
+            for member in fields.members {
+                output.out("\(member.key): " + TerminalText.escaped(member.value.stringValue ?? member.value.serialized))
+            }
             output.out("note: a compiled bundle carries the policy as an image (navpolicyd compile); verify loads it")
         }
         return ExitCode.success
     }
 
-    /// Shows the bundle's members (no signature check); 2 when it is not a bundle.
+    /// Shows the bundle's members (no signature check); 2 when it is not a bundle, or when its
+    /// policy does not compile (after the members: they help to tell which bundle it is). Text
+    /// from the bundle is escaped for the terminal (``TerminalText``).
     static func inspect(_ input: BundleInput, format: OutputFormat, output: Output) -> Int32 {
         let document: BundleDocument
         let signature: [UInt8]?
@@ -109,11 +113,20 @@ enum BundleCheck {
                 if member.key == "issuedAt" || member.key == "expiresAt", let seconds = member.value.integerValue {
                     text += " (\(timestamp(seconds)))"
                 }
-                output.out("\(member.key): \(text)")
+                output.out("\(member.key): " + TerminalText.escaped(text))
             }
             if document.stamp == nil {
                 output.out("note: a version-1 bundle has no signed version or expiry; clients refuse it by default")
             }
+        }
+        // Invalid input is exit 2 (docs/cli.md): an app refuses this bundle.
+        do {
+            _ = try document.compiledPolicy()
+        } catch {
+            output.err(
+                "navpolicyd bundle inspect: "
+                    + TerminalText.escaped("\(input.path): its policy does not compile, so an app refuses it: \(error)"))
+            return ExitCode.usage
         }
         return ExitCode.success
     }
