@@ -38,14 +38,17 @@ struct PolicyDiffBoundsLiveTests {
             "no request was refused while a run worked")
         let diffBody = #"{"config": {"handlers": []}, "requests": [{"url": "https://a.example/"}]}"#
         // The run holds the slot until its answer; a diff posted now may only race its end.
+        // Bounded tries, a little apart: where diffs are not refused (the old code) they would
+        // otherwise starve the run they wait for.
         var refused: Curl.Response?
-        while held.run.process.isRunning {
+        for _ in 0..<20 where held.run.process.isRunning {
             let answer = try AnalyzeEndpointHardeningTests.post(daemon, "/v1/policy/diff", diffBody)
             if answer.status == 503 {
                 refused = answer
                 break
             }
             #expect(answer.status == 200, "\(answer.body)")
+            Thread.sleep(forTimeInterval: 0.1)
         }
         let busy = try #require(refused, "no diff was refused while the analysis ran")
         #expect(busy.headers["retry-after"] == "2", "\(busy.headers)")
