@@ -25,8 +25,10 @@ package struct CanonicalizeCommand: ParsableCommand {
             literal per line on stdin and prints {"input":…,"href":…} or {"input":…,"error":…}
             per line, in order.
             """,
-        notes:
-            "Exit status: 0; 2 when a URL argument is invalid (all arguments are still printed), or a --ndjson line is longer than 1 MiB.",
+        notes: """
+            Exit status: 0; 2 when a URL argument is invalid (all arguments are still printed),
+            or a --ndjson line is longer than 1 MiB.
+            """,
         options: [ndjson.declaration, format.declaration],
         positional: PositionalDeclaration(
             name: "URL", help: "the URLs to canonicalize (none with --ndjson)", arity: .zeroOrMore,

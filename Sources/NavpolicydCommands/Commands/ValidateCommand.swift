@@ -10,7 +10,7 @@ package struct ValidateCommand: ParsableCommand {
     static let strict = Flag("strict", help: "warnings make the exit status 1")
     static let source = Option.text(
         "source", "FILE", kind: .file,
-        help: "with a compiled image --config: the JSON it was compiled from; checks the image is what compile makes of it")
+        help: "the JSON an image --config was compiled from (checked byte for byte)")
     static let format = OutputFormat.option(default: .text, text: "coloured on a terminal")
 
     package static let declaration = CommandDeclaration(
@@ -24,8 +24,10 @@ package struct ValidateCommand: ParsableCommand {
             When the file is invalid, prints every error with its JSON pointer, e.g.
               /handlers/2/match/hosts/0: "*.": empty host pattern
             """,
-        notes:
-            "Exit status: 0 valid; 1 invalid config, warnings with --strict, or an image that is not what compile makes of --source; 2 unreadable file or bad usage.",
+        notes: """
+            Exit status: 0 valid; 1 invalid config, warnings with --strict, or an image that is
+            not what compile makes of --source; 2 unreadable file or bad usage.
+            """,
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, strict.declaration, source.declaration,
             format.declaration,
