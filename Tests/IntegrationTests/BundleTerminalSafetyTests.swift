@@ -60,6 +60,23 @@ struct BundleTerminalSafetyTests {
         #expect(Self.isTerminalSafe(inspected.stderr), "\(inspected.stderr.debugDescription)")
     }
 
+    @Test("inspect exits 2 on a compiled bundle whose image an app refuses")
+    func compiledBundleImageRefused() throws {
+        let config = try BinaryRunner.temporaryFile(
+            #"{"handlers": [{"name": "a", "type": "cancel", "match": {"hosts": ["a.example"]}}]}"#)
+        let path = TestScratch.path("terminal-compiled", suffix: ".bundle")
+        let written = try BinaryRunner.run(["bundle", "--config", config, "--compiled", "--output", path])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try BinaryRunner.run(["bundle", "inspect", path]).status == 0)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let imageStart = try #require(bytes.firstIndex(of: 0x0A)) + 1
+        bytes[imageStart + 8] = 9  // the image's format version
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let inspected = try BinaryRunner.run(["bundle", "inspect", path])
+        #expect(inspected.status == 2, "\(inspected.stdout)")
+        #expect(inspected.stderr.contains("compiled policy image refused: format version 9"), "\(inspected.stderr)")
+    }
+
     @Test("a valid bundle still inspects with exit 0")
     func validBundle() throws {
         let path = try Self.editedBundle { $0.replacing("admin.example", with: "other.example") }

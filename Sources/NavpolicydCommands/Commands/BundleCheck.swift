@@ -46,9 +46,9 @@ enum BundleCheck {
         }
     }
 
-    private static func inspectCompiled(_ head: CompiledBundleHead, signed: Bool, format: OutputFormat, output: Output)
-        -> Int32
-    {
+    private static func inspectCompiled(
+        _ head: CompiledBundleHead, bytes: [UInt8], path: String, signed: Bool, format: OutputFormat, output: Output
+    ) -> Int32 {
         let now = Int(Date().timeIntervalSince1970)
         let fields: JSONObject = [
             "version": .number(3), "revision": .string(head.revision),
@@ -66,7 +66,9 @@ enum BundleCheck {
             }
             output.out("note: a compiled bundle carries the policy as an image (navpolicyd compile); verify loads it")
         }
-        return ExitCode.success
+        return policyRefusal(path: path, output: output) { () throws(BundleRejection) in
+            _ = try VerifiedBundle.policy(inCompiled: PolicyImageBytes(copying: bytes), head: head)
+        }
     }
 
     /// Shows the bundle's members (no signature check); 2 when it is not a bundle, or when its
@@ -79,7 +81,8 @@ enum BundleCheck {
             let read = try input.read()
             signature = read.signature
             if let compiled = try compiledHead(read.bytes, path: input.path) {
-                return inspectCompiled(compiled, signed: signature != nil, format: format, output: output)
+                return inspectCompiled(
+                    compiled, bytes: read.bytes, path: input.path, signed: signature != nil, format: format, output: output)
             }
             do {
                 document = try BundleDocument(bytes: read.bytes)
@@ -119,13 +122,22 @@ enum BundleCheck {
                 output.out("note: a version-1 bundle has no signed version or expiry; clients refuse it by default")
             }
         }
-        // Invalid input is exit 2 (docs/cli.md): an app refuses this bundle.
-        do {
+        return policyRefusal(path: input.path, output: output) { () throws(BundleRejection) in
             _ = try document.compiledPolicy()
+        }
+    }
+
+    /// Exit 0 when `compile` (the client's own loading of the policy) succeeds; else the reason
+    /// on stderr and 2: invalid input (docs/cli.md), a bundle an app refuses.
+    private static func policyRefusal(
+        path: String, output: Output, _ compile: () throws(BundleRejection) -> Void
+    ) -> Int32 {
+        do {
+            try compile()
         } catch {
             output.err(
                 "navpolicyd bundle inspect: "
-                    + TerminalText.escaped("\(input.path): its policy does not compile, so an app refuses it: \(error)"))
+                    + TerminalText.escaped("\(path): its policy does not compile, so an app refuses it: \(error)"))
             return ExitCode.usage
         }
         return ExitCode.success
