@@ -222,10 +222,22 @@ struct QueryRedaction: Sendable, Equatable {
     }
 
     /// The WHATWG special schemes (`\` is a separator in their URLs), compared case-insensitively
-    /// with tabs and newlines dropped, as the parser reads a scheme.
+    /// with tabs and newlines dropped, as the parser reads a scheme. Byte by byte, without a
+    /// String: every logged URL asks.
     private static func isSpecialScheme(_ scheme: Bytes) -> Bool {
-        let name = String(decoding: scheme.filter { !isRemovedByParser($0) }.map { $0 | 0x20 }, as: UTF8.self)
-        return ["http", "https", "ws", "wss", "ftp", "file"].contains(name)
+        // At most five letters, packed into one integer: distinct for distinct names.
+        var packed: UInt64 = 0
+        var count = 0
+        for byte in scheme where !isRemovedByParser(byte) {
+            guard count < 5 else { return false }
+            packed = packed << 8 | UInt64(byte | 0x20)
+            count += 1
+        }
+        return specialSchemes.contains(packed)
+    }
+
+    private static let specialSchemes: [UInt64] = ["http", "https", "ws", "wss", "ftp", "file"].map {
+        $0.utf8.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// Whether `value`, decoded, carries a parameter this rule redacts (a URL in a query value).
