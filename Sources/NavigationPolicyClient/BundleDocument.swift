@@ -1,4 +1,5 @@
 internal import JSONSupport
+public import NavigationPolicy
 
 /// A policy bundle's members, read and checked for shape only: no signature, no expiry, no
 /// compile. ``VerifiedBundle`` builds on it; `navpolicyd bundle inspect` shows it.
@@ -46,6 +47,16 @@ public struct BundleDocument: Sendable {
     /// version 1 (no key id) and the `keyId` named, read leniently from `root`.
     static func signingHints(_ root: JSONObject) -> (isVersionOne: Bool, keyId: String?) {
         (root["version"]?.integerValue == 1, root["keyId"]?.stringValue)
+    }
+
+    /// The bundle's chain compiled, as the client compiles it; `invalid-policy` when it does not
+    /// compile (`bundle inspect` says so too, without checking a signature).
+    public func compiledPolicy() throws(BundleRejection) -> CompiledPolicy {
+        do {
+            return try PolicyCompiler().compile(policy)
+        } catch {
+            throw BundleRejection(.invalidPolicy, error.description)
+        }
     }
 
     /// Checks every member of a parsed bundle.

@@ -69,11 +69,7 @@ public struct VerifiedBundle: Sendable {
                     .expired, "expired at \(stamp.expiresAt) (Unix seconds); it is \(nowSeconds) now")
             }
         }
-        do {
-            self.policy = try PolicyCompiler().compile(document.policy)
-        } catch {
-            throw BundleRejection(.invalidPolicy, error.description)
-        }
+        self.policy = try document.compiledPolicy()
         self.revision = document.revision
         self.stamp = document.stamp
         self.storage = .json(bytes)
@@ -102,17 +98,27 @@ public struct VerifiedBundle: Sendable {
         if head.stamp.isExpired(atUnixSeconds: nowSeconds) {
             throw BundleRejection(.expired, "expired at \(head.stamp.expiresAt) (Unix seconds); it is \(nowSeconds) now")
         }
-        let window = UnsafeRawBufferPointer(rebasing: whole.buffer[head.imageOffset...])
-        // The window borrows `whole`: its release does nothing, `whole` (kept below) frees it.
-        let image = PolicyImageBytes(buffer: window) { [whole] _ in _ = whole }
-        do {
-            self.policy = try PolicyImage.load(image, compiler: PolicyCompiler(), checksum: nil).policy
-        } catch {
-            throw BundleRejection(.invalidPolicy, "compiled policy image refused: \(error.reason)")
-        }
+        self.policy = try Self.policy(inCompiled: whole, head: head)
         self.revision = head.revision
         self.stamp = head.stamp
         self.storage = .compiled(whole)
+    }
+
+    /// The image of a compiled bundle (`whole`, whose head is `head`), checked (every offset,
+    /// length and order) and loaded in place; `invalid-policy` when it is refused. The image
+    /// checksum is not recomputed: a verified bundle's signature covers every byte, and
+    /// `bundle inspect` checks no signature.
+    public static func policy(inCompiled whole: PolicyImageBytes, head: CompiledBundleHead) throws(BundleRejection)
+        -> CompiledPolicy
+    {
+        let window = UnsafeRawBufferPointer(rebasing: whole.buffer[head.imageOffset...])
+        // The window borrows `whole`: its release does nothing, `whole` (kept by the caller) frees it.
+        let image = PolicyImageBytes(buffer: window) { [whole] _ in _ = whole }
+        do {
+            return try PolicyImage.load(image, compiler: PolicyCompiler(), checksum: nil).policy
+        } catch {
+            throw BundleRejection(.invalidPolicy, "compiled policy image refused: \(error.reason)")
+        }
     }
 
     /// The single-key form from before key ids: `verifier` (when given) checks every bundle.

@@ -82,9 +82,15 @@ struct BundleInput {
         return trust
     }
 
-    /// What went wrong loading the bundle: a message for stderr, exit 2.
+    /// What went wrong loading the bundle: a message for stderr, exit 2. The message quotes
+    /// the bundle (a key id, a config error naming its keys), so its control characters are
+    /// escaped (``TerminalText``) where it is made, for every command that prints it.
     struct Failure: Error {
         var message: String
+
+        init(message: String) {
+            self.message = TerminalText.escaped(message)
+        }
     }
 
     /// The bundle's bytes and signature as read from disk (no checks).
@@ -176,7 +182,8 @@ struct BundleInput {
     /// `command: --bundle …: signature not checked` when no key is given: said, never silent.
     func noteUncheckedSignature(_ command: String, to output: Output) {
         if keys.isEmpty {
-            output.err("navpolicyd \(command): note: --bundle \(path): signature not checked (no --bundle-key)")
+            output.err(
+                "navpolicyd \(command): note: --bundle \(TerminalText.escaped(path)): signature not checked (no --bundle-key)")
         }
     }
 }

@@ -9,26 +9,24 @@ struct ReplayError: Error {
 
 /// Streams the inputs `diff` replays, one line at a time.
 enum ReplayInput {
-    /// Calls `body` with each line (without its newline) and its 1-based number; reads with
-    /// `getline`, so memory stays at one line however long the file is.
-    static func eachLine(_ path: String, _ body: (String, Int) throws(ReplayError) -> Void) throws(ReplayError) {
+    /// Calls `body` with each line's bytes (without its newline) and its 1-based number;
+    /// memory stays at one line of at most ``BoundedLines/maximumLineBytes`` however long the
+    /// file is, and a longer line is an error naming it.
+    static func eachLine(_ path: String, _ body: (UnsafeBufferPointer<UInt8>, Int) throws(ReplayError) -> Void)
+        throws(ReplayError)
+    {
         guard let file = fopen(path, "r") else { throw ReplayError(message: "\(path): cannot be read") }
         defer { fclose(file) }
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
-        var number = 0
-        while true {
-            let length = getline(&buffer, &capacity, file)
-            guard length >= 0, let buffer else { break }
-            number += 1
-            var count = length
-            if count > 0, buffer[count - 1] == 0x0A { count -= 1 }
-            let line = buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
-                String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-            }
-            try body(line, number)
+        try BoundedLines.each(in: file, name: path, body)
+    }
+
+    /// A `--urls` line as text: UTF-8 is required, as every JSON reader of the project requires it
+    /// (a line that is not would be decided as something else than it says).
+    static func text(_ line: UnsafeBufferPointer<UInt8>, path: String, line number: Int) throws(ReplayError) -> String {
+        guard let text = String(validating: line, as: UTF8.self) else {
+            throw ReplayError(message: "\(path):\(number): not valid UTF-8")
         }
+        return text
     }
 
     /// Why a decision-log line cannot be replayed exactly: its URLs are not the ones decided.
@@ -54,7 +52,11 @@ enum ReplayInput {
 
     /// The request and policy revision of one decision-log line (`{"time":…,"request":{…},"revision":…}`),
     /// or why it is not replayed (``Inexact``).
-    static func logRequest(_ line: String, path: String, line number: Int) throws(ReplayError) -> LogEntry {
+    /// The line's bytes go to the JSON parser as they are, which refuses invalid UTF-8 like every
+    /// other JSON reader here (issue 38, item 14: decoding them to a String first replaced it).
+    static func logRequest(_ line: UnsafeBufferPointer<UInt8>, path: String, line number: Int) throws(ReplayError)
+        -> LogEntry
+    {
         let value: JSONValue
         do {
             value = try JSONParser().parse(line)

@@ -17,7 +17,7 @@ enum JSONMembers {
     /// Throws `malformed-body` at the first member not in `allowed`, with a suggestion.
     static func rejectUnknown(_ object: JSONObject, allowed: [String], at base: String) throws(IntakeFailure) {
         for member in object.members where !allowed.contains(member.key) {
-            var detail = "unknown member \"\(member.key)\""
+            var detail = "unknown member \"\(EchoedText.bounded(member.key))\""
             if let suggestion = Spelling.closest(to: member.key, in: allowed) {
                 detail += "; did you mean \"\(suggestion)\"?"
             } else {
@@ -35,7 +35,7 @@ enum JSONMembers {
             if let suggestion = Spelling.closest(to: member.key, in: known) {
                 throw .at(
                     pointer(base, member.key), .malformedBody,
-                    "unknown member \"\(member.key)\"; did you mean \"\(suggestion)\"?")
+                    "unknown member \"\(EchoedText.bounded(member.key))\"; did you mean \"\(suggestion)\"?")
             }
         }
     }

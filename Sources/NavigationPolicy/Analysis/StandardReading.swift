@@ -3,7 +3,9 @@
 /// A chain with `urlPatterns` is decided once more on ``CanonicalRequest/standardURLReading``:
 /// there the patterns read the WHATWG hostname, pathname and query, while every other
 /// condition still reads the match forms. That reading decides the request only when it
-/// cancels and every other reading allows (``CompiledPolicy/combining(_:_:request:explain:decodedPath:secondForm:)``).
+/// cancels and the other reading allows, or cancels with a handler later in the chain
+/// (``CompiledPolicy/combining(_:_:request:explain:decodedPath:secondForm:)``): a region whose
+/// plain reading no handler before H decides is risky whatever decides it later.
 /// The regions model the plain reading, so:
 ///
 /// - an `allow` handler decides only as the plain reading's decider: its plain answer is exact;

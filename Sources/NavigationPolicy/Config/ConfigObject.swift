@@ -29,10 +29,10 @@ public struct ConfigObject: Sendable {
         // Config objects have a handful of keys: a pairwise scan beats allocating a set per object.
         for (index, member) in object.members.enumerated() {
             if object.members[..<index].contains(where: { $0.key == member.key }) {
-                diagnostics.report(pointer.appending(member.key), "duplicate key \"\(member.key)\"")
+                diagnostics.report(pointer.appending(member.key), "duplicate key \"\(EchoedText.bounded(member.key))\"")
             }
             guard !allowed.contains(member.key) else { continue }
-            var message = "unknown field \"\(member.key)\""
+            var message = "unknown field \"\(EchoedText.bounded(member.key))\""
             if let suggestion = Spelling.closest(to: member.key, in: allowed) {
                 message += "; did you mean \"\(suggestion)\"?"
             } else {
@@ -64,6 +64,22 @@ public struct ConfigObject: Sendable {
         }
         guard case .string(let text) = value else {
             diagnostics.report(pointer.appending(key), "expected a string, got \(value.kindName)")
+            return nil
+        }
+        return text
+    }
+
+    /// A file path: a non-empty string without NUL. A path is handed to the C library, which
+    /// ends it at the first NUL, so `"/etc/token\u0000.bak"` would open `/etc/token` while
+    /// `validate` showed the whole string (issue 38, item 14); such a value is refused at its pointer.
+    public func path(_ key: String, diagnostics: inout ConfigDiagnostics) -> String? {
+        guard let text = string(key, diagnostics: &diagnostics) else { return nil }
+        guard !text.isEmpty else {
+            diagnostics.report(pointer.appending(key), "empty path")
+            return nil
+        }
+        guard !text.utf8.contains(0) else {
+            diagnostics.report(pointer.appending(key), "a path cannot contain NUL (\\u0000): the system would read it cut short")
             return nil
         }
         return text
@@ -171,12 +187,21 @@ public struct ConfigStringList: Sequence, Sendable {
 
 /// Suggestions for misspelled field names (config keys, intake JSON members).
 public enum Spelling {
+    /// Words longer than this get no suggestion: no known name is that long, and the edit
+    /// distance costs the product of the lengths (an 8 MiB key took 13 s of CPU, issue 38).
+    public static let maximumWordBytes = 64
+
     /// The candidate within edit distance 2 (case-insensitive), if exactly one is closest.
+    /// Bounded: a word over ``maximumWordBytes`` bytes is not compared, nor a candidate whose
+    /// length differs by more than 2 (it cannot be within 2 edits).
     public static func closest(to word: String, in candidates: [String]) -> String? {
+        guard word.utf8.count <= maximumWordBytes else { return nil }
         let target = Array(word.lowercased().utf8)
         var best: (String, Int)?
         for candidate in candidates {
-            let distance = editDistance(target, Array(candidate.lowercased().utf8))
+            let other = Array(candidate.lowercased().utf8)
+            guard abs(other.count - target.count) <= 2 else { continue }
+            let distance = editDistance(target, other)
             if distance <= 2, distance < (best?.1 ?? Int.max) { best = (candidate, distance) }
         }
         return best?.0

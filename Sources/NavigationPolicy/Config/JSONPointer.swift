@@ -72,7 +72,9 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `/handlers/2/match/hosts/0`, with `~` and `/` escaped; the root is the empty string.
+    /// A token longer than ``EchoedText/maximumBytes`` (only an unknown key can be) is cut and
+    /// ends with ``EchoedText/ellipsis``: an error's place, not a copy of the input.
     public var description: String {
-        tokens.map { "/" + $0.replacing("~", with: "~0").replacing("/", with: "~1") }.joined()
+        tokens.map { "/" + EchoedText.bounded($0).replacing("~", with: "~0").replacing("/", with: "~1") }.joined()
     }
 }

@@ -257,7 +257,7 @@ public struct PolicyCompiler: Sendable {
         if let typeName {
             handlerType = registry.type(named: typeName)
             if handlerType == nil {
-                var message = "unknown handler type \"\(typeName)\""
+                var message = "unknown handler type \"\(EchoedText.bounded(typeName))\""
                 if let suggestion = Spelling.closest(to: typeName, in: registry.typeNames) {
                     message += "; did you mean \"\(suggestion)\"?"
                 } else {

@@ -24,7 +24,7 @@ public struct CancelBehavior: Sendable {
         defaultAction: String, locationRule: LocationRule, parameters: ConfigObject,
         diagnostics: inout ConfigDiagnostics
     ) {
-        let before = diagnostics.issues.count
+        let before = diagnostics.count
         var action = defaultAction
         if let configured = parameters.string("action", diagnostics: &diagnostics) {
             if Self.isValidAction(configured) {
@@ -46,7 +46,7 @@ public struct CancelBehavior: Sendable {
                 diagnostics.report(parameters.pointer.appending("location"), "\(quoted.string): \(error.reason)")
             }
         }
-        guard diagnostics.issues.count == before else { return nil }
+        guard diagnostics.count == before else { return nil }
         self.action = action
         self.location = location
         self.locationRule = locationRule

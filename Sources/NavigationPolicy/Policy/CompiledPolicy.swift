@@ -55,8 +55,9 @@ public final class CompiledPolicy: Sendable {
     ///
     /// A path with an encoded separator (`%2F`, `%5C`) has two readings, since origin servers
     /// differ on whether that is a separator (``CanonicalRequest/decodedSeparatorPath``): the
-    /// chain decides both, and when they differ the one that cancels wins (see
-    /// ``combining(_:_:request:explain:)``). Every other request is decided once, as before.
+    /// chain decides both, and when they differ the one that cancels wins, the handler first in
+    /// chain order when both cancel (see ``combining(_:_:request:explain:decodedPath:secondForm:)``).
+    /// Every other request is decided once, as before.
     ///
     /// A request whose port the client chose (``NavigationRequest/urlWithoutClientPort``) is
     /// decided once more without it, combined the same way: a handler that cancels the URL on
@@ -85,29 +86,35 @@ public final class CompiledPolicy: Sendable {
     /// ``decideLinear(_:)`` on every reading of the path, combined as ``decide(_:explain:)``
     /// combines them: the reference the fuzz targets compare the indexed chain with.
     package func decideLinearAllReadings(_ request: CanonicalRequest) -> Decision {
-        decideWithClientPort(budgeted(request)) { allReadings($0, explain: false) { decideLinear($0) } }
+        decideWithClientPort(budgeted(request)) { allReadings($0, explain: false) { walkLinear($0) } }
     }
 
     /// `decideAll` on the request and, when its port is the client's choice, on the request
     /// without it: the one that cancels wins (``combining(_:_:request:explain:decodedPath:secondForm:)``,
-    /// as for the readings of a path), so the client's port can neither take a request past a
-    /// cancel written for the default port nor past one written for that port. An allow needs
-    /// both readings to allow: an allow-list never lets more through for a port the client names.
+    /// as for the readings of a path, the handler first in chain order when both cancel), so the
+    /// client's port can neither take a request past a cancel written for the default port nor
+    /// past one written for that port. An allow needs both readings to allow: an allow-list
+    /// never lets more through for a port the client names.
     @inline(__always)
     private func decideWithClientPort(
-        _ request: CanonicalRequest, _ decideAll: (CanonicalRequest) -> Decision
+        _ request: CanonicalRequest, _ decideAll: (CanonicalRequest) -> PositionedDecision
     ) -> Decision {
         let decision = decideAll(request)
-        guard let portless = request.withoutClientPortReading else { return decision }
+        guard let portless = request.withoutClientPortReading else { return decision.decision }
         // Not explained as a path reading: each reading's own explanation is kept with it.
-        return Self.combining(decision, decideAll(portless), request: request, explain: false)
+        return Self.combining(decision, decideAll(portless), request: request, explain: false).decision
     }
+
+    /// A reading's decision and the chain position of the handler that took it
+    /// (``links``' count for the default decision): when two readings cancel with different
+    /// handlers, the one first in chain order is reported (``combining(_:_:request:explain:decodedPath:secondForm:)``).
+    typealias PositionedDecision = (decision: Decision, position: Int32)
 
     /// The plain reading, then each further reading of the path combined into it.
     @inline(__always)
     private func allReadings(
-        _ request: CanonicalRequest, explain: Bool, _ decideOne: (CanonicalRequest) -> Decision
-    ) -> Decision {
+        _ request: CanonicalRequest, explain: Bool, _ decideOne: (CanonicalRequest) -> PositionedDecision
+    ) -> PositionedDecision {
         var decision = decideOne(request)
         if let decodedSeparator = request.decodedSeparatorReading {
             decision = Self.combining(decision, decideOne(decodedSeparator), request: request, explain: explain)
@@ -130,30 +137,39 @@ public final class CompiledPolicy: Sendable {
     }
 
     @inline(__always)
-    private func decideOneReading(_ request: CanonicalRequest, explain: Bool) -> Decision {
+    private func decideOneReading(_ request: CanonicalRequest, explain: Bool) -> PositionedDecision {
         if explain { return decideExplained(request) }
-        if let index { return decideIndexed(request, index: index) }
-        guard patterns != nil else { return decideLinear(request) }
+        if let index { return decideWalking(request, index.candidates(for: request)) }
+        guard patterns != nil else { return walkLinear(request) }
         return decideWalking(request, 0..<Int32(links.count))
     }
 
     /// One answer from the two readings of a path: fail closed on divergence.
     ///
     /// Readings that agree (verdict, handler, action, location) give that decision. Otherwise
-    /// the reading that cancels decides: the plain one when both cancel (or when both allow,
-    /// differently: no reading cancels then), the decoded-separator one when only it cancels.
-    /// So no answer allows what one reading cancels. Shadow results and the trace are the
-    /// deciding reading's; with explain, `pathReading` says both forms and which one decided.
+    /// the reading that cancels decides; when both cancel, the one whose handler comes first in
+    /// chain order (the default decision last), as a single reading's walk would report it: a
+    /// `payment-redirect` early in the chain is not lost to a later `cancel` because a later
+    /// reading found it (issue 38, item 8). When both allow, differently, the plain one. So no
+    /// answer allows what one reading cancels, and every engine (scan, index, compiled image,
+    /// explain) reports the same handler, since all of them combine here. Shadow results and
+    /// the trace are the deciding reading's; with explain, `pathReading` says both forms and
+    /// which one decided.
     static func combining(
-        _ plain: Decision, _ decodedSeparator: Decision, request: CanonicalRequest, explain: Bool,
-        decodedPath shown: MatchPath? = nil, secondForm: String? = nil
-    ) -> Decision {
+        _ plainReading: PositionedDecision, _ otherReading: PositionedDecision, request: CanonicalRequest,
+        explain: Bool, decodedPath shown: MatchPath? = nil, secondForm: String? = nil
+    ) -> PositionedDecision {
+        let plain = plainReading.decision
+        let decodedSeparator = otherReading.decision
         let agree =
             plain.verdict == decodedSeparator.verdict && plain.handler == decodedSeparator.handler
             && plain.action == decodedSeparator.action && plain.location == decodedSeparator.location
-        let decodedDecides = !agree && plain.verdict == .allow && decodedSeparator.verdict == .cancel
+        let decodedDecides =
+            !agree && decodedSeparator.verdict == .cancel
+            && (plain.verdict == .allow || otherReading.position < plainReading.position)
         var decision = decodedDecides ? decodedSeparator : plain
-        guard explain, let decodedPath = shown ?? request.decodedSeparatorPath else { return decision }
+        let position = decodedDecides ? otherReading.position : plainReading.position
+        guard explain, let decodedPath = shown ?? request.decodedSeparatorPath else { return (decision, position) }
         func said(_ decision: Decision) -> String {
             decision.verdict.rawValue + (decision.handler.map { " by \"\($0)\"" } ?? " by defaultDecision")
         }
@@ -168,42 +184,51 @@ public final class CompiledPolicy: Sendable {
             decision.pathReading =
                 forms + outcome
                 + (decodedDecides
-                    ? "the \(second) reading cancels and decided (the trace is that reading's)"
-                    : plain.verdict == .cancel
-                        ? "the match-form reading cancels and decided (the trace is that reading's)"
-                        : "neither cancels: the match-form reading decided (the trace is that reading's)")
+                    ? plain.verdict == .cancel
+                        ? "both cancel; the \(second) reading's handler comes first in the chain and decided (the trace is that reading's)"
+                        : "the \(second) reading cancels and decided (the trace is that reading's)"
+                    : plain.verdict == .cancel && decodedSeparator.verdict == .cancel
+                        ? "both cancel; the match-form reading's handler comes first in the chain and decided (the trace is that reading's)"
+                        : plain.verdict == .cancel
+                            ? "the match-form reading cancels and decided (the trace is that reading's)"
+                            : "neither cancels: the match-form reading decided (the trace is that reading's)")
         }
         // A third reading (decoded before dot segments) adds its sentence to the second's.
         if let earlier = plain.pathReading, let added = decision.pathReading, earlier != added {
             decision.pathReading = earlier + "; then " + added
         }
-        return decision
+        return (decision, position)
     }
 
     /// The reference semantics: every handler in order. A shadow handler that would decide
     /// is recorded and the chain goes on as if it passed.
     package func decideLinear(_ request: CanonicalRequest) -> Decision {
+        walkLinear(request).decision
+    }
+
+    /// ``decideLinear(_:)`` with the deciding handler's position.
+    private func walkLinear(_ request: CanonicalRequest) -> PositionedDecision {
         // Empty arrays do not allocate: policies without shadow handlers pay one branch per match.
         var shadow: [ShadowResult] = []
-        for link in links where link.matcher.matches(request) {
+        for (position, link) in links.enumerated() where link.matcher.matches(request) {
             guard let decision = link.handler.decide(request) else { continue }
             if link.isShadow {
                 shadow.append(ShadowResult(link.name, decision))
                 continue
             }
-            return Self.attaching(shadow, to: decision)
+            return (Self.attaching(shadow, to: decision), Int32(position))
         }
-        return Self.attaching(shadow, to: defaultDecision(for: request))
+        return (Self.attaching(shadow, to: defaultDecision(for: request)), Int32(links.count))
     }
 
     /// Only the index's candidates, in position order.
     func decideIndexed(_ request: CanonicalRequest, index: ChainIndex) -> Decision {
-        decideWalking(request, index.candidates(for: request))
+        decideWalking(request, index.candidates(for: request)).decision
     }
 
     /// The handlers at `positions` (ascending, possibly repeated) in order, their path patterns
     /// answered by the chain's automaton when it has one.
-    private func decideWalking(_ request: CanonicalRequest, _ positions: some Sequence<Int32>) -> Decision {
+    private func decideWalking(_ request: CanonicalRequest, _ positions: some Sequence<Int32>) -> PositionedDecision {
         var shadow: [ShadowResult] = []
         var previous: Int32 = -1
         var patternHits = LazyPatternHits(patterns, request.matchPath)
@@ -216,9 +241,9 @@ public final class CompiledPolicy: Sendable {
                 shadow.append(ShadowResult(link.name, decision))
                 continue
             }
-            return Self.attaching(shadow, to: decision)
+            return (Self.attaching(shadow, to: decision), position)
         }
-        return Self.attaching(shadow, to: defaultDecision(for: request))
+        return (Self.attaching(shadow, to: defaultDecision(for: request)), Int32(links.count))
     }
 
     @inline(__always)
@@ -240,7 +265,7 @@ public final class CompiledPolicy: Sendable {
     /// Handlers the index does not offer are reported as failing the field they are filed
     /// under without matching it: the answer is the same, and an explained decision then costs
     /// a pass over the path per candidate, not per handler (2,000 path patterns × 64 KB).
-    private func decideExplained(_ request: CanonicalRequest) -> Decision {
+    private func decideExplained(_ request: CanonicalRequest) -> PositionedDecision {
         var trace: [TraceStep] = []
         var shadow: [ShadowResult] = []
         var candidates = (index?.candidates(for: request) ?? [])[...]
@@ -293,7 +318,7 @@ public final class CompiledPolicy: Sendable {
             trace.append(TraceStep(handler: link.name, type: link.type, outcome: .decided, reason: how, matched: matched))
             decision.shadow = shadow.isEmpty ? nil : shadow
             decision.trace = trace
-            return decision
+            return (decision, Int32(position))
         }
         var decision = defaultDecision(for: request)
         trace.append(
@@ -304,7 +329,7 @@ public final class CompiledPolicy: Sendable {
                     : "no handler decided: defaultDecision is \"\(defaultVerdict.rawValue)\""))
         decision.shadow = shadow.isEmpty ? nil : shadow
         decision.trace = trace
-        return decision
+        return (decision, Int32(links.count))
     }
 
     private func defaultDecision(for request: CanonicalRequest) -> Decision {

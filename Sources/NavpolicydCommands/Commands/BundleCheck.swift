@@ -30,7 +30,7 @@ enum BundleCheck {
             summary += ", policyVersion \(stamp.policyVersion), expires \(timestamp(stamp.expiresAt))"
             if let keyId = stamp.keyId { summary += ", key \(keyId)" }
         }
-        output.out(summary)
+        output.out(TerminalText.escaped(summary))
         return ExitCode.success
     }
 
@@ -46,9 +46,9 @@ enum BundleCheck {
         }
     }
 
-    private static func inspectCompiled(_ head: CompiledBundleHead, signed: Bool, format: OutputFormat, output: Output)
-        -> Int32
-    {
+    private static func inspectCompiled(
+        _ head: CompiledBundleHead, bytes: [UInt8], path: String, signed: Bool, format: OutputFormat, output: Output
+    ) -> Int32 {
         let now = Int(Date().timeIntervalSince1970)
         let fields: JSONObject = [
             "version": .number(3), "revision": .string(head.revision),
@@ -61,13 +61,19 @@ enum BundleCheck {
         switch format {
         case .json: output.out(fields.serializedJSON)
         case .text:
-            for member in fields.members { output.out("\(member.key): \(member.value.stringValue ?? member.value.serialized)") }
+            for member in fields.members {
+                output.out("\(member.key): " + TerminalText.escaped(member.value.stringValue ?? member.value.serialized))
+            }
             output.out("note: a compiled bundle carries the policy as an image (navpolicyd compile); verify loads it")
         }
-        return ExitCode.success
+        return policyRefusal(path: path, output: output) { () throws(BundleRejection) in
+            _ = try VerifiedBundle.policy(inCompiled: PolicyImageBytes(copying: bytes), head: head)
+        }
     }
 
-    /// Shows the bundle's members (no signature check); 2 when it is not a bundle.
+    /// Shows the bundle's members (no signature check); 2 when it is not a bundle, or when its
+    /// policy does not compile (after the members: they help to tell which bundle it is). Text
+    /// from the bundle is escaped for the terminal (``TerminalText``).
     static func inspect(_ input: BundleInput, format: OutputFormat, output: Output) -> Int32 {
         let document: BundleDocument
         let signature: [UInt8]?
@@ -75,7 +81,8 @@ enum BundleCheck {
             let read = try input.read()
             signature = read.signature
             if let compiled = try compiledHead(read.bytes, path: input.path) {
-                return inspectCompiled(compiled, signed: signature != nil, format: format, output: output)
+                return inspectCompiled(
+                    compiled, bytes: read.bytes, path: input.path, signed: signature != nil, format: format, output: output)
             }
             do {
                 document = try BundleDocument(bytes: read.bytes)
@@ -109,11 +116,29 @@ enum BundleCheck {
                 if member.key == "issuedAt" || member.key == "expiresAt", let seconds = member.value.integerValue {
                     text += " (\(timestamp(seconds)))"
                 }
-                output.out("\(member.key): \(text)")
+                output.out("\(member.key): " + TerminalText.escaped(text))
             }
             if document.stamp == nil {
                 output.out("note: a version-1 bundle has no signed version or expiry; clients refuse it by default")
             }
+        }
+        return policyRefusal(path: input.path, output: output) { () throws(BundleRejection) in
+            _ = try document.compiledPolicy()
+        }
+    }
+
+    /// Exit 0 when `compile` (the client's own loading of the policy) succeeds; else the reason
+    /// on stderr and 2: invalid input (docs/cli.md), a bundle an app refuses.
+    private static func policyRefusal(
+        path: String, output: Output, _ compile: () throws(BundleRejection) -> Void
+    ) -> Int32 {
+        do {
+            try compile()
+        } catch {
+            output.err(
+                "navpolicyd bundle inspect: "
+                    + TerminalText.escaped("\(path): its policy does not compile, so an app refuses it: \(error)"))
+            return ExitCode.usage
         }
         return ExitCode.success
     }

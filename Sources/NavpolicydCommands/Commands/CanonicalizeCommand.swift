@@ -25,7 +25,10 @@ package struct CanonicalizeCommand: ParsableCommand {
             literal per line on stdin and prints {"input":…,"href":…} or {"input":…,"error":…}
             per line, in order.
             """,
-        notes: "Exit status: 0; 2 when a URL argument is invalid (all arguments are still printed).",
+        notes: """
+            Exit status: 0; 2 when a URL argument is invalid (all arguments are still printed),
+            or a --ndjson line is longer than 1 MiB.
+            """,
         options: [ndjson.declaration, format.declaration],
         positional: PositionalDeclaration(
             name: "URL", help: "the URLs to canonicalize (none with --ndjson)", arity: .zeroOrMore,
@@ -90,21 +93,34 @@ package struct CanonicalizeCommand: ParsableCommand {
         if object.members.count > 1, inputs.count > 1 { output.out("") }
     }
 
+    /// Lines of at most ``BoundedLines/maximumLineBytes`` (a longer one stops the run with
+    /// exit 2 and its line number: memory stays flat); a line that is not a JSON string (invalid
+    /// UTF-8 included) gets an error line and the run goes on.
     private static func runLines(_ output: Output) -> Int32 {
         let parser = JSONParser(maximumDepth: 1)
-        while let line = readLine(strippingNewline: true) {
-            guard !line.isEmpty else { continue }
-            guard case .string(let input)? = try? parser.parse(line) else {
-                output.out((["error": .string("input line is not a JSON string")] as JSONObject).serializedJSON)
-                continue
+        // A stream of its own over descriptor 0 (the C global `stdin` is shared mutable state).
+        guard let input = fdopen(STDIN_FILENO, "r") else {
+            output.err("navpolicyd canonicalize: stdin cannot be read")
+            return ExitCode.usage
+        }
+        do throws(ReplayError) {
+            try BoundedLines.each(in: input, name: "stdin") { line, _ throws(ReplayError) in
+                guard !line.isEmpty else { return }
+                guard case .string(let input)? = try? parser.parse(line) else {
+                    output.out((["error": .string("input line is not a JSON string")] as JSONObject).serializedJSON)
+                    return
+                }
+                var object: JSONObject = ["input": .string(input)]
+                do {
+                    object.append("href", .string(try URLRecord.parse(input).href))
+                } catch {
+                    object.append("error", .string(String(describing: error)))
+                }
+                output.out(object.serializedJSON)
             }
-            var object: JSONObject = ["input": .string(input)]
-            do {
-                object.append("href", .string(try URLRecord.parse(input).href))
-            } catch {
-                object.append("error", .string(String(describing: error)))
-            }
-            output.out(object.serializedJSON)
+        } catch {
+            output.err("navpolicyd canonicalize: \(error.message)")
+            return ExitCode.usage
         }
         return ExitCode.success
     }

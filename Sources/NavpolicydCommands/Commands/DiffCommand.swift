@@ -124,7 +124,7 @@ package struct DiffCommand: ParsableCommand {
                 }
             case .urls(let path):
                 try ReplayInput.eachLine(path) { line, number throws(ReplayError) in
-                    let url = line.trimmingCharacters(in: .whitespaces)
+                    let url = try ReplayInput.text(line, path: path, line: number).trimmingCharacters(in: .whitespaces)
                     if !url.isEmpty, !url.hasPrefix("#") { diff.add(NavigationRequest(url: url)) }
                     if number % 100_000 == 0 { output.progress("\(number) lines…") }
                 }

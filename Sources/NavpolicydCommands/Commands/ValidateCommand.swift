@@ -1,3 +1,4 @@
+import BundleSigning
 import Foundation
 import JSONSupport
 import NavigationPolicy
@@ -7,6 +8,9 @@ import PolicyService
 package struct ValidateCommand: ParsableCommand {
     static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
     static let strict = Flag("strict", help: "warnings make the exit status 1")
+    static let source = Option.text(
+        "source", "FILE", kind: .file,
+        help: "the JSON an image --config was compiled from (checked byte for byte)")
     static let format = OutputFormat.option(default: .text, text: "coloured on a terminal")
 
     package static let declaration = CommandDeclaration(
@@ -20,8 +24,14 @@ package struct ValidateCommand: ParsableCommand {
             When the file is invalid, prints every error with its JSON pointer, e.g.
               /handlers/2/match/hosts/0: "*.": empty host pattern
             """,
-        notes: "Exit status: 0 valid; 1 invalid config, or warnings with --strict; 2 unreadable file or bad usage.",
-        options: [config.declaration, ConfigLoader.maxBytesOption.declaration, strict.declaration, format.declaration],
+        notes: """
+            Exit status: 0 valid; 1 invalid config, warnings with --strict, or an image that is
+            not what compile makes of --source; 2 unreadable file or bad usage.
+            """,
+        options: [
+            config.declaration, ConfigLoader.maxBytesOption.declaration, strict.declaration, source.declaration,
+            format.declaration,
+        ],
         unexpectedArgumentHint: "use --config FILE")
 
     package var configPath: String?
@@ -30,9 +40,12 @@ package struct ValidateCommand: ParsableCommand {
     private var maxConfigBytesText: String?
     package var isStrict: Bool
     package var format: OutputFormat
+    /// `--source`: the JSON an image `--config` claims to be compiled from.
+    package var sourcePath: String?
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config]
+        sourcePath = arguments[Self.source]
         maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         isStrict = arguments[Self.strict]
         format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
@@ -63,11 +76,18 @@ package struct ValidateCommand: ParsableCommand {
             if case .invalid = error { return ExitCode.failure }
             return ExitCode.usage
         }
+        let source: ImageSource
+        switch checkSource(of: image, at: path) {
+        case .success(let checked): source = checked
+        case .failure(let failure):
+            output.err("navpolicyd validate: \(failure.message)")
+            return failure.isUsage ? ExitCode.usage : ExitCode.failure
+        }
         let warnings = PolicyLint.warnings(policy)
         let status = warnings.isEmpty || !isStrict ? ExitCode.success : ExitCode.failure
         if json {
             var report = Self.jsonReport(policy, warnings: warnings)
-            if let image { report.append("compiledImage", .object(Self.imageFacts(image))) }
+            if let image { report.append("compiledImage", .object(Self.imageFacts(image, source: source))) }
             output.out(report.serializedJSON)
             return status
         }
@@ -76,7 +96,7 @@ package struct ValidateCommand: ParsableCommand {
         if let image {
             output.out(
                 "compiled image: format version \(image.header.formatVersion), \(image.header.totalLength) bytes, "
-                    + "source revision \(image.header.sourceRevision)")
+                    + "source revision \(image.header.sourceRevision) (\(source.note))")
             output.out("  " + Self.imageLintNote)
         }
         output.out("defaultDecision: \(policy.defaultVerdict.rawValue)")
@@ -111,13 +131,78 @@ package struct ValidateCommand: ParsableCommand {
     static let imageLintNote =
         "lint on an image skips the hosts and pathPrefixes held in its tables (duplicates, overlaps); validate the JSON source for those"
 
-    static func imageFacts(_ image: PolicyImage.Loaded) -> JSONObject {
+    static func imageFacts(_ image: PolicyImage.Loaded, source: ImageSource) -> JSONObject {
         [
             "formatVersion": .number(Double(image.header.formatVersion)),
             "bytes": .number(Double(image.header.totalLength)),
             "sourceRevision": .string(image.header.sourceRevision),
+            "sourceRevisionVerified": .bool(source.verifiedAgainst != nil),
             "tableHandlers": .number(Double(image.tableHandlers)), "lint": .string(imageLintNote),
         ]
+    }
+
+    /// What is known of an image's source revision: a claim of its header, which anyone who
+    /// edits the image and recomputes its checksum can keep (issue 38, item 7), unless
+    /// `--source` names the JSON and the image is byte for byte what compile makes of it.
+    struct ImageSource {
+        /// The `--source` file the image was checked against; nil when unverified.
+        var verifiedAgainst: String?
+
+        /// How the text output qualifies the revision.
+        var note: String {
+            verifiedAgainst.map { "verified: the image is what compile makes of \($0)" }
+                ?? "unverified: the image's own claim; --source FILE checks it"
+        }
+    }
+
+    /// Why `--source` could not vouch for the image: exit 1 for a mismatch, 2 for usage.
+    struct SourceFailure: Error {
+        var message: String
+        var isUsage = false
+    }
+
+    /// Checks `--source` against the image at `path`: its SHA-256 must be the revision the
+    /// header names, and compiling it must give the image's very bytes (the same build
+    /// compiles deterministically), so an image edited after compiling is caught even when it
+    /// keeps the source's revision.
+    private func checkSource(of image: PolicyImage.Loaded?, at path: String) -> Result<ImageSource, SourceFailure> {
+        guard let sourcePath else { return .success(ImageSource()) }
+        guard let image else {
+            return .failure(SourceFailure(message: "--source is for a compiled image --config; \(path) is JSON", isUsage: true))
+        }
+        let source: [UInt8]
+        let imageBytes: [UInt8]
+        do {
+            source = try ConfigLoader.read(sourcePath, maxBytes: maxConfigBytes)
+            imageBytes = try ConfigLoader.read(path, maxBytes: maxConfigBytes)
+        } catch {
+            guard case .unreadable(let unreadable, let reason) = error else {
+                return .failure(SourceFailure(message: "--source \(sourcePath): cannot be read", isUsage: true))
+            }
+            return .failure(SourceFailure(message: "\(unreadable): \(reason.reason)", isUsage: true))
+        }
+        let revision = "sha256:" + SHA256.hexDigest(source)
+        guard revision == image.header.sourceRevision else {
+            return .failure(
+                SourceFailure(
+                    message:
+                        "\(path) names source revision \(image.header.sourceRevision), but --source \(sourcePath) is \(revision)"
+                ))
+        }
+        let compiled: [UInt8]
+        do {
+            compiled = try PolicyImageFile.compile(config: source)
+        } catch {
+            return .failure(SourceFailure(message: "--source \(sourcePath) is invalid: \(error)"))
+        }
+        guard compiled == imageBytes else {
+            return .failure(
+                SourceFailure(
+                    message:
+                        "\(path) names \(sourcePath)'s revision but is not what compile makes of it: edited after compiling, or compiled by another build"
+                ))
+        }
+        return .success(ImageSource(verifiedAgainst: sourcePath))
     }
 
     static func jsonReport(_ policy: CompiledPolicy, warnings: [LintWarning]) -> JSONObject {

@@ -1,13 +1,18 @@
 import HTTPServer
 import Synchronization
 
-/// One `POST /v1/policy/analyze` run at a time per daemon.
+/// One `POST /v1/policy/analyze` or `POST /v1/policy/diff` run at a time per daemon.
 ///
 /// A run is bounded in steps (about a second of one core), but runs side by side were not:
 /// four concurrent bodies held both cores for 25 CPU-seconds (outside attack 9, F6), time the
 /// decision endpoints on the same workers need. A second request while a run works is refused
 /// with 503 and `Retry-After` rather than queued: a queue would hold suspended connections
 /// and still let a client line up unbounded work.
+///
+/// Diff and analyze share the one slot (issue 38, item 12: 8 MiB diff bodies side by side held
+/// the cores as analyses did): the slot exists to leave the other cores to decisions, and two
+/// slots would let one analysis and one diff take two cores, all of a 2-core machine. Both are
+/// admin-token work, so only admins wait on each other.
 final class AnalysisSlot: Sendable {
     private let busy = Atomic<Bool>(false)
 
@@ -40,9 +45,9 @@ final class AnalysisSlot: Sendable {
     /// 503 `analysis-busy`, with `Retry-After`.
     static let busyProblem = ServiceProblem(
         ProblemDetails(
-            kind: "analysis-busy", title: "Another analysis is running", status: 503,
+            kind: "analysis-busy", title: "Another analysis or diff is running", status: 503,
             detail:
-                "This daemon runs one policy analysis at a time and one is running now; retry after \(retryAfterSeconds) seconds.",
+                "This daemon runs one policy analysis or diff at a time and one is running now; retry after \(retryAfterSeconds) seconds.",
             extensions: ["retryAfter": .number(Double(retryAfterSeconds))]),
         headers: HTTPHeaders([("Retry-After", String(retryAfterSeconds))]))
 }

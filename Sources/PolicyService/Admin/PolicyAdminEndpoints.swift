@@ -186,9 +186,21 @@ struct PolicyAdminEndpoints: Sendable {
 
     /// Compiles the candidate and replays up to 100,000 requests off the request path, for the
     /// same reason a reload does: seconds of CPU on a worker would stall its connections.
+    /// On a thread of its own, holding the analysis slot (``AnalysisSlot``: one analysis or
+    /// diff at a time); 503 `analysis-busy` while another holds it.
     private func diffLater(body: [UInt8], live: CompiledPolicy) -> HTTPResponderResult {
         .deferred { [self] respond in
-            Thread.detachNewThread { respond(self.diffResponse(body: body, live: live)) }
+            // Taken where the run starts, as analyze takes it.
+            guard analysisSlot.take() else {
+                metrics.analysis.recordDiffBusy()
+                respond(problems.response(AnalysisSlot.busyProblem))
+                return
+            }
+            Thread.detachNewThread {
+                let response = self.diffResponse(body: body, live: live)
+                analysisSlot.release()
+                respond(response)
+            }
         }
     }
 

@@ -40,13 +40,7 @@ public struct BundleSettings: Sendable, Equatable {
         if let value = section.integer("maxAgeSeconds", in: 0...maximumMaxAgeSeconds, diagnostics: &diagnostics) {
             settings.maxAgeSeconds = value
         }
-        if let path = section.string("signingKeyFile", diagnostics: &diagnostics) {
-            if path.isEmpty {
-                diagnostics.report(section.pointer.appending("signingKeyFile"), "empty path")
-            } else {
-                settings.signingKeyFile = path
-            }
-        }
+        if let path = section.path("signingKeyFile", diagnostics: &diagnostics) { settings.signingKeyFile = path }
         if let value = section.integer("lifetimeSeconds", in: lifetimeRange, diagnostics: &diagnostics) {
             settings.lifetimeSeconds = value
         }

@@ -58,6 +58,9 @@ extension DaemonConfiguration {
         case .success(let passed): activation = passed
         case .failure(let error): return .failure(ResolutionError(description: "socket activation: \(error)"))
         }
+        if let shared = activation?.sharedSocket() {
+            return .failure(ResolutionError(description: "socket activation: \(shared)"))
+        }
         SocketActivation.clearEnvironment()
         let notifier: SystemdNotifier?
         switch SystemdNotifier.fromEnvironment(inputs.environment) {

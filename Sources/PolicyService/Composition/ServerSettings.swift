@@ -145,13 +145,7 @@ public struct ServerSettings: Sendable, Equatable {
         integer("watchIntervalMilliseconds", 100...60_000) { settings.watchIntervalMilliseconds = $0 }
         if let flag = section.bool("requireTokenForDecide", diagnostics: &diagnostics) { settings.requireTokenForDecide = flag }
         if let flag = section.bool("watchConfig", diagnostics: &diagnostics) { settings.watchConfig = flag }
-        if let path = section.string("adminTokenFile", diagnostics: &diagnostics) {
-            if path.isEmpty {
-                diagnostics.report(section.pointer.appending("adminTokenFile"), "empty path")
-            } else {
-                settings.adminTokenFile = path
-            }
-        }
+        if let path = section.path("adminTokenFile", diagnostics: &diagnostics) { settings.adminTokenFile = path }
         if let bundle = section.object("bundle", diagnostics: &diagnostics) {
             settings.bundle = BundleSettings.decode(bundle, diagnostics: &diagnostics)
         }

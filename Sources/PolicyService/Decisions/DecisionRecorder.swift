@@ -129,7 +129,7 @@ struct DecisionRecorder: Sendable {
     ///
     /// Every URL the line carries (`request.url`, `request.sourceURL`, `decision.url`,
     /// `decision.location`, each `decision.shadow[].location`) goes through `redaction`
-    /// (`decisionLog.redactQueryParameters`) as it is written (``LogURLWriter``); a line where
+    /// (`decisionLog.redactQueryParameters`, and always a userinfo password) as it is written (``LogURLWriter``); a line where
     /// it replaced anything gets `"redacted":true`, and replays skip it and count it, as its
     /// URLs are not the ones decided. This is the only place lines are built, so every front
     /// end is redacted alike.
@@ -345,10 +345,9 @@ struct LogURLWriter {
     mutating func write(_ url: String, into writer: inout JSONWriter) {
         var url = url
         // Only for the other URLs (locations): and every expansion holds its scheme's colon as
-        // `%3A`, so a location without one holds none.
-        if !redaction.isEmpty, url != expandable.request, url != expandable.decision, url != expandable.source,
-            url.contains("%3A")
-        {
+        // `%3A`, so a location without one holds none. Not skipped without redacted names: a
+        // userinfo password is always redacted, in a `{url}` expansion too.
+        if url != expandable.request, url != expandable.decision, url != expandable.source, url.contains("%3A") {
             replaceExpansion(of: expandable.request, in: &url)
             if expandable.decision != expandable.request { replaceExpansion(of: expandable.decision, in: &url) }
             if let source = expandable.source { replaceExpansion(of: source, in: &url) }

@@ -1,7 +1,9 @@
 import JSONSupport
 
 /// `decisionLog.redactQueryParameters`, compiled once per policy: which query parameters'
-/// values the decision log replaces with ``marker``.
+/// values the decision log replaces with ``marker``, and the password of a URL's userinfo,
+/// which it always replaces (`https://user:secret@host/` is logged `https://user:REDACTED@host/`
+/// with or without the setting: a password in a URL is a secret by what it is, not by name).
 ///
 /// The log must not become a store of secrets (OAuth `code`, payment tokens, e-mail
 /// addresses), so the rule errs towards hiding too much:
@@ -9,8 +11,9 @@ import JSONSupport
 ///   (`#access_token=…`, `#/callback?code=…`), split at `&`, `;`, `?` and `#`.
 /// - A name is compared after `+` becomes a space and percent-escapes are decoded (repeatedly,
 ///   so `%2563ode` is `code` too, up to ``decodingDepth`` levels; a name that would still
-///   decode further is treated as listed), surrounding spaces are trimmed, a bracket suffix is dropped
-///   (`code[]`, `code[0]`), and case is ignored: `CODE`, `%63ode`, `co%64e+` all name `code`.
+///   decode further is treated as listed), then read as the common server stacks read it
+///   (``normalizedName(_:)``): `CODE`, `%63ode`, `co%64e+`, `access.token`, `access token`
+///   and `access[token` all name what is listed as `code` or `access_token`.
 /// - A value of another parameter that, once decoded, holds a redacted parameter (a
 ///   `return=https%3A%2F%2Fshop%2Fcb%3Fcode%3D…` made by a `{url}` location) is replaced whole.
 /// - A bare entry (no `=`) is a name and is kept, unless it decodes to a redacted parameter
@@ -63,23 +66,25 @@ struct QueryRedaction: Sendable, Equatable {
             return stillEscaped || names.contains(name)
         }
         for name in plainNames where name.count == raw.count {
-            if zip(name, raw).allSatisfy({ $0 == Self.asciiLowercased($1) }) { return true }
+            if zip(name, raw).allSatisfy({ $0 == Self.folded($1) }) { return true }
         }
         // A plain name that none matched can still equal a non-ASCII configured name lower-cased.
         return !allNamesPlain && names.contains(Self.normalized(raw).name)
     }
 
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+    /// A plain name's byte as ``normalizedName(_:)`` reads it: lower-cased, `.` as `_` (PHP).
+    private static func folded(_ byte: UInt8) -> UInt8 {
+        if byte == UInt8(ascii: ".") { return UInt8(ascii: "_") }
+        return byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
     }
 
-    /// No parameter is redacted: the log writes URLs as they are, at no cost.
+    /// No parameter is redacted: only a userinfo password is (``passwordRange(in:)``), which
+    /// costs a look at the URL's scheme and authority.
     var isEmpty: Bool { !everyValue && names.isEmpty }
 
-    /// `url` with the redacted values replaced, or nil when nothing in it is redacted.
+    /// `url` with the redacted values (and its password) replaced, or nil when nothing in it is redacted.
     func redact(_ url: String) -> String? {
-        guard !isEmpty else { return nil }
-        return Self.withUTF8(url) { bytes -> String? in
+        Self.withUTF8(url) { bytes -> String? in
             var out: [UInt8] = []
             var kept = 0
             let changed = replacedValues(in: bytes) { value in
@@ -99,11 +104,7 @@ struct QueryRedaction: Sendable, Equatable {
     /// the URL's bytes in place and escapes them straight into the line, where ``redact(_:)``
     /// builds a String to be escaped afterwards (the same bytes, DecisionLogCostRedactionTests).
     func write(_ url: String, into writer: inout JSONWriter) -> Bool {
-        guard !isEmpty else {
-            writer.writeStringContents(url)
-            return false
-        }
-        return Self.withUTF8(url) { bytes -> Bool in
+        Self.withUTF8(url) { bytes -> Bool in
             var kept = 0
             let changed = replacedValues(in: bytes) { value in
                 writer.writeStringContents(utf8: UnsafeBufferPointer(rebasing: bytes[kept..<value.lowerBound]))
@@ -123,12 +124,18 @@ struct QueryRedaction: Sendable, Equatable {
     }
 
     /// Calls `replace` with the range of each value to be replaced by ``marker``, in order, and
-    /// returns whether there was any. Everything after the first `?` or `#` is parameters.
+    /// returns whether there was any: the userinfo password first, then the parameters
+    /// (everything after the first `?` or `#`).
     private func replacedValues(in url: UnsafeBufferPointer<UInt8>, _ replace: (Range<Int>) -> Void) -> Bool {
-        guard let start = url.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
-            return false
-        }
         var changed = false
+        if let password = Self.passwordRange(in: url) {
+            replace(password)
+            changed = true
+        }
+        guard !isEmpty, let start = url.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        else {
+            return changed
+        }
         var entryStart = start + 1
         var index = entryStart
         while index <= url.endIndex {
@@ -160,6 +167,77 @@ struct QueryRedaction: Sendable, Equatable {
         guard !value.isEmpty, !value.elementsEqual(Self.markerBytes) else { return nil }
         guard everyValue || isListed(entry[..<equals]) || hidesRedacted(value, depth: 1) else { return nil }
         return entry[...equals]
+    }
+
+    /// Where the password of `url`'s userinfo lies (`https://user:PASSWORD@host/`), nil when it
+    /// has none or it already is the marker.
+    ///
+    /// Read as loosely as the URL parser reads a URL as sent, so that every spelling it takes
+    /// for a password is found: leading spaces and controls are skipped, any number of `/` and
+    /// (special schemes) `\` after the scheme, tabs and newlines anywhere (the parser drops
+    /// them); the authority ends at `/`, `?`, `#` (and `\` for special schemes), its userinfo
+    /// at the last `@`, the user name at the first `:`. Where the parser would see no authority
+    /// (`mailto:a:b@c`), the text is still hidden: more, never less.
+    static func passwordRange(in url: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var index = url.startIndex
+        while index < url.endIndex, url[index] <= 0x20 { index += 1 }
+        let schemeStart = index
+        guard index < url.endIndex, isASCIILetter(url[index]) else { return nil }
+        while index < url.endIndex, url[index] != UInt8(ascii: ":") {
+            let byte = url[index]
+            guard
+                isASCIILetter(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "+")
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || isRemovedByParser(byte)
+            else { return nil }
+            index += 1
+        }
+        guard index < url.endIndex else { return nil }
+        let special = isSpecialScheme(url[schemeStart..<index])
+        index += 1
+        let isSlash = { (byte: UInt8) in byte == UInt8(ascii: "/") || (special && byte == UInt8(ascii: "\\")) }
+        while index < url.endIndex, isSlash(url[index]) || isRemovedByParser(url[index]) { index += 1 }
+        let authorityStart = index
+        var lastAt: Int?
+        while index < url.endIndex {
+            let byte = url[index]
+            if isSlash(byte) || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "@") { lastAt = index }
+            index += 1
+        }
+        guard let at = lastAt,
+            let colon = url[authorityStart..<at].firstIndex(of: UInt8(ascii: ":")), colon + 1 < at
+        else { return nil }
+        let password = url[(colon + 1)..<at]
+        guard !password.elementsEqual(markerBytes) else { return nil }
+        return (colon + 1)..<at
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
+    /// ASCII tab and newlines: the URL parser removes them wherever they are.
+    private static func isRemovedByParser(_ byte: UInt8) -> Bool {
+        byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// The WHATWG special schemes (`\` is a separator in their URLs), compared case-insensitively
+    /// with tabs and newlines dropped, as the parser reads a scheme. Byte by byte, without a
+    /// String: every logged URL asks.
+    private static func isSpecialScheme(_ scheme: Bytes) -> Bool {
+        // At most five letters, packed into one integer: distinct for distinct names.
+        var packed: UInt64 = 0
+        var count = 0
+        for byte in scheme where !isRemovedByParser(byte) {
+            guard count < 5 else { return false }
+            packed = packed << 8 | UInt64(byte | 0x20)
+            count += 1
+        }
+        return specialSchemes.contains(packed)
+    }
+
+    private static let specialSchemes: [UInt64] = ["http", "https", "ws", "wss", "ftp", "file"].map {
+        $0.utf8.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// Whether `value`, decoded, carries a parameter this rule redacts (a URL in a query value).
@@ -196,8 +274,21 @@ struct QueryRedaction: Sendable, Equatable {
     /// Bit `b` set for each separator byte `b`: `&` 0x26, `;` 0x3B, `?` 0x3F, `#` 0x23.
     private static var separatorBits: UInt64 { 1 << 0x26 | 1 << 0x3B | 1 << 0x3F | 1 << 0x23 }
 
-    /// A parameter name as compared: `+` as space, escapes decoded until none is left (at most
-    /// ``decodingDepth`` times), spaces trimmed, a `[…]` suffix dropped, lower-cased.
+    /// A parameter name as compared: the one reading under which every name the common server
+    /// stacks take for a listed one compares equal to it (issue 38, item 6; docs/operations.md
+    /// lists the stacks). Listed and raw names both go through it, so a reading that merges
+    /// more names only hides more.
+    ///
+    /// - `+` as space and `%XX` decoded (form decoding: PHP, Rack, Django, Express, Go,
+    ///   servlets), repeatedly, at most ``decodingDepth`` times;
+    /// - ASCII tab and newlines dropped (the URL parser removes them);
+    /// - cut at the first NUL (PHP reads a name as a C string: `code%00x` is `code`);
+    /// - a `[…]` suffix with its `]` dropped (`code[]`, `code[0]`: PHP, Rack, qs), an unclosed
+    ///   `[` read as `_` (PHP: `access[token` is `access_token`);
+    /// - surrounding spaces trimmed (PHP drops leading ones);
+    /// - space and `.` read as `_` (PHP: `access.token`, `access token`, `access+token` are
+    ///   `access_token`);
+    /// - lower-cased (ASP.NET and IIS read names case-insensitively).
     static func normalizedName(_ raw: ArraySlice<UInt8>) -> String {
         raw.withUnsafeBufferPointer { normalized($0[...]).name }
     }
@@ -222,13 +313,21 @@ struct QueryRedaction: Sendable, Equatable {
             }
             name = decoded[...]
         }
-        if let bracket = name.firstIndex(of: UInt8(ascii: "[")), bracket > name.startIndex {
-            name = name[..<bracket]
+        if let nul = name.firstIndex(of: 0) { name = name[..<nul] }
+        var mangled = Array(name)
+        if let bracket = mangled.firstIndex(of: UInt8(ascii: "[")), bracket > mangled.startIndex {
+            if mangled[(bracket + 1)...].contains(UInt8(ascii: "]")) {
+                mangled.removeSubrange(bracket...)
+            } else {
+                mangled[bracket] = UInt8(ascii: "_")
+            }
         }
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x00 }
-        guard let first = name.firstIndex(where: { !isSpace($0) }), let last = name.lastIndex(where: { !isSpace($0) })
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard let first = mangled.firstIndex(where: { !isSpace($0) }),
+            let last = mangled.lastIndex(where: { !isSpace($0) })
         else { return ("", stillEscaped) }
-        return (String(decoding: name[first...last], as: UTF8.self).lowercased(), stillEscaped)
+        let read = mangled[first...last].map { $0 == 0x20 || $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0 }
+        return (String(decoding: read, as: UTF8.self).lowercased(), stillEscaped)
     }
 
     /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; a `%` not

@@ -83,6 +83,52 @@ public struct SocketActivation: Sendable, Equatable {
         return .success(activation)
     }
 
+    /// Why two listeners would share one socket, nil when every passed socket is its own.
+    ///
+    /// One socket under two names (a descriptor and its duplicate, as a launcher can pass
+    /// them), or two sockets bound to one address (`SO_REUSEPORT`), are one listening address:
+    /// the kernel hands each connection to whichever listener accepts first, so the admin
+    /// listener's routes (reload, diff, metrics) answered on the API's address (issue 38,
+    /// item 14). Checked on the real descriptors, once, at start-up.
+    public func sharedSocket() -> SetupError? {
+        let passed = sockets.sorted { $0.key < $1.key }
+        for (offset, first) in passed.enumerated() {
+            for second in passed[(offset + 1)...] where Self.areOneSocket(first.value, second.value) {
+                return SetupError(
+                    description:
+                        "the sockets named \"\(first.key)\" and \"\(second.key)\" are one listening socket (or one address); "
+                        + "each listener needs its own, or the \(first.key == "admin" || second.key == "admin" ? "admin routes answer on the other's address" : "two listeners serve one address")"
+                )
+            }
+        }
+        return nil
+    }
+
+    /// The same open socket (device and inode), or two sockets bound to the same address.
+    static func areOneSocket(_ first: Int32, _ second: Int32) -> Bool {
+        var firstStatus = stat()
+        var secondStatus = stat()
+        if fstat(first, &firstStatus) == 0, fstat(second, &secondStatus) == 0,
+            firstStatus.st_dev == secondStatus.st_dev, firstStatus.st_ino == secondStatus.st_ino
+        {
+            return true
+        }
+        guard let firstAddress = boundAddress(first), let secondAddress = boundAddress(second) else { return false }
+        return firstAddress == secondAddress
+    }
+
+    /// The socket's bound address as bytes; nil when it has none worth comparing (not a
+    /// socket, or an unnamed Unix socket, which every unnamed one shares).
+    private static func boundAddress(_ descriptor: Int32) -> [UInt8]? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard found, Int(length) > MemoryLayout<sa_family_t>.size else { return nil }
+        return withUnsafeBytes(of: &storage) { Array($0.prefix(Int(length))) }
+    }
+
     /// The names as a sentence lists them: "api, admin or proxy".
     private static var namesInWords: String {
         guard let last = listenerNames.last, listenerNames.count > 1 else { return listenerNames.joined() }
