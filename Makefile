@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test test-full test-core-portable test-tsan test-asan test-release-lifetimes deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http soak clean
+.PHONY: deps test-deps build release run check test test-full test-core-portable test-tsan test-asan test-release-lifetimes deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -71,6 +71,14 @@ lint:
 
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests FuzzTesting/Sources
+
+## perf-gate: instructions and heap allocations per decision (callgrind, bench/malloc-count.c) on the
+## default policy and four representative ones against bench/budgets.json;
+## a figure over its budget fails with the figure (bench/instruction-gate.py, docs/performance.md).
+perf-gate:
+	@scripts/install-deps.sh perf
+	$(SWIFT) build -c release --product navpolicyd
+	bench/instruction-gate.py .build/release/navpolicyd
 
 ## test-release-lifetimes: the suites tagged `optimized` in an optimized build: the object-lifetime
 ## tests, the only place where the leak of issue 12 (releases dropped in a loop without exit) shows,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages navpolicyd builds and tests with, skipping those already present.
-# Usage: scripts/install-deps.sh [build|test|bench]   (test adds the tools the live tests drive;
-#   bench adds those and the references and counters bench/*.sh measure with)
+# Usage: scripts/install-deps.sh [build|test|perf|bench]   (test adds the tools the live tests drive;
+#   perf what the instruction gate, make perf-gate, counts with; bench adds all of those and the
+#   references bench/*.sh measure with)
 set -euo pipefail
 
 build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev libsodium-dev libnghttp2-dev)
@@ -22,10 +23,16 @@ test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-v
 # bench scripts (bench/http.sh, budget.sh and the lib-http.sh they source).
 # nghttp2-client: h2load drives the ext_authz gRPC listener's unary Check calls (bench/ext-authz-grpc.sh).
 bench_packages=(wrk privoxy squid valgrind linux-perf gcc shellcheck nghttp2-client)
+# make perf-gate (bench/instruction-gate.py): valgrind's callgrind counts the instructions, gcc
+# builds the allocation counter bench/malloc-count.c, binutils' strip makes the copy valgrind
+# reads, python3 runs the gate; bench/proxy-count.sh (the proxy's rows) adds nginx-light (the
+# origin) and curl (the client).
+perf_packages=(valgrind gcc binutils python3 nginx-light curl)
 
 wanted=("${build_packages[@]}")
 case "${1:-build}" in
   test) wanted+=("${test_packages[@]}") ;;
+  perf) wanted+=("${perf_packages[@]}") ;;
   bench) wanted+=("${test_packages[@]}" "${bench_packages[@]}") ;;
 esac
 
