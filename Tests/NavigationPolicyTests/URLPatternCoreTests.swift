@@ -75,7 +75,10 @@ struct URLPatternCoreTests {
         #expect(try URLPatternCanonicalization.hostname("EXAMPLE.com") == "example.com")
         #expect(try URLPatternCanonicalization.hostname("münchen.de") == "xn--mnchen-3ya.de")
         #expect(try URLPatternCanonicalization.hostname("0x7f.1") == "127.0.0.1")
-        #expect(try URLPatternCanonicalization.port("443") == "")
+        // A pattern's port keeps 443 (no protocol: no default port, whatwg/urlpattern PR 286); an
+        // input's port is canonicalized with its protocol.
+        #expect(try URLPatternCanonicalization.port("443") == "443")
+        #expect(try URLPatternCanonicalization.port("443", protocolValue: "https") == "")
         #expect(try URLPatternCanonicalization.port("8080x") == "8080")
         #expect(throws: URLPatternError.self) { try URLPatternCanonicalization.port("x") }
         #expect(URLPatternCanonicalization.pathname("/a/../b") == "/b")

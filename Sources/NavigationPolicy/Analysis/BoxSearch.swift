@@ -75,11 +75,13 @@ struct BoxSearch {
     /// With `alike` (a first-chain and a second-chain candidate with the same box and the
     /// same outcome), sub-boxes where the two candidate lists provably decide alike are not
     /// visited: when they are the same list up to reordering handlers that share no request
-    /// (``ChainOrder/decideAlike(_:_:alike:boxes:)``). Without it, two similar chains of n
+    /// (``ChainOrder/decideAlike(_:_:alike:boxes:)``), and, unless `defaultsAlike`, each list
+    /// ends with a handler that matches the whole sub-box (else the two defaults decide the
+    /// requests no handler matches, differently). Without it, two similar chains of n
     /// handlers with host and path rules would be walked over every host × path pair.
     mutating func explore(
         _ box: [RegionSet], _ first: [Int], _ second: [Int], firstBoxes: [[RegionSet]], secondBoxes: [[RegionSet]],
-        field: Int = 0, alike: ((Int, Int) -> Bool)? = nil,
+        field: Int = 0, defaultsAlike: Bool = true, alike: ((Int, Int) -> Bool)? = nil,
         visit: (_ box: [RegionSet], _ first: Int?, _ second: Int?) -> Bool
     ) -> Bool {
         budget -= 1 + first.count + second.count
@@ -91,7 +93,13 @@ struct BoxSearch {
         // Candidates after one that matches the whole sub-box never decide in it.
         let first = ChainOrder.upToFirstContaining(first, firstBoxes, box, from: field)
         let second = ChainOrder.upToFirstContaining(second, secondBoxes, box, from: field)
-        if let alike, ChainOrder.decideAlike(first, second, alike: alike, boxes: firstBoxes) { return true }
+        if let alike, ChainOrder.decideAlike(first, second, alike: alike, boxes: firstBoxes),
+            defaultsAlike
+                || ((first.last.map { Self.contains(firstBoxes[$0], box, from: field) } ?? false)
+                    && (second.last.map { Self.contains(secondBoxes[$0], box, from: field) } ?? false))
+        {
+            return true
+        }
         // Both chains' candidates, tagged by chain, split together so the classes are common.
         let tagged = first.map { $0 } + second.map { -1 - $0 }
         let boxes = { (tag: Int) in tag >= 0 ? firstBoxes[tag] : secondBoxes[-1 - tag] }
@@ -100,7 +108,8 @@ struct BoxSearch {
             narrowed[field] = regions
             let keepGoing = explore(
                 narrowed, members.filter { $0 >= 0 }, members.filter { $0 < 0 }.map { -1 - $0 },
-                firstBoxes: firstBoxes, secondBoxes: secondBoxes, field: field + 1, alike: alike, visit: visit)
+                firstBoxes: firstBoxes, secondBoxes: secondBoxes, field: field + 1, defaultsAlike: defaultsAlike,
+                alike: alike, visit: visit)
             if !keepGoing { return false }
         }
         return true

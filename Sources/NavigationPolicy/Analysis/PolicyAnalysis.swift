@@ -87,7 +87,14 @@ public enum PolicyAnalysis {
         handlers: [Reachability], steps: Int
     ) {
         let meter = AnalysisBudget(steps: limits.steps, isCancelled: limits.isCancelled)
-        let handlers = reachability(policy, meter: meter)
+        var handlers = reachability(policy, meter: meter)
+        // "Never decides" rests on the model being complete (``ModelledFields``).
+        if handlers.contains(where: { $0.reachable == false }), let reason = ModelledFields.unknownReason(policy.links) {
+            for index in handlers.indices where handlers[index].reachable == false {
+                handlers[index].reachable = nil
+                handlers[index].unknownReason = reason
+            }
+        }
         return (handlers, meter.spent)
     }
 
@@ -295,6 +302,9 @@ public enum PolicyAnalysis {
         let finished = search.explore(
             root, enforcing(first.links, firstBoxes), enforcing(second.links, secondBoxes), firstBoxes: firstBoxes,
             secondBoxes: secondBoxes,
+            // Where neither chain's handlers match, each default decides: alike lists of
+            // handlers only decide alike there when the defaults do.
+            defaultsAlike: firstDefault == secondDefault,
             // A box leaves urlPatterns out, so handlers with patterns are never taken as alike.
             alike: { one, other in
                 numbers[one] == numbers[offset + other] && firstOutcomes[one] == secondOutcomes[other]
@@ -368,6 +378,7 @@ public enum PolicyAnalysis {
             result.unknownReasons.append(
                 "handlers of a type the analysis does not know: " + unmodelled.map(\.name).joined(separator: ", "))
         }
+        if let reason = ModelledFields.unknownReason(first.links + second.links) { result.unknownReasons.append(reason) }
         if result.unknownReasons.isEmpty && result.differingRegions == 0 { result.equivalent = true }
         return result
     }
@@ -386,6 +397,11 @@ public enum PolicyAnalysis {
     ) -> QueryAnswer {
         let meter = AnalysisBudget(steps: limits.steps, isCancelled: limits.isCancelled)
         var answer = scopedQuery(policy, reaching: target, within: query, meter: meter)
+        // "None can" rests on the model being complete (``ModelledFields``).
+        if answer.reachable == false, let reason = ModelledFields.unknownReason(policy.links) {
+            answer.reachable = nil
+            answer.unknownReason = reason
+        }
         answer.steps = meter.spent
         return answer
     }

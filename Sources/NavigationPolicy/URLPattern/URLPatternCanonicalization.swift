@@ -47,9 +47,13 @@ enum URLPatternCanonicalization {
         return result
     }
 
-    /// The port the port setter stores on a URL of scheme `protocolValue` ("https" for the
-    /// dummy URL when none is given): "" for that scheme's default port.
-    static func port(_ value: String, protocolValue: String = "https") throws(URLPatternError) -> String {
+    /// The port the port setter stores on a URL of scheme `protocolValue`: "" for that scheme's
+    /// default port. Without a protocol (a pattern's port component, compiled on its own) the
+    /// dummy URL's scheme is the empty string, which has no default port, so every port is kept
+    /// as written: the standard as fixed by whatwg/urlpattern PR 286 (issue 285). The older text
+    /// used an `https` dummy, so `{"port": "443"}` compiled to the empty port, matching every
+    /// default-port URL (`http://a.example/` included) and never `443` itself, and `*443` to `*`.
+    static func port(_ value: String, protocolValue: String = "") throws(URLPatternError) -> String {
         if value.isEmpty { return value }
         do throws(URLParseError) {
             return try URLParser.portOverride(value, scheme: protocolValue)
