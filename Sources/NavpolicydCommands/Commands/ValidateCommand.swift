@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import PolicyAuthoring
 import PolicyService
 
 /// `navpolicyd validate`: the chain in order and lint warnings, or every config error with its JSON pointer.
