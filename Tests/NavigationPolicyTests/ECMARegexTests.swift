@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyPatterns
 
 /// Issue 31: ECMAScript regular expressions for URLPattern, in linear time. The expected results
 /// come from V8 (`scripts/generate-regex-vectors.js` writes Resources/ecmaregex-vectors.json).

@@ -1,4 +1,5 @@
 import NavigationPolicy
+import PolicyAuthoring
 import Testing
 
 /// The unreachable-handler lint warns only when it is true (issue 28, item 10): `validate
