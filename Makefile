@@ -39,8 +39,9 @@ test: test-deps
 	.build/debug/navpolicyd test --coverage --fail-under 100 --config $(CONFIG) config/navpolicy.tests.json
 	scripts/deploy-check.sh .build/debug/navpolicyd
 
-## test-core-portable: NavigationPolicy + JSONSupport alone (no C targets, no other modules, imports
-## limited to Swift/Synchronization) build and pass their whole suite, as apps on iOS/Android embed them.
+## test-core-portable: the core's layers (URLStandard, PolicyPatterns, NavigationPolicy, PolicyAuthoring)
+## + JSONSupport alone (no C targets, no other modules, imports limited to Swift/Synchronization and the
+## layers below) build and pass their whole suite, as apps on iOS/Android embed them.
 test-core-portable:
 	scripts/check-core-portable.sh
 
