@@ -42,8 +42,9 @@ test: test-deps
 test-full: export NAVPOLICYD_TEST_VOLUME = full
 test-full: test
 
-## test-core-portable: NavigationPolicy + JSONSupport alone (no C targets, no other modules, imports
-## limited to Swift/Synchronization) build and pass their whole suite, as apps on iOS/Android embed them.
+## test-core-portable: the core's layers (URLStandard, PolicyPatterns, NavigationPolicy, PolicyAuthoring)
+## + JSONSupport alone (no C targets, no other modules, imports limited to Swift/Synchronization and the
+## layers below) build and pass their whole suite, as apps on iOS/Android embed them.
 test-core-portable:
 	scripts/check-core-portable.sh
 

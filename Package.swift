@@ -18,9 +18,24 @@ let package = Package(
         // Pure Swift JSON value, parser and writer shared by the core and the front ends.
         .target(name: "JSONSupport", swiftSettings: strictSettings),
 
-        // The policy core: request model, WHATWG URL parsing, UTS #46 IDNA (generated Unicode tables),
-        // matching, handlers, config. Pure Swift: no I/O, no C.
-        .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+        // The policy core, in layers (docs/architecture.md); every layer is pure Swift: no I/O, no C
+        // (scripts/check-core-portable.sh). Lowest first:
+        // the WHATWG URL Standard's parser and records, and UTS #46 IDNA on generated Unicode tables.
+        .target(name: "URLStandard", swiftSettings: strictSettings),
+        // The patterns a policy is written in: the linear-time ECMAScript regex subset, URLPattern,
+        // and the path match form (MatchPath) both compare against.
+        .target(name: "PolicyPatterns", dependencies: ["URLStandard", "JSONSupport"], swiftSettings: strictSettings),
+        // The engine: request model, matching, handlers, config compiler, the chain and the compiled
+        // image it decides from. Re-exports the two layers below, so `import NavigationPolicy` is
+        // all an app or the daemon writes.
+        .target(
+            name: "NavigationPolicy", dependencies: ["URLStandard", "PolicyPatterns", "JSONSupport"],
+            swiftSettings: strictSettings),
+        // The authoring tools above the engine: reachability analysis, lint, diff and coverage. The
+        // daemon and the command line link it; an app does not (NavigationPolicyClient).
+        .target(
+            name: "PolicyAuthoring", dependencies: ["NavigationPolicy", "PolicyPatterns", "URLStandard", "JSONSupport"],
+            swiftSettings: strictSettings),
 
         // The engine inside an app (issue 15): policy bundles from the daemon (ETag, signature,
         // last good copy on disk), local decisions, and the platform-independent app glue.
@@ -88,8 +103,8 @@ let package = Package(
         .target(
             name: "PolicyService",
             dependencies: [
-                "NavigationPolicy", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport", "BundleSigning",
-                "NavigationPolicyClient", "GRPCServer", "ExtAuthzProtocol",
+                "NavigationPolicy", "PolicyAuthoring", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport",
+                "BundleSigning", "NavigationPolicyClient", "GRPCServer", "ExtAuthzProtocol",
             ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,
@@ -97,8 +112,8 @@ let package = Package(
         .target(
             name: "NavpolicydCommands",
             dependencies: [
-                "NavigationPolicy", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning", "NavigationPolicyClient",
-                "NavigationPolicyClientSodium", "LockSupport",
+                "NavigationPolicy", "PolicyAuthoring", "PolicyService", "JSONSupport", "ShareIntake", "BundleSigning",
+                "NavigationPolicyClient", "NavigationPolicyClientSodium", "LockSupport",
             ],
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.
@@ -113,7 +128,8 @@ let package = Package(
 
         // Resources: the WPT URL and IDNA conformance data (provenance in Resources/README-*.txt).
         .testTarget(
-            name: "NavigationPolicyTests", dependencies: ["TestSelection", "NavigationPolicy", "JSONSupport"],
+            name: "NavigationPolicyTests",
+            dependencies: ["TestSelection", "URLStandard", "PolicyPatterns", "NavigationPolicy", "PolicyAuthoring", "JSONSupport"],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
         .testTarget(
             name: "NavigationPolicyClientTests",
@@ -172,7 +188,7 @@ let package = Package(
 // access instead of making those public API and exporting a library product per module.
 if Context.environment["NAVPOLICYD_FUZZ"] != nil {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-        ("FuzzURL", ["NavigationPolicy"]),
+        ("FuzzURL", ["NavigationPolicy", "URLStandard"]),
         ("FuzzDecide", ["NavigationPolicy", "JSONSupport"]),
         ("FuzzDecideCost", ["NavigationPolicy", "JSONSupport"]),
         ("FuzzJSON", ["JSONSupport"]),
@@ -182,8 +198,8 @@ if Context.environment["NAVPOLICYD_FUZZ"] != nil {
         ("FuzzProxyHeaders", ["PolicyProxy", "HTTPServer"]),
         ("FuzzClientHello", ["PolicyProxy"]),
         ("FuzzCheckRequest", ["ExtAuthzProtocol"]),
-        ("FuzzRegex", ["NavigationPolicy"]),
-        ("FuzzURLPattern", ["NavigationPolicy", "JSONSupport"]),
+        ("FuzzRegex", ["NavigationPolicy", "PolicyPatterns"]),
+        ("FuzzURLPattern", ["NavigationPolicy", "PolicyPatterns", "JSONSupport"]),
         ("FuzzPolicyImage", ["NavigationPolicy", "PolicyService"]),
     ]
     for target in fuzzTargets {

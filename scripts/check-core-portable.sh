@@ -2,12 +2,15 @@
 # The policy core builds and passes its whole test suite with no C and no platform module.
 #
 # Apps embed `NavigationPolicy` (issue 15) on iOS, macOS and Android, where none of the daemon's
-# C libraries exist. This builds NavigationPolicy and JSONSupport in a throwaway package that
-# contains only their sources and Tests/NavigationPolicyTests, so no C target and no other module
-# can be in the graph, runs the tests there, and fails if a source file of those two targets
-# imports anything but the standard library and Synchronization (Foundation, Glibc, Musl, Darwin,
-# Android and Dispatch differ or are missing across those platforms). Tests may use Foundation:
-# every platform the apps target ships it, and the tests never ship.
+# C libraries exist. The core is four layers (issue 39, docs/architecture.md): URLStandard,
+# PolicyPatterns, NavigationPolicy (the engine) and PolicyAuthoring, over JSONSupport. This builds
+# them in a throwaway package that contains only their sources and Tests/NavigationPolicyTests, so
+# no C target and no other module can be in the graph, runs the tests there, and fails if a
+# source file of a core module imports anything but the standard library, Synchronization and
+# the core modules below its own layer (Foundation, Glibc, Musl, Darwin, Android and Dispatch
+# differ or are missing across those platforms; a layer importing one above it would be a cycle
+# the build reports less clearly). Tests may use Foundation: every platform the apps target ships
+# it, and the tests never ship.
 #
 # The package lives in .build/core-portable (cp -a keeps file times, so a second run rebuilds only
 # what changed). Usage: scripts/check-core-portable.sh
@@ -18,23 +21,35 @@ work="$root/.build/core-portable"
 swift_cmd=${SWIFT:-swift}
 start=$(date +%s)
 
-# 1. Imports: only the standard library (implicit), Synchronization and the two targets themselves.
-allowed='^(Swift|Synchronization|JSONSupport|NavigationPolicy)$'
+# 1. Imports: only the standard library (implicit), Synchronization and the layers below.
+core_modules=(JSONSupport URLStandard PolicyPatterns NavigationPolicy PolicyAuthoring)
+declare -A below=(
+  [JSONSupport]=''
+  [URLStandard]=''
+  [PolicyPatterns]='URLStandard|JSONSupport'
+  [NavigationPolicy]='URLStandard|PolicyPatterns|JSONSupport'
+  [PolicyAuthoring]='URLStandard|PolicyPatterns|NavigationPolicy|JSONSupport'
+)
+core_dirs=()
+for module in "${core_modules[@]}"; do core_dirs+=("Sources/$module"); done
 bad=0
-while IFS= read -r line; do
-  file=${line%%:*}
-  rest=${line#*:}
-  number=${rest%%:*}
-  text=${rest#*:}
-  module=$(sed -E 's/^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\7/' <<<"$text")
-  if ! [[ $module =~ $allowed ]]; then
-    echo "core-portable: $file:$number imports $module (only Swift and Synchronization are allowed in the core)" >&2
-    bad=1
-  fi
-done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]' \
-  --include='*.swift' Sources/NavigationPolicy Sources/JSONSupport || true)
+for module in "${core_modules[@]}"; do
+  allowed="^(Swift|Synchronization${below[$module]:+|${below[$module]}})\$"
+  while IFS= read -r line; do
+    file=${line%%:*}
+    rest=${line#*:}
+    number=${rest%%:*}
+    text=${rest#*:}
+    imported=$(sed -E 's/^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\7/' <<<"$text")
+    if ! [[ $imported =~ $allowed ]]; then
+      echo "core-portable: $file:$number imports $imported (a core module may import only Swift, Synchronization and the core layers below it: ${below[$module]:-none})" >&2
+      bad=1
+    fi
+  done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]' \
+    --include='*.swift' "Sources/$module" || true)
+done
 # `canImport` would let a file compile differently per platform and hide a platform module.
-if grep -rn 'canImport' --include='*.swift' Sources/NavigationPolicy Sources/JSONSupport >&2; then
+if grep -rn 'canImport' --include='*.swift' "${core_dirs[@]}" >&2; then
   echo "core-portable: the core must not branch on canImport" >&2
   bad=1
 fi
@@ -44,7 +59,7 @@ fi
 mkdir -p "$work"
 rm -rf "$work/Sources" "$work/Tests"
 mkdir -p "$work/Sources" "$work/Tests"
-cp -a Sources/JSONSupport Sources/NavigationPolicy "$work/Sources/"
+cp -a "${core_dirs[@]}" "$work/Sources/"
 cp -a Tests/NavigationPolicyTests "$work/Tests/"
 # The tests' tags and volume knob (test-only, may use Foundation like the tests).
 mkdir -p "$work/Tests/Support"
@@ -64,10 +79,18 @@ let package = Package(
     products: [.library(name: "NavigationPolicy", targets: ["NavigationPolicy"])],
     targets: [
         .target(name: "JSONSupport", swiftSettings: strictSettings),
-        .target(name: "NavigationPolicy", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+        .target(name: "URLStandard", swiftSettings: strictSettings),
+        .target(name: "PolicyPatterns", dependencies: ["URLStandard", "JSONSupport"], swiftSettings: strictSettings),
+        .target(
+            name: "NavigationPolicy", dependencies: ["URLStandard", "PolicyPatterns", "JSONSupport"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "PolicyAuthoring", dependencies: ["NavigationPolicy", "PolicyPatterns", "URLStandard", "JSONSupport"],
+            swiftSettings: strictSettings),
         .target(name: "TestSelection", path: "Tests/Support/TestSelection", swiftSettings: strictSettings),
         .testTarget(
-            name: "NavigationPolicyTests", dependencies: ["TestSelection", "NavigationPolicy", "JSONSupport"],
+            name: "NavigationPolicyTests",
+            dependencies: ["TestSelection", "URLStandard", "PolicyPatterns", "NavigationPolicy", "PolicyAuthoring", "JSONSupport"],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
@@ -76,13 +99,13 @@ EOF
 # Only replace the manifest when it changed, so SwiftPM does not re-resolve on every run.
 if ! cmp -s "$work/Package.swift.new" "$work/Package.swift"; then mv "$work/Package.swift.new" "$work/Package.swift"; else rm "$work/Package.swift.new"; fi
 
-# 3. The graph really is just these three targets (a manifest edit above cannot sneak one in).
+# 3. The graph really is just these targets (a manifest edit above cannot sneak one in).
 targets=$(cd "$work" && "$swift_cmd" package describe --type json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(" ".join(sorted(t["name"] + ":" + t["type"] for t in d["targets"])))
 print(" ".join(sorted(d.get("dependencies", []) and ["has-dependencies"] or [])))')
-expected="JSONSupport:library NavigationPolicy:library NavigationPolicyTests:test TestSelection:library"
+expected="JSONSupport:library NavigationPolicy:library NavigationPolicyTests:test PolicyAuthoring:library PolicyPatterns:library TestSelection:library URLStandard:library"
 if [[ "$(head -1 <<<"$targets")" != "$expected" || -n "$(sed -n 2p <<<"$targets")" ]]; then
   echo "core-portable: unexpected package graph: $targets" >&2
   exit 1
@@ -91,4 +114,4 @@ fi
 # 4. Build without warnings and run the whole core suite (in parallel: it opens no socket; its
 # volume suites run their fixed-seed sample unless NAVPOLICYD_TEST_VOLUME=full).
 (cd "$work" && "$swift_cmd" build --build-tests -Xswiftc -warnings-as-errors && "$swift_cmd" test --skip-build)
-echo "core-portable: NavigationPolicy and JSONSupport build and pass their tests alone ($(($(date +%s) - start)) s)"
+echo "core-portable: the core layers (${core_modules[*]}) build and pass their tests alone ($(($(date +%s) - start)) s)"

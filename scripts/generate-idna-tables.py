@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates Sources/NavigationPolicy/IDNA/IDNATables.swift, the Unicode data behind the
+"""Generates Sources/URLStandard/IDNA/IDNATables.swift, the Unicode data behind the
 pure-Swift UTS #46 ToASCII (IDNA mapping, NFC, Bidi_Class, Joining_Type, General_Category=Mark).
 
 All data comes from ONE Unicode version, the one the web-platform-tests IdnaTestV2.json in
@@ -39,7 +39,7 @@ IDNA_PACKAGE_VERSION = "3.19"
 UNICODEDATA2_VERSION = "17.0.1"
 
 OUTPUT = os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "NavigationPolicy", "IDNA", "IDNATables.swift"
+    os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "URLStandard", "IDNA", "IDNATables.swift"
 )
 
 # Status codes shared with IDNAMapping.swift.

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Generates Sources/NavigationPolicy/Regex/RegexCaseFoldingTable.swift: Unicode simple case
+// Generates Sources/PolicyPatterns/Regex/RegexCaseFoldingTable.swift: Unicode simple case
 // folding (CaseFolding.txt statuses C and S), which ECMAScript's Canonicalize uses for a regular
 // expression with the `u` and `i` flags.
 //
-//   node scripts/generate-regex-case-folding.js > Sources/NavigationPolicy/Regex/RegexCaseFoldingTable.swift
+//   node scripts/generate-regex-case-folding.js > Sources/PolicyPatterns/Regex/RegexCaseFoldingTable.swift
 //
 // The base is CaseFolding.txt as Perl's Unicode::UCD ships it (Perl 5.36: Unicode 14.0). Node's
 // own RegExp (V8 with ICU, Unicode 17.0 in Node 20.20) is the oracle: the script adds the pairs

@@ -3,6 +3,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Outside attack 10 on the analysis found no wrong answer; these pin its two low findings.
 @Suite("Analysis after attack 10", .tags(.volume))

@@ -2,6 +2,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// The steps a run reports (outside attack 9, F7): a run its bound stopped reported 0 when the
 /// bound refused the regions up front, which read as a run with nothing to do.

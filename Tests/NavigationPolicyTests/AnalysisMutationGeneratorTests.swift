@@ -2,6 +2,7 @@ import JSONSupport
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Issue 40, item 3: `analyze --against` must never prove "equivalent" for chains that decide
 /// differently. Seeded random small policies, and one-field mutations of EVERY field the config

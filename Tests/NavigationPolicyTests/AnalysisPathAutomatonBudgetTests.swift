@@ -3,6 +3,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Issue 32, outside attack 9, F5: at equal steps, chains mixing case-sensitive and
 /// case-insensitive path patterns cost about 2.5× the CPU of the profiled shape. The path

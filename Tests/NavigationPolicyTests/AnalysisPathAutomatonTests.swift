@@ -2,6 +2,8 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
+@testable import PolicyPatterns
 
 /// Issue 32, exact path regions: `pathPatterns` with `*` inside or `?`, and chains that mix
 /// case-sensitive and case-insensitive path conditions, used to make every claim resting on them

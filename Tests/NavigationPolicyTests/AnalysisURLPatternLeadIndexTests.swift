@@ -2,6 +2,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// The path automaton re-checks each of its witnesses against the terms that can match it. For
 /// URLPattern pathnames that used to mean every automaton on every witness: a 2,000-handler chain

@@ -2,6 +2,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// The acceptance's mutation corpus (``PolicyAnalysisTests/mutations(of:)``) on chains with
 /// `urlPatterns`: every "not equivalent" has counterexamples that really decide differently;

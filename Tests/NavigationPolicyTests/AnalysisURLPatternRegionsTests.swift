@@ -2,6 +2,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Issue 32 with `match.urlPatterns` cut into regions: a pattern is a box over scheme, host
 /// (the empty port included) and path in the plain reading, so it covers later handlers; the

@@ -1,5 +1,6 @@
 import JSONSupport
 import NavigationPolicy
+import PolicyAuthoring
 import Testing
 
 /// Lint, shadow mode, coverage and diff: the tools that make a policy safe to change.

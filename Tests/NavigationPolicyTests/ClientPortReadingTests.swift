@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// A URL whose port the client chose (``NavigationRequest/urlWithoutClientPort``) is decided
 /// with and without it, the cancel winning; the `urlPatternDefaultPortOnly` lint (issue 38, item 2).

@@ -3,6 +3,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyPatterns
 
 /// Issue 31: ECMAScript regular expressions for URLPattern, in linear time. The expected results
 /// come from V8 (`scripts/generate-regex-vectors.js` writes Resources/ecmaregex-vectors.json).

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Ranges and classes are host conditions to lint, coverage and diff: covered entries are
 /// found by containment, and nothing about them crashes or is reported wrongly.

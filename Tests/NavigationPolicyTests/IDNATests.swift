@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavigationPolicy
+@testable import URLStandard
 
 /// Punycode, NFC and UTS #46 regression cases for the pure-Swift IDNA implementation.
 struct PunycodeTests {

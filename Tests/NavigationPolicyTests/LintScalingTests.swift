@@ -2,6 +2,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// The unreachable-handler lint on long chains: near-linear, and the same warnings as
 /// comparing each handler with every earlier one.

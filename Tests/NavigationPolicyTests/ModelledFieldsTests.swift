@@ -2,6 +2,7 @@ import JSONSupport
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// A handler type with a parameter the analysis does not model: what a type added later looks
 /// like before ``ModelledFields`` lists its field.

@@ -3,6 +3,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Outside attack 7 on the analysis (issue 32): a compiled image's table-held lists (F1), the
 /// decoded-separator reading of a query's scope (F2) and one step budget per run (F4).

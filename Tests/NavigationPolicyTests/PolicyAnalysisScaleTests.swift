@@ -2,6 +2,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Issue 32's cost targets, held by step counts instead of timings (a test never asserts a
 /// time): the chains of `bench/analysis.sh` (exact hosts, `*.` wildcards, routes with

@@ -3,6 +3,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Issue 32: the analysis is checked against the engine. A mutation corpus over example and
 /// generated chains: every "not equivalent" comes with counterexamples both chains really

@@ -2,6 +2,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// Issue 32 with `match.urlPatterns` (issue 31): a handler filed under patterns is reached by
 /// a URL built from its own pattern and confirmed by the engine, so "reachable" is exact for

@@ -1,4 +1,5 @@
 import NavigationPolicy
+import PolicyAuthoring
 import Testing
 
 @Suite("lint: which handlers act on https: tunnels through the forward proxy")

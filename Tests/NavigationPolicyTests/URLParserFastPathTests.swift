@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavigationPolicy
+@testable import URLStandard
 
 /// The canonical-URL fast path may only accept inputs for which the WHATWG state machine gives
 /// the very same record; these compare the two on listed near misses and on random inputs.

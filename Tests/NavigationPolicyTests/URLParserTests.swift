@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import NavigationPolicy
+@testable import URLStandard
 
 /// Targeted tests for the URL parser beyond the WPT corpus: error reasons, host forms,
 /// percent-encode set definitions, thread safety and trap-freedom on hostile input.

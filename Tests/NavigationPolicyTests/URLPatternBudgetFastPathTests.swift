@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyPatterns
 
 /// Issue 31: components that are fixed text, optionally ending in one `*`, are matched without
 /// the regex engine; the result (match, groups) must be exactly the engine's.

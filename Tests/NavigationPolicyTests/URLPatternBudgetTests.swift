@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyPatterns
 
 /// Issue 31, the outside attack: the regexp work of one decision is bounded, by a config-time
 /// cap on a regexp group's program and a per-decision step budget that fails closed. Every

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyPatterns
 
 /// The pieces of the URLPattern implementation below the constructor: tokenizer, parser,
 /// the generated regular expressions (what the regex engine receives), canonicalization,

@@ -3,6 +3,7 @@ import TestSelection
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// The chain index over `match.urlPatterns` (issue 31): its keys, its soundness (indexed and
 /// linear chains decide identically on random patterns × random URLs, in every reading), and

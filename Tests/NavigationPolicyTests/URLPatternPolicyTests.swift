@@ -1,6 +1,7 @@
 import Testing
 
 @testable import NavigationPolicy
+@testable import PolicyAuthoring
 
 /// `match.urlPatterns` in a policy: what the config takes, what a pattern is matched against,
 /// and that it fails closed where the standard's reading and the match form differ.

@@ -1,4 +1,5 @@
 import NavigationPolicy
+import PolicyAuthoring
 import TestSelection
 import Testing
 

@@ -17,7 +17,7 @@ public struct CancelBehavior: Sendable {
 
     public let action: String
     public let location: LocationTemplate?
-    let locationRule: LocationRule
+    package let locationRule: LocationRule
 
     /// Reads `action` (defaulting to `defaultAction`) and, if the rule allows, `location`.
     public init?(

@@ -1,9 +1,9 @@
 /// A handler's exact hosts and `*.` suffixes held in image tables rather than hashed sets;
 /// a class, so a ``HostSet`` grows by one reference, not by two tables, in every matcher.
-final class MappedHostNames: Sendable {
-    let exact: SortedKeyTable
+package final class MappedHostNames: Sendable {
+    package let exact: SortedKeyTable
     /// Suffixes without the `*.`, as ``HostSet/wildcardSuffixes`` holds them.
-    let wildcardSuffixes: SortedKeyTable
+    package let wildcardSuffixes: SortedKeyTable
 
     init(exact: SortedKeyTable, wildcardSuffixes: SortedKeyTable) {
         self.exact = exact
@@ -35,8 +35,8 @@ final class MappedHostNames: Sendable {
 }
 
 /// A handler's `pathPrefixes` held in an image table (keys in the matcher's compare form).
-final class MappedPathPrefixes: Sendable {
-    let table: SortedKeyTable
+package final class MappedPathPrefixes: Sendable {
+    package let table: SortedKeyTable
 
     init(_ table: SortedKeyTable) {
         self.table = table

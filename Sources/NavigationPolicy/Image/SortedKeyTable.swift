@@ -8,9 +8,9 @@
 /// entries written differently from their key (`PAY.example.com`, `*.example.com`), ascending
 /// by position; their text. ``init(image:window:)`` checks all of it once, in O(n), so a
 /// lookup's reads stay inside the table whatever the bytes were.
-struct SortedKeyTable: Sendable {
+package struct SortedKeyTable: Sendable {
     private let image: PolicyImageBytes
-    let count: Int
+    package let count: Int
     /// No key is longer: a request value longer than this is not looked up at all, which bounds
     /// a lookup's cost by the table, not by the request (a 32 KB path has many leading parts).
     let maxKeyLength: Int
@@ -97,7 +97,7 @@ struct SortedKeyTable: Sendable {
     }
 
     /// The key at `position`, as text (explain and summaries only).
-    func keyText(_ position: Int) -> String { String(decoding: key(position), as: UTF8.self) }
+    package func keyText(_ position: Int) -> String { String(decoding: key(position), as: UTF8.self) }
 
     /// The entry's position in its config list.
     func configIndex(_ position: Int) -> Int { u32(indicesStart + position * 4) }

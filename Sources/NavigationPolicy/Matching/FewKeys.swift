@@ -6,7 +6,7 @@
 /// its keys for fast lookups cost ~0.25G instructions at compile. Small lookups compare lengths,
 /// then bytes, which beats hashing the key; match forms are ASCII, where byte equality and
 /// `String` equality agree (inserts still de-duplicate with `==`, as the set does).
-struct FewKeys: Sendable, Sequence {
+package struct FewKeys: Sendable, Sequence {
     /// Above this many keys hashing wins.
     static let limit = 4
 
@@ -33,7 +33,7 @@ struct FewKeys: Sendable, Sequence {
 
     var count: Int { many?.count ?? few.count }
     /// The first key (insertion order while few, the set's order after).
-    var first: Substring? { many?.first ?? few.first.map { Substring($0) } }
+    package var first: Substring? { many?.first ?? few.first.map { Substring($0) } }
     var isEmpty: Bool { count == 0 }
 
     /// Whether `key` is one of the keys.
@@ -51,16 +51,16 @@ struct FewKeys: Sendable, Sequence {
         }
     }
 
-    func makeIterator() -> Iterator {
+    package func makeIterator() -> Iterator {
         Iterator(few: few.makeIterator(), many: many?.makeIterator())
     }
 
     /// The keys as substrings (of the strings they were inserted as).
-    struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         fileprivate var few: IndexingIterator<[String]>
         fileprivate var many: Set<Substring>.Iterator?
 
-        mutating func next() -> Substring? {
+        package mutating func next() -> Substring? {
             if many != nil { return many?.next() }
             return few.next().map { Substring($0) }
         }

@@ -6,7 +6,7 @@
 /// Taking each middle chunk at its leftmost place never loses a match (a later place only
 /// leaves less room for the rest), so one left-to-right pass decides: O(path + pattern) for
 /// chunks without `?`, never the path times the pattern.
-struct Glob: Sendable, Equatable {
+package struct Glob: Sendable, Equatable {
     let chunks: [GlobChunk]
     let leadingStar: Bool
     let trailingStar: Bool

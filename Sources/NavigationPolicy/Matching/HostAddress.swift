@@ -1,6 +1,6 @@
 /// What a request host is to ranges and classes: an address, a name under `localhost`, or
 /// another name (which no range or class covers).
-enum HostAddress {
+package enum HostAddress {
     case address(IPAddress)
     case localhostName
     case name
@@ -10,7 +10,7 @@ enum HostAddress {
     /// IPv4 hosts are read from the value the parser already computed; IPv6 hosts are folded
     /// (mapped and NAT64 to IPv4). An opaque host (`myapp://127.0.0.1/`) is read as a special
     /// URL's host would be, so a custom scheme cannot spell loopback past a class either.
-    init(_ host: Substring, of url: URLRecord) {
+    package init(_ host: Substring, of url: URLRecord) {
         switch url.hostTag {
         case .ipv4: self = .address(IPAddress(ipv4: url.ipv4Value))
         case .ipv6: self = url.host.flatMap(IPAddress.init).map { .address($0) } ?? .name
@@ -23,7 +23,7 @@ enum HostAddress {
     /// Classifies a host already in match form (`127.0.0.1`, `[::1]`, `a.localhost`), as
     /// config entries are kept (for lint) and as an opaque host is read: through the special
     /// host parser, so its IPv4 forms and percent-escapes count.
-    init(matchForm host: Substring) {
+    package init(matchForm host: Substring) {
         if AddressClass.isLocalhostName(host) {
             self = .localhostName
             return
@@ -43,7 +43,7 @@ enum HostAddress {
     }
 
     /// Whether a range or class could cover this host (it is not just a name).
-    var isAddressOrLocalhost: Bool {
+    package var isAddressOrLocalhost: Bool {
         if case .name = self { false } else { true }
     }
 

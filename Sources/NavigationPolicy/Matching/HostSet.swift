@@ -6,27 +6,27 @@
 /// costs the same per request as a list of three. Ranges and classes are only consulted when
 /// the request host is an IP address (or, for `@loopback`/`@internal`, a name under
 /// `localhost`), so a name like `app.example.com` never pays for them.
-struct HostSet: Sendable {
+package struct HostSet: Sendable {
     /// Canonical hosts (`pay.example.com`, `127.0.0.1`, `[::1]`), looked up with a request's
     /// host as the slice of its URL it already is; few (nearly always one) are kept unhashed.
-    private(set) var exact = FewKeys()
+    package private(set) var exact = FewKeys()
     /// Registrable parts of `*.` patterns, without the `*.` (`example.com`), looked up with a
     /// request's parent domains as slices of its host; few are kept unhashed.
-    private(set) var wildcardSuffixes = FewKeys()
+    package private(set) var wildcardSuffixes = FewKeys()
     /// Ranges and classes, behind one reference that stays nil for name-only sets: every
     /// handler's matcher holds a `HostSet?` inline, and three more stored fields cost a
     /// 100,000-handler chain ~3 MB of resident memory for entries nearly none of them have.
     private var addresses: AddressEntries?
     /// Exact hosts and wildcard suffixes read in place from a compiled policy image (large lists
     /// only; ranges and classes always stay above), or nil for a set built from JSON.
-    private(set) var mapped: MappedHostNames?
+    package private(set) var mapped: MappedHostNames?
 
     /// Every address range listed: CIDR entries and the ranges of `@` classes, in config order.
-    var ranges: [AddressRange] { addresses?.ranges ?? [] }
+    package var ranges: [AddressRange] { addresses?.ranges ?? [] }
     /// The `@` classes listed, for summaries and lint (their ranges are in ``ranges``).
-    var classes: [AddressClass] { addresses?.classes ?? [] }
+    package var classes: [AddressClass] { addresses?.classes ?? [] }
     /// Whether a listed class covers `localhost`, `*.localhost` and `localhost.`.
-    var coversLocalhostNames: Bool { addresses?.coversLocalhostNames ?? false }
+    package var coversLocalhostNames: Bool { addresses?.coversLocalhostNames ?? false }
 
     mutating func insertExact(_ host: String) { exact.insert(host) }
     /// Adds the names of an image's tables to the names inserted one by one.
@@ -43,7 +43,7 @@ struct HostSet: Sendable {
     }
 
     /// Whether the set has entries that match by address (ranges, classes) rather than by name.
-    var hasAddressEntries: Bool { addresses != nil }
+    package var hasAddressEntries: Bool { addresses != nil }
 
     /// Whether a request's host is listed, is a subdomain of a wildcard on a label boundary, or
     /// lies in a listed range or class. `host` is the match form of `url`'s host.
@@ -55,7 +55,7 @@ struct HostSet: Sendable {
 
     /// Whether `host` (already in match form) is listed, or is a subdomain of a wildcard on a
     /// label boundary; ranges and classes are not consulted (lint compares names with this).
-    func contains(_ host: Substring) -> Bool {
+    package func contains(_ host: Substring) -> Bool {
         if exact.contains(host) { return true }
         if let mapped {
             if mapped.exact.contains(host) { return true }
@@ -75,7 +75,7 @@ struct HostSet: Sendable {
     }
 
     /// Whether a classified host is in a listed range or class.
-    func contains(_ host: HostAddress) -> Bool {
+    package func contains(_ host: HostAddress) -> Bool {
         switch host {
         case .address(let address): ranges.contains { $0.contains(address) }
         case .localhostName: coversLocalhostNames

@@ -2,7 +2,7 @@
 /// lint can name it (`paths[1] "/sign_out"`); decisions use the indexed sets instead.
 public struct MatchEntry: Sendable {
     /// How the entry is compared, in the comparison form it was reduced to.
-    enum Test: Sendable {
+    package enum Test: Sendable {
         /// A scheme, method, navigation type or target frame, compared for equality.
         case value(String)
         case host(String)
@@ -27,10 +27,19 @@ public struct MatchEntry: Sendable {
     public let index: Int
     /// As written in config.
     public let written: String
-    let test: Test
+    package let test: Test
+
+    /// Spelled out (the memberwise one is internal) for the analysis, which lists the entries a
+    /// matcher keeps in tables as entries too.
+    package init(field: RequestMatcher.Field, index: Int, written: String, test: Test) {
+        self.field = field
+        self.index = index
+        self.written = written
+        self.test = test
+    }
 
     /// The comparison form, so `/Logout` and `/logout/` are seen as one entry.
-    var comparedAs: String {
+    package var comparedAs: String {
         switch test {
         case .value(let text), .host(let text), .path(let text), .prefix(let text): text
         case .hostWildcard(let suffix): "*." + suffix

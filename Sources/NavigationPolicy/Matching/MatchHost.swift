@@ -23,7 +23,7 @@ package enum MatchHost {
     /// ``normalize(_:)`` as a slice of the URL's `href` wherever the serialized host already is
     /// its match form (domains are lower case after IDNA; IPv4 hosts are digits), so the common
     /// request allocates nothing here. Upper case (opaque hosts) is still folded, into a copy.
-    static func form(of url: URLRecord) -> Substring? {
+    package static func form(of url: URLRecord) -> Substring? {
         switch url.hostTag {
         case .none: return nil
         case .ipv6: return url.host.map { Substring(normalize($0)) }
@@ -72,7 +72,7 @@ package enum MatchHost {
     /// Whether `matches` holds for a proper parent domain, nearest first: for `a.b.example.com`
     /// it is asked about `b.example.com`, `example.com`, `com` — the `*.` wildcards that cover
     /// the host. Slices, not new strings: this runs for every request.
-    static func anyParentDomain(of host: Substring, _ matches: (Substring) -> Bool) -> Bool {
+    package static func anyParentDomain(of host: Substring, _ matches: (Substring) -> Bool) -> Bool {
         var rest = host
         while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
             rest = rest[rest.utf8.index(after: dot)...]
@@ -81,36 +81,4 @@ package enum MatchHost {
         }
         return false
     }
-}
-
-/// ASCII-only lower-casing: Unicode case mapping would change what a byte-level
-/// comparison sees (and non-ASCII is percent-encoded or punycode by now anyway).
-/// Returns the same string, without copying, when it has no upper-case letter.
-func asciiLowercased(_ text: String) -> String {
-    var text = text
-    // `withUTF8` scans contiguous bytes; iterating `utf8` generically costs several times more.
-    return text.withUTF8 { bytes -> String? in
-        guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
-        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-            }
-            return bytes.count
-        }
-    } ?? text
-}
-
-/// ``asciiLowercased(_:)`` for a slice: the same slice when it has no upper-case letter.
-func asciiLowercased(_ text: Substring) -> Substring {
-    var text = text
-    let lowered = text.withUTF8 { bytes -> String? in
-        guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
-        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
-            }
-            return bytes.count
-        }
-    }
-    return lowered.map { Substring($0) } ?? text
 }

@@ -8,7 +8,7 @@
 /// never percent-encoded in a path and `?` is swapped for a placeholder (`%00`, which
 /// patterns may not contain) before parsing and swapped back after.
 public struct PathPattern: Sendable, Equatable {
-    enum Token: Sendable, Equatable {
+    package enum Token: Sendable, Equatable {
         case literal([UInt8])
         case anyRun
         case anyOne
@@ -16,15 +16,15 @@ public struct PathPattern: Sendable, Equatable {
 
     /// The pattern in match form, as shown to users (`/admin/*`).
     public let text: String
-    let tokens: [Token]
+    package let tokens: [Token]
     /// The bytes before the first wildcard: every path the pattern matches starts with them.
-    let literalPrefix: String
-    let caseSensitive: Bool
+    package let literalPrefix: String
+    package let caseSensitive: Bool
     /// The tokens compiled for matching.
     let glob: Glob
     /// For a pattern ending in `/*`, the pattern without it (`/admin/*` → `/admin`): the
     /// directory itself, which the match form writes without its trailing slash.
-    let directory: Glob?
+    package let directory: Glob?
     /// A whole segment every matching path has somewhere (`/*/secret/*` → `secret`), folded, or
     /// nil; ``ChainIndex`` files patterns whose ``indexKey`` is `/` under it.
     let requiredSegment: String?
@@ -118,7 +118,7 @@ public struct PathPattern: Sendable, Equatable {
     /// `/admin/.`, `/admin/;x` all compare as `/admin`, and `/admin/*` must cover them.
     /// Each form is matched chunk by chunk in one left-to-right pass (``Glob``): linear in the
     /// path whatever the pattern.
-    func matches(_ path: MatchPath) -> Bool {
+    package func matches(_ path: MatchPath) -> Bool {
         var subject = caseSensitive ? path.textForm : path.foldedForm
         return subject.withUTF8 { bytes in
             glob.matches(bytes) || (directory?.matches(bytes) ?? false)
@@ -131,7 +131,7 @@ public struct PathPattern: Sendable, Equatable {
     /// The whole-segment part of the literal prefix, folded: every matching path has it as a
     /// leading sub-path (`/api/v*` → `/api`, `/admin/*` → `/admin`, `/a*` → `/`), which is
     /// what ``ChainIndex`` files the handler under.
-    var indexKey: String {
+    package var indexKey: String {
         let folded = asciiLowercased(literalPrefix)
         if isLiteral { return folded }
         guard let slash = folded.utf8.lastIndex(of: UInt8(ascii: "/")), slash != folded.startIndex else { return "/" }

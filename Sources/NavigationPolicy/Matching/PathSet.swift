@@ -4,24 +4,24 @@
 /// comparing lengths first (a key can equal only the one sub-path of its length), more in a
 /// ``SegmentTrie`` (one hash per path segment). Either way a request costs time linear in
 /// its path however many prefixes are configured.
-struct PathSet: Sendable {
+package struct PathSet: Sendable {
     /// Looked up with a request's path as the slice it already is; few are kept unhashed.
-    private(set) var exact = FewKeys()
+    package private(set) var exact = FewKeys()
     /// Looked up with a request's leading sub-paths as slices of its path; few are kept unhashed.
-    private(set) var prefixes = FewKeys()
+    package private(set) var prefixes = FewKeys()
     /// The prefixes again, once there are more than ``FewKeys/limit``: hashing every leading
     /// sub-path in full would be quadratic in the path's segments.
     private var prefixTrie: SegmentTrie<Bool>?
     /// `pathPatterns` in config order; only handlers that have some pay for them.
-    private(set) var patterns: [PathPattern] = []
+    package private(set) var patterns: [PathPattern] = []
     /// The patterns again, once there are more than ``FewKeys/limit``: a request then tries only
     /// those it could match (``PatternIndex``), not each against the whole path.
     private var patternIndex: PatternIndex?
-    let caseSensitive: Bool
+    package let caseSensitive: Bool
     /// Prefixes read in place from a compiled policy image (large lists only), or nil.
-    private(set) var mappedPrefixes: MappedPathPrefixes?
+    package private(set) var mappedPrefixes: MappedPathPrefixes?
 
-    init(caseSensitive: Bool) {
+    package init(caseSensitive: Bool) {
         self.caseSensitive = caseSensitive
     }
 
@@ -40,12 +40,12 @@ struct PathSet: Sendable {
         }
     }
 
-    var hasExact: Bool { !exact.isEmpty }
-    var hasPrefixes: Bool { !prefixes.isEmpty || mappedPrefixes != nil }
+    package var hasExact: Bool { !exact.isEmpty }
+    package var hasPrefixes: Bool { !prefixes.isEmpty || mappedPrefixes != nil }
 
     /// Adds the prefixes of an image's table to those inserted one by one.
     mutating func attach(_ table: MappedPathPrefixes) { mappedPrefixes = table }
-    var hasPatterns: Bool { !patterns.isEmpty }
+    package var hasPatterns: Bool { !patterns.isEmpty }
 
     mutating func insertPattern(_ pattern: PathPattern) {
         patterns.append(pattern)

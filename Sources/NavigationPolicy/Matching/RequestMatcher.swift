@@ -22,20 +22,20 @@ public struct RequestMatcher: Sendable {
     }
 
     /// The fields of a `match` block as compiled; built by ``decode(_:diagnostics:)``, then frozen.
-    struct Conditions: Sendable {
+    package struct Conditions: Sendable {
         var schemes: Set<String>?
         var hosts: HostSet?
-        var paths: PathSet
+        package var paths: PathSet
         var methods: Set<String>?
         var navigationTypes: Set<NavigationType>?
         var targetFrames: Set<TargetFrame>?
         /// `urlPatterns` (``URLPatternCondition``); nil when not given.
-        var urlPatterns: [URLPattern]?
+        package var urlPatterns: [URLPattern]?
         /// How `urlPatterns` read when the decision's regexp budget stopped a run and no entry
         /// matched: as matched for a cancelling handler, as not for an allow-list (fail closed;
         /// set by ``ChainLink``).
         var undecidedURLPatternsHold = true
-        var entries: [MatchEntry] = []
+        package var entries: [MatchEntry] = []
 
         init(caseSensitive: Bool) {
             paths = PathSet(caseSensitive: caseSensitive)
@@ -46,22 +46,22 @@ public struct RequestMatcher: Sendable {
         }
     }
 
-    init(_ conditions: Conditions) {
+    package init(_ conditions: Conditions) {
         storage = Storage(conditions)
     }
 
     /// The compiled fields, for building a changed copy (``attachingImageTables(hosts:inlineHostIndices:pathPrefixes:)``).
-    var conditions: Conditions { storage.conditions }
+    package var conditions: Conditions { storage.conditions }
 
     // Reads yield in place (`_read`) rather than return a copy: the hot path asks `paths`
     // several questions per request, and a getter would retain its three collections each time.
-    var schemes: Set<String>? { _read { yield storage.conditions.schemes } }
-    var hosts: HostSet? { _read { yield storage.conditions.hosts } }
-    var paths: PathSet { _read { yield storage.conditions.paths } }
-    var methods: Set<String>? { _read { yield storage.conditions.methods } }
-    var navigationTypes: Set<NavigationType>? { _read { yield storage.conditions.navigationTypes } }
-    var targetFrames: Set<TargetFrame>? { _read { yield storage.conditions.targetFrames } }
-    var urlPatterns: [URLPattern]? { _read { yield storage.conditions.urlPatterns } }
+    package var schemes: Set<String>? { _read { yield storage.conditions.schemes } }
+    package var hosts: HostSet? { _read { yield storage.conditions.hosts } }
+    package var paths: PathSet { _read { yield storage.conditions.paths } }
+    package var methods: Set<String>? { _read { yield storage.conditions.methods } }
+    package var navigationTypes: Set<NavigationType>? { _read { yield storage.conditions.navigationTypes } }
+    package var targetFrames: Set<TargetFrame>? { _read { yield storage.conditions.targetFrames } }
+    package var urlPatterns: [URLPattern]? { _read { yield storage.conditions.urlPatterns } }
     /// Every configured entry in config order, for explain, coverage and lint (never on the hot path).
     public var entries: [MatchEntry] { storage.conditions.entries }
 
@@ -145,7 +145,7 @@ public struct RequestMatcher: Sendable {
     static let explainedLength = 200
 
     /// `text` cut to ``explainedLength`` bytes with an ellipsis: for messages that quote input.
-    static func shortened(_ text: Substring) -> String {
+    package static func shortened(_ text: Substring) -> String {
         let bytes = text.utf8
         guard bytes.count > explainedLength else { return String(text) }
         return String(decoding: bytes.prefix(explainedLength), as: UTF8.self) + "…"

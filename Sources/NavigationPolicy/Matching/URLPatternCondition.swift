@@ -14,7 +14,7 @@ import JSONSupport
 /// characters resolved as servers resolve them); in one more reading, the URL exactly as the
 /// standard reads it. The chain is decided in each, and where they differ the one that cancels
 /// wins, so `urlPatterns` is never easier to dodge than `pathPatterns` nor than the standard.
-enum URLPatternCondition {
+package enum URLPatternCondition {
     /// The members an object entry may have: the components and `baseURL`.
     static let objectKeys = URLPatternInit.componentNames + ["baseURL"]
 
@@ -207,26 +207,5 @@ extension RequestMatcher {
     private static func capped(_ text: String) -> String {
         guard text.utf8.count > explainedLength else { return text }
         return String(decoding: text.utf8.prefix(explainedLength), as: UTF8.self) + "…"
-    }
-}
-
-extension URLPatternCondition {
-    /// Lint: an entry that can never match a URL a web view navigates to: for a pattern whose
-    /// protocol takes a special scheme (`http`, `https`, …), a pathname that cannot start with
-    /// "/" (every such URL's path does), such as `{"pathname": "admin/*"}`.
-    static func neverMatching(_ matcher: RequestMatcher, at pointer: JSONPointer) -> [LintWarning] {
-        matcher.entries.compactMap { entry in
-            guard case .urlPattern(let pattern) = entry.test,
-                let index = URLPatternInit.componentNames.firstIndex(of: "pathname"),
-                index < pattern.components.count, pattern.components.first?.matchesSpecialScheme == true,
-                let first = pattern.components[index].patternString.unicodeScalars.first,
-                !"/*{(:\\".unicodeScalars.contains(first)
-            else { return nil }
-            return LintWarning(
-                kind: "urlPatternNeverMatches", pointer: pointer.appending("urlPatterns").appending(entry.index),
-                message: "\(entry.written): the pathname pattern \"\(pattern.components[index].patternString)\" does not "
-                    + "start with \"/\", and the path of an http(s) URL always does, so it never matches; write \"/"
-                    + pattern.components[index].patternString + "\"")
-        }
     }
 }

@@ -25,7 +25,7 @@ public final class ChainLink: Sendable {
 
 extension ChainLink {
     /// A link that only carries a query's matcher (named "the query"), for analysis messages.
-    static func probe(_ matcher: RequestMatcher) -> ChainLink {
+    package static func probe(_ matcher: RequestMatcher) -> ChainLink {
         ChainLink(name: "the query", type: "query", matcher: matcher, handler: AllowHandlerProbe())
     }
 }

@@ -23,7 +23,7 @@ public final class CompiledPolicy: Sendable {
 
     /// About how many handlers one decision checks: the whole chain when it is scanned, the
     /// handlers the index cannot file plus a few looked up when it is indexed.
-    var handlersCheckedPerDecision: Int {
+    package var handlersCheckedPerDecision: Int {
         guard let index else { return links.count }
         return min(links.count, index.checkedOnEveryDecision + 8)
     }
@@ -31,7 +31,7 @@ public final class CompiledPolicy: Sendable {
     /// Below this many handlers a scan of their matchers is cheaper than hashing for candidates.
     static let indexThreshold = 4
 
-    init(defaultVerdict: Decision.Verdict, links: [ChainLink], sections: JSONObject) {
+    package init(defaultVerdict: Decision.Verdict, links: [ChainLink], sections: JSONObject) {
         self.defaultVerdict = defaultVerdict
         self.links = links
         self.sections = sections

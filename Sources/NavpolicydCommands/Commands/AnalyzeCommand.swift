@@ -1,5 +1,6 @@
 import JSONSupport
 import NavigationPolicy
+import PolicyAuthoring
 import PolicyService
 
 /// `navpolicyd analyze`: proves what a chain does — unreachable handlers, equivalence of two

@@ -2,6 +2,7 @@ import BundleSigning
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import PolicyAuthoring
 import PolicyService
 
 /// `navpolicyd diff`: replays recorded navigations against two policies and reports what changes.

@@ -1,6 +1,7 @@
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import PolicyAuthoring
 import PolicyService
 
 /// `navpolicyd test CASES.json`: table-driven policy tests.

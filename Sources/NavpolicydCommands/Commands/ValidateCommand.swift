@@ -2,6 +2,7 @@ import BundleSigning
 import Foundation
 import JSONSupport
 import NavigationPolicy
+import PolicyAuthoring
 import PolicyService
 
 /// `navpolicyd validate`: the chain in order and lint warnings, or every config error with its JSON pointer.

@@ -1,5 +1,6 @@
 public import JSONSupport
 public import NavigationPolicy
+public import PolicyAuthoring
 
 /// `POST /v1/policy/analyze`: the analysis of `navpolicyd analyze` over posted configs. Pure:
 /// the route authenticates, calls ``report(body:compiler:)`` off the request path and renders

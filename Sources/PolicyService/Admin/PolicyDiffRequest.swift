@@ -1,6 +1,7 @@
 import Foundation
 public import JSONSupport
 public import NavigationPolicy
+import PolicyAuthoring
 
 /// `POST /v1/policy/diff`: a candidate config against the live policy, over posted requests
 /// or the recent window of the decision log. Pure apart from reading the log tail, so the

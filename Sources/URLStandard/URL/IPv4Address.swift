@@ -76,7 +76,7 @@ public enum IPv4Address {
     }
 
     /// The "ends in a number" checker: decides whether a domain must be parsed as IPv4.
-    static func endsInANumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func endsInANumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var end = bytes.count
         if end == 0 { return false }
         if bytes[end - 1] == 0x2E {

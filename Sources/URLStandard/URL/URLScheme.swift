@@ -1,11 +1,11 @@
 /// Classification of a URL scheme: the special schemes get distinct parsing rules and default ports.
-enum URLScheme: UInt8, Sendable {
+package enum URLScheme: UInt8, Sendable {
     case http, https, ws, wss, ftp, file, other
 
     var isSpecial: Bool { self != .other }
 
     /// The default port, removed from serialized URLs.
-    var defaultPort: UInt16? {
+    package var defaultPort: UInt16? {
         switch self {
         case .http, .ws: return 80
         case .https, .wss: return 443
@@ -54,7 +54,7 @@ enum URLScheme: UInt8, Sendable {
     }
 
     /// Classifies already-lowercased scheme bytes.
-    static func classify<C: Collection>(_ s: C) -> URLScheme where C.Element == UInt8 {
+    package static func classify<C: Collection>(_ s: C) -> URLScheme where C.Element == UInt8 {
         var it = s.makeIterator()
         switch s.count {
         case 2:

@@ -7,7 +7,7 @@
 /// starts with `TP` and the group is the rest, which `.` must match all of (no line
 /// terminator). Case follows the expression's `i` flag (Unicode simple case folding, as the VM
 /// folds). `URLPatternBudgetFastPathTests` checks it against the engine.
-struct URLPatternFastPath: Sendable {
+package struct URLPatternFastPath: Sendable {
     /// The text every match starts with (all of it, when there is no wildcard).
     private let leading: [UInt32]
     /// Whether a full wildcard follows `leading` (its group is the rest of the input).

@@ -7,51 +7,38 @@
 /// counts as matched, an allowing one as not). A class because one decision's readings share
 /// it; a decision makes its own (``CanonicalRequest/withFreshRegexBudget()``) and runs on one
 /// thread, so it is never mutated concurrently.
-final class URLPatternStepBudget: @unchecked Sendable {
+package final class URLPatternStepBudget: @unchecked Sendable {
     /// Steps (``ECMARegex/exec(_:stepLimit:)``) all regexp runs of one decision may take
     /// together: ≈ 1 ms of VM work in a release build here (see docs/security.md).
-    static let stepsPerDecision = 50_000
+    package static let stepsPerDecision = 50_000
 
     /// Matcher states the expression of a component with a regexp group `(…)` may compile to in
     /// a policy (every component but `port`, whose input is at most 5 digits, can be as long as
     /// the URL). A bigger program cannot finish a run over even ~100 scalars within
     /// ``stepsPerDecision``, so such a pattern would fail closed on nearly every URL it is asked
     /// about: it is refused when the config is loaded instead.
-    static let maxRegexpComponentStates = 250
+    package static let maxRegexpComponentStates = 250
 
     /// Steps left for this decision.
     private(set) var remaining: Int
     /// Whether a run was stopped for want of steps (the decision failed closed somewhere).
-    private(set) var exhausted = false
+    package private(set) var exhausted = false
 
     /// Steps the budget started with.
     private let initial: Int
 
-    init(steps: Int = stepsPerDecision) {
+    package init(steps: Int = stepsPerDecision) {
         remaining = steps
         initial = steps
     }
 
     /// Steps taken so far.
-    var spent: Int { initial - remaining }
+    package var spent: Int { initial - remaining }
 
-    /// The component strings of the reading last asked for (``values(for:)``) and its key.
-    private var cachedValues: (standard: Bool, path: MatchPath, port: UInt16?, values: [String])?
-
-    /// `request`'s component strings in its reading (``URLPattern/values(of:)``), made once per
-    /// reading of the decision rather than once per handler (the path and query are copied).
-    /// The readings of one decision differ in their path, their standard flag, or the port
-    /// (``CanonicalRequest/withoutClientPortReading``): each is part of the key.
-    func values(for request: CanonicalRequest) -> [String] {
-        if let cached = cachedValues, cached.standard == request.readsURLAsStandard, cached.path == request.matchPath,
-            cached.port == request.url.port
-        {
-            return cached.values
-        }
-        let values = URLPattern.values(of: request)
-        cachedValues = (request.readsURLAsStandard, request.matchPath, request.url.port, values)
-        return values
-    }
+    /// The component strings of the reading last asked for (the engine's ``values(for:)``,
+    /// which knows the request) and its key: the readings of one decision differ in their path,
+    /// their standard flag, or the port (the engine's client-port reading).
+    package var cachedValues: (standard: Bool, path: MatchPath, port: UInt16?, values: [String])?
 
     /// Runs `regex` on `input` within what is left; nil = stopped at the budget.
     func exec(_ regex: ECMARegex, _ input: String) -> [String?]?? {
@@ -68,7 +55,7 @@ final class URLPatternStepBudget: @unchecked Sendable {
 
 /// A match under a step budget: the match, no match, or stopped at the budget (which the
 /// caller must read the way that fails closed, never as "no match" by default).
-enum URLPatternMatchOutcome {
+package enum URLPatternMatchOutcome {
     case matched(URLPatternResult)
     case unmatched
     case undecided

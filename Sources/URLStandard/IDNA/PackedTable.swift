@@ -3,11 +3,11 @@
 /// The generator writes each table as base64 text (a string literal compiles instantly, a huge
 /// integer array literal does not); `decode` turns it into `[UInt32]` once, at first use, from
 /// the lazily initialised (and therefore thread-safe) static `let`s of the tables' users.
-enum PackedTable {
+package enum PackedTable {
     /// Decodes a base64 literal of little-endian 32-bit words; line breaks are skipped.
     /// The literals are generated, so malformed text is a generator bug: it yields an empty table
     /// (every lookup then falls back to its default) rather than a crash.
-    static func decode(_ text: StaticString) -> [UInt32] {
+    package static func decode(_ text: StaticString) -> [UInt32] {
         text.withUTF8Buffer { bytes -> [UInt32] in
             var words: [UInt32] = []
             words.reserveCapacity(bytes.count * 3 / 16)
@@ -46,7 +46,7 @@ enum PackedTable {
 
     /// Index of the last element of the ascending `array` that is `<= key`, or nil if none is.
     @inline(__always)
-    static func lastIndex(atOrBelow key: UInt32, in array: [UInt32]) -> Int? {
+    package static func lastIndex(atOrBelow key: UInt32, in array: [UInt32]) -> Int? {
         var low = 0
         var high = array.count
         // Invariant: array[..<low] <= key < array[high...].

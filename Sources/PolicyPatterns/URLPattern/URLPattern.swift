@@ -16,16 +16,16 @@ public struct URLPattern: Sendable {
         public init(ignoreCase: Bool = false) { self.ignoreCase = ignoreCase }
     }
 
-    let components: [URLPatternComponent]
+    package let components: [URLPatternComponent]
     /// In a policy: the pathname as the match-form reading compares it, when its fixed text
     /// has escapes the match form decodes (``URLPatternComponent/matchFormCopy(_:)``).
-    private(set) var matchFormPathname: URLPatternComponent?
+    package private(set) var matchFormPathname: URLPatternComponent?
     /// The same for the search component.
     private(set) var matchFormSearch: URLPatternComponent?
 
     /// Index of the pathname and search among ``components``.
-    static let pathnameIndex = 5
-    static let searchIndex = 6
+    package static let pathnameIndex = 5
+    package static let searchIndex = 6
 
     /// Builds a pattern ("create a URL pattern").
     /// - Parameters:
@@ -110,7 +110,7 @@ public struct URLPattern: Sendable {
     /// count, and whether a regexp group is the cause; `port` is left out (at most 5 digits).
     /// Not only regexp groups: every `*` and `:name` is a capture the engine carries along each
     /// step, so 3,000 of them made one 50,000-step budget cost a second (outside attack 8).
-    func oversizedRegexpComponent(maxStates: Int) -> (name: String, states: Int, regexpGroups: Bool)? {
+    package func oversizedRegexpComponent(maxStates: Int) -> (name: String, states: Int, regexpGroups: Bool)? {
         for (index, component) in components.enumerated()
         where (component.hasRegExpGroups || component.fastPath == nil) && component.regex.stateCount > maxStates {
             let name = index < URLPatternInit.componentNames.count ? URLPatternInit.componentNames[index] : "?"
@@ -160,7 +160,7 @@ public struct URLPattern: Sendable {
     }
 
     /// The eight strings a URL is matched on.
-    static func componentValues(_ url: URLRecord) -> [String] {
+    package static func componentValues(_ url: URLRecord) -> [String] {
         [
             url.scheme, url.username, url.password, url.hostname, url.portString, url.pathname, url.query ?? "",
             url.fragment ?? "",
@@ -169,7 +169,7 @@ public struct URLPattern: Sendable {
 
     /// This pattern with the match-form pathname and search a policy's match-form reading uses
     /// (see ``matchFormPathname``).
-    func withMatchForms() throws(URLPatternError) -> URLPattern {
+    package func withMatchForms() throws(URLPatternError) -> URLPattern {
         var pattern = self
         if Self.searchIndex < components.count {
             pattern.matchFormPathname = try components[Self.pathnameIndex].matchFormCopy("pathname")
@@ -181,7 +181,7 @@ public struct URLPattern: Sendable {
     /// ``match(_:inputs:)`` with every regex run charged to `budget`: `.undecided` when a run
     /// was stopped there (the caller fails closed; see ``URLPatternStepBudget``). `matchForm`:
     /// the values are the match form's, so the match-form pathname applies.
-    func match(
+    package func match(
         _ values: [String], inputs: [URLPatternInput], budget: URLPatternStepBudget, matchForm: Bool = false
     ) -> URLPatternMatchOutcome {
         var results: [(name: String, result: URLPatternComponentResult)] = []
@@ -206,7 +206,7 @@ public struct URLPattern: Sendable {
 
     /// ``match(_:inputs:budget:matchForm:)`` without building the result: whether the values
     /// match (nil = a run was stopped at the budget). What the policy path asks, per candidate.
-    func test(_ values: [String], budget: URLPatternStepBudget, matchForm: Bool) -> Bool? {
+    package func test(_ values: [String], budget: URLPatternStepBudget, matchForm: Bool) -> Bool? {
         for index in components.indices {
             let value = index < values.count ? values[index] : ""
             let respelled = index == Self.pathnameIndex ? matchFormPathname : index == Self.searchIndex ? matchFormSearch : nil

@@ -4,9 +4,9 @@
 /// A final class of constants: a policy tries every candidate pattern's 8 components per
 /// decision, and copying a struct of ten references retained each of them (most of the cost of
 /// 1,000 entries sharing an index key).
-final class URLPatternComponent: Sendable {
+package final class URLPatternComponent: Sendable {
     /// The normalized pattern string ("generate a pattern string").
-    let patternString: String
+    package let patternString: String
     /// The generated regular expression (anchored), as given to the engine.
     let regexpString: String
     let regex: ECMARegex
@@ -16,11 +16,11 @@ final class URLPatternComponent: Sendable {
     let hasRegExpGroups: Bool
     /// The parsed part list (fixed text canonicalized): the chain index reads the literal
     /// host and leading path every match needs from it (``URLPattern/indexKeys``).
-    let parts: [PatternPart]
+    package let parts: [PatternPart]
     /// How the component matches without the regex engine, when its parts allow it.
-    let fastPath: URLPatternFastPath?
+    package let fastPath: URLPatternFastPath?
     /// The dialect the parts were parsed in (to compile a normalized copy).
-    let options: PatternOptions
+    package let options: PatternOptions
 
     private init(
         patternString: String, regexpString: String, regex: ECMARegex, groupNames: [String], hasRegExpGroups: Bool,
@@ -92,7 +92,7 @@ final class URLPatternComponent: Sendable {
     }
 
     /// The component's match result for `input`, or nil when it does not match.
-    func exec(_ input: String) -> URLPatternComponentResult? {
+    package func exec(_ input: String) -> URLPatternComponentResult? {
         if let fastPath { return fastPath.exec(input, ignoreCase: regex.ignoresCase, names: groupNames) }
         return result(input, regex.exec(input))
     }
@@ -107,7 +107,7 @@ final class URLPatternComponent: Sendable {
 
     /// ``exec(_:)`` on the regex engine even where a fast path applies (the reference the
     /// fast path is tested and fuzzed against).
-    func engineExec(_ input: String) -> URLPatternComponentResult? {
+    package func engineExec(_ input: String) -> URLPatternComponentResult? {
         result(input, regex.exec(input))
     }
 
@@ -132,7 +132,7 @@ final class URLPatternComponent: Sendable {
     }
 
     /// "Protocol component matches a special scheme".
-    var matchesSpecialScheme: Bool {
+    package var matchesSpecialScheme: Bool {
         URLPatternCanonicalization.specialSchemes.contains { regex.exec($0) != nil }
     }
 }

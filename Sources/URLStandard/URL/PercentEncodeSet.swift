@@ -76,7 +76,7 @@ public struct PercentEncodeSet: Sendable, Hashable {
 
     /// Value of an ASCII hex digit, or nil.
     @inline(__always)
-    static func hexValue(_ b: UInt8) -> UInt8? {
+    package static func hexValue(_ b: UInt8) -> UInt8? {
         switch b {
         case 0x30...0x39: return b &- 0x30
         case 0x41...0x46: return b &- 0x37

@@ -18,10 +18,10 @@ public struct URLRecord: Sendable, Hashable {
     let schemeEnd: Int
     let authorityStart: Int
     let usernameEnd: Int
-    let hostStart: Int
-    let hostEnd: Int
-    let hostTag: URLHost.Tag
-    let ipv4Value: UInt32
+    package let hostStart: Int
+    package let hostEnd: Int
+    package let hostTag: URLHost.Tag
+    package let ipv4Value: UInt32
     let storedPort: UInt16?
     let pathStart: Int
     package let hasOpaquePath: Bool
@@ -144,7 +144,7 @@ public struct URLRecord: Sendable, Hashable {
     }
 
     /// The slice of href between two UTF-8 offsets (clamped, so never traps), sharing its storage.
-    func slice(_ from: Int, _ to: Int) -> Substring {
+    package func slice(_ from: Int, _ to: Int) -> Substring {
         let utf8 = href.utf8
         let lo = max(0, min(from, utf8.count)), hi = max(lo, min(to, utf8.count))
         let start = utf8.index(utf8.startIndex, offsetBy: lo)
@@ -152,7 +152,7 @@ public struct URLRecord: Sendable, Hashable {
     }
 
     /// Runs `body` over href's bytes between two UTF-8 offsets (clamped).
-    func withBytes<Result>(_ from: Int, _ to: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package func withBytes<Result>(_ from: Int, _ to: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var h = href
         return h.withUTF8 { buf in
             let lo = max(0, min(from, buf.count)), hi = max(lo, min(to, buf.count))
@@ -161,7 +161,7 @@ public struct URLRecord: Sendable, Hashable {
     }
 
     /// The path's UTF-8 offsets in href.
-    var pathRange: Range<Int> { pathStart..<max(pathStart, pathEnd) }
+    package var pathRange: Range<Int> { pathStart..<max(pathStart, pathEnd) }
 
     var hrefLength: Int { href.utf8.count }
     var queryEnd: Int { fragmentStart >= 0 ? fragmentStart : hrefLength }

@@ -1,6 +1,6 @@
 /// One part of a parsed pattern string (https://urlpattern.spec.whatwg.org/#parts).
-struct PatternPart: Sendable, Equatable {
-    enum Kind: Sendable, Equatable {
+package struct PatternPart: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Text matched literally.
         case fixedText
         /// A `(…)` regular expression group.
@@ -11,7 +11,7 @@ struct PatternPart: Sendable, Equatable {
         case fullWildcard
     }
 
-    enum Modifier: Sendable, Equatable {
+    package enum Modifier: Sendable, Equatable {
         case none, optional, zeroOrMore, oneOrMore
 
         /// "Convert a modifier to a string".
@@ -25,24 +25,24 @@ struct PatternPart: Sendable, Equatable {
         }
     }
 
-    var kind: Kind
+    package var kind: Kind
     /// The fixed text, or the regexp group's expression; empty for wildcards.
-    var value: String
-    var modifier: Modifier
+    package var value: String
+    package var modifier: Modifier
     /// The group name (`:name`) or its number ("0", "1", …); empty for fixed text.
     var name = ""
-    var prefix = ""
-    var suffix = ""
+    package var prefix = ""
+    package var suffix = ""
 }
 
 /// Settings of the pattern-string dialect for one component
 /// (https://urlpattern.spec.whatwg.org/#options-header).
-struct PatternOptions: Sendable {
+package struct PatternOptions: Sendable {
     /// The separator a `:name` group stops at ("" = none, "." for hostnames, "/" for paths).
     var delimiter: String
     /// The code point that becomes a group's optional prefix ("/" for paths, else "").
     var prefix: String
-    var ignoreCase = false
+    package var ignoreCase = false
 
     static let `default` = PatternOptions(delimiter: "", prefix: "")
     static let hostname = PatternOptions(delimiter: ".", prefix: "")

@@ -25,8 +25,8 @@ public struct MatchPath: Sendable, Equatable {
 
     /// What matchers compare. For most requests these are slices of the URL's `href`: a path
     /// with no `%`, `;`, empty or dot segment is its own match form, so nothing is allocated.
-    let textForm: Substring
-    let foldedForm: Substring
+    package let textForm: Substring
+    package let foldedForm: Substring
 
     /// The match form of a parsed URL's path.
     public init(_ url: URLRecord) {
@@ -99,7 +99,7 @@ public struct MatchPath: Sendable, Equatable {
     /// URL is parsed, so dot segments are resolved after the decoding, as servers that decode
     /// first do; nil when `input` has no such escape, is opaque, or the decoded text is not the
     /// same URL up to its path (the escape sat in the userinfo: that reading is not a path's).
-    static func rawDecodedSeparatorForm(of input: String, parsed: URLRecord) -> MatchPath? {
+    package static func rawDecodedSeparatorForm(of input: String, parsed: URLRecord) -> MatchPath? {
         guard !parsed.hasOpaquePath else { return nil }
         var input = input
         // Only what stands before the first `?` or `#` can be the path: an escape in the query
@@ -265,7 +265,7 @@ public struct MatchPath: Sendable, Equatable {
     /// `matches` that hashes each one is not (the lengths add up quadratically): requests use
     /// it only where `matches` compares lengths first (``FewKeys``); larger sets walk a
     /// ``SegmentTrie``.
-    static func anyLeadingSubpath(of path: Substring, _ matches: (Substring) -> Bool) -> Bool {
+    package static func anyLeadingSubpath(of path: Substring, _ matches: (Substring) -> Bool) -> Bool {
         var current = path
         while true {
             if matches(current) { return true }
@@ -277,7 +277,7 @@ public struct MatchPath: Sendable, Equatable {
 
     /// Whether the prefix `key` (a match form) covers `path`: equal, or a leading whole-segment
     /// part of it (`/` covers every path that starts with `/`). One comparison of `key`'s bytes.
-    static func isCovered(_ path: Substring, byPrefix key: String) -> Bool {
+    package static func isCovered(_ path: Substring, byPrefix key: String) -> Bool {
         let pathBytes = path.utf8
         let keyBytes = key.utf8
         guard pathBytes.first == UInt8(ascii: "/"), pathBytes.starts(with: keyBytes) else { return false }
@@ -287,7 +287,7 @@ public struct MatchPath: Sendable, Equatable {
     }
 
     /// Decodes `%XX` when XX is an unreserved byte, upper-cases the hex of every other escape.
-    static func decodeUnreserved(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    package static func decodeUnreserved(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
@@ -318,7 +318,7 @@ public struct MatchPath: Sendable, Equatable {
         return output
     }
 
-    static func isUnreserved(_ byte: UInt8) -> Bool {
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
@@ -329,7 +329,7 @@ public struct MatchPath: Sendable, Equatable {
         }
     }
 
-    static func upperHex(_ nibble: UInt8) -> UInt8 {
+    package static func upperHex(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 }

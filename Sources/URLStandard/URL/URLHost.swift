@@ -36,7 +36,7 @@ public enum URLHost: Sendable, Hashable {
     }
 
     /// Internal classification of a host stored inside a `URLRecord`.
-    enum Tag: UInt8, Sendable, Hashable {
+    package enum Tag: UInt8, Sendable, Hashable {
         case none, domain, ipv4, ipv6, opaque, empty
     }
 

@@ -14,7 +14,7 @@
 ///
 /// The standard's host/port/scheme "buffer" is always a contiguous run of the input, so it is
 /// tracked as a start index instead of being copied.
-struct URLParser {
+package struct URLParser {
     enum State: UInt8 {
         case schemeStart, scheme, noScheme, specialRelativeOrAuthority, pathOrAuthority, relative
         case relativeSlash, specialAuthoritySlashes, specialAuthorityIgnoreSlashes, authority
@@ -705,7 +705,7 @@ struct URLParser {
 
     /// Byte equality of two buffers, eight bytes at a time (the generic `elementsEqual` cost
     /// as much as the allocation this comparison saves).
-    static func bytesEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func bytesEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         let left = UnsafeRawBufferPointer(a)
         let right = UnsafeRawBufferPointer(b)
