@@ -129,7 +129,9 @@ let package = Package(
         // Resources: the WPT URL and IDNA conformance data (provenance in Resources/README-*.txt).
         .testTarget(
             name: "NavigationPolicyTests",
-            dependencies: ["TestSelection", "URLStandard", "PolicyPatterns", "NavigationPolicy", "PolicyAuthoring", "JSONSupport"],
+            dependencies: [
+                "TestSelection", "URLStandard", "PolicyPatterns", "NavigationPolicy", "PolicyAuthoring", "JSONSupport",
+            ],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
         .testTarget(
             name: "NavigationPolicyClientTests",
