@@ -3,7 +3,7 @@
 /// Returns the same string, without copying, when it has no upper-case letter.
 /// In the patterns layer, the lowest that folds case, so that the path match form, the engine
 /// and the authoring tools fold it the same way.
-package func asciiLowercased(_ text: String) -> String {
+@inlinable package func asciiLowercased(_ text: String) -> String {
     var text = text
     // `withUTF8` scans contiguous bytes; iterating `utf8` generically costs several times more.
     return text.withUTF8 { bytes -> String? in
@@ -18,7 +18,7 @@ package func asciiLowercased(_ text: String) -> String {
 }
 
 /// ``asciiLowercased(_:)`` for a slice: the same slice when it has no upper-case letter.
-package func asciiLowercased(_ text: Substring) -> Substring {
+@inlinable package func asciiLowercased(_ text: Substring) -> Substring {
     var text = text
     let lowered = text.withUTF8 { bytes -> String? in
         guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }

@@ -318,7 +318,7 @@ public struct MatchPath: Sendable, Equatable {
         return output
     }
 
-    package static func isUnreserved(_ byte: UInt8) -> Bool {
+    @inlinable package static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),

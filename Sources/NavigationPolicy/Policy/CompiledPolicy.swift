@@ -99,10 +99,11 @@ public final class CompiledPolicy: Sendable {
     private func decideWithClientPort(
         _ request: CanonicalRequest, _ decideAll: (CanonicalRequest) -> PositionedDecision
     ) -> Decision {
-        let decision = decideAll(request)
-        guard let portless = request.withoutClientPortReading else { return decision.decision }
+        // The common case first, returning the walk's own value rather than a binding the other
+        // branch also reads.
+        guard let portless = request.withoutClientPortReading else { return decideAll(request).decision }
         // Not explained as a path reading: each reading's own explanation is kept with it.
-        return Self.combining(decision, decideAll(portless), request: request, explain: false).decision
+        return Self.combining(decideAll(request), decideAll(portless), request: request, explain: false).decision
     }
 
     /// A reading's decision and the chain position of the handler that took it

@@ -144,7 +144,7 @@ public struct URLRecord: Sendable, Hashable {
     }
 
     /// The slice of href between two UTF-8 offsets (clamped, so never traps), sharing its storage.
-    package func slice(_ from: Int, _ to: Int) -> Substring {
+    @inlinable package func slice(_ from: Int, _ to: Int) -> Substring {
         let utf8 = href.utf8
         let lo = max(0, min(from, utf8.count)), hi = max(lo, min(to, utf8.count))
         let start = utf8.index(utf8.startIndex, offsetBy: lo)
@@ -152,7 +152,7 @@ public struct URLRecord: Sendable, Hashable {
     }
 
     /// Runs `body` over href's bytes between two UTF-8 offsets (clamped).
-    package func withBytes<Result>(_ from: Int, _ to: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    @inlinable package func withBytes<Result>(_ from: Int, _ to: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var h = href
         return h.withUTF8 { buf in
             let lo = max(0, min(from, buf.count)), hi = max(lo, min(to, buf.count))
