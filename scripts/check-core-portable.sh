@@ -21,15 +21,46 @@ work="$root/.build/core-portable"
 swift_cmd=${SWIFT:-swift}
 start=$(date +%s)
 
-# 1. Imports: only the standard library (implicit), Synchronization and the layers below.
+# The core's modules are named here once; what each may import (the layers below it) and the
+# throwaway package's targets are read from Package.swift, so the layering is declared in one
+# place and this check cannot drift from it. A core module depending on anything outside the core
+# (a C target, the daemon) fails here.
 core_modules=(JSONSupport URLStandard PolicyPatterns NavigationPolicy PolicyAuthoring)
-declare -A below=(
-  [JSONSupport]=''
-  [URLStandard]=''
-  [PolicyPatterns]='URLStandard|JSONSupport'
-  [NavigationPolicy]='URLStandard|PolicyPatterns|JSONSupport'
-  [PolicyAuthoring]='URLStandard|PolicyPatterns|NavigationPolicy|JSONSupport'
-)
+core_tests=NavigationPolicyTests
+read -r -d '' graph_script <<'PY' || true
+import json, sys
+tests, core = sys.argv[1], sys.argv[2:]
+targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
+allowed = set(core) | {"TestSelection"}
+def direct(name):
+    deps = targets[name].get("target_dependencies") or []
+    outside = [d for d in deps if d not in allowed or (d == "TestSelection" and name != tests)]
+    if outside or targets[name].get("product_dependencies"):
+        sys.exit(f"core-portable: {name} depends on {outside or targets[name]['product_dependencies']}, outside the core")
+    return deps
+def below(name):
+    seen, stack = [], list(direct(name))
+    while stack:
+        dep = stack.pop()
+        if dep not in seen:
+            seen.append(dep)
+            stack.extend(direct(dep))
+    return seen
+# "below MODULE A|B" lines for the import check, then the manifest's target lines.
+for name in core:
+    print("below", name, "|".join(below(name)))
+quoted = lambda names: ", ".join(f'"{n}"' for n in names)
+for name in core:
+    print(f'        .target(name: "{name}", dependencies: [{quoted(direct(name))}], swiftSettings: strictSettings),')
+print('        .target(name: "TestSelection", path: "Tests/Support/TestSelection", swiftSettings: strictSettings),')
+print(f'        .testTarget(name: "{tests}", dependencies: [{quoted(direct(tests))}], resources: [.copy("Resources")], swiftSettings: strictSettings),')
+PY
+graph=$("$swift_cmd" package describe --type json | python3 -c "$graph_script" "$core_tests" "${core_modules[@]}")
+declare -A below=()
+while read -r word module layers; do if [[ $word == below ]]; then below[$module]=$layers; fi; done <<<"$graph"
+manifest_targets=$(grep -v '^below ' <<<"$graph")
+
+# 1. Imports: only the standard library (implicit), Synchronization and the layers below.
 core_dirs=()
 for module in "${core_modules[@]}"; do core_dirs+=("Sources/$module"); done
 bad=0
@@ -64,7 +95,7 @@ cp -a Tests/NavigationPolicyTests "$work/Tests/"
 # The tests' tags and volume knob (test-only, may use Foundation like the tests).
 mkdir -p "$work/Tests/Support"
 cp -a Tests/Support/TestSelection "$work/Tests/Support/"
-cat >"$work/Package.swift.new" <<'EOF'
+cat >"$work/Package.swift.new" <<EOF
 // swift-tools-version:6.0
 // Written by scripts/check-core-portable.sh: the core alone, no C targets, no other modules.
 import PackageDescription
@@ -78,20 +109,7 @@ let package = Package(
     name: "navigationpolicy-core",
     products: [.library(name: "NavigationPolicy", targets: ["NavigationPolicy"])],
     targets: [
-        .target(name: "JSONSupport", swiftSettings: strictSettings),
-        .target(name: "URLStandard", swiftSettings: strictSettings),
-        .target(name: "PolicyPatterns", dependencies: ["URLStandard", "JSONSupport"], swiftSettings: strictSettings),
-        .target(
-            name: "NavigationPolicy", dependencies: ["URLStandard", "PolicyPatterns", "JSONSupport"],
-            swiftSettings: strictSettings),
-        .target(
-            name: "PolicyAuthoring", dependencies: ["NavigationPolicy", "PolicyPatterns", "URLStandard", "JSONSupport"],
-            swiftSettings: strictSettings),
-        .target(name: "TestSelection", path: "Tests/Support/TestSelection", swiftSettings: strictSettings),
-        .testTarget(
-            name: "NavigationPolicyTests",
-            dependencies: ["TestSelection", "URLStandard", "PolicyPatterns", "NavigationPolicy", "PolicyAuthoring", "JSONSupport"],
-            resources: [.copy("Resources")], swiftSettings: strictSettings),
+$manifest_targets
     ],
     swiftLanguageModes: [.v6]
 )
@@ -105,7 +123,8 @@ import json, sys
 d = json.load(sys.stdin)
 print(" ".join(sorted(t["name"] + ":" + t["type"] for t in d["targets"])))
 print(" ".join(sorted(d.get("dependencies", []) and ["has-dependencies"] or [])))')
-expected="JSONSupport:library NavigationPolicy:library NavigationPolicyTests:test PolicyAuthoring:library PolicyPatterns:library TestSelection:library URLStandard:library"
+expected=$(printf '%s\n' "${core_modules[@]/%/:library}" "TestSelection:library" "$core_tests:test" | LC_ALL=C sort | tr '\n' ' ')
+expected=${expected% }
 if [[ "$(head -1 <<<"$targets")" != "$expected" || -n "$(sed -n 2p <<<"$targets")" ]]; then
   echo "core-portable: unexpected package graph: $targets" >&2
   exit 1
