@@ -131,8 +131,8 @@ def listener_findings(pods, services):
 
 
 def load_istio(directory):
-    """(providers, CUSTOM policies, EnvoyFilters) of the Istio manifests in `directory`."""
-    providers, customs, filters = [], [], []
+    """(providers, CUSTOM policies, EnvoyFilters, DENY policies) of the Istio manifests in `directory`."""
+    providers, customs, filters, denies = [], [], [], []
     for path in sorted(pathlib.Path(directory).glob("*.yaml")):
         for document in yaml.safe_load_all(path.read_text(encoding="utf-8")):
             if not isinstance(document, dict):
@@ -143,9 +143,11 @@ def load_istio(directory):
                 providers += [(path, entry) for entry in mesh.get("extensionProviders", [])]
             elif kind == "AuthorizationPolicy" and document.get("spec", {}).get("action") == "CUSTOM":
                 customs.append((path, document))
+            elif kind == "AuthorizationPolicy" and document.get("spec", {}).get("action") == "DENY":
+                denies.append((path, document))
             elif kind == "EnvoyFilter":
                 filters.append((path, document))
-    return providers, customs, filters
+    return providers, customs, filters, denies
 
 
 def service_host(host):
@@ -231,12 +233,35 @@ def removal_findings(path, policy, filters):
             "INSERT_FIRST in SIDECAR_INBOUND): the app would read fields the client wrote"]
 
 
+def known_host_findings(path, policy, denies):
+    """A CUSTOM policy's workloads need a DENY policy refusing every Host but the app's
+    (`notHosts`): the sidecar's inbound route takes any Host, and navpolicyd's host rules only
+    hold for the hosts they name (a client would pick Host: evil.test and reach the same path)."""
+    namespace, labels = workload(policy)
+    name = policy.get("metadata", {}).get("name")
+    for _, deny in denies:
+        if deny.get("metadata", {}).get("namespace") != namespace:
+            continue
+        selector = (deny.get("spec", {}).get("selector") or {}).get("matchLabels", {})
+        if not selector.items() <= labels.items():
+            continue
+        for rule in deny.get("spec", {}).get("rules", []):
+            if rule.get("from") or rule.get("when"):
+                continue  # conditions narrow the refusal to some callers only
+            if any(operation.get("operation", {}).get("notHosts") for operation in rule.get("to", [])):
+                return []
+    return [f"{path}: AuthorizationPolicy {name} sends {namespace} {labels} to navpolicyd, but no DENY policy there "
+            "refuses the Hosts the app does not serve (rules: - to: - operation: notHosts: [...]): a client could "
+            "pick a Host no navpolicyd rule names and reach the same path"]
+
+
 def istio_findings(directory, pods, services, network_policies):
     """The mesh config's providers against the manifests that are meant to serve them."""
-    providers, customs, filters = load_istio(directory)
+    providers, customs, filters, denies = load_istio(directory)
     findings = [] if providers else [f"{directory}: no mesh config with extensionProviders"]
     for path, policy in customs:
         findings += removal_findings(path, policy, filters)
+        findings += known_host_findings(path, policy, denies)
     for path, entry in providers:
         kinds = [kind for kind, (_, _, key, _) in KINDS.items() if key in entry]
         if len(kinds) != 1:

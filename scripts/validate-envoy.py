@@ -12,6 +12,10 @@ HTTP_FILTER patch value is parsed into envoy.extensions.filters.network.http_con
 .HttpFilter, the message Istio hands to Envoy (Istio's own CRD schema leaves it free-form;
 scripts/check-istio.py checks the rest of the document).
 
+Also checked: the edge rule (edge_findings): every virtual host that routes to a cluster names
+its hosts, and a "*" virtual host refuses the rest with a direct 4xx/5xx, so navpolicyd never
+decides a Host the app was not meant to serve while the app serves the path anyway.
+
 Not checked: Envoy's protoc-gen-validate rules (required fields, ranges) and anything only a
 running Envoy knows (that a cluster named in a route exists, that an address can be bound).
 
@@ -58,6 +62,41 @@ def import_package_of(type_url):
     return True
 
 
+def route_configs(value):
+    """Every route_config in the document (inside the connection managers)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("route_config"), dict):
+            yield value["route_config"]
+        for child in value.values():
+            yield from route_configs(child)
+    elif isinstance(value, list):
+        for child in value:
+            yield from route_configs(child)
+
+
+def edge_findings(document):
+    """The edge rule navpolicyd's decisions rest on: the Host decided is a host the app is meant
+    to serve. A virtual host that sends requests to a cluster must name its hosts (a "*" domain
+    lets a client pick a Host no rule names and still reach the app), and every other Host must
+    get a non-2xx direct_response (421, as deploy/nginx's default_server)."""
+    findings = []
+    for config in route_configs(document):
+        hosts = config.get("virtual_hosts", [])
+        catch_all = False
+        for host in hosts:
+            routes = host.get("routes", [])
+            forwards = any("route" in route for route in routes)
+            wildcard = any(domain == "*" or domain.startswith("*:") for domain in host.get("domains", []))
+            if forwards and wildcard:
+                findings.append(f"virtual host {host.get('name')!r} sends every Host to the app (domains {host.get('domains')})")
+            if wildcard and not forwards and routes and all(
+                    400 <= route.get("direct_response", {}).get("status", 0) < 600 for route in routes):
+                catch_all = True
+        if hosts and not catch_all:
+            findings.append(f"route_config {config.get('name')!r} has no '*' virtual host refusing unknown hosts (421)")
+    return findings
+
+
 def check(path):
     with open(path, encoding="utf-8") as handle:
         document = yaml.safe_load(handle)
@@ -76,6 +115,9 @@ def check(path):
             json_format.ParseDict(value, message(), ignore_unknown_fields=False)
         except json_format.ParseError as error:
             return f"{path}: {where}: {error}"
+    findings = edge_findings(document)
+    if findings:
+        return f"{path}: " + "; ".join(findings)
     return None
 
 
@@ -88,7 +130,7 @@ def main(paths):
         print(message, file=sys.stderr)
     for path in paths:
         if not any(message.startswith(path + ":") for message in failures):
-            print(f"ok      {path}: valid Envoy configuration (Bootstrap, or an EnvoyFilter's HttpFilter)")
+            print(f"ok      {path}: valid Envoy configuration (Bootstrap, or an EnvoyFilter's HttpFilter), edge rule held")
     return 1 if failures else 0
 
 

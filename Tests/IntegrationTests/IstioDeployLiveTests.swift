@@ -93,6 +93,11 @@ struct IstioDeployLiveTests {
         let istio = TestScratch.url.appendingPathComponent("navpolicyd-istio-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: Self.istio, to: istio)
         try FileManager.default.removeItem(at: istio.appendingPathComponent("remove-client-navigation-headers.yaml"))
+        // Only the CUSTOM policy left: the sidecar would take any Host (attack of round 4, F1).
+        let policies = istio.appendingPathComponent("authorization-policy.yaml")
+        let policyText = try String(contentsOf: policies, encoding: .utf8)
+        let custom = try #require(policyText.components(separatedBy: "\n---\n").first)
+        try (custom + "\n").write(to: policies, atomically: true, encoding: .utf8)
 
         let result = try DeployManifestTests.check(copy, istio: istio)
         #expect(result.status == 1)
@@ -104,6 +109,7 @@ struct IstioDeployLiveTests {
             "Deployment navpolicyd-shared ext_authz port 9191 is admitted from anywhere",
             "Deployment navpolicyd ext_authz grpc listener 0.0.0.0:9192 has no containerPort 9192",
             "removes the client's x-navigation-* headers before ext_authz",
+            "no DENY policy there refuses the Hosts the app does not serve",
         ]
         for text in expected {
             #expect(result.findings.contains { $0.contains(text) }, "no finding \"\(text)\" in \(result.findings)")
