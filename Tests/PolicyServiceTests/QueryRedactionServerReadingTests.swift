@@ -45,6 +45,8 @@ struct QueryRedactionServerReadingTests {
             "access_token", "access.token", "access+token", "access%20token", "access%2Etoken", "access%2etoken",
             "access[token", "access%5Btoken", "ACCESS.Token", "+access.token", "access_token%00junk", "access_token[]",
             "access_token[a][b]", "access%252Etoken",
+            // IIS/ASP.NET: %u escapes and OrdinalIgnoreCase (round 4's outside attack, F4).
+            "%u0061ccess_token", "access%U005Ftoken", "acce%C5%BFs_token", "%u0041CCESS_TOKEN",
         ] {
             #expect(
                 rule.redact("https://a.example/?\(name)=SECRET&x=1") == "https://a.example/?\(name)=REDACTED&x=1",

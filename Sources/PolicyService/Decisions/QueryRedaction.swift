@@ -288,7 +288,9 @@ struct QueryRedaction: Sendable, Equatable {
     /// - surrounding spaces trimmed (PHP drops leading ones);
     /// - space and `.` read as `_` (PHP: `access.token`, `access token`, `access+token` are
     ///   `access_token`);
-    /// - lower-cased (ASP.NET and IIS read names case-insensitively).
+    /// - `%uXXXX` decoded as a UTF-16 code unit (IIS, ASP.NET's `HttpUtility.UrlDecode`);
+    /// - lower-cased through upper case (ASP.NET and IIS read names case-insensitively with
+    ///   `OrdinalIgnoreCase`, so `acceſs_token` is `access_token` there).
     static func normalizedName(_ raw: ArraySlice<UInt8>) -> String {
         raw.withUnsafeBufferPointer { normalized($0[...]).name }
     }
@@ -327,7 +329,12 @@ struct QueryRedaction: Sendable, Equatable {
             let last = mangled.lastIndex(where: { !isSpace($0) })
         else { return ("", stillEscaped) }
         let read = mangled[first...last].map { $0 == 0x20 || $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0 }
-        return (String(decoding: read, as: UTF8.self).lowercased(), stillEscaped)
+        let text = String(decoding: read, as: UTF8.self)
+        // ASP.NET compares names with OrdinalIgnoreCase, which upper-cases each character first:
+        // `ſ` (U+017F) and `K` (U+212A) are `S` and `K` there. Folding through upper case merges
+        // what it merges; ASCII-only names (nearly all) take the plain lower-casing.
+        guard read.contains(where: { $0 >= 0x80 }) else { return (text.lowercased(), stillEscaped) }
+        return (text.uppercased().lowercased(), stillEscaped)
     }
 
     /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; a `%` not
@@ -345,12 +352,30 @@ struct QueryRedaction: Sendable, Equatable {
                 out.append(high << 4 | low)
                 index += 3
                 continue
+            } else if byte == UInt8(ascii: "%"), let unit = percentU(bytes, index) {
+                // `%uXXXX`: a UTF-16 code unit, as IIS and ASP.NET's HttpUtility.UrlDecode read it
+                // (`%u0063ode` is `code` there); a lone surrogate is U+FFFD, as they decode it.
+                out.append(contentsOf: String(Unicode.Scalar(unit) ?? "\u{FFFD}").utf8)
+                index += 6
+                continue
             } else {
                 out.append(byte)
             }
             index += 1
         }
         return out
+    }
+
+    /// The code unit of a `%uXXXX` escape starting at `index` (the `%`), or nil.
+    private static func percentU<Input: RandomAccessCollection<UInt8>>(_ bytes: Input, _ index: Int) -> UInt16?
+    where Input.Index == Int {
+        guard index + 5 < bytes.endIndex, bytes[index + 1] | 0x20 == UInt8(ascii: "u") else { return nil }
+        var unit: UInt16 = 0
+        for offset in 2...5 {
+            guard let digit = hexValue(bytes, index + offset) else { return nil }
+            unit = unit << 4 | UInt16(digit)
+        }
+        return unit
     }
 
     private static func hexValue<Input: RandomAccessCollection<UInt8>>(_ bytes: Input, _ index: Int) -> UInt8?
