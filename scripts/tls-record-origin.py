@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A TLS origin that reads only the record layer, for the CONNECT tunnel framing tests (issue 38).
 
-Usage: tls-record-origin.py --log FILE [--retry]
+Usage: tls-record-origin.py --log FILE [--retry] [--before-retry alert|hello-request] [--second-retry]
 Prints "listening PORT" on stdout once bound to 127.0.0.1. It reads each connection as a TLS
 origin's record layer does — records, handshake messages reassembled across records — with no
 cryptography, and appends to --log, per connection number N:
@@ -13,8 +13,11 @@ cryptography, and appends to --log, per connection number N:
 It answers the first ClientHello with a HelloRetryRequest (--retry; followed by a
 ChangeCipherSpec record, as servers do) or a ServerHello, a second ClientHello with a
 ServerHello, and echoes every application-data record after that (so a relay can be seen to
-work). What it logs is what a real origin would act on: a test compares it with what the
-proxy let through.
+work). Scripted attacks on the proxy's reading of its answers (issue 38, F3; each implies
+--retry): --before-retry sends a warning alert (unrecognized_name) or a TLS 1.2 HelloRequest
+record before the HelloRetryRequest; --second-retry answers the second ClientHello with
+another HelloRetryRequest (and only a third with a ServerHello). What it logs is what a real
+origin would act on: a test compares it with what the proxy let through.
 """
 import argparse
 import os
@@ -22,6 +25,11 @@ import socket
 import struct
 import threading
 
+BEFORE_RETRY = {
+    "alert": b"\x15\x03\x03\x00\x02\x01\x70",
+    "hello-request": b"\x16\x03\x03\x00\x04\x00\x00\x00\x00",
+}
+CHANGE_CIPHER_SPEC = b"\x14\x03\x03\x00\x01\x01"
 RETRY_RANDOM = bytes.fromhex("CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E079E09E2C8A8339C")
 lock = threading.Lock()
 
@@ -54,7 +62,7 @@ def server_name(body):
         return "?"
 
 
-def serve(conn, number, log, retry):
+def serve(conn, number, log, args):
     def say(event, detail=""):
         with lock, open(log, "a") as out:
             out.write("%s %d%s\n" % (event, number, detail))
@@ -87,8 +95,11 @@ def serve(conn, number, log, retry):
                         continue
                     hellos += 1
                     say("HELLO", " sni=%s" % server_name(message[4:]))
-                    if hellos == 1 and retry:
-                        conn.sendall(server_hello(RETRY_RANDOM) + b"\x14\x03\x03\x00\x01\x01")
+                    if hellos == 1 and args.retry:
+                        before = BEFORE_RETRY.get(args.before_retry, b"")
+                        conn.sendall(before + server_hello(RETRY_RANDOM) + CHANGE_CIPHER_SPEC)
+                    elif hellos == 2 and args.second_retry:
+                        conn.sendall(server_hello(RETRY_RANDOM))
                     else:
                         conn.sendall(server_hello(os.urandom(32)))
     except OSError:
@@ -104,7 +115,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
     parser.add_argument("--retry", action="store_true")
+    parser.add_argument("--before-retry", choices=sorted(BEFORE_RETRY))
+    parser.add_argument("--second-retry", action="store_true")
     args = parser.parse_args()
+    args.retry = args.retry or args.before_retry is not None or args.second_retry
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -114,7 +128,7 @@ def main():
     while True:
         conn, _ = listener.accept()
         number += 1
-        threading.Thread(target=serve, args=(conn, number, args.log, args.retry), daemon=True).start()
+        threading.Thread(target=serve, args=(conn, number, args.log, args), daemon=True).start()
 
 
 if __name__ == "__main__":

@@ -19,9 +19,18 @@
 ///    When the origin answers (``originAnswered(_:)``), no partial record may be held.
 /// 3. ``Phase/secondHello`` after a HelloRetryRequest: the ChangeCipherSpec record if not sent
 ///    yet, then a second ClientHello naming exactly the server name of the first (RFC 8446
-///    §4.1.2 lets a client change only the key shares, cookie, early data and padding), nothing
-///    after it.
-/// 4. ``Phase/relay``: the relay carries the rest; nothing is held.
+///    §4.1.2 lets a client change only the key shares, cookie, early data and padding).
+/// 4. ``Phase/secondAnswer``: passed on, waiting for the origin's answer to it; the client may
+///    send nothing meanwhile (its ChangeCipherSpec comes before the second hello, or after the
+///    answer, RFC 8446 §D.4). The answer must be a
+///    ServerHello that is no second HelloRetryRequest (RFC 8446 §4.1.4 makes that an error):
+///    otherwise a third ClientHello would go to the origin unread.
+/// 5. ``Phase/relay``: the relay carries the rest; nothing is held.
+///
+/// The origin's answer (``HelloRetry/Reading``) must be a ServerHello; an alert ends the
+/// tunnel (the caller passes it to the client and closes); anything else before the
+/// ServerHello (a TLS 1.2 HelloRequest, say) closes the tunnel before the client's next bytes
+/// reach the origin.
 ///
 /// Bounded: a ClientHello's records are at most ``ClientHello/maxBytes``; between hellos only a
 /// 6-byte record may be held; any other record is refused on its first byte.
@@ -31,6 +40,7 @@ public struct ClientHandshake: Sendable {
         case firstHello
         case firstAnswer
         case secondHello
+        case secondAnswer
         case relay
         /// Refused: nothing more is read or passed on.
         case refused
@@ -45,6 +55,10 @@ public struct ClientHandshake: Sendable {
             case serverName
             /// A record out of place: pipelined, partial when the origin answered, or not a hello.
             case framing
+            /// The origin answered a ClientHello with an alert: the handshake ended there.
+            case originAlert
+            /// The origin's answer is no ServerHello (another message first, a second retry).
+            case originAnswer
         }
 
         public let kind: Kind
@@ -89,25 +103,40 @@ public struct ClientHandshake: Sendable {
         return .success(passed)
     }
 
-    /// The origin's answer to the ClientHello passed on (``Phase/firstAnswer`` only): a
-    /// HelloRetryRequest opens ``Phase/secondHello``, anything else ``Phase/relay``. A partial
-    /// record held now is refused: the client sent it before it could know the answer.
-    /// Returns why the tunnel is closed, or nil.
+    /// Whether a ClientHello was passed on and the origin's answer is awaited.
+    public var awaitsOrigin: Bool { phase == .firstAnswer || phase == .secondAnswer }
+
+    /// The origin's answer to the ClientHello passed on (``awaitsOrigin`` only): a
+    /// HelloRetryRequest to the first opens ``Phase/secondHello``, a ServerHello
+    /// ``Phase/relay``; anything else is refused (an alert as ``Refusal/Kind/originAlert``, for
+    /// the caller to pass on before it closes). A partial record held now is refused: the
+    /// client sent it before it could know the answer. Returns why the tunnel is closed, or nil.
     public mutating func originAnswered(_ answer: HelloRetry.Reading) -> Refusal? {
-        guard phase == .firstAnswer else {
+        guard awaitsOrigin else {
             return refuse(Refusal(kind: .framing, detail: "the origin answered out of turn"))
         }
+        guard answer != .needMore else { return nil }
         guard held.isEmpty else {
             return refuse(
                 Refusal(kind: .framing, detail: "\(held.count) bytes of a partial record were held when the origin answered"))
         }
+        let which = phase == .firstAnswer ? "first" : "second"
         switch answer {
         case .needMore:
             return nil
-        case .retry:
+        case .retry where phase == .firstAnswer:
             phase = .secondHello
-        case .other:
+        case .retry:
+            // RFC 8446 §4.1.4: a second HelloRetryRequest is an error; relaying on would carry
+            // a third ClientHello unread.
+            return refuse(
+                Refusal(kind: .originAnswer, detail: "the origin answered the second ClientHello with another HelloRetryRequest"))
+        case .serverHello:
             phase = .relay
+        case .alert:
+            return refuse(Refusal(kind: .originAlert, detail: "the origin answered the \(which) ClientHello with an alert"))
+        case .invalid(let reason):
+            return refuse(Refusal(kind: .originAnswer, detail: "the origin answered the \(which) ClientHello with \(reason)"))
         case .undecidable:
             return refuse(
                 Refusal(kind: .serverName, detail: "the origin split its ServerHello: a HelloRetryRequest cannot be told"))
@@ -140,9 +169,16 @@ public struct ClientHandshake: Sendable {
                 return changeCipherSpec(while: "after a HelloRetryRequest")
             }
             return hello(first: false)
+        case .secondAnswer:
+            // A client sends its one ChangeCipherSpec before the second hello or before its
+            // encrypted flight (RFC 8446 §D.4), never here: nothing is allowed.
+            return .refuse(
+                Refusal(
+                    kind: .framing,
+                    detail: "a \(Self.recordName(held[0])) record before the origin answered the second ClientHello"))
         case .relay:
             return .refuse(
-                Refusal(kind: .framing, detail: "a \(Self.recordName(held[0])) record after the second ClientHello"))
+                Refusal(kind: .framing, detail: "a \(Self.recordName(held[0])) record once the relay started"))
         case .refused:
             return .refuse(Refusal(kind: .framing, detail: "the tunnel was refused"))
         }
@@ -169,7 +205,7 @@ public struct ClientHandshake: Sendable {
                             detail: "the second ClientHello (after a HelloRetryRequest) names \(name ?? "no server"), "
                                 + "the first \(firstServerName ?? "none")"))
                 }
-                phase = .relay
+                phase = .secondAnswer
             }
             return .pass(length)
         }

@@ -3,7 +3,8 @@
 ///
 /// The input comes from a hostile client: every read is bounds-checked, the whole message is
 /// capped at ``maxBytes``, and anything that is not a well-formed ClientHello (plain HTTP, a
-/// truncated or inconsistent length, a second `server_name`) is ``Reading/invalid(_:)``: the
+/// truncated or inconsistent length, a second `server_name`, a `server_name` list with anything
+/// but one `host_name`) is ``Reading/invalid(_:)``: the
 /// tunnel refuses what it cannot read instead of passing it on (RFC 8446 §4.1.2, RFC 6066 §3).
 public enum ClientHello {
     /// What the bytes received so far say.
@@ -107,7 +108,12 @@ public enum ClientHello {
                 guard let nameType = names.uint8(), let name = names.vector(lengthBytes: 2) else {
                     return .failure(Malformed(reason: "a malformed server_name entry"))
                 }
-                guard nameType == 0 else { continue }
+                // host_name (0) is the only type there is (RFC 6066 §3): an origin reading another
+                // entry's name as the host would read what nobody decided, so such a list is
+                // refused, not skipped (OpenSSL refuses it too).
+                guard nameType == 0 else {
+                    return .failure(Malformed(reason: "a server_name entry of type \(nameType), not host_name"))
+                }
                 // RFC 6066 §3: one name per type; a second could be what the origin reads.
                 guard found == nil else { return .failure(Malformed(reason: "two host_name entries")) }
                 guard let text = hostName(name.remaining) else {

@@ -2,8 +2,9 @@ import Glibc
 
 /// A tunnel's handshake on its sockets, until the relay may start: the client's bytes go
 /// through a ``ClientHandshake`` (the origin gets only the whole records it passes), the origin
-/// is connected once the first ClientHello was accepted, and its first answer is read far
-/// enough to tell a HelloRetryRequest (``HelloRetry``) before it is passed to the client.
+/// is connected once the first ClientHello was accepted, and its answer to each ClientHello is
+/// read far enough to tell a ServerHello from a HelloRetryRequest (``HelloRetry``) before it
+/// is passed to the client; an answer that is neither closes the tunnel (an alert passed on first).
 /// The relay itself (``TunnelRelay``) is not involved: after this, bytes move unread.
 public enum TunnelHandshake {
     /// Why the tunnel was closed before the relay; `rawValue` is the refusal's metric reason.
@@ -12,6 +13,8 @@ public enum TunnelHandshake {
         case notTLS = "not-tls"
         case serverNameMismatch = "sni-mismatch"
         case connectFailed = "connect-failed"
+        /// The origin answered a ClientHello with an alert, or with no ServerHello first.
+        case originAnswer = "origin-answer"
     }
 
     public enum Outcome: Sendable {
@@ -65,12 +68,38 @@ public enum TunnelHandshake {
         }
         var fromClient = firstHello.count
         var fromOrigin = 0
+        // The origin's bytes not passed to the client yet; the start of its next answer.
         var answer: [UInt8] = []
         while handshake.phase != .relay {
-            let awaitingOrigin = handshake.phase == .firstAnswer
+            let awaitingOrigin = handshake.awaitsOrigin
+            if awaitingOrigin, !answer.isEmpty {
+                let reading = HelloRetry.read(answer, afterRetry: handshake.phase == .secondAnswer)
+                if reading != .needMore {
+                    // Whatever the client sent before the answer is in: a partial record there is refused.
+                    switch passOn(from: client, to: origin, through: &handshake, until: deadline, waiting: false) {
+                    case .success(let count): fromClient += count
+                    case .failure(let failure): return failure.outcome
+                    }
+                    if let refusal = handshake.originAnswered(reading) {
+                        // The origin's alert is the end of the tunnel: the client learns why, then it closes.
+                        if refusal.kind == .originAlert, case .alert(let length) = reading {
+                            _ = TunnelSockets.writeAll(Array(answer.prefix(length)), to: client, until: deadline)
+                        }
+                        return refused(refusal)
+                    }
+                    // A retry's record goes on alone: what follows it is read as the next answer.
+                    let passed = if case .retry(let length) = reading { length } else { answer.count }
+                    guard TunnelSockets.writeAll(Array(answer.prefix(passed)), to: client, until: deadline) else {
+                        return .gone
+                    }
+                    fromOrigin += passed
+                    answer.removeFirst(passed)
+                    continue
+                }
+            }
             var polled = [
                 pollfd(fd: client, events: Int16(POLLIN), revents: 0),
-                // Left out once answered (-1 is skipped by poll): a hang-up would wake every poll.
+                // Left out while no answer is awaited: a hang-up would wake every poll.
                 pollfd(fd: awaitingOrigin ? origin : -1, events: Int16(POLLIN), revents: 0),
             ]
             let left = TunnelSockets.milliseconds(until: deadline)
@@ -88,22 +117,13 @@ public enum TunnelHandshake {
                 case .failure(let failure): return failure.outcome
                 }
             }
-            guard awaitingOrigin, handshake.phase == .firstAnswer, polled[1].revents != 0 else { continue }
+            guard awaitingOrigin, handshake.awaitsOrigin, polled[1].revents != 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(origin, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             guard count > 0 else { return .refused(.connectFailed, detail: "the origin closed before answering") }
+            // Bounded: `HelloRetry.read` decides within one record (16 KiB) and a 6-byte one.
             answer += buffer[0..<count]
-            let reading = HelloRetry.read(answer)
-            guard reading != .needMore else { continue }
-            // Whatever the client sent before the answer is in: a partial record there is refused.
-            switch passOn(from: client, to: origin, through: &handshake, until: deadline, waiting: false) {
-            case .success(let count): fromClient += count
-            case .failure(let failure): return failure.outcome
-            }
-            if let refusal = handshake.originAnswered(reading) { return refused(refusal) }
-            guard TunnelSockets.writeAll(answer, to: client, until: deadline) else { return .gone }
-            fromOrigin += answer.count
         }
         return .relay(origin: origin, fromClient: fromClient, fromOrigin: fromOrigin)
     }
@@ -146,6 +166,7 @@ public enum TunnelHandshake {
         switch refusal.kind {
         case .notTLS, .framing: .refused(.notTLS, detail: refusal.detail)
         case .serverName: .refused(.serverNameMismatch, detail: refusal.detail)
+        case .originAlert, .originAnswer: .refused(.originAnswer, detail: refusal.detail)
         }
     }
 

@@ -12,12 +12,14 @@ final class RecordOrigin: Sendable {
 
     var port: Int { server.port }
 
-    /// `retry`: the first ClientHello is answered with a HelloRetryRequest.
-    init(retry: Bool) throws {
+    /// `retry`: the first ClientHello is answered with a HelloRetryRequest; `modes`: more of
+    /// the script's options (`--before-retry alert`, `--second-retry`).
+    init(retry: Bool, modes: [String] = []) throws {
         logPath = TestScratch.path("navpolicyd-record-origin-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         server = try ScriptedServer.launch(
-            "tls-record-origin.py", arguments: ["--log", logPath] + (retry ? ["--retry"] : []), describedAs: "record origin")
+            "tls-record-origin.py", arguments: ["--log", logPath] + (retry ? ["--retry"] : []) + modes,
+            describedAs: "record origin")
     }
 
     deinit { try? FileManager.default.removeItem(atPath: logPath) }
@@ -197,5 +199,74 @@ struct TunnelFramingLiveTests {
         #expect(origin.serverNames == ["allowed.test", "allowed.test"], "\(origin.lines)")
         #expect(origin.recordTypes == [0x16, 0x14, 0x16, 0x17], "\(origin.lines)")
         #expect(!origin.sawPartialRecord)
+    }
+
+    // MARK: the origin's answers (issue 38, F3) and hosts with empty labels (F9)
+
+    /// The refusals logged for this reason.
+    static func refusals(_ daemon: DaemonProcess, _ reason: String) -> [String] {
+        daemon.logLines.filter { $0.contains(#""event":"proxy.tunnel_refused""#) && $0.contains(#""reason":"\#(reason)""#) }
+    }
+
+    @Test(
+        "an alert or a HelloRequest before the retry ends the tunnel: the second hello, naming blocked.test, never reaches the origin"
+    )
+    func answerBeforeTheRetry() throws {
+        let alert: [UInt8] = [0x15, 0x03, 0x03, 0x00, 0x02, 0x01, 0x70]
+        for (mode, passed) in [("alert", alert), ("hello-request", [])] {
+            let origin = try RecordOrigin(retry: true, modes: ["--before-retry", mode])
+            let daemon = try DaemonProcess(config: Self.config(origin), arguments: ["--proxy-listen", "127.0.0.1:0"])
+            do {
+                let client = try Self.tunnel(origin, daemon)
+                client.send(bytes: Self.hello("allowed.test"))
+                let first = Self.answer(client)
+                // The landed code relayed from here on: this hello reached the origin unread.
+                client.send(bytes: Self.changeCipherSpec + Self.hello("blocked.test"))
+                let rest = Self.answer(client)
+                // The alert is passed on as the tunnel's end; a HelloRequest is not.
+                #expect(first == passed, "\(mode): the client read \(first)")
+                #expect(rest.isEmpty, "\(mode): the tunnel stayed open")
+            }
+            origin.waitUntilQuiet()
+            #expect(origin.serverNames == ["allowed.test"], "\(mode): the origin read \(origin.lines)")
+            #expect(Self.refusals(daemon, "origin-answer").count == 1, "\(mode): \(daemon.logLines.suffix(4))")
+        }
+    }
+
+    @Test("a second HelloRetryRequest ends the tunnel: a third hello, naming blocked.test, never reaches the origin")
+    func secondRetry() throws {
+        let origin = try RecordOrigin(retry: true, modes: ["--second-retry"])
+        let daemon = try DaemonProcess(config: Self.config(origin), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        do {
+            let client = try Self.tunnel(origin, daemon)
+            client.send(bytes: Self.hello("allowed.test"))
+            let first = Self.answer(client)
+            #expect(first.count >= 43 && first[5] == 0x02, "\(first)")
+            client.send(bytes: Self.changeCipherSpec + Self.hello("allowed.test"))
+            let second = Self.answer(client)
+            // The landed code relayed after the second hello: this one went to the origin unread.
+            client.send(bytes: Self.hello("blocked.test"))
+            _ = Self.answer(client)
+            #expect(second.isEmpty, "the second HelloRetryRequest reached the client: \(second)")
+        }
+        origin.waitUntilQuiet()
+        #expect(origin.serverNames == ["allowed.test", "allowed.test"], "the origin read \(origin.lines)")
+        let refusals = Self.refusals(daemon, "origin-answer")
+        #expect(refusals.count == 1 && refusals[0].contains("another HelloRetryRequest"), "\(daemon.logLines.suffix(4))")
+    }
+
+    @Test("a CONNECT host with an empty label is a bad request, not a host to decide; one trailing dot is still decided")
+    func emptyLabelsRefused() throws {
+        let origin = try RecordOrigin(retry: false)
+        let daemon = try DaemonProcess(config: Self.config(origin), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        let proxyPort = try daemon.proxyPort()
+        for host in ["blocked.test..", "blocked..test", ".blocked.test", "blocked.test.%2E"] {
+            let (_, response) = try ConnectTunnelLiveTests.connect("\(host):\(origin.port)", proxyPort: proxyPort)
+            #expect(response.status == 400, "\(host): \(response.status)")
+            #expect(response.body.contains("invalid-connect-target"), "\(host): \(response.body)")
+        }
+        let (_, blocked) = try ConnectTunnelLiveTests.connect("blocked.test.:\(origin.port)", proxyPort: proxyPort)
+        #expect(blocked.status == 403)
+        #expect(origin.lines.isEmpty, "\(origin.lines)")
     }
 }

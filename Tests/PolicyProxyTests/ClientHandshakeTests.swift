@@ -13,6 +13,8 @@ struct ClientHandshakeTests {
 
     static let changeCipherSpec: [UInt8] = [0x14, 0x03, 0x03, 0x00, 0x01, 0x01]
     static let applicationData: [UInt8] = [0x17, 0x03, 0x03, 0x00, 0x04, 1, 2, 3, 4]
+    /// The origin's HelloRetryRequest (its record's length does not matter to the machine).
+    static let retry = HelloRetry.Reading.retry(length: 60)
 
     /// A handshake for a tunnel to allowed.test.
     static func machine() -> ClientHandshake {
@@ -77,7 +79,7 @@ struct ClientHandshakeTests {
         for cut in 0...stream.count {
             var machine = Self.machine()
             #expect(Self.feed(&machine, Self.split(stream, at: cut)) == .success(stream), "cut \(cut)")
-            #expect(machine.originAnswered(.other) == nil)
+            #expect(machine.originAnswered(.serverHello) == nil)
             #expect(machine.phase == .relay)
         }
     }
@@ -86,7 +88,7 @@ struct ClientHandshakeTests {
     func partialRecordWhenOriginAnswers() {
         let hello = Self.hello("allowed.test")
         for length in 1..<Self.changeCipherSpec.count {
-            for answer in [HelloRetry.Reading.other, .retry] {
+            for answer in [HelloRetry.Reading.serverHello, Self.retry] {
                 var machine = Self.machine()
                 #expect(machine.receive(hello + Self.changeCipherSpec.prefix(length)) == .success(hello))
                 #expect(machine.heldBytes == length)
@@ -130,7 +132,9 @@ struct ClientHandshakeTests {
         changeCipherSpec.starts(with: bytes)
     }
 
-    @Test("after a HelloRetryRequest: an optional ChangeCipherSpec and a second hello, split anywhere, are passed whole")
+    @Test(
+        "after a HelloRetryRequest: an optional ChangeCipherSpec and a second hello, split anywhere, are passed whole; its ServerHello opens the relay"
+    )
     func secondHelloAtEverySplit() {
         let first = Self.hello("allowed.test")
         for changeCipherSpec in [[], Self.changeCipherSpec, [0x14, 0x03, 0x01, 0x00, 0x01, 0x01]] {
@@ -139,12 +143,56 @@ struct ClientHandshakeTests {
                 for cut in 0...stream.count {
                     var machine = Self.machine()
                     _ = machine.receive(first)
-                    #expect(machine.originAnswered(.retry) == nil)
+                    #expect(machine.originAnswered(Self.retry) == nil)
                     #expect(machine.phase == .secondHello)
                     #expect(Self.feed(&machine, Self.split(stream, at: cut)) == .success(stream), "cut \(cut)")
-                    #expect(machine.phase == .relay)
+                    #expect(machine.phase == .secondAnswer)
                     #expect(machine.heldBytes == 0)
+                    #expect(machine.originAnswered(.serverHello) == nil)
+                    #expect(machine.phase == .relay)
                 }
+            }
+        }
+    }
+
+    @Test("the origin's answer must be a ServerHello: an alert ends, anything else refuses, after either hello")
+    func originAnswers() {
+        let refusals: [(HelloRetry.Reading, ClientHandshake.Refusal.Kind)] = [
+            (.alert(length: 7), .originAlert), (.invalid("a HelloRequest"), .originAnswer), (.undecidable, .serverName),
+        ]
+        for (answer, kind) in refusals {
+            var first = Self.machine()
+            _ = first.receive(Self.hello("allowed.test"))
+            #expect(first.originAnswered(answer)?.kind == kind, "\(answer)")
+            #expect(first.phase == .refused)
+            #expect(Self.kind(first.receive(Self.hello("blocked.test"))) == .framing)
+            var second = Self.machine()
+            _ = second.receive(Self.hello("allowed.test"))
+            _ = second.originAnswered(Self.retry)
+            _ = second.receive(Self.hello("allowed.test"))
+            #expect(second.originAnswered(answer)?.kind == kind, "\(answer) after the retry")
+            #expect(second.phase == .refused)
+        }
+    }
+
+    @Test("after the second hello the machine waits: nothing more passes, and a second retry is refused")
+    func secondAnswer() {
+        // RFC 8446 §4.1.4: a second HelloRetryRequest is an error; a third hello never passes.
+        var retried = Self.machine()
+        _ = retried.receive(Self.hello("allowed.test"))
+        _ = retried.originAnswered(Self.retry)
+        #expect(retried.receive(Self.hello("allowed.test")) == .success(Self.hello("allowed.test")))
+        #expect(retried.awaitsOrigin)
+        #expect(retried.originAnswered(Self.retry)?.kind == .originAnswer)
+        #expect(Self.kind(retried.receive(Self.hello("blocked.test"))) == .framing)
+        // Client bytes before the answer to the second hello, whole or one byte of them, are refused.
+        for other in [Self.hello("blocked.test"), Self.changeCipherSpec, Self.applicationData] {
+            for length in [1, other.count] {
+                var machine = Self.machine()
+                _ = machine.receive(Self.hello("allowed.test") + Self.changeCipherSpec)
+                _ = machine.originAnswered(Self.retry)
+                _ = machine.receive(Self.hello("allowed.test"))
+                #expect(Self.kind(machine.receive(other.prefix(length))) == .framing, "\(other.prefix(6)) \(length)")
             }
         }
     }
@@ -154,7 +202,7 @@ struct ClientHandshakeTests {
         var machine = Self.machine()
         let first = Self.hello("allowed.test") + Self.changeCipherSpec
         #expect(machine.receive(first) == .success(first))
-        #expect(machine.originAnswered(.retry) == nil)
+        #expect(machine.originAnswered(Self.retry) == nil)
         #expect(Self.kind(machine.receive(Self.changeCipherSpec + Self.hello("allowed.test"))) == .framing)
     }
 
@@ -172,7 +220,7 @@ struct ClientHandshakeTests {
         for (stream, kind) in cases {
             var machine = Self.machine()
             _ = machine.receive(Self.hello("allowed.test"))
-            _ = machine.originAnswered(.retry)
+            _ = machine.originAnswered(Self.retry)
             #expect(Self.kind(machine.receive(stream)) == kind, "\(stream.prefix(12))")
         }
     }
@@ -194,14 +242,14 @@ struct ClientHandshakeTests {
         second[4] = UInt8(secondLength & 0xFF)
         var retried = Self.machine()
         _ = retried.receive(Self.hello("allowed.test"))
-        _ = retried.originAnswered(.retry)
+        _ = retried.originAnswered(Self.retry)
         #expect(Self.kind(retried.receive(second + inner)) == .framing)
     }
 
     @Test("answers out of turn and undecidable answers are refused; a refused handshake takes nothing more")
     func answers() {
         var early = Self.machine()
-        #expect(early.originAnswered(.other) != nil)
+        #expect(early.originAnswered(.serverHello) != nil)
         var undecidable = Self.machine()
         _ = undecidable.receive(Self.hello("allowed.test"))
         #expect(undecidable.originAnswered(.undecidable)?.kind == .serverName)
@@ -255,7 +303,7 @@ struct ClientHandshakeTests {
                 if case .success(let bytes) = machine.receive(stream[offset..<end]) { passed += bytes }
                 offset = end
                 if machine.phase == .firstAnswer, Bool.random(using: &generator) {
-                    _ = machine.originAnswered(Bool.random(using: &generator) ? .retry : .other)
+                    _ = machine.originAnswered(Bool.random(using: &generator) ? Self.retry : .serverHello)
                 }
             }
             #expect(stream.starts(with: passed))

@@ -88,6 +88,30 @@ struct ClientHelloTests {
         #expect(ClientHello.read(oversized) == .invalid("a record length out of range"))
     }
 
+    @Test("a server_name list with anything but one host_name is invalid: other types before or after it, trailing bytes")
+    func serverNameListShape() {
+        // Issue 38, F8: the parser skipped the type-1 entry and read allowed.test; an origin
+        // reading the first entry would act on blocked.test.
+        for names in [[(1, "blocked.test"), (0, "allowed.test")], [(0, "allowed.test"), (1, "blocked.test")], [(2, "x")]]
+            as [[(UInt8, String)]]
+        {
+            let hello = clientHello(extensions: [(0, serverNameData(names))])
+            guard case .invalid(let reason) = ClientHello.read(hello) else {
+                Issue.record("accepted \(names)")
+                continue
+            }
+            #expect(reason.contains("not host_name"), "\(reason)")
+        }
+        // A byte after the list inside the extension's data.
+        let trailing = clientHello(extensions: [(0, serverNameData([(0, "allowed.test")]) + [0])])
+        #expect(ClientHello.read(trailing) == .invalid("a malformed server_name extension"))
+        // A list whose length claims a byte more than its one entry holds.
+        var short = serverNameData([(0, "allowed.test")])
+        short[1] += 1
+        short.append(0)
+        #expect(ClientHello.read(clientHello(extensions: [(0, short)])) == .invalid("a malformed server_name entry"))
+    }
+
     @Test("a ClientHello larger than the cap is refused without waiting for it")
     func capped() {
         let huge = clientHello(extensions: [(0x0015, [UInt8](repeating: 0, count: 20_000))], records: 2)

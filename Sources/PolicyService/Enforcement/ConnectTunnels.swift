@@ -71,7 +71,7 @@ final class ConnectTunnels: Sendable {
         guard !reverse else { return refuse(.notAProxyRequest(reverseConfigured: true), reason: nil) }
         guard let target = Self.authority(request.rawTarget) else { return refuse(.invalidConnectTarget, reason: nil) }
         let url = "https://\(target.host):\(target.port)/"
-        guard let record = try? URLRecord.parse(url), !record.hostname.isEmpty else {
+        guard let record = try? URLRecord.parse(url), Self.tunnelHost(record.hostname) != nil else {
             return refuse(.invalidConnectTarget, reason: nil)
         }
         guard settings.ports.contains(target.port) else {
@@ -197,7 +197,8 @@ final class ConnectTunnels: Sendable {
 
     /// Why the ClientHello's server name does not let the tunnel on, or nil when it does.
     /// Compared after the same canonicalization as the decided host (IDNA, case, one
-    /// trailing dot), so `EXAMPLE.com` and `xn--…` spellings of the decided host pass.
+    /// trailing dot: ``tunnelHost(_:)``), so `EXAMPLE.com` and `xn--…` spellings of the decided
+    /// host pass; a name with an empty label passes never.
     static func serverNameMismatch(_ serverName: String?, host: String, isAddress: Bool) -> String? {
         guard let serverName else {
             // RFC 6066 forbids IP literals in SNI: a tunnel to an address carries none.
@@ -205,7 +206,7 @@ final class ConnectTunnels: Sendable {
         }
         guard !isAddress else { return "the ClientHello names \(serverName) in a tunnel to the address \(host)" }
         guard let record = try? URLRecord.parse("https://\(serverName)/"), !Self.isAddress(record.host),
-            Self.withoutTrailingDot(record.hostname) == Self.withoutTrailingDot(host)
+            let named = Self.tunnelHost(record.hostname), named == Self.tunnelHost(host)
         else { return "the ClientHello names \(serverName), not \(host)" }
         return nil
     }
@@ -221,8 +222,19 @@ final class ConnectTunnels: Sendable {
         return true
     }
 
-    private static func withoutTrailingDot(_ host: String) -> Substring {
-        host.hasSuffix(".") ? host.dropLast() : Substring(host)
+    /// A parsed host (WHATWG `hostname`) as tunnels compare it — without its one trailing dot —
+    /// or nil when a tunnel may not go there: empty, or with an empty label (`a..b`, `b..`,
+    /// `.b`). The one place tunnel hosts are validated, for the CONNECT authority and the SNI
+    /// alike: WHATWG keeps empty labels, so `blocked.test..` would otherwise be decided as a
+    /// host no rule names and reach `blocked.test` (issue 38, F9). Checked after parsing, so
+    /// percent-encoded and ideographic full stops count too.
+    static func tunnelHost(_ hostname: String) -> Substring? {
+        let host = hostname.hasSuffix(".") ? hostname.dropLast() : Substring(hostname)
+        // An IPv6 literal has no labels; its brackets keep it apart from a domain.
+        if host.hasPrefix("[") { return host }
+        guard !host.isEmpty, !host.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+        else { return nil }
+        return host
     }
 
     /// Logs and counts a tunnel closed before anything reached the origin.
@@ -302,10 +314,11 @@ final class ConnectTunnels: Sendable {
 }
 
 extension ProblemDetails {
-    /// 400: a `CONNECT` target that is not `host:port`.
+    /// 400: a `CONNECT` target that is not `host:port`, or whose host has an empty label.
     static let invalidConnectTarget = ProblemDetails(
         kind: "invalid-connect-target", title: "Bad request", status: 400,
-        detail: "A CONNECT target must be host:port (authority form, RFC 9110 §9.3.6), such as example.com:443.")
+        detail: "A CONNECT target must be host:port (authority form, RFC 9110 §9.3.6), such as example.com:443, "
+            + "with no empty label in the host.")
 
     /// 403: a `CONNECT` to a port outside `proxy.connect.ports`.
     static func connectPortRefused(_ port: Int, allowed: [Int]) -> ProblemDetails {

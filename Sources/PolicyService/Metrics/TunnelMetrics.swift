@@ -12,10 +12,11 @@ public final class TunnelMetrics: Sendable {
     /// record before the relay is out of place (`ClientHandshake`);
     /// `client-hello-timeout`: none within `proxy.connect.clientHelloTimeoutMilliseconds`;
     /// `sni-mismatch`: the ClientHello names another host (or none, or names one for an IP);
-    /// `connect-failed`: the origin could not be reached.
+    /// `connect-failed`: the origin could not be reached; `origin-answer`: the origin answered a
+    /// ClientHello with an alert (passed on) or with no ServerHello first, or a second retry.
     static let refusalReasons = [
         "policy", "port", "internal-destination", "unresolved", "limit", "not-tls", "client-hello-timeout",
-        "sni-mismatch", "connect-failed",
+        "sni-mismatch", "connect-failed", "origin-answer",
     ]
 
     private struct State {
