@@ -122,6 +122,18 @@ final class DaemonProcess: Sendable {
         return process.isRunning ? nil : process.terminationStatus
     }
 
+    /// The log lines satisfying `predicate` once there are `count` of them (or after `timeout`,
+    /// whatever is there): a line is written after the client's answer, so counting at once races.
+    func logLines(count: Int, timeout: TimeInterval = 5, _ predicate: (String) -> Bool) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var found = logLines.filter(predicate)
+        while found.count < count, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            found = logLines.filter(predicate)
+        }
+        return found
+    }
+
     /// Waits until a log line satisfies `predicate`.
     func waitForLog(timeout: TimeInterval = 10, _ predicate: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(timeout)

@@ -130,7 +130,7 @@ struct TunnelFramingLiveTests {
         #expect(!origin.serverNames.contains("blocked.test"), "the origin read: \(origin.lines)")
         #expect(origin.serverNames.allSatisfy { $0 == "allowed.test" }, "\(origin.lines)")
         #expect(!origin.sawPartialRecord, "\(origin.lines)")
-        let refusals = daemon.logLines.filter { $0.contains(#""event":"proxy.tunnel_refused""#) }
+        let refusals = daemon.logLines(count: 2) { $0.contains(#""event":"proxy.tunnel_refused""#) }
         #expect(refusals.count == 2, "\(daemon.logLines.suffix(4))")
     }
 
@@ -156,7 +156,9 @@ struct TunnelFramingLiveTests {
         #expect(!origin.recordTypes.contains(0x17), "the origin read application data: \(origin.lines)")
         #expect(!origin.sawPartialRecord, "\(origin.lines)")
         #expect(origin.serverNames.count == origin.recordTypes.count, "only whole hellos reached it: \(origin.lines)")
-        let refusals = daemon.logLines.filter { $0.contains(#""event":"proxy.tunnel_refused""#) && $0.contains("not-tls") }
+        let refusals = daemon.logLines(count: pipelined.count) {
+            $0.contains(#""event":"proxy.tunnel_refused""#) && $0.contains("not-tls")
+        }
         #expect(refusals.count == pipelined.count, "\(daemon.logLines.suffix(5))")
     }
 
@@ -203,9 +205,11 @@ struct TunnelFramingLiveTests {
 
     // MARK: the origin's answers (issue 38, F3) and hosts with empty labels (F9)
 
-    /// The refusals logged for this reason.
-    static func refusals(_ daemon: DaemonProcess, _ reason: String) -> [String] {
-        daemon.logLines.filter { $0.contains(#""event":"proxy.tunnel_refused""#) && $0.contains(#""reason":"\#(reason)""#) }
+    /// The refusals logged for this reason, once there are `count` (the line follows the close).
+    static func refusals(_ daemon: DaemonProcess, _ reason: String, count: Int = 1) -> [String] {
+        daemon.logLines(count: count) {
+            $0.contains(#""event":"proxy.tunnel_refused""#) && $0.contains(#""reason":"\#(reason)""#)
+        }
     }
 
     @Test(
