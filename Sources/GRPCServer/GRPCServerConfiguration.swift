@@ -32,16 +32,20 @@ public struct GRPCServerConfiguration: Sendable {
     /// A connection on which no stream was answered for this long gets GOAWAY and is closed,
     /// whatever its peer sends meanwhile: control frames (PING, SETTINGS, WINDOW_UPDATE) and
     /// streams it opens and resets or leaves unfinished do not count, only calls answered
-    /// (issue 38: a stream opened every few seconds held a connection for ever). Streams open
+    /// (issue 38: a stream opened every few seconds held a connection for ever), and a call is
+    /// answered when its response was sent whole (its END_STREAM frame written), not when it was
+    /// queued: a peer that keeps its flow-control window shut takes no answer. Streams open
     /// at that moment may still finish within ``requestTimeoutSeconds``; no new one is taken.
     /// Also the send timeout towards a peer that does not read.
     public var idleTimeoutSeconds = 30
-    /// A stream (headers and message) must arrive whole within this; else it is reset. (The
-    /// connection preface has ``idleTimeoutSeconds`` from the accept.)
+    /// A stream (headers and message) must arrive whole within this, and its response must be
+    /// sent whole within this of being queued; else the stream is reset. (The connection
+    /// preface has ``idleTimeoutSeconds`` from the accept.)
     public var requestTimeoutSeconds = 10
     /// Streams of one connection reset for ``requestTimeoutSeconds`` before the connection
     /// itself is closed (GOAWAY `ENHANCE_YOUR_CALM`): a client whose requests keep stalling
-    /// half-way is not sending calls, and its streams hold buffers until each deadline.
+    /// half-way, or that takes no responses, is not making calls, and its streams hold buffers
+    /// until each deadline.
     public var maxTimedOutStreamsPerConnection = 4
 
     /// A configuration that binds `host:port` with the default bounds.

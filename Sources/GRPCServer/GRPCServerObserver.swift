@@ -1,6 +1,7 @@
 /// Where a ``GRPCServer`` reports what happens: its events (`grpc.protocol_error`,
-/// `grpc.not_http2`, `grpc.connection_refused`, `grpc.request_timeout`) with string fields, for
-/// the log, and every answered call with its `:path` and status, for the metrics.
+/// `grpc.not_http2`, `grpc.connection_refused`, `grpc.request_timeout`, `grpc.response_timeout`,
+/// `grpc.connection_closed`) with string fields, for the log, and every answered call with its
+/// `:path` and status, for the metrics.
 public struct GRPCServerObserver: Sendable {
     private let sink: @Sendable (String, [String: String]) -> Void
     private let answer: @Sendable (String, String) -> Void

@@ -16,6 +16,7 @@ enum H2Callbacks {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, dataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, frameReceived)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, streamClosed)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, frameSent)
         var option: OpaquePointer?
         guard nghttp2_option_new(&option) == 0, let option else { return nil }
         defer { nghttp2_option_del(option) }
@@ -90,6 +91,20 @@ enum H2Callbacks {
         guard let connection = connection(userData) else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
         connection.streams[id] = nil
         connection.outbound[id] = nil
+        connection.undelivered[id] = nil
+        return 0
+    }
+
+    /// A response counts as answered once its last frame (HEADERS or DATA with END_STREAM: the
+    /// trailers, or the whole answer) was handed to the socket, not when it was queued: a peer
+    /// that keeps its flow-control window shut receives nothing (issue 38).
+    private static let frameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+        guard let frame, let connection = connection(userData) else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+        let type = frame.pointee.hd.type
+        let isResponsePart = type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue)
+        if isResponsePart && frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+            connection.delivered(frame.pointee.hd.stream_id)
+        }
         return 0
     }
 

@@ -25,12 +25,20 @@ final class H2Connection {
     /// Response bodies nghttp2 has yet to read (the data source callback), and whether trailers
     /// follow them.
     var outbound: [Int32: (bytes: [UInt8], offset: Int, trailers: [(String, String)]?)] = [:]
-    /// When a stream was last answered (the accept, at first): the idle time runs from it.
+    /// Responses queued but not yet sent whole (their END_STREAM frame not yet written), with
+    /// when each was queued: one still here ``GRPCServerConfiguration/requestTimeoutSeconds``
+    /// later is reset and counts as a timed-out stream (a peer that keeps its flow-control
+    /// window shut takes no answer, and each one it leaves holds a stream and its body).
+    var undelivered: [Int32: ContinuousClock.Instant] = [:]
+    /// When a response was last sent whole (the accept, at first): the idle time runs from it.
     /// Nothing else counts: not bytes, or a peer sending a PING every few seconds would hold a
     /// connection (and its thread) for ever without asking anything (issue 30); not a stream
-    /// opened, or one opened every few seconds and reset, or left unfinished, did (issue 38).
+    /// opened, or one opened every few seconds and reset, or left unfinished, did (issue 38);
+    /// not an answer queued, or a peer that never opens its flow-control window would hold it
+    /// with calls whose answers it never takes (issue 38, the outside re-test).
     private var lastAnswered = ContinuousClock.now
-    /// Streams reset for ``GRPCServerConfiguration/requestTimeoutSeconds``; at
+    /// Streams reset for ``GRPCServerConfiguration/requestTimeoutSeconds`` (a request not whole,
+    /// or a response not delivered, within it); at
     /// ``GRPCServerConfiguration/maxTimedOutStreamsPerConnection`` the connection is closed.
     private var timedOutStreams = 0
     private var draining = false
@@ -53,6 +61,12 @@ final class H2Connection {
         self.methods = methods
         self.drainSignal = drainSignal
         self.observer = observer
+    }
+
+    /// Called when the frame ending stream `id`'s response was sent: the call is answered.
+    func delivered(_ id: Int32) {
+        guard undelivered.removeValue(forKey: id) != nil else { return }
+        lastAnswered = .now
     }
 
     func makeStream() -> GRPCStream {
@@ -147,7 +161,7 @@ final class H2Connection {
     private func nextDeadlineMilliseconds() -> Int32 {
         let now = ContinuousClock.now
         var deadline = lastAnswered.advanced(by: .seconds(configuration.idleTimeoutSeconds))
-        if let oldest = streams.values.map(\.openedAt).min() {
+        if let oldest = (streams.values.map(\.openedAt) + undelivered.values).min() {
             let streamDeadline = oldest.advanced(by: .seconds(configuration.requestTimeoutSeconds))
             deadline = finalGoawaySent ? streamDeadline : min(deadline, streamDeadline)
         }
@@ -165,14 +179,17 @@ final class H2Connection {
     /// just before is still answered, and a peer opening streams gains nothing.
     private func expire(_ session: OpaquePointer) -> nghttp2_error_code? {
         let now = ContinuousClock.now
-        let late = streams.filter { now - $0.value.openedAt >= .seconds(configuration.requestTimeoutSeconds) }
-        for (id, _) in late {
-            streams[id] = nil
-            timedOutStreams += 1
-            observer.event("grpc.request_timeout", ["stream": "\(id)"])
-            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        let limit = Duration.seconds(configuration.requestTimeoutSeconds)
+        let late = streams.filter { now - $0.value.openedAt >= limit }.map(\.key)
+        for id in late { streams[id] = nil }
+        resetTimedOut(session, late, event: "grpc.request_timeout")
+        let stuck = undelivered.filter { now - $0.value >= limit }.map(\.key)
+        for id in stuck {
+            undelivered[id] = nil
+            outbound[id] = nil
         }
-        if !late.isEmpty && timedOutStreams >= max(1, configuration.maxTimedOutStreamsPerConnection) {
+        resetTimedOut(session, stuck, event: "grpc.response_timeout")
+        if !(late.isEmpty && stuck.isEmpty) && timedOutStreams >= max(1, configuration.maxTimedOutStreamsPerConnection) {
             observer.event("grpc.connection_closed", ["reason": "stream_timeouts", "timedOutStreams": "\(timedOutStreams)"])
             return NGHTTP2_ENHANCE_YOUR_CALM
         }
@@ -189,6 +206,15 @@ final class H2Connection {
                 NGHTTP2_NO_ERROR.rawValue, nil, 0)
         }
         return nil
+    }
+
+    /// Resets `ids` (`CANCEL`), each counted toward ``GRPCServerConfiguration/maxTimedOutStreamsPerConnection``.
+    private func resetTimedOut(_ session: OpaquePointer, _ ids: [Int32], event: String) {
+        for id in ids {
+            timedOutStreams += 1
+            observer.event(event, ["stream": "\(id)"])
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        }
     }
 
     /// Whether `count` more request bytes fit the connection's buffer
@@ -249,7 +275,7 @@ final class H2Connection {
         completed.removeAll(keepingCapacity: true)
         for id in ready {
             guard let stream = streams.removeValue(forKey: id) else { continue }
-            lastAnswered = .now
+            undelivered[id] = .now
             let response = stream.response(methods: methods)
             observer.answered(stream.path, response)
             respond(session, stream: id, with: response)
@@ -290,6 +316,7 @@ final class H2Connection {
         }
         if result != 0 {
             outbound[id] = nil
+            undelivered[id] = nil
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_INTERNAL_ERROR.rawValue)
         }
     }

@@ -93,6 +93,58 @@ struct ExtAuthzGRPCHoldingLiveTests {
         try ExtAuthzGRPCLiveTests.stillServes(port)
     }
 
+    /// Connects, sets SETTINGS_INITIAL_WINDOW_SIZE 0 (never opening a window) and sends a whole
+    /// Check call every 0.5 s until the server closes the connection; requires that within 8 s,
+    /// and with a GOAWAY. Returns the seconds it took and the frames received.
+    static func closeWithShutWindow(port: Int) throws -> (elapsed: Double, goaway: H2Frames.Frame, reader: H2Reader) {
+        let attacker = H2Reader(try RawConnection(port: port))
+        attacker.connection.send(bytes: H2Frames.preface + H2Frames.settings([(0x4, 0)]))
+        let start = Date()
+        var stream: UInt32 = 1
+        var closedAfter: Double?
+        while closedAfter == nil && Date().timeIntervalSince(start) < 8 {
+            attacker.connection.send(bytes: H2Frames.call(stream: stream, path: Self.checkPath))
+            stream += 2
+            Thread.sleep(forTimeInterval: 0.5)
+            if attacker.poll() { closedAfter = Date().timeIntervalSince(start) }
+        }
+        let elapsed = try #require(closedAfter, "still open after 8 s of calls whose responses it never took")
+        let goaway = try #require(
+            attacker.frames.last { $0.type == H2Frames.goaway }, "no GOAWAY: \(attacker.frames.map(\.type))")
+        // Not one response got through a window of 0: nothing was answered.
+        #expect(Self.answered(attacker).isEmpty)
+        return (elapsed, goaway, attacker)
+    }
+
+    @Test("item 3: calls whose responses are never taken (window shut) do not keep a connection past idleTimeoutSeconds")
+    func undeliveredAnswersDoNotKeepAConnection() throws {
+        // Before: a call counted as answered when its response was queued, so a client that set
+        // its window to 0 and sent a call every 2 s held its connection ~128 idle periods
+        // (until 128 streams were stuck), taking no response.
+        let (daemon, port) = try ExtAuthzGRPCLiveTests.start(
+            config: ExtAuthzGRPCLiveTests.boundedConfig(#""idleTimeoutSeconds": 2"#))
+        let closed = try Self.closeWithShutWindow(port: port)
+        #expect(closed.elapsed >= 1.5 && closed.elapsed < 5, "closed after \(closed.elapsed) s, configured 2 s")
+        #expect(closed.goaway.errorCode == H2Frames.noError)
+        try ExtAuthzGRPCLiveTests.stillServes(port)
+        _ = daemon
+    }
+
+    @Test("item 3: responses not delivered within headTimeoutSeconds are reset; the fourth closes the connection")
+    func undeliveredAnswersTimeOut() throws {
+        // idleTimeoutSeconds stays at its 30 s: only the delivery deadlines can close it here.
+        let (daemon, port) = try ExtAuthzGRPCLiveTests.start(
+            config: ExtAuthzGRPCLiveTests.boundedConfig(#""headTimeoutSeconds": 1"#))
+        let closed = try Self.closeWithShutWindow(port: port)
+        // The calls queued at 0, 0.5, 1 and 1.5 s time out at 1 to 2.5 s.
+        #expect(closed.elapsed >= 2 && closed.elapsed < 5, "closed after \(closed.elapsed) s")
+        let resets = closed.reader.frames.filter { $0.type == H2Frames.rstStream }
+        #expect(resets.count >= 3 && resets.allSatisfy { $0.errorCode == H2Frames.cancel }, "\(resets.map(\.stream))")
+        #expect(closed.goaway.errorCode == H2Frames.enhanceYourCalm)
+        #expect(daemon.waitForLog { $0.contains(#""event":"grpc.response_timeout""#) } != nil)
+        try ExtAuthzGRPCLiveTests.stillServes(port)
+    }
+
     /// Opens `count` connections from `source`, one after the other; the ones served (the
     /// server's SETTINGS arrived) stay open in `held`. Returns how many were served.
     static func connect(_ count: Int, from source: String, port: Int, into held: inout [RawConnection]) throws -> Int {

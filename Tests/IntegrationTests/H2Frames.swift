@@ -39,6 +39,15 @@ enum H2Frames {
         return requestHeaders(stream: stream, path: path) + frame(type: data, flags: 0x01, stream: stream, payload: prefixed)
     }
 
+    /// SETTINGS with `entries` (identifier, value), e.g. `(0x4, 0)`: SETTINGS_INITIAL_WINDOW_SIZE 0,
+    /// a client that takes no response body until it sends WINDOW_UPDATE.
+    static func settings(_ entries: [(UInt16, UInt32)]) -> [UInt8] {
+        let payload = entries.flatMap { id, value in
+            withUnsafeBytes(of: id.bigEndian) { Array($0) } + withUnsafeBytes(of: value.bigEndian) { Array($0) }
+        }
+        return frame(type: settings, stream: 0, payload: payload)
+    }
+
     /// RST_STREAM with `code`.
     static func reset(stream: UInt32, code: UInt32 = cancel) -> [UInt8] {
         frame(type: rstStream, stream: stream, payload: withUnsafeBytes(of: code.bigEndian) { Array($0) })
