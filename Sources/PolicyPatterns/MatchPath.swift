@@ -100,6 +100,13 @@ public struct MatchPath: Sendable, Equatable {
     /// first do; nil when `input` has no such escape, is opaque, or the decoded text is not the
     /// same URL up to its path (the escape sat in the userinfo: that reading is not a path's).
     package static func rawDecodedSeparatorForm(of input: String, parsed: URLRecord) -> MatchPath? {
+        rawDecodedSeparatorURL(of: input, parsed: parsed).map(MatchPath.init)
+    }
+
+    /// The URL ``rawDecodedSeparatorForm(of:parsed:)`` takes its match form of: `input` with every
+    /// `%2F`/`%5C` before its query read as `/`, parsed again; nil in the same cases. Its
+    /// `pathname` is that reading's path as the URLPattern standard reads a path (trailing `/` kept).
+    package static func rawDecodedSeparatorURL(of input: String, parsed: URLRecord) -> URLRecord? {
         guard !parsed.hasOpaquePath else { return nil }
         var input = input
         // Only what stands before the first `?` or `#` can be the path: an escape in the query
@@ -116,7 +123,31 @@ public struct MatchPath: Sendable, Equatable {
             !reparsed.hasOpaquePath,
             reparsed.slice(0, reparsed.pathRange.lowerBound) == parsed.slice(0, parsed.pathRange.lowerBound)
         else { return nil }
-        return MatchPath(reparsed)
+        return reparsed
+    }
+
+    /// The WHATWG pathname of the decoded-separator reading (``decodedSeparatorForm(of:)``):
+    /// `url`'s pathname with every `%2F`/`%5C` read as `/` and its dot segments resolved again
+    /// by the URL parser, escapes, `;` parameters, empty segments and a trailing `/` kept as the
+    /// standard keeps them (`/admin%2F` → `/admin/`, `/x/..%2Fadmin/` → `/admin/`), for
+    /// `match.urlPatterns`, which match pathnames as the standard spells them. Nil when the
+    /// path has no encoded separator or the text so read does not parse to the same URL up to
+    /// its path.
+    package static func decodedSeparatorPathname(of url: URLRecord) -> String? {
+        guard !url.hasOpaquePath else { return nil }
+        let range = url.pathRange
+        let replaced: [UInt8]? = url.withBytes(range.lowerBound, range.upperBound) { bytes in
+            Self.hasEncodedSeparator(bytes) ? Self.decodingSeparators(bytes) : nil
+        }
+        guard let replaced else { return nil }
+        let href = url.href
+        let text =
+            String(url.slice(0, range.lowerBound)) + String(decoding: replaced, as: UTF8.self)
+            + String(url.slice(range.upperBound, href.utf8.count))
+        guard let reparsed = try? URLRecord.parse(text), !reparsed.hasOpaquePath,
+            reparsed.slice(0, reparsed.pathRange.lowerBound) == url.slice(0, range.lowerBound)
+        else { return nil }
+        return reparsed.pathname
     }
 
     /// Whether path bytes have a `%2F`, `%2f`, `%5C` or `%5c`.

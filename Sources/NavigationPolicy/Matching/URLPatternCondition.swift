@@ -157,7 +157,12 @@ extension URLPattern {
     /// escapes of unreserved characters decoded (`?%74oken=1` is `?token=1`, as servers read it).
     static func values(of request: CanonicalRequest) -> [String] {
         let url = request.url
-        if request.readsURLAsStandard { return componentValues(url) }
+        if request.readsURLAsStandard {
+            var values = componentValues(url)
+            // A decoded path's standard reading: that path, as the standard spells it.
+            if let pathname = request.decodedStandardPathname { values[pathnameIndex] = pathname }
+            return values
+        }
         return [
             url.scheme, url.username, url.password, request.matchHostForm.map(String.init) ?? "", url.portString,
             request.matchPath.text, url.query.map(matchFormQuery) ?? "", url.fragment ?? "",

@@ -134,6 +134,30 @@ public final class CompiledPolicy: Sendable {
                 secondForm: "the URLPattern standard's form \"\(request.url.hostname)\(request.url.pathname)\" (urlPatterns only)"
             )
         }
+        // The decoded readings' paths as the standard spells them (a trailing `/` kept:
+        // `/admin%2F` is `/admin/` to a server that decodes it, and `/admin` in match form).
+        // Only a URL with an encoded separator has a decoded reading: the rest skip this.
+        if hasURLPatterns, request.decodedSeparatorPath != nil || request.rawDecodedSeparatorPath != nil {
+            decision = decodedStandardReadings(request, decision, explain: explain, decideOne)
+        }
+        return decision
+    }
+
+    /// `decision` combined with the decoded readings' URLPattern-standard readings
+    /// (``CanonicalRequest/decodedSeparatorStandardReading``,
+    /// ``CanonicalRequest/rawDecodedSeparatorStandardReading``), as the other readings are.
+    private func decodedStandardReadings(
+        _ request: CanonicalRequest, _ decision: PositionedDecision, explain: Bool,
+        _ decideOne: (CanonicalRequest) -> PositionedDecision
+    ) -> PositionedDecision {
+        var decision = decision
+        for reading in [request.decodedSeparatorStandardReading, request.rawDecodedSeparatorStandardReading] {
+            guard let reading else { continue }
+            decision = Self.combining(
+                decision, decideOne(reading), request: request, explain: explain, decodedPath: reading.matchPath,
+                secondForm: "the URLPattern standard's form of the decoded path \"\(request.url.hostname)"
+                    + "\(reading.standardPathname)\" (urlPatterns only)")
+        }
         return decision
     }
 

@@ -4,7 +4,8 @@
 ///
 /// A request is looked up with the host and path the entries are matched on in its reading
 /// (``URLPattern/matchResult(_:)``: the match forms, or the standard's own for the
-/// URLPattern-standard reading), so each reading finds every entry that can match it there.
+/// URLPattern-standard readings, a decoded path's included: ``CanonicalRequest/standardPathname``),
+/// so each reading finds every entry that can match it there.
 struct URLPatternIndex: Sendable {
     /// Positions filed under one host key: by path prefix, or for any path.
     private struct ByPath: Sendable {
@@ -66,7 +67,7 @@ struct URLPatternIndex: Sendable {
     /// Adds the position lists whose handlers may match `request` (each ascending) to `lists`.
     func collect(_ request: CanonicalRequest, into lists: inout [[Int32]]) {
         let host = request.readsURLAsStandard ? request.url.hostname : String(request.matchHostForm ?? "")
-        let path = request.readsURLAsStandard ? request.url.pathname : request.matchPath.text
+        let path = request.readsURLAsStandard ? request.standardPathname : request.matchPath.text
         guard URLPatternIndexKeys.isASCII(host), URLPatternIndexKeys.isASCII(path) else {
             lists.append(every)
             return

@@ -31,6 +31,10 @@ public struct CanonicalRequest: Sendable {
     /// Whether `match.urlPatterns` read the URL as the URLPattern standard does (WHATWG host and
     /// path) rather than in match form; true only in ``standardURLReading``.
     public let readsURLAsStandard: Bool
+    /// The pathname `match.urlPatterns` read in a URLPattern-standard reading of a decoded
+    /// path (``decodedSeparatorStandardReading``, ``rawDecodedSeparatorStandardReading``); nil
+    /// in every other reading, where it is the URL's own (``standardPathname``).
+    let decodedStandardPathname: String?
     /// The regexp steps `match.urlPatterns` may still take in this request's decision, shared by
     /// its readings; nil outside a decision (then each check gets a budget of its own).
     let regexBudget: URLPatternStepBudget?
@@ -82,6 +86,7 @@ public struct CanonicalRequest: Sendable {
         let raw = MatchPath.rawDecodedSeparatorForm(of: request.url, parsed: parsed)
         self.rawDecodedSeparatorPath = raw == decoded || raw == matchPath ? nil : raw
         self.readsURLAsStandard = false
+        self.decodedStandardPathname = nil
         self.regexBudget = nil
     }
 
@@ -115,6 +120,7 @@ public struct CanonicalRequest: Sendable {
         self.decodedSeparatorPath = request.decodedSeparatorPath
         self.rawDecodedSeparatorPath = request.rawDecodedSeparatorPath
         self.readsURLAsStandard = request.readsURLAsStandard
+        self.decodedStandardPathname = request.decodedStandardPathname
         self.regexBudget = budget
     }
 
@@ -123,11 +129,55 @@ public struct CanonicalRequest: Sendable {
     /// before); nil when the two forms are the same, which is the usual case. A policy with `urlPatterns`
     /// decides this reading too, and the one that cancels wins (``URLPatternCondition``).
     public var standardURLReading: CanonicalRequest? {
+        standardReading(url.pathname, matchPath: matchPath, decoded: false)
+    }
+
+    /// The pathname `match.urlPatterns` read in a URLPattern-standard reading: the URL's own,
+    /// or, in a decoded path's standard reading, that path as the standard spells it.
+    public var standardPathname: String { decodedStandardPathname ?? url.pathname }
+
+    /// The decoded-separator reading (``decodedSeparatorReading``) as `match.urlPatterns` read
+    /// it under the URLPattern standard: the pathname with `%2F`/`%5C` read as `/` and dot
+    /// segments resolved again, a trailing `/` kept (``MatchPath/decodedSeparatorPathname(of:)``),
+    /// with the WHATWG host and query. The match form drops a trailing `/` (`/admin%2F` is
+    /// `/admin` there), which `/admin/*` does not match, while a server that decodes `%2F`
+    /// serves `/admin/`: this is the reading that sees it so, as ``standardURLReading`` does
+    /// for a path without such an escape. Every other condition reads the decoded match form.
+    /// Nil when the path has no encoded separator, or when this reading reads as the decoded
+    /// one does (same path, host and query).
+    public var decodedSeparatorStandardReading: CanonicalRequest? {
+        guard let decodedSeparatorPath, let pathname = MatchPath.decodedSeparatorPathname(of: url) else { return nil }
+        return standardReading(pathname, matchPath: decodedSeparatorPath, decoded: true)
+    }
+
+    /// The same for the reading decoded before dot segments are resolved
+    /// (``rawDecodedSeparatorReading``): the URL as sent with `%2F`/`%5C` read as `/`, parsed
+    /// again, its pathname as the parser leaves it. Looked at whenever the URL has a decoded
+    /// reading, even when that reading's match form is another's (then nil here only when this
+    /// pathname also is that other reading's).
+    public var rawDecodedSeparatorStandardReading: CanonicalRequest? {
+        guard decodedSeparatorPath != nil || rawDecodedSeparatorPath != nil,
+            let reparsed = MatchPath.rawDecodedSeparatorURL(of: original.url, parsed: url)
+        else { return nil }
+        let pathname = reparsed.pathname
+        let matchPath = MatchPath(reparsed)
+        // Already read: as the plain request's standard reading, or as the decoded one's.
+        if matchPath == self.matchPath && pathname == url.pathname { return nil }
+        if matchPath == decodedSeparatorPath && pathname == MatchPath.decodedSeparatorPathname(of: url) { return nil }
+        return standardReading(pathname, matchPath: matchPath, decoded: true)
+    }
+
+    /// The reading in which `match.urlPatterns` see `pathname` with the WHATWG host and query,
+    /// every other condition `matchPath` (a decoded path's when `decoded`); nil when that is
+    /// how the match form already reads, which is the usual case.
+    private func standardReading(_ pathname: String, matchPath: MatchPath, decoded: Bool) -> CanonicalRequest? {
         let sameHost = matchHostForm.map { $0 == url.hostname } ?? url.hostname.isEmpty
         // The query differs when an escape decodes (``URLPattern/matchFormQuery(_:)``).
         let sameQuery = url.query.map { URLPattern.matchFormQuery($0) == $0 } ?? true
-        guard !sameHost || matchPath.textForm != url.pathname || !sameQuery else { return nil }
-        return CanonicalRequest(self, matchPath: matchPath, readsURLAsStandard: true, budget: regexBudget)
+        guard !sameHost || matchPath.textForm != pathname || !sameQuery else { return nil }
+        return CanonicalRequest(
+            self, matchPath: matchPath, readsURLAsStandard: true, decodedStandardPathname: decoded ? pathname : nil,
+            budget: regexBudget)
     }
 
     /// The same request read the second way: ``matchPath`` is the decoded-separator form (and
@@ -146,9 +196,11 @@ public struct CanonicalRequest: Sendable {
     }
 
     private init(
-        _ request: CanonicalRequest, matchPath: MatchPath, readsURLAsStandard: Bool = false, budget: URLPatternStepBudget?
+        _ request: CanonicalRequest, matchPath: MatchPath, readsURLAsStandard: Bool = false,
+        decodedStandardPathname: String? = nil, budget: URLPatternStepBudget?
     ) {
         self.readsURLAsStandard = readsURLAsStandard
+        self.decodedStandardPathname = decodedStandardPathname
         self.regexBudget = budget
         self.original = request.original
         self.url = request.url

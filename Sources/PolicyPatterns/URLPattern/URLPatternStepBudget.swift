@@ -37,8 +37,9 @@ package final class URLPatternStepBudget: @unchecked Sendable {
 
     /// The component strings of the reading last asked for (the engine's ``values(for:)``,
     /// which knows the request) and its key: the readings of one decision differ in their path,
-    /// their standard flag, or the port (the engine's client-port reading).
-    package var cachedValues: (standard: Bool, path: MatchPath, port: UInt16?, values: [String])?
+    /// their standard flag, a decoded path's standard pathname, or the port (the engine's
+    /// client-port reading).
+    package var cachedValues: (standard: Bool, path: MatchPath, pathname: String?, port: UInt16?, values: [String])?
 
     /// Runs `regex` on `input` within what is left; nil = stopped at the budget.
     func exec(_ regex: ECMARegex, _ input: String) -> [String?]?? {
