@@ -21,6 +21,9 @@ struct URLPatternEncodedSeparatorLiveTests {
     static let attacks = [
         ("/admin%2F", "admin"), ("/admin%5C", "admin"), ("/admin%2f", "admin"), ("/admin%2F%2F", "admin"),
         ("/x/..%2Fadmin/", "admin"), ("/secret%2F", "secret"), ("/secret%5c", "secret"), ("/pp%2F", "pp"),
+        // Without an encoded separator: the match form drops the slash, the standard form keeps
+        // the escape or parameter (found while fixing the above).
+        ("/%61dmin/", "admin"), ("/admin;x/", "admin"), ("/x/..;/admin/", "admin"), ("/s%65cret/", "secret"),
     ]
 
     @Test("navpolicyd check: every spelling of the directory is cancelled; /a%2Fdmin/ is not the directory")

@@ -134,6 +134,15 @@ public final class CompiledPolicy: Sendable {
                 secondForm: "the URLPattern standard's form \"\(request.url.hostname)\(request.url.pathname)\" (urlPatterns only)"
             )
         }
+        // The match form with its trailing `/` kept (`/%61dmin/` is `/admin/` to a server that
+        // decodes it, `/admin` in match form and `/%61dmin/` in the standard's).
+        if hasURLPatterns, let slashed = request.matchFormSlashReading {
+            decision = Self.combining(
+                decision, decideOne(slashed), request: request, explain: explain, decodedPath: request.matchPath,
+                secondForm:
+                    "the match form with its trailing slash \"\(request.url.hostname)\(slashed.standardPathname)\" (urlPatterns only)"
+            )
+        }
         // The decoded readings' paths as the standard spells them (a trailing `/` kept:
         // `/admin%2F` is `/admin/` to a server that decodes it, and `/admin` in match form).
         // Only a URL with an encoded separator has a decoded reading: the rest skip this.

@@ -132,6 +132,21 @@ public struct CanonicalRequest: Sendable {
         standardReading(url.pathname, matchPath: matchPath, decoded: false)
     }
 
+    /// The match form's path with the URL's trailing `/` kept, as `match.urlPatterns` read it:
+    /// `/%61dmin/`, `/admin;x/` and `/x/..;/admin/` are `/admin` in match form (which
+    /// `/admin/*` does not match) and keep their escape or parameter in the standard form,
+    /// while a server that decodes them serves `/admin/` (round 4's outside attack). Nil unless
+    /// the pathname ends in `/` and this spelling is neither of the other two.
+    public var matchFormSlashReading: CanonicalRequest? {
+        let pathname = url.pathname
+        guard pathname.utf8.count > 1, pathname.utf8.last == UInt8(ascii: "/"), matchPath.textForm != "/" else {
+            return nil
+        }
+        let slashed = matchPath.text + "/"
+        guard slashed != pathname else { return nil }
+        return standardReading(slashed, matchPath: matchPath, decoded: true)
+    }
+
     /// The pathname `match.urlPatterns` read in a URLPattern-standard reading: the URL's own,
     /// or, in a decoded path's standard reading, that path as the standard spells it.
     public var standardPathname: String { decodedStandardPathname ?? url.pathname }
