@@ -24,6 +24,11 @@ struct URLPatternEncodedSeparatorLiveTests {
         // Without an encoded separator: the match form drops the slash, the standard form keeps
         // the escape or parameter (found while fixing the above).
         ("/%61dmin/", "admin"), ("/admin;x/", "admin"), ("/x/..;/admin/", "admin"), ("/s%65cret/", "secret"),
+        // The re-attack: a trailing slash the match form drops behind a decoded separator or a
+        // last `;` segment.
+        ("/%2Fadmin/", "admin"), ("/%61dmin%2F/", "admin"), ("/%2Fadmin;/", "admin"), ("/%5Cadmin/", "admin"),
+        ("/%2F%2Fadmin/", "admin"), ("/x/..%2F%2Fadmin/", "admin"), ("//admin/;", "admin"), ("/admin;/;", "admin"),
+        ("/%2Fadmin/?", "admin"), ("/%2Fsecret/", "secret"), ("/%73ecret%2F/", "secret"),
     ]
 
     @Test("navpolicyd check: every spelling of the directory is cancelled; /a%2Fdmin/ is not the directory")

@@ -160,8 +160,8 @@ public final class CompiledPolicy: Sendable {
         _ decideOne: (CanonicalRequest) -> PositionedDecision
     ) -> PositionedDecision {
         var decision = decision
-        for reading in [request.decodedSeparatorStandardReading, request.rawDecodedSeparatorStandardReading] {
-            guard let reading else { continue }
+        let standard = [request.decodedSeparatorStandardReading, request.rawDecodedSeparatorStandardReading]
+        for reading in standard.compactMap({ $0 }) + request.decodedMatchFormSlashReadings {
             decision = Self.combining(
                 decision, decideOne(reading), request: request, explain: explain, decodedPath: reading.matchPath,
                 secondForm: "the URLPattern standard's form of the decoded path \"\(request.url.hostname)"

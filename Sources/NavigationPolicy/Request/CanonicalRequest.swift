@@ -132,19 +132,52 @@ public struct CanonicalRequest: Sendable {
         standardReading(url.pathname, matchPath: matchPath, decoded: false)
     }
 
-    /// The match form's path with the URL's trailing `/` kept, as `match.urlPatterns` read it:
-    /// `/%61dmin/`, `/admin;x/` and `/x/..;/admin/` are `/admin` in match form (which
-    /// `/admin/*` does not match) and keep their escape or parameter in the standard form,
-    /// while a server that decodes them serves `/admin/` (round 4's outside attack). Nil unless
-    /// the pathname ends in `/` and this spelling is neither of the other two.
+    /// The match form's path with the trailing `/` the match form drops, as `match.urlPatterns`
+    /// read it: `/%61dmin/`, `/admin;x/`, `//admin/;` and `/x/..;/admin/` are `/admin` in match
+    /// form (which `/admin/*` does not match) and keep their escape, parameter or empty segment
+    /// in the standard form, while a server that decodes them serves `/admin/` (round 4's
+    /// outside attacks). Nil unless the pathname's last segment is empty once its `;`
+    /// parameters are gone, and this spelling is not already the standard reading's.
     public var matchFormSlashReading: CanonicalRequest? {
-        let pathname = url.pathname
-        guard pathname.utf8.count > 1, pathname.utf8.last == UInt8(ascii: "/"), matchPath.textForm != "/" else {
-            return nil
+        slashReading(pathname: url.pathname, matchPath: matchPath)
+    }
+
+    /// The same for the decoded readings (``decodedSeparatorReading``,
+    /// ``rawDecodedSeparatorReading``): `/%2Fadmin/` is `//admin/` decoded and `/admin` in
+    /// decoded match form, `/admin/` to a server that decodes it. Empty unless the URL has an
+    /// encoded separator.
+    public var decodedMatchFormSlashReadings: [CanonicalRequest] {
+        guard decodedSeparatorPath != nil || rawDecodedSeparatorPath != nil else { return [] }
+        var readings: [CanonicalRequest] = []
+        if let decodedSeparatorPath, let pathname = MatchPath.decodedSeparatorPathname(of: url),
+            let reading = slashReading(pathname: pathname, matchPath: decodedSeparatorPath)
+        {
+            readings.append(reading)
         }
+        if let reparsed = MatchPath.rawDecodedSeparatorURL(of: original.url, parsed: url),
+            let reading = slashReading(pathname: reparsed.pathname, matchPath: MatchPath(reparsed))
+        {
+            readings.append(reading)
+        }
+        return readings
+    }
+
+    /// The reading in which `match.urlPatterns` see `matchPath` with a trailing `/`, when
+    /// `pathname` (the same path before normalizing) ended in an empty segment.
+    private func slashReading(pathname: String, matchPath: MatchPath) -> CanonicalRequest? {
+        guard matchPath.textForm != "/", Self.endsInEmptySegment(pathname) else { return nil }
         let slashed = matchPath.text + "/"
         guard slashed != pathname else { return nil }
         return standardReading(slashed, matchPath: matchPath, decoded: true)
+    }
+
+    /// Whether the last segment of `pathname` is empty once its `;` parameters are stripped
+    /// (`/a/`, `/a/;`, `/a;x/;y`): the segment the match form drops.
+    static func endsInEmptySegment(_ pathname: String) -> Bool {
+        var bytes = pathname.utf8[...]
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return false }
+        bytes = bytes[bytes.index(after: slash)...]
+        return bytes.first.map { $0 == UInt8(ascii: ";") } ?? true
     }
 
     /// The pathname `match.urlPatterns` read in a URLPattern-standard reading: the URL's own,

@@ -106,6 +106,7 @@ extension RequestMatcher {
         if let reading = request.rawDecodedSeparatorReading, matches(reading) { return true }
         if urlPatterns != nil, let reading = request.standardURLReading, matches(reading) { return true }
         if urlPatterns != nil, let reading = request.matchFormSlashReading, matches(reading) { return true }
+        if urlPatterns != nil, request.decodedMatchFormSlashReadings.contains(where: matches) { return true }
         if urlPatterns != nil, let reading = request.decodedSeparatorStandardReading, matches(reading) { return true }
         if urlPatterns != nil, let reading = request.rawDecodedSeparatorStandardReading, matches(reading) { return true }
         return false
