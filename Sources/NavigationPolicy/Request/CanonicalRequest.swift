@@ -180,6 +180,19 @@ public struct CanonicalRequest: Sendable {
         return bytes.first.map { $0 == UInt8(ascii: ";") } ?? true
     }
 
+    /// Every reading of this request besides itself, in the order ``CompiledPolicy`` combines
+    /// them (the decoded-separator readings, then, when the policy has `match.urlPatterns`, the
+    /// standard and trailing-slash readings): what "a match holds on some reading" means. The
+    /// engine walks the same readings without building this array (its hot path allocates
+    /// nothing); `ReadingsListTests` holds the two to each other.
+    package func otherReadings(forURLPatterns urlPatterns: Bool) -> [CanonicalRequest] {
+        var readings = [decodedSeparatorReading, rawDecodedSeparatorReading].compactMap { $0 }
+        guard urlPatterns else { return readings }
+        readings += [standardURLReading, matchFormSlashReading].compactMap { $0 }
+        readings += [decodedSeparatorStandardReading, rawDecodedSeparatorStandardReading].compactMap { $0 }
+        return readings + decodedMatchFormSlashReadings
+    }
+
     /// The pathname `match.urlPatterns` read in a URLPattern-standard reading: the URL's own,
     /// or, in a decoded path's standard reading, that path as the standard spells it.
     public var standardPathname: String { decodedStandardPathname ?? url.pathname }

@@ -101,14 +101,6 @@ extension RequestMatcher {
 
     /// Whether the match holds for any reading of the request, as the engine reads it.
     func holdsOnSomeReading(_ request: CanonicalRequest) -> Bool {
-        if matches(request) { return true }
-        if let reading = request.decodedSeparatorReading, matches(reading) { return true }
-        if let reading = request.rawDecodedSeparatorReading, matches(reading) { return true }
-        if urlPatterns != nil, let reading = request.standardURLReading, matches(reading) { return true }
-        if urlPatterns != nil, let reading = request.matchFormSlashReading, matches(reading) { return true }
-        if urlPatterns != nil, request.decodedMatchFormSlashReadings.contains(where: matches) { return true }
-        if urlPatterns != nil, let reading = request.decodedSeparatorStandardReading, matches(reading) { return true }
-        if urlPatterns != nil, let reading = request.rawDecodedSeparatorStandardReading, matches(reading) { return true }
-        return false
+        matches(request) || request.otherReadings(forURLPatterns: urlPatterns != nil).contains(where: matches)
     }
 }
