@@ -13,6 +13,9 @@
 # Usage: bench/proxy-count.sh [allocations|instructions] [N]
 #   (allocations and N = 2000 by default; instructions runs under valgrind: N = 300 is enough)
 #   NAVPOLICYD=path   the binary (default .build/release/navpolicyd; build it first).
+#   PROFILE_DIR=dir   keep each run's callgrind output there (instructions only), named
+#                     PATH.REQUESTS.callgrind, for `callgrind_annotate --inclusive=yes`: the
+#                     per-function difference of the two runs is one request's profile.
 #                     For instructions, a `strip --strip-debug` copy is made (valgrind 3.19
 #                     cannot read the Swift binary's DWARF 5).
 # Prints one line per path: "cancel: 33.00 allocations/request (…)".
@@ -72,17 +75,26 @@ count() {
             2>"$TMP/daemon.log" &
     fi
     pid=$!
+    local started=$SECONDS
     wait_port "$proxy"
     : >"$TMP/urls"
     for _ in $(seq "$requests"); do echo "url = \"http://127.0.0.1:$origin_port$path\"" >>"$TMP/urls"; done
     curl -s -x "127.0.0.1:$proxy" --config "$TMP/urls" >/dev/null
     kill -TERM "$pid"
     wait "$pid" || true
-    if [[ "$MODE" == allocations ]]; then
-        awk '/^allocations/ {print $2}' "$out"
-    else
-        awk '/^(summary|totals):/ {print $2; exit}' "$out.callgrind"
+    if [[ "$MODE" == instructions && -n "${PROFILE_DIR:-}" ]]; then
+        mkdir -p "$PROFILE_DIR"
+        cp "$out.callgrind" "$PROFILE_DIR/${path#/}.$requests.callgrind"
     fi
+    local total
+    if [[ "$MODE" == allocations ]]; then
+        total="$(awk '/^allocations/ {print $2}' "$out")"
+    else
+        total="$(awk '/^(summary|totals):/ {print $2; exit}' "$out.callgrind")"
+    fi
+    # The run's wall time (stderr): timer-driven work (idle wake-ups) grows with it, see bench/README.md.
+    echo "  $path x $requests: $total $MODE in $((SECONDS - started)) s" >&2
+    echo "$total"
 }
 
 for entry in "cancel /logout" "allow /page"; do

@@ -2,6 +2,7 @@
 """A TLS origin that reads only the record layer, for the CONNECT tunnel framing tests (issue 38).
 
 Usage: tls-record-origin.py --log FILE [--retry] [--before-retry alert|hello-request] [--second-retry]
+                            [--attack two-retries|hello-then-retry|split-retry]
 Prints "listening PORT" on stdout once bound to 127.0.0.1. It reads each connection as a TLS
 origin's record layer does — records, handshake messages reassembled across records — with no
 cryptography, and appends to --log, per connection number N:
@@ -16,7 +17,11 @@ ServerHello, and echoes every application-data record after that (so a relay can
 work). Scripted attacks on the proxy's reading of its answers (issue 38, F3; each implies
 --retry): --before-retry sends a warning alert (unrecognized_name) or a TLS 1.2 HelloRequest
 record before the HelloRetryRequest; --second-retry answers the second ClientHello with
-another HelloRetryRequest (and only a third with a ServerHello). What it logs is what a real
+another HelloRetryRequest (and only a third with a ServerHello). --attack answers the first
+two ClientHellos as a colluding origin would to slip a third past a proxy that reads only the
+first message of an answer's first record: two retries in one record (two-retries); a retry,
+then a ServerHello and a retry in one record (hello-then-retry); a retry split over two
+records whose second starts with 0x02, then a second retry (split-retry). What it logs is what a real
 origin would act on: a test compares it with what the proxy let through.
 """
 import argparse
@@ -34,9 +39,42 @@ RETRY_RANDOM = bytes.fromhex("CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E07
 lock = threading.Lock()
 
 
+def record(body, kind=22):
+    return bytes([kind]) + b"\x03\x03" + struct.pack(">H", len(body)) + body
+
+
+def hello_message(random, cookie=b""):
+    """A TLS 1.3 ServerHello (a HelloRetryRequest with RETRY_RANDOM): version, random, empty
+    session id, TLS_AES_128_GCM_SHA256, no compression, supported_versions (and a cookie)."""
+    extensions = b"\x00\x2b\x00\x02\x03\x04"
+    if cookie:
+        extensions += b"\x00\x2c" + struct.pack(">HH", len(cookie) + 2, len(cookie)) + cookie
+    body = b"\x03\x03" + random + b"\x00\x13\x01\x00" + struct.pack(">H", len(extensions)) + extensions
+    return b"\x02" + len(body).to_bytes(3, "big") + body
+
+
 def server_hello(random):
-    message = b"\x02" + (34).to_bytes(3, "big") + b"\x03\x03" + random
-    return b"\x16\x03\x03" + struct.pack(">H", len(message)) + message
+    return record(hello_message(random))
+
+
+def split_retry():
+    """A HelloRetryRequest in two records, the second starting inside its cookie with 0x02 and
+    long enough to be read as a ServerHello by a proxy that looks only at a record's first message."""
+    message = hello_message(RETRY_RANDOM, cookie=b"\x02" + b"\x5a" * 59)
+    cut = len(message) - 60
+    return record(message[:cut]) + record(message[cut:])
+
+
+# --attack: what the origin answers to hello 1, 2, 3 (a colluding origin, each letting the
+# client's third hello, naming any host, through a proxy that reads only the first message).
+ATTACKS = {
+    "two-retries": lambda: [record(hello_message(RETRY_RANDOM) * 2) + CHANGE_CIPHER_SPEC, server_hello(os.urandom(32))],
+    "hello-then-retry": lambda: [
+        server_hello(RETRY_RANDOM) + CHANGE_CIPHER_SPEC,
+        record(hello_message(os.urandom(32)) + hello_message(RETRY_RANDOM)),
+    ],
+    "split-retry": lambda: [split_retry() + CHANGE_CIPHER_SPEC, server_hello(RETRY_RANDOM)],
+}
 
 
 def server_name(body):
@@ -95,7 +133,10 @@ def serve(conn, number, log, args):
                         continue
                     hellos += 1
                     say("HELLO", " sni=%s" % server_name(message[4:]))
-                    if hellos == 1 and args.retry:
+                    if args.attack:
+                        answers = ATTACKS[args.attack]()
+                        conn.sendall(answers[hellos - 1] if hellos <= len(answers) else server_hello(os.urandom(32)))
+                    elif hellos == 1 and args.retry:
                         before = BEFORE_RETRY.get(args.before_retry, b"")
                         conn.sendall(before + server_hello(RETRY_RANDOM) + CHANGE_CIPHER_SPEC)
                     elif hellos == 2 and args.second_retry:
@@ -117,6 +158,7 @@ def main():
     parser.add_argument("--retry", action="store_true")
     parser.add_argument("--before-retry", choices=sorted(BEFORE_RETRY))
     parser.add_argument("--second-retry", action="store_true")
+    parser.add_argument("--attack", choices=sorted(ATTACKS))
     args = parser.parse_args()
     args.retry = args.retry or args.before_retry is not None or args.second_retry
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

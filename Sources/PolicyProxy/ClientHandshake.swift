@@ -27,9 +27,10 @@
 ///    otherwise a third ClientHello would go to the origin unread.
 /// 5. ``Phase/relay``: the relay carries the rest; nothing is held.
 ///
-/// The origin's answer (``HelloRetry/Reading``) must be a ServerHello; an alert ends the
-/// tunnel (the caller passes it to the client and closes); anything else before the
-/// ServerHello (a TLS 1.2 HelloRequest, say) closes the tunnel before the client's next bytes
+/// The origin's answer (``HelloRetry/Reading``, every message of its records read) must be a
+/// ServerHello; an alert ends the tunnel (the caller passes it to the client and closes);
+/// anything else before the ServerHello (a TLS 1.2 HelloRequest, say), a message after a retry
+/// in its record, or a malformed ServerHello closes the tunnel before the client's next bytes
 /// reach the origin.
 ///
 /// Bounded: a ClientHello's records are at most ``ClientHello/maxBytes``; between hellos only a
@@ -137,9 +138,6 @@ public struct ClientHandshake: Sendable {
             return refuse(Refusal(kind: .originAlert, detail: "the origin answered the \(which) ClientHello with an alert"))
         case .invalid(let reason):
             return refuse(Refusal(kind: .originAnswer, detail: "the origin answered the \(which) ClientHello with \(reason)"))
-        case .undecidable:
-            return refuse(
-                Refusal(kind: .serverName, detail: "the origin split its ServerHello: a HelloRetryRequest cannot be told"))
         }
         return nil
     }

@@ -9,12 +9,6 @@ enum EasyRequestOptions {
     /// (`Content-Length`) describes the body actually sent, never what the client claimed.
     private static let setByLibcurl = ["host", "content-length", "transfer-encoding", "expect"]
 
-    /// Whether the environment names a proxy libcurl would use for http(s) when CURLOPT_PROXY is
-    /// unset (`http_proxy`, `https_proxy`/`HTTPS_PROXY`, `all_proxy`/`ALL_PROXY`); read once, as
-    /// nothing in the daemon changes its environment.
-    static let environmentNamesProxy: Bool = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
-        .contains { (name: String) in getenv(name) != nil }
-
     /// Applies `request` to `easy`, its header lines laid out in `fieldLines` (the handle
     /// reads them until CURLOPT_HTTPHEADER is set again: keep them unchanged until then).
     /// - Parameter freshConnection: never reuse a pooled connection (the retry after a
@@ -30,8 +24,10 @@ enum EasyRequestOptions {
         _ = ccurl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         // Never through a proxy named by the environment (http_proxy, all_proxy): the daemon
         // connects to origins itself, so the address the destination guard judges is the origin's.
-        // Set only when one is named (2 allocations a request in libcurl otherwise spent for nothing).
-        if environmentNamesProxy { _ = ccurl_set_string(easy, CURLOPT_PROXY, "") }
+        // "No proxy for any host" is decided before libcurl reads the environment at all: with
+        // CURLOPT_PROXY "" instead it still read no_proxy, NO_PROXY, http_proxy, all_proxy and
+        // ALL_PROXY on every transfer (five getenv walks, ≈ 1.6k instructions per allowed request).
+        _ = ccurl_set_string(easy, CURLOPT_NOPROXY, "*")
         _ = ccurl_set_long(easy, CURLOPT_NOSIGNAL, 1)
         // The URL was decided exactly as given: libcurl must not rewrite dot segments.
         _ = ccurl_set_long(easy, CURLOPT_PATH_AS_IS, 1)

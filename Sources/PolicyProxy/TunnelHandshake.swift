@@ -122,7 +122,7 @@ public enum TunnelHandshake {
             let count = recv(origin, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             guard count > 0 else { return .refused(.connectFailed, detail: "the origin closed before answering") }
-            // Bounded: `HelloRetry.read` decides within one record (16 KiB) and a 6-byte one.
+            // Bounded: `HelloRetry.read` decides within `HelloRetry.maxBytes` (two records and a 6-byte one).
             answer += buffer[0..<count]
         }
         return .relay(origin: origin, fromClient: fromClient, fromOrigin: fromOrigin)

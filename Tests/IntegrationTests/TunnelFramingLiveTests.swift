@@ -182,7 +182,7 @@ struct TunnelFramingLiveTests {
             from = cut
         }
         // The ServerHello, then an application-data record through the relay and back.
-        let serverHello: [UInt8] = [0x16, 0x03, 0x03, 0x00, 0x26, 0x02]
+        let serverHello: [UInt8] = [0x16, 0x03, 0x03, 0x00, 0x32, 0x02]
         answer = []
         while !answer.indices.contains(where: { answer[$0...].starts(with: serverHello) }) {
             let chunk = Self.answer(client)
@@ -257,6 +257,29 @@ struct TunnelFramingLiveTests {
         #expect(origin.serverNames == ["allowed.test", "allowed.test"], "the origin read \(origin.lines)")
         let refusals = Self.refusals(daemon, "origin-answer")
         #expect(refusals.count == 1 && refusals[0].contains("another HelloRetryRequest"), "\(daemon.logLines.suffix(4))")
+    }
+
+    @Test(
+        "every message of the origin's answer is read: two retries in a record, a ServerHello then a retry, a split retry — a third hello never passes",
+        arguments: ["two-retries", "hello-then-retry", "split-retry"])
+    func answersReadWhole(attack: String) throws {
+        let origin = try RecordOrigin(retry: false, modes: ["--attack", attack])
+        let daemon = try DaemonProcess(config: Self.config(origin), arguments: ["--proxy-listen", "127.0.0.1:0"])
+        do {
+            let client = try Self.tunnel(origin, daemon)
+            client.send(bytes: Self.hello("allowed.test"))
+            _ = Self.answer(client)
+            client.send(bytes: Self.changeCipherSpec + Self.hello("allowed.test"))
+            _ = Self.answer(client)
+            // The landed code read only the first message of the first record: the relay had
+            // started, and this hello reached the origin unread.
+            client.send(bytes: Self.hello("blocked.test"))
+            _ = Self.answer(client)
+        }
+        origin.waitUntilQuiet()
+        #expect(!origin.serverNames.contains("blocked.test"), "\(attack): the origin read \(origin.lines)")
+        #expect(origin.serverNames.allSatisfy { $0 == "allowed.test" }, "\(attack): \(origin.lines)")
+        #expect(Self.refusals(daemon, "origin-answer").count == 1, "\(attack): \(daemon.logLines.suffix(4))")
     }
 
     @Test("a CONNECT host with an empty label is a bad request, not a host to decide; one trailing dot is still decided")
