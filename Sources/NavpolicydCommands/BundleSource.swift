@@ -7,8 +7,9 @@ import PolicyService
 ///
 /// `bundle --compiled` from JSON used to compile the whole chain in memory (every entry of a
 /// 1,000,000-host list as a `MatchEntry`) only to read `server.bundle`, then compile the image:
-/// 7.3 s and 459 MB, against 0.55 s and 185 MB from an image. Compiling straight to the image
-/// checks the config (the same issues), and the image, loaded in place, gives the settings.
+/// 5.1 s of CPU and 555 MB, against 0.39 s and 191 MB from an image. Compiling straight to the
+/// image checks the config (the same issues), and the image, loaded in place, gives the
+/// settings: 0.86 s and 172 MB (docs/performance.md, issue 42).
 struct BundleSource {
     var bytes: [UInt8]
     /// The image a compiled bundle carries: the config itself when it is one, else compiled

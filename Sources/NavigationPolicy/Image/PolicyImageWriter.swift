@@ -7,8 +7,8 @@ extension PolicyImage {
     ///
     /// The config is read a second time for the image as the compiler reads it: `handlers` one
     /// at a time, their `hosts` and `pathPrefixes` into flat columns. Parsed into a tree, a
-    /// 1,000,000-host list was a million nodes, strings and keys: 3 s and most of the 459 MB
-    /// `navpolicyd bundle --compiled` took for it (docs/bundles.md).
+    /// 1,000,000-host list was a million nodes, strings and keys: `compile` took 1.19 s and
+    /// 320 MB for it, 0.86 s and 172 MB now (docs/performance.md, issue 42).
     ///
     /// - Throws: ``ConfigError`` with the config's issues, exactly as loading it would.
     public static func compile(
