@@ -28,7 +28,8 @@ run: release
 check: release
 	.build/release/navpolicyd check --config $(CONFIG) -- '$(URL)'
 
-## test: install, build with warnings as errors, run every test and the shipped policy tests.
+## test: install, build with warnings as errors, run every test, the shipped policy tests and the
+## conformance vectors every port runs (navpolicyd test --vectors, config/conformance/README.md).
 ## scripts/run-tests.py chooses each suite's process by its tags (docs/testing.md): the suites that
 ## open no socket in one parallel process, the live ones in NAVPOLICYD_TEST_SHARDS serial processes
 ## at the same time; volume suites run a fixed-seed sample (make test-full runs every case).
@@ -36,6 +37,7 @@ test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	scripts/run-tests.py
 	.build/debug/navpolicyd test --coverage --fail-under 100 --config $(CONFIG) config/navpolicy.tests.json
+	.build/debug/navpolicyd test --vectors config/conformance/*.json
 	scripts/deploy-check.sh .build/debug/navpolicyd
 
 ## test-full: make test with every case of the volume suites (NAVPOLICYD_TEST_VOLUME=full); local, not CI.

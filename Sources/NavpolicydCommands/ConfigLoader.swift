@@ -97,23 +97,6 @@ struct ConfigLoader {
         }
     }
 
-    /// Compiles bytes already read: JSON, or an image (copied; commands that only read a file
-    /// use ``load(_:maxBytes:)``, which maps it).
-    static func compile(_ bytes: [UInt8], path: String) throws(LoadError) -> CompiledPolicy {
-        if PolicyImage.hasMagic(bytes) {
-            do {
-                return try PolicyImageFile.load(PolicyImageBytes(copying: bytes)).policy
-            } catch {
-                throw .invalidImage(path: path, error)
-            }
-        }
-        do {
-            return try ServerSettings.compiler.compile(bytes)
-        } catch {
-            throw .invalid(path: path, error)
-        }
-    }
-
     /// `error` for a policy a flag names, as `navpolicyd COMMAND: SUBJECT: reason` (`subject`
     /// makes SUBJECT from the path, `hint` follows the reason): `analyze --config`/`--against`
     /// and `diff --against`. The general form's hint ("set --config or NAVPOLICY_CONFIG") sent

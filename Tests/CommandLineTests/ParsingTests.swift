@@ -73,6 +73,7 @@ struct ParsingTests {
             (["diff", "--config", "n.json"], "give exactly one of --log, --urls or --cases"),
             (["diff", "--config", "n.json", "--log", "l", "--urls", "u"], "give exactly one of --log, --urls or --cases"),
             (["test"], "expected one CASES.json file"),
+            (["test", "--vectors"], "expected one CASES.json file (with --vectors, the vector files)"),
             (
                 ["test", "--coverage", "--fail-under", "101", "c.json"],
                 "--fail-under takes a percentage from 0 to 100, not '101'"
@@ -93,6 +94,18 @@ struct ParsingTests {
         "each command's validate() rejects what no single option declaration can",
         arguments: [
             (["test", "--fail-under", "50", "c.json"], CommandError.usage("--fail-under needs --coverage")),
+            (
+                ["test", "a.json", "b.json"],
+                .usage("expected one CASES.json file, got 2; to run conformance vector files, add --vectors")
+            ),
+            (
+                ["test", "--vectors", "--config", "c.json", "v.json"],
+                .usage("--vectors: each vector file carries its policy bundle; drop --config and --bundle")
+            ),
+            (
+                ["test", "--vectors", "--coverage", "v.json"],
+                .usage("--coverage is for a table against one policy, not --vectors")
+            ),
             (["canonicalize"], .usage("missing URL")),
             (["bundle", "--public-key"], .usage("--public-key needs --sign KEY: the key to print the public half of")),
             (

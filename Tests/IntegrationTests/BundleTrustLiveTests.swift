@@ -152,7 +152,7 @@ struct BundleTrustLiveTests {
         let built = try BinaryRunner.run([
             "bundle", "--config", try BinaryRunner.temporaryFile(Self.config(key: key.path, handlers: Self.helpHandler)),
             "--sign", key.path, "--issued-at", String(issued), "--lifetime", "3600", "--policy-version",
-            "9000000000000", "--output", path,
+            "9000000000000", "--allow-expired", "--output", path,
         ])
         #expect(built.status == 0, "\(built.stderr)")
         let signature = try String(contentsOfFile: path + ".sig", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -306,7 +306,8 @@ struct BundleTrustLiveTests {
         let expired = TestScratch.path("bundle-trust-old", suffix: ".json")
         #expect(
             try BinaryRunner.run([
-                "bundle", "--config", config, "--sign", key.path, "--issued-at", "1000", "--lifetime", "60", "--output", expired,
+                "bundle", "--config", config, "--sign", key.path, "--issued-at", "1000", "--lifetime", "60", "--allow-expired",
+                "--output", expired,
             ]).status == 0)
         let old = try BinaryRunner.run(["check", "--bundle", expired, "--bundle-key", trusted, "https://app.example.com/"])
         #expect(old.status == 2)

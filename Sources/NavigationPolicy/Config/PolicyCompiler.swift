@@ -116,7 +116,7 @@ public struct PolicyCompiler: Sendable {
     /// an object has the first `hosts` and `pathPrefixes` arrays read into columns and an empty
     /// array left in their place; everything else (and any repeat of those keys, which
     /// `checkKeys` reports) is read as a tree, so issues are the ones the tree would give.
-    private func readHandler(_ reader: inout JSONStreamReader) throws(JSONParseError) -> (JSONValue, StreamedMatchLists?) {
+    func readHandler(_ reader: inout JSONStreamReader) throws(JSONParseError) -> (JSONValue, StreamedMatchLists?) {
         guard reader.nextIsObject else { return (try reader.readValue(), nil) }
         var handler = JSONObject()
         var streamed: StreamedMatchLists?

@@ -77,13 +77,22 @@ extension PolicyImage {
 
     /// The image without its daemon sections (re-checksummed): what a bundle carries to apps,
     /// which get the chain and never the daemon's `server`, `intake` or `proxy` settings.
+    ///
+    /// Read where the array holds it, and returned as it is when there is nothing to strip (the
+    /// image of a config without them is already what the layout writes): a 1,000,000-host
+    /// image is 25 MiB, and its copies were most of what `navpolicyd bundle` held at its peak.
     public static func strippingDaemonSections(_ image: [UInt8], checksum: @escaping Digest) throws(PolicyImageError) -> [UInt8] {
-        let bytes = PolicyImageBytes(copying: image)
-        let file = ImageReader(bytes.buffer)
-        let header = try readHeader(file, checksum: checksum)
-        let kept = try readSections(file, count: header.sectionCount).filter { $0.kind != .daemonSections }
-        let source = Array(image[56..<88])
-        return assemble(kept.map { ($0.kind, Array($0.window.bytes)) }, sourceDigest: source, checksum: checksum)
+        let read = image.withUnsafeBytes { buffer in
+            Result { () throws(PolicyImageError) -> [(SectionKind, [UInt8])]? in
+                let file = ImageReader(buffer)
+                let header = try readHeader(file, checksum: checksum)
+                let sections = try readSections(file, count: header.sectionCount)
+                guard sections.contains(where: { $0.kind == .daemonSections }) else { return nil }
+                return sections.filter { $0.kind != .daemonSections }.map { ($0.kind, Array($0.window.bytes)) }
+            }
+        }
+        guard let kept = try read.get() else { return image }
+        return assemble(kept, sourceDigest: Array(image[56..<88]), checksum: checksum)
     }
 
     private static func readHeader(_ file: ImageReader, checksum: Digest?) throws(PolicyImageError) -> Header {

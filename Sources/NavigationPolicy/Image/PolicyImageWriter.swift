@@ -5,35 +5,49 @@ extension PolicyImage {
     /// (the same diagnostics), then each handler's `hosts` names and `pathPrefixes` of at least
     /// `tableThreshold` entries become sorted tables and the rest stays JSON source.
     ///
+    /// The config is read a second time for the image as the compiler reads it: `handlers` one
+    /// at a time, their `hosts` and `pathPrefixes` into flat columns. Parsed into a tree, a
+    /// 1,000,000-host list was a million nodes, strings and keys: `compile` took 1.19 s and
+    /// 320 MB for it, 0.86 s and 172 MB now (docs/performance.md, issue 42).
+    ///
     /// - Throws: ``ConfigError`` with the config's issues, exactly as loading it would.
     public static func compile(
         config bytes: [UInt8], compiler: PolicyCompiler, sha256: Digest, checksum: Digest,
         tableThreshold: Int = defaultTableThreshold
     ) throws(ConfigError) -> [UInt8] {
         _ = try compiler.compile(bytes)
-        let document: JSONValue
-        do {
-            document = try JSONParser(maximumDepth: PolicyCompiler.maximumDepth).parse(bytes)
-        } catch {
-            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "\(error)")])
-        }
-        guard case .object(var root) = document else {
-            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "expected an object")])
-        }
+        var root = JSONObject()
         var tableSections: [[UInt8]] = []
-        if case .array(var handlers) = root["handlers"] {
-            for position in handlers.indices {
-                guard case .object(var handler) = handlers[position], case .object(var match) = handler["match"] else {
+        do {
+            var reader = try JSONStreamReader(bytes, maximumDepth: PolicyCompiler.maximumDepth)
+            guard reader.nextIsObject else {
+                throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "expected an object")])
+            }
+            try reader.beginObject()
+            while let key = try reader.nextMemberKey() {
+                guard key == "handlers", root["handlers"] == nil, reader.nextIsArray else {
+                    root.append(key, try reader.readValue())
                     continue
                 }
-                let section = try HandlerTables.split(
-                    &match, position: position, threshold: tableThreshold)
-                guard let section else { continue }
-                tableSections.append(section)
-                handler.set("match", .object(match))
-                handlers[position] = .object(handler)
+                var handlers: [JSONValue] = []
+                try reader.beginArray()
+                while try reader.nextElement() {
+                    let (entry, streamed) = try compiler.readHandler(&reader)
+                    var handler = entry
+                    if let section = try HandlerTables.split(
+                        &handler, streamed: streamed, position: handlers.count, threshold: tableThreshold)
+                    {
+                        tableSections.append(section)
+                    }
+                    handlers.append(handler)
+                }
+                root.append(key, .array(handlers))
             }
-            root.set("handlers", .array(handlers))
+            try reader.finish()
+        } catch let error as ConfigError {
+            throw error
+        } catch {
+            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "\(error)")])
         }
         var chain = JSONObject()
         var daemon = JSONObject()
@@ -60,10 +74,13 @@ extension PolicyImage {
     static func assemble(_ sections: [(SectionKind, [UInt8])], sourceDigest: [UInt8], checksum: Digest) -> [UInt8] {
         var offset = headerLength + sections.count * sectionEntryLength
         var image = ImageWriter()
+        let total = offset + sections.reduce(0) { $0 + $1.1.count }
+        // One allocation of the final size: grown by doubling, a 25 MiB image passed through
+        // 32 and 64 MiB buffers.
+        image.bytes.reserveCapacity(total)
         image.append(magic)
         image.u32(formatVersion)
         image.u32(0)
-        let total = offset + sections.reduce(0) { $0 + $1.1.count }
         image.u64(total)
         image.append([UInt8](repeating: 0, count: 32))
         image.append(sourceDigest.prefix(32))
@@ -77,66 +94,82 @@ extension PolicyImage {
             offset += bytes.count
         }
         for (_, bytes) in sections { image.append(bytes) }
-        var result = image.bytes
-        let digest = result.withUnsafeBytes { checksum(UnsafeRawBufferPointer(rebasing: $0[checkedFrom...])) }
-        result.replaceSubrange(checksumOffset..<checkedFrom, with: digest.prefix(32))
-        return result
+        let digest = image.bytes.withUnsafeBytes { checksum(UnsafeRawBufferPointer(rebasing: $0[checkedFrom...])) }
+        image.bytes.replaceSubrange(checksumOffset..<checkedFrom, with: digest.prefix(32))
+        return image.bytes
     }
 }
 
 /// Moves one handler's large lists out of its `match` object into a table section.
 enum HandlerTables {
-    /// The section for `match` (changed to keep only what stays JSON), or nil when no list is large.
-    static func split(_ match: inout JSONObject, position: Int, threshold: Int) throws(ConfigError) -> [UInt8]? {
+    /// The section for `handler` (its `match` changed to keep only what stays JSON: the lists
+    /// below `threshold` written back as arrays), or nil when no list is large. `streamed` holds
+    /// the `hosts` and `pathPrefixes` lists ``PolicyCompiler`` read into columns, which stand in
+    /// `match` as empty arrays.
+    static func split(_ handler: inout JSONValue, streamed: StreamedMatchLists?, position: Int, threshold: Int)
+        throws(ConfigError) -> [UInt8]?
+    {
+        guard case .object(var handlerObject) = handler, case .object(var match) = handlerObject["match"] else {
+            return nil
+        }
         let caseSensitive = match["caseSensitive"]?.boolValue ?? false
         var flags = 0
         var inlineIndices: [Int] = []
         var tables: [[UInt8]] = []
-        if case .array(let hosts) = match["hosts"], hosts.count >= threshold {
-            var exact: [SortedKeyEntry] = []
-            var wildcards: [SortedKeyEntry] = []
-            var inline: [JSONValue] = []
-            for (index, value) in hosts.enumerated() {
-                guard let written = value.stringValue else { continue }
-                switch HostPattern.parse(written) {
-                case .success(.exact(let host)):
-                    exact.append(
-                        SortedKeyEntry(key: Array(host.utf8), configIndex: index, written: written == host ? nil : written))
-                case .success(.wildcard(let suffix)):
-                    wildcards.append(
-                        SortedKeyEntry(
-                            key: Array(suffix.utf8), configIndex: index, written: written == "*." + suffix ? nil : written))
-                case .success(.range), .success(.addressClass):
-                    inline.append(value)
-                    inlineIndices.append(index)
-                case .failure(let error):
-                    throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "\"\(written)\": \(error.reason)")])
+        if let hosts = list("hosts", of: match, streamed: streamed) {
+            if hosts.count >= threshold {
+                var builder = HostTableBuilder(reservingCapacity: hosts.count)
+                var inline: [JSONValue] = []
+                var failure: ConfigError?
+                hosts.forEachBytes { index, bytes in
+                    guard failure == nil, !builder.addPlain(bytes, configIndex: index) else { return }
+                    let written = String(decoding: bytes, as: UTF8.self)
+                    switch HostPattern.parse(written) {
+                    case .success(let parsed):
+                        if !builder.add(parsed, written: written, configIndex: index) {
+                            inline.append(.string(written))
+                            inlineIndices.append(index)
+                        }
+                    case .failure(let error):
+                        failure = ConfigError(issues: [ConfigIssue(pointer: .root, message: "\"\(written)\": \(error.reason)")])
+                    }
                 }
+                if let failure { throw failure }
+                flags |= 1
+                tables.append(builder.exact.encode())
+                tables.append(builder.wildcards.encode())
+                // An empty list is a config error: a handler with only names keeps no `hosts` key,
+                // and the table makes its (non-empty) host condition at load.
+                if inline.isEmpty { match.remove("hosts") } else { match.set("hosts", .array(inline)) }
+            } else {
+                match.set("hosts", hosts.jsonArray)
             }
-            flags |= 1
-            tables.append(SortedKeyTable.encode(exact))
-            tables.append(SortedKeyTable.encode(wildcards))
-            // An empty list is a config error: a handler with only names keeps no `hosts` key,
-            // and the table makes its (non-empty) host condition at load.
-            if inline.isEmpty { match.remove("hosts") } else { match.set("hosts", .array(inline)) }
         }
-        if case .array(let prefixes) = match["pathPrefixes"], prefixes.count >= threshold {
-            var entries: [SortedKeyEntry] = []
-            for (index, value) in prefixes.enumerated() {
-                guard let written = value.stringValue else { continue }
-                switch RequestMatcher.configPath(written) {
-                case .success(let path):
-                    let key = caseSensitive ? path.text : path.folded
-                    entries.append(
-                        SortedKeyEntry(key: Array(key.utf8), configIndex: index, written: written == key ? nil : written))
-                case .failure(let error):
-                    throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "\"\(written)\": \(error.reason)")])
+        if let prefixes = list("pathPrefixes", of: match, streamed: streamed) {
+            if prefixes.count >= threshold {
+                var builder = SortedKeyTableBuilder(reservingCapacity: prefixes.count, bytesPerKey: 24)
+                var failure: ConfigError?
+                prefixes.forEachBytes { index, bytes in
+                    guard failure == nil else { return }
+                    let written = String(decoding: bytes, as: UTF8.self)
+                    switch RequestMatcher.configPath(written) {
+                    case .success(let path):
+                        let key = caseSensitive ? path.text : path.folded
+                        builder.add(key.utf8, configIndex: index, written: written == key ? nil : written)
+                    case .failure(let error):
+                        failure = ConfigError(issues: [ConfigIssue(pointer: .root, message: "\"\(written)\": \(error.reason)")])
+                    }
                 }
+                if let failure { throw failure }
+                flags |= 2
+                tables.append(builder.encode())
+                match.remove("pathPrefixes")
+            } else {
+                match.set("pathPrefixes", prefixes.jsonArray)
             }
-            flags |= 2
-            tables.append(SortedKeyTable.encode(entries))
-            match.remove("pathPrefixes")
         }
+        handlerObject.set("match", .object(match))
+        handler = .object(handlerObject)
         guard flags != 0 else { return nil }
         var section = ImageWriter()
         section.u32(position)
@@ -148,6 +181,27 @@ enum HandlerTables {
             section.append(table)
         }
         return section.bytes
+    }
+
+    /// The list under `key`: its streamed column, else (a list the compiler did not stream,
+    /// which a config that compiled does not have) the array in `match` as one.
+    private static func list(_ key: String, of match: JSONObject, streamed: StreamedMatchLists?) -> ConfigStringColumn? {
+        if let column = streamed?[key] { return column }
+        guard case .array(let elements) = match[key] else { return nil }
+        var column = ConfigStringColumn()
+        for element in elements { column.append(element) }
+        return column
+    }
+}
+
+extension ConfigStringColumn {
+    /// The column as the JSON array of strings it was read from (a config that compiled holds
+    /// only strings in these lists).
+    fileprivate var jsonArray: JSONValue {
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(count)
+        forEachBytes { _, bytes in elements.append(.string(String(decoding: bytes, as: UTF8.self))) }
+        return .array(elements)
     }
 }
 

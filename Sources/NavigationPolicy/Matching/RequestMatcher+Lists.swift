@@ -15,36 +15,18 @@ extension RequestMatcher {
             }
             return
         }
-        var exact = SortedKeyTableBuilder(reservingCapacity: list.count, bytesPerKey: 20)
-        var wildcards = SortedKeyTableBuilder()
+        var tables = HostTableBuilder(reservingCapacity: list.count)
         list.forEachBytes { index, bytes in
-            // Plain lower-case names and `*.` over one: their match form is their own bytes
-            // (``HostPattern/plainDomain(_:)-(String)``, the same test `HostPattern.parse` starts
-            // with), so no `String` is made for them.
-            if let length = HostPattern.plainDomainLength(bytes) {
-                let written = length == bytes.count ? nil : String(decoding: bytes, as: UTF8.self)
-                exact.add(UnsafeBufferPointer(rebasing: bytes[..<length]), configIndex: index, written: written)
-                return
-            }
-            if bytes.count > 2, bytes[0] == UInt8(ascii: "*"), bytes[1] == UInt8(ascii: "."),
-                let length = HostPattern.plainDomainLength(UnsafeBufferPointer(rebasing: bytes[2...]))
-            {
-                let written = length == bytes.count - 2 ? nil : String(decoding: bytes, as: UTF8.self)
-                wildcards.add(UnsafeBufferPointer(rebasing: bytes[2..<(2 + length)]), configIndex: index, written: written)
-                return
-            }
+            guard !tables.addPlain(bytes, configIndex: index) else { return }
             let pattern = String(decoding: bytes, as: UTF8.self)
-            switch parseHost(pattern, index, config, diagnostics: &diagnostics) {
-            case .exact(let host): exact.add(host.utf8, configIndex: index, written: pattern == host ? nil : pattern)
-            case .wildcard(let suffix):
-                wildcards.add(suffix.utf8, configIndex: index, written: pattern == "*." + suffix ? nil : pattern)
+            guard let parsed = parseHost(pattern, index, config, diagnostics: &diagnostics) else { return }
             // Ranges and classes stay entries, as in an image, where only an address host consults them.
-            case let parsed?: insert(parsed, written: pattern, at: index, into: &hosts, &matcher)
-            case nil: break
+            if !tables.add(parsed, written: pattern, configIndex: index) {
+                insert(parsed, written: pattern, at: index, into: &hosts, &matcher)
             }
         }
         do throws(PolicyImageError) {
-            hosts.attach(MappedHostNames(exact: try exact.build(), wildcardSuffixes: try wildcards.build()))
+            hosts.attach(MappedHostNames(exact: try tables.exact.build(), wildcardSuffixes: try tables.wildcards.build()))
         } catch {
             diagnostics.report(config.pointer.appending("hosts"), "internal error: the host table is invalid: \(error.reason)")
         }

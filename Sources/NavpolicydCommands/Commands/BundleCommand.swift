@@ -32,6 +32,9 @@ package struct BundleCommand: ParsableCommand {
     static let format = OutputFormat.option(default: .text, text: "one field a line")
     static let compiled = Flag(
         "compiled", help: "carry the compiled image (navpolicyd compile) instead of the JSON chain; implied by an image --config")
+    static let allowExpired = Flag(
+        "allow-expired",
+        help: "write the bundle even when it is already expired (--issued-at in the past), to test how an app refuses one")
 
     /// `bundle verify FILE` / `bundle inspect FILE`; no operand builds a bundle.
     package enum Action: String, CaseIterable, Sendable {
@@ -51,7 +54,9 @@ package struct BundleCommand: ParsableCommand {
               navpolicyd bundle --config c.json --sign k.pem > b.json 2> b.json.sig
             keeps the two apart. --public-key --sign KEY prints the base64 raw public key.
             The signed bytes carry issuedAt, expiresAt, policyVersion and, when signed, keyId
-            (docs/bundles.md, "Freshness"); apps refuse expired and older bundles.
+            (docs/bundles.md, "Freshness"); apps refuse expired and older bundles, so a
+            bundle that would be written already expired is refused (exit 2) unless
+            --allow-expired says it is meant to be (a fixture for an app's refusal path).
 
             bundle verify FILE [--bundle-key [ID:]KEY]... checks FILE (and FILE.sig) exactly as
             the app's client does: format, key id, signature, expiry, compile.
@@ -65,6 +70,7 @@ package struct BundleCommand: ParsableCommand {
             config.declaration, sign.declaration, output.declaration, publicKey.declaration,
             ConfigLoader.maxBytesOption.declaration, issuedAt.declaration, lifetime.declaration,
             policyVersion.declaration, keyId.declaration, format.declaration, compiled.declaration,
+            allowExpired.declaration,
         ] + BundleInput.declarations.filter { $0.name != BundleInput.bundle.declaration.name },
         positional: PositionalDeclaration(
             name: "verify|inspect FILE", help: "check or show a bundle file instead of building one", arity: .zeroOrMore,
@@ -81,6 +87,7 @@ package struct BundleCommand: ParsableCommand {
     package var keyIdValue: String?
     package var format: OutputFormat
     package var isCompiled = false
+    package var allowsExpired = false
     /// `verify` or `inspect` with its file; nil builds a bundle.
     var action: (Action, BundleInput)?
     private var positionals: [String]
@@ -101,6 +108,7 @@ package struct BundleCommand: ParsableCommand {
         keyIdValue = arguments[Self.keyId]
         format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
         isCompiled = arguments[Self.compiled]
+        allowsExpired = arguments[Self.allowExpired]
         positionals = arguments.positionals
         keyOptionsGiven = BundleInput.keyOptionsGiven(arguments)
         if positionals.count == 2, let action = Action(rawValue: positionals[0]) {
@@ -143,7 +151,7 @@ package struct BundleCommand: ParsableCommand {
         }
         let building = [
             configPath != nil, signingKeyPath != nil, outputPath != nil, printsPublicKey, issuedAtSeconds != nil,
-            lifetimeSeconds != nil, policyVersionValue != nil, keyIdValue != nil,
+            lifetimeSeconds != nil, policyVersionValue != nil, keyIdValue != nil, allowsExpired,
         ]
         if building.contains(true) {
             throw .usage("'bundle \(action.0.rawValue) FILE' reads a bundle; the options that build one do not apply")
@@ -178,40 +186,26 @@ package struct BundleCommand: ParsableCommand {
             return ExitCode.success
         }
         let path = ConfigLoader.resolvePath(flag: configPath)
-        let bytes: [UInt8]
-        let settings: BundleSettings
+        let source: BundleSource
         do throws(ConfigLoader.LoadError) {
-            bytes = try ConfigLoader.read(path, maxBytes: maxConfigBytes)
-            // Validated as the daemon validates it, so an invalid policy never becomes a bundle.
-            do throws(ConfigError) {
-                settings = ServerSettings.from(try ServerSettings.compiler.compile(bytes)).bundle
-            } catch {
-                if !PolicyImage.hasMagic(bytes) { throw .invalid(path: path, error) }
-                settings = ServerSettings.from(try ConfigLoader.compile(bytes, path: path)).bundle
-            }
+            source = try BundleSource.read(path, maxBytes: maxConfigBytes, compiled: isCompiled)
         } catch {
             ConfigLoader.report(error, to: output)
             return ExitCode.usage
         }
-        // A compiled bundle carries an image: the given one, or the config compiled now; its
-        // revision is the image's own hash, as `serve` reports for that image.
-        var image: [UInt8]? = PolicyImage.hasMagic(bytes) ? bytes : nil
-        if isCompiled, image == nil {
-            do {
-                image = try PolicyImageFile.compile(config: bytes)
-            } catch {
-                ConfigLoader.report(.invalid(path: path, error), to: output)
-                return ExitCode.usage
-            }
+        let bundleStamp = stamp(source.settings, signingKey)
+        if !allowsExpired, let refusal = Self.expiredRefusal(bundleStamp, now: Int(Date().timeIntervalSince1970)) {
+            output.err("navpolicyd bundle: \(refusal)")
+            return ExitCode.usage
         }
+        // A compiled bundle's revision is its image's own hash, as `serve` reports for that image.
         let built =
-            image.map {
+            source.image.map {
                 PolicyBundle.make(
-                    compiledImage: $0, revision: PolicyBundle.revision(of: $0), stamp: stamp(settings, signingKey),
-                    signingKey: signingKey)
+                    compiledImage: $0, revision: PolicyBundle.revision(of: $0), stamp: bundleStamp, signingKey: signingKey)
             }
             ?? PolicyBundle.make(
-                configBytes: bytes, revision: PolicyBundle.revision(of: bytes), stamp: stamp(settings, signingKey),
+                configBytes: source.bytes, revision: PolicyBundle.revision(of: source.bytes), stamp: bundleStamp,
                 signingKey: signingKey)
         guard let bundle = built else {
             output.err("navpolicyd bundle: config \(path): the bundle could not be built")
@@ -223,7 +217,14 @@ package struct BundleCommand: ParsableCommand {
             return ExitCode.success
         }
         do {
-            try Data(bundle.bytes).write(to: URL(fileURLWithPath: outputPath), options: .atomic)
+            // Written from the bundle's own buffer: a `Data` copy was another 25 MiB for 1M hosts.
+            try bundle.bytes.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress else {
+                    return try Data().write(to: URL(fileURLWithPath: outputPath), options: .atomic)
+                }
+                try Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
+                    .write(to: URL(fileURLWithPath: outputPath), options: .atomic)
+            }
             if let signature = bundle.signatureBase64 {
                 try Data((signature + "\n").utf8).write(to: URL(fileURLWithPath: outputPath + ".sig"), options: .atomic)
             }
@@ -232,6 +233,17 @@ package struct BundleCommand: ParsableCommand {
             return ExitCode.usage
         }
         return ExitCode.success
+    }
+
+    /// Why a bundle with `stamp` must not be written at `now`: every app would refuse it as
+    /// `expired` the moment it got it. nil when it is still valid. The times are written as
+    /// `bundle verify`'s OK line writes them.
+    static func expiredRefusal(_ stamp: PolicyBundle.Stamp, now: Int) -> String? {
+        guard stamp.isExpired(atUnixSeconds: now) else { return nil }
+        return "the bundle would be written already expired: expiresAt \(BundleCheck.timestamp(stamp.expiresAt))"
+            + " (issuedAt \(BundleCheck.timestamp(stamp.issuedAt)) + \(stamp.expiresAt - stamp.issuedAt) s) is not after"
+            + " now, \(BundleCheck.timestamp(now)), so every app refuses it (expired); give a later --issued-at or a"
+            + " longer --lifetime, or --allow-expired to write it anyway (a fixture for an app's refusal path)"
     }
 
     /// The stamp the flags ask for, over the config's `server.bundle` settings.

@@ -15,6 +15,9 @@ package struct TestCommand: ParsableCommand {
         "fail-under", "PERCENT", in: DecimalRange(0, 100), phrase: "a percentage from 0 to 100",
         help: "with --coverage: exit 1 when coverage is below PERCENT (0-100)")
     static let format = OutputFormat.option(default: .text, text: "failures and a summary line, coloured on a terminal")
+    static let vectors = Flag(
+        "vectors",
+        help: "run conformance vector files (config/conformance/*.json), each against its own bundle, instead of a table")
 
     package static let declaration = CommandDeclaration(
         name: "test",
@@ -28,19 +31,27 @@ package struct TestCommand: ParsableCommand {
             (null means the field must be null).
 
             A case whose expect.handler names no handler in the config, and an empty file, are errors.
+
+            --vectors FILE... runs conformance vector files instead (config/conformance/README.md):
+            each file carries its policy bundle, loaded as an app loads it, and cases whose
+            expect is a decision (decision, handler, action, location, url, shadow, compared
+            exactly) or {"decision": "cancel", "invalidRequest": true}, a request the engine
+            must refuse. The one command CI runs for this engine (and a port's runner mirrors):
+              navpolicyd test --vectors config/conformance/*.json
             """,
         notes: """
-            Prints each failure with expected and actual values; the last line is "N passed, M failed".
+            Prints each failure with expected and actual values; the last line is "N passed, M failed"
+            (with --vectors, a line per file and "total: N passed, M failed (K files)").
             Exit status: 0 all passed; 1 some failed or coverage under --fail-under;
-            2 unreadable or malformed files, invalid config.
+            2 unreadable or malformed files, invalid config or bundle.
             """,
         options: [
             config.declaration, ConfigLoader.maxBytesOption.declaration, explain.declaration, coverage.declaration,
-            failUnder.declaration, format.declaration,
+            failUnder.declaration, format.declaration, vectors.declaration,
         ] + BundleInput.declarations,
         positional: PositionalDeclaration(
-            name: "CASES.json", help: "the table of cases", arity: .exactlyOne, kind: .file,
-            missingMessage: "expected one CASES.json file"))
+            name: "CASES.json|VECTOR.json", help: "the table of cases, or with --vectors the vector files",
+            arity: .oneOrMore, kind: .file, missingMessage: "expected one CASES.json file (with --vectors, the vector files)"))
 
     package var configPath: String?
     /// `--bundle FILE`: decide with the bundle an app ships instead of a config.
@@ -50,6 +61,9 @@ package struct TestCommand: ParsableCommand {
     package var maxConfigBytes = ConfigFile.defaultMaxBytes
     private var maxConfigBytesText: String?
     package var casesPath: String
+    /// Every operand: the one table, or with `--vectors` the vector files in order.
+    package var paths: [String]
+    package var runsVectors: Bool
     package var explains: Bool
     package var reportsCoverage: Bool
     package var failUnder: Double?
@@ -61,6 +75,8 @@ package struct TestCommand: ParsableCommand {
         bundleKeyOptionsGiven = BundleInput.keyOptionsGiven(arguments)
         maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
         casesPath = arguments.positionals.first ?? ""
+        paths = arguments.positionals
+        runsVectors = arguments[Self.vectors]
         explains = arguments[Self.explain]
         reportsCoverage = arguments[Self.coverage]
         failUnder = arguments[Self.failUnder]
@@ -71,9 +87,24 @@ package struct TestCommand: ParsableCommand {
         maxConfigBytes = try ConfigLoader.maxBytes(flag: maxConfigBytesText)
         try BundleInput.validate(bundleInput, keyOptionsGiven: bundleKeyOptionsGiven, configGiven: configPath != nil)
         if failUnder != nil, !reportsCoverage { throw .usage("--fail-under needs --coverage") }
+        guard runsVectors else {
+            if paths.count > 1 {
+                throw .usage("expected one CASES.json file, got \(paths.count); to run conformance vector files, add --vectors")
+            }
+            return
+        }
+        // A vector file carries its own policy, and coverage is of one policy: neither applies.
+        if configPath != nil || bundleInput != nil || bundleKeyOptionsGiven {
+            throw .usage("--vectors: each vector file carries its policy bundle; drop --config and --bundle")
+        }
+        if reportsCoverage { throw .usage("--coverage is for a table against one policy, not --vectors") }
     }
 
     package func run(_ output: Output) -> Int32 {
+        if runsVectors {
+            return VectorTestRun.run(
+                paths: paths, maxBytes: maxConfigBytes, format: format, explains: explains, output: output)
+        }
         guard
             let policy = BundleInput.policy(
                 bundle: bundleInput, configPath: configPath, maxConfigBytes: maxConfigBytes, command: "test",

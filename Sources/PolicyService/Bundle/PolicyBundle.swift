@@ -136,7 +136,11 @@ extension PolicyBundle {
         var head = head(version: compiledVersion, revision: revision, stamp: stamp)
         head.append("compiledPolicy", .object(["length": .number(Double(compiledImage.count))]))
         // Compact JSON has no raw newline (strings escape it), so the first one ends the head.
-        let bytes = JSONValue.object(head).serializedBytes + [UInt8(ascii: "\n")] + compiledImage
+        // Appended into one buffer of the final size: `+` made the image's 25 MiB twice.
+        var bytes = JSONValue.object(head).serializedBytes
+        bytes.reserveCapacity(bytes.count + 1 + compiledImage.count)
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.append(contentsOf: compiledImage)
         return PolicyBundle(
             bytes: bytes, stamp: stamp, revision: revision, policy: [:], signature: signingKey?.sign(bytes),
             compiledImage: compiledImage)
