@@ -50,6 +50,8 @@ struct URLPatternBudgetFastPathTests {
                         let fast = compiled.exec(input)
                         let engine = compiled.engineExec(input)
                         #expect(fast == engine, "\(pattern) ignoreCase=\(ignoreCase) on \(input.debugDescription)")
+                        // The answer alone takes the byte route for ASCII text: it must agree too.
+                        #expect(compiled.matches(input) == (engine != nil), "\(pattern) on \(input.debugDescription)")
                         compared += 1
                     }
                 }
