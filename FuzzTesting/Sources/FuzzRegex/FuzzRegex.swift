@@ -6,7 +6,8 @@ import NavigationPolicy
 /// - a refusal carries a message and an offset inside the pattern;
 /// - a run stays within the linear step bound (2 × states × (subject scalars + 1));
 /// - a result has one element per group plus the match, the match is present and is part of
-///   the subject, and `matches` agrees with `exec`.
+///   the subject, and `matches` agrees with `exec`;
+/// - a program run one-pass gives the Pike VM's result (match and every group).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRegex(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
@@ -35,6 +36,10 @@ public func fuzzRegex(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     }
     if regex.matches(subject) != (result != nil) {
         fatalError("matches disagrees with exec for \(pattern.debugDescription) on \(subject.debugDescription)")
+    }
+    if regex.isOnePass, regex.pikeVMExec(subject).result != result {
+        fatalError(
+            "the one-pass matcher disagrees with the Pike VM for \(pattern.debugDescription) on \(subject.debugDescription)")
     }
     guard let result else { return 0 }
     guard result.count == regex.captureCount + 1, let whole = result[0] else {

@@ -11,9 +11,13 @@
 ///
 /// Matching is a Pike VM (Thompson NFA simulation with per-thread captures in priority order):
 /// at most `2 × states × (input scalars + 1)` steps (states ≤ 33 × instructions), and captures exactly as
-/// `RegExp.prototype.exec` gives them.
+/// `RegExp.prototype.exec` gives them. A program where the next input scalar decides every
+/// choice runs on ``RegexOnePass`` instead: one thread, one step per scalar, the same results.
 public struct ECMARegex: Sendable {
     let program: RegexProgram
+    /// The program's one-pass form, when the next scalar decides every choice (nearly every
+    /// URLPattern expression): runs take it instead of the Pike VM, with the same results.
+    let onePass: RegexOnePass?
     /// The name of each capture group (index 0 = group 1), nil for an unnamed one.
     public let captureNames: [String?]
 
@@ -29,6 +33,7 @@ public struct ECMARegex: Sendable {
         var parser = RegexParser(pattern, ignoreCase: ignoreCase, unicodeSets: unicodeSets)
         let node = try parser.parse()
         program = try RegexCompiler.compile(node, captureCount: parser.captureCount, ignoreCase: ignoreCase)
+        onePass = RegexOnePass(program)
         captureNames = parser.captureNames
     }
 
@@ -45,6 +50,7 @@ public struct ECMARegex: Sendable {
     /// Whether the regex matches anywhere in `input` (`RegExp.prototype.test`); stops at the
     /// first match any thread reaches instead of finishing ECMAScript's choice of captures.
     public func matches(_ input: String) -> Bool {
+        if let onePass { return onePass.run(input, stepLimit: .max, captures: false).matched }
         var machine = RegexPikeVM(program: program, input: input.unicodeScalars.map(\.value))
         return machine.run(firstMatchOnly: true) != nil
     }
@@ -75,6 +81,33 @@ public struct ECMARegex: Sendable {
     /// decision's regexp budget): `exceeded` is then true and `result` nil, which means "not
     /// decided", never "no match". `steps` is what the run took (at most `stepLimit + 1`).
     package func exec(_ input: String, stepLimit: Int) -> (result: [String?]?, steps: Int, exceeded: Bool) {
+        if let onePass {
+            let run = onePass.run(input, stepLimit: stepLimit, captures: true)
+            return (run.matched && !run.exceeded ? run.captures : nil, run.steps, run.exceeded)
+        }
+        return pikeVMExec(input, stepLimit: stepLimit)
+    }
+
+    /// Whether `input` matches, within `stepLimit` steps (nil: stopped there, not decided):
+    /// ``exec(_:stepLimit:)`` without making the groups' strings, for callers that only need the
+    /// answer (a policy decision). The same run, so the same steps.
+    package func matches(_ input: String, stepLimit: Int) -> (matched: Bool?, steps: Int) {
+        if let onePass {
+            let run = onePass.run(input, stepLimit: stepLimit, captures: false)
+            return (run.exceeded ? nil : run.matched, run.steps)
+        }
+        let scalars = input.unicodeScalars.map(\.value)
+        var machine = RegexPikeVM(program: program, input: scalars, stepLimit: stepLimit)
+        let slots = machine.run()
+        return (machine.exceededLimit ? nil : slots != nil, machine.steps)
+    }
+
+    /// Whether runs take the one-pass matcher rather than the Pike VM.
+    package var isOnePass: Bool { onePass != nil }
+
+    /// ``exec(_:stepLimit:)`` on the Pike VM even when a one-pass form exists: the reference
+    /// the one-pass matcher is tested and fuzzed against.
+    package func pikeVMExec(_ input: String, stepLimit: Int = .max) -> (result: [String?]?, steps: Int, exceeded: Bool) {
         let scalars = Array(input.unicodeScalars)
         var machine = RegexPikeVM(program: program, input: scalars.map(\.value), stepLimit: stepLimit)
         guard let slots = machine.run() else { return (nil, machine.steps, machine.exceededLimit) }

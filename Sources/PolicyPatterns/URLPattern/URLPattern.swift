@@ -125,32 +125,39 @@ public struct URLPattern: Sendable {
     /// Whether `input` matches.
     /// - Throws: ``URLPatternError`` only when the arguments do not fit (a base URL beside a dictionary).
     public func test(_ input: URLPatternInput, baseURL: String? = nil) throws(URLPatternError) -> Bool {
-        try exec(input, baseURL: baseURL) != nil
+        // exec() without its result: the components answer without making group strings.
+        guard let values = try Self.componentValues(input, baseURL: baseURL) else { return false }
+        for (index, component) in components.enumerated() where !component.matches(index < values.count ? values[index] : "") {
+            return false
+        }
+        return true
     }
 
     /// The match of `input` ("match"), or nil when it does not match or does not parse as a URL.
     /// - Throws: ``URLPatternError`` only when the arguments do not fit (a base URL beside a dictionary).
     public func exec(_ input: URLPatternInput, baseURL: String? = nil) throws(URLPatternError) -> URLPatternResult? {
-        var inputs = [input]
-        let values: [String]
+        guard let values = try Self.componentValues(input, baseURL: baseURL) else { return nil }
+        return match(values, inputs: baseURL.map { [input, .string($0)] } ?? [input])
+    }
+
+    /// The eight strings `input` is matched on, or nil when it is not a URL (or its base is not).
+    private static func componentValues(_ input: URLPatternInput, baseURL: String?) throws(URLPatternError) -> [String]? {
         switch input {
         case .dictionary(let dictionary):
             if baseURL != nil {
                 throw URLPatternError(.arguments, "a base URL goes inside the dictionary ('baseURL'), not beside it")
             }
             guard let applied = try? dictionary.processed(as: .url, defaults: "") else { return nil }
-            values = URLPatternInit.componentNames.map { applied[component: $0] ?? "" }
+            return URLPatternInit.componentNames.map { applied[component: $0] ?? "" }
         case .string(let string):
             var base: URLRecord? = nil
             if let baseURL {
                 guard let parsed = try? URLRecord.parse(baseURL) else { return nil }
                 base = parsed
-                inputs.append(.string(baseURL))
             }
             guard let url = try? URLRecord.parse(string, base: base) else { return nil }
-            values = Self.componentValues(url)
+            return componentValues(url)
         }
-        return match(values, inputs: inputs)
     }
 
     /// The match of an already parsed URL (what the policy path has in hand); its inputs are

@@ -105,18 +105,27 @@ package final class URLPatternComponent: Sendable {
         return .some(result(input, captures))
     }
 
-    /// ``exec(_:)`` on the regex engine even where a fast path applies (the reference the
-    /// fast path is tested and fuzzed against).
+    /// ``exec(_:)`` on the Pike VM even where a fast path or the one-pass matcher applies (the
+    /// reference both are tested and fuzzed against).
     package func engineExec(_ input: String) -> URLPatternComponentResult? {
-        result(input, regex.exec(input))
+        result(input, regex.pikeVMExec(input).result)
+    }
+
+    /// Whether the component runs on the one-pass matcher (``RegexOnePass``): no fast path,
+    /// and an expression where the next scalar decides every choice.
+    package var runsOnePass: Bool { fastPath == nil && regex.isOnePass }
+
+    /// Whether `input` matches (``exec(_:)`` without building the result).
+    func matches(_ input: String) -> Bool {
+        if let fastPath { return fastPath.matches(input, ignoreCase: regex.ignoresCase) }
+        return regex.matches(input)
     }
 
     /// Whether `input` matches, its regex run charged to `budget`: nil when the run was
     /// stopped there. Builds no result (the policy path only needs the answer).
     func matches(_ input: String, budget: URLPatternStepBudget) -> Bool? {
         if let fastPath { return fastPath.matches(input, ignoreCase: regex.ignoresCase) }
-        guard let captures = budget.exec(regex, input) else { return nil }
-        return captures != nil
+        return budget.matches(regex, input)
     }
 
     /// The groups of a regex run's captures (nil = no match).

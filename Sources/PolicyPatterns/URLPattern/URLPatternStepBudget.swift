@@ -52,6 +52,19 @@ package final class URLPatternStepBudget: @unchecked Sendable {
         }
         return .some(run.result)
     }
+
+    /// Whether `regex` matches `input`, run within what is left (``ECMARegex/matches(_:stepLimit:)``:
+    /// no group strings); nil = stopped at the budget.
+    func matches(_ regex: ECMARegex, _ input: String) -> Bool? {
+        guard !exhausted else { return nil }
+        let run = regex.matches(input, stepLimit: remaining)
+        remaining -= min(run.steps, remaining)
+        guard let matched = run.matched else {
+            exhausted = true
+            return nil
+        }
+        return matched
+    }
 }
 
 /// A match under a step budget: the match, no match, or stopped at the budget (which the
