@@ -128,6 +128,37 @@ struct RegexUnicodePropertyTests {
         #expect(try accepts("\\p{sc=Greek}", "Ω", ignoreCase: true) && !accepts("\\p{sc=Greek}", "a", ignoreCase: true))
     }
 
+    /// V8's results (Node 20.20.2, ICU 78.2: Unicode 17.0) for every form and flag on inputs chosen
+    /// for case folding, from `scripts/generate-regex-property-vectors.js` (which states where V8
+    /// departs from the spec text and what it runs instead).
+    @Test("property escapes give V8's exec results in every form and flag")
+    func v8Vectors() throws {
+        let vectors = try ECMARegexTests.vectors("ecmaregex-property-vectors.json")
+        #expect(vectors.count > 6_000)
+        var compiled: [String: Result<ECMARegex, ECMARegexError>] = [:]
+        var failures: [String] = []
+        for vector in vectors {
+            let key = vector.flags + "/" + vector.pattern
+            let regex =
+                compiled[key]
+                ?? Result { () throws(ECMARegexError) in
+                    try ECMARegex(
+                        vector.pattern, ignoreCase: vector.flags.contains("i"), unicodeSets: vector.flags.contains("v"))
+                }
+            compiled[key] = regex
+            let label = "/\(vector.pattern)/\(vector.flags) on \(vector.input.debugDescription)"
+            switch regex {
+            case .failure(let error) where !vector.isError: failures.append("\(label): refused (\(error))")
+            case .success where vector.isError: failures.append("\(label): compiled, V8 throws")
+            case .success(let regex) where regex.exec(vector.input) != vector.expected:
+                failures.append(
+                    "\(label): got \(String(describing: regex.exec(vector.input))), V8 \(String(describing: vector.expected))")
+            default: break
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) disagreements:\n\(failures.prefix(40).joined(separator: "\n"))")
+    }
+
     @Test(
         "unknown, loosely spelled and malformed names are refused with the escape named",
         arguments: [
