@@ -5,11 +5,7 @@ import Testing
 /// run by ``URLPatternWPTTests``'s checks. Every entry must pass.
 struct URLPatternUnicodePropertyDataTests {
     @Test func unicodePropertyData() throws {
-        let outcome = try URLPatternWPTTests.run("urlpatterntestdata-unicode-properties.json")
-        print("URLPattern Unicode property data: \(outcome.passed.count) / \(outcome.passed.count + outcome.failures.count) pass")
-        for (index, failure) in outcome.failures.sorted(by: { $0.key < $1.key }) {
-            Issue.record("unicode-properties entry \(index): \(failure)")
-        }
-        #expect(outcome.passed.count == 28)
+        try URLPatternWPTTests.expectEveryEntryPasses(
+            "urlpatterntestdata-unicode-properties.json", count: 28, label: "Unicode property data")
     }
 }
