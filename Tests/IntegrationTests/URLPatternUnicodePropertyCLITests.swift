@@ -44,7 +44,10 @@ struct URLPatternUnicodePropertyCLITests {
             #"""
             {"defaultDecision": "cancel", "handlers": [
               {"name": "articles", "type": "allow",
-               "match": {"urlPatterns": [{"hostname": "wiki.example", "pathname": "/wiki/:title(\\p{Lu}\\p{Ll}+)"}]}}
+               "match": {"caseSensitive": true,
+                         "urlPatterns": [{"hostname": "wiki.example", "pathname": "/wiki/:title(\\p{Lu}\\p{Ll}+)"}]}},
+              {"name": "folded", "type": "allow",
+               "match": {"urlPatterns": [{"hostname": "wiki.example", "pathname": "/folded/:title(\\p{Lu}+)"}]}}
             ]}
             """#)
         func decision(_ url: String) throws -> JSONObject? {
@@ -55,6 +58,10 @@ struct URLPatternUnicodePropertyCLITests {
         #expect(try decision("https://wiki.example/wiki/Zurich")?["handler"] == .string("articles"))
         #expect(try decision("https://wiki.example/wiki/zurich")?["decision"] == .string("cancel"))
         #expect(try decision("https://wiki.example/wiki/Zurich2")?["decision"] == .string("cancel"))
+        // Without caseSensitive a pattern matches with ignoreCase (the v flag's vi): \p{Lu} then
+        // holds every letter whose fold an uppercase letter's fold is, so "zurich" matches.
+        #expect(try decision("https://wiki.example/folded/zurich")?["handler"] == .string("folded"))
+        #expect(try decision("https://wiki.example/folded/zurich1")?["decision"] == .string("cancel"))
 
         let bad = try BinaryRunner.temporaryFile(
             #"""
