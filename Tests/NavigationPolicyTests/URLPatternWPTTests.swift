@@ -166,11 +166,17 @@ struct URLPatternWPTTests {
     /// the vendored data predates: `Resources/urlpatterntestdata-ports.json` (provenance in
     /// `README-urlpattern.txt`), run by the same checks. Every entry must pass.
     @Test func fixedPortData() throws {
-        let outcome = try Self.run("urlpatterntestdata-ports.json")
-        print("URLPattern fixed-port data: \(outcome.passed.count) / \(outcome.passed.count + outcome.failures.count) pass")
+        try Self.expectEveryEntryPasses("urlpatterntestdata-ports.json", count: 22, label: "fixed-port data")
+    }
+
+    /// Runs `Resources/<file>` (a data file of our own beside the vendored one), records every
+    /// entry that fails, and expects `count` entries to pass.
+    static func expectEveryEntryPasses(_ file: String, count: Int, label: String) throws {
+        let outcome = try run(file)
+        print("URLPattern \(label): \(outcome.passed.count) / \(outcome.passed.count + outcome.failures.count) pass")
         for (index, failure) in outcome.failures.sorted(by: { $0.key < $1.key }) {
-            Issue.record("ports entry \(index): \(failure)")
+            Issue.record("\(label) entry \(index): \(failure)")
         }
-        #expect(outcome.passed.count == 22)
+        #expect(outcome.passed.count == count)
     }
 }

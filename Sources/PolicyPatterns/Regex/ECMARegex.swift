@@ -3,11 +3,14 @@
 /// Supported: alternation, groups `( )`, `(?: )`, `(?<name> )`, the quantifiers `* + ? {n} {n,}
 /// {n,m}` greedy and lazy, `.`, classes with ranges, `\d \D \w \W \s \S \b \B`, character
 /// escapes (`\n`, `\cX`, `\xHH`, `\uXXXX`, `\u{…}`, `\/`, …), `^` and `$` (no `m` flag) and the
-/// `i` flag (Unicode simple case folding). With `unicodeSets`, classes take the `v` flag's
-/// syntax (nested classes, `&&`, `--`). Refused, with an error naming the construct:
-/// backreferences, lookahead and lookbehind (no linear-time engine runs them), Unicode property
-/// escapes `\p{…}`, `\q{…}`, modifiers `(?i: )`, and counted repetitions that expand beyond
-/// ``RegexProgram/maxInstructions`` instructions. See docs/regex.md.
+/// `i` flag (Unicode simple case folding), and Unicode property escapes `\p{…}` `\P{…}`
+/// (General_Category, Script, Script_Extensions and ECMA-262's binary properties, Unicode
+/// ``unicodePropertyVersion``). With `unicodeSets`, classes take the `v` flag's syntax (nested
+/// classes, `&&`, `--`). Refused, with an error naming the construct: backreferences, lookahead
+/// and lookbehind (no linear-time engine runs them), `\q{…}` and the `v` flag's properties of
+/// strings (they match sequences), modifiers `(?i: )`, unknown or loosely spelled property names,
+/// and counted repetitions that expand beyond ``RegexProgram/maxInstructions`` instructions.
+/// See docs/regex.md.
 ///
 /// Matching is a Pike VM (Thompson NFA simulation with per-thread captures in priority order):
 /// at most `2 × states × (input scalars + 1)` steps (states ≤ 33 × instructions), and captures exactly as
@@ -36,6 +39,9 @@ public struct ECMARegex: Sendable {
         onePass = RegexOnePass(program)
         captureNames = parser.captureNames
     }
+
+    /// The Unicode version of the property escapes' tables (the IDNA tables' version).
+    package static let unicodePropertyVersion = UnicodePropertyTables.unicodeVersion
 
     /// Number of capture groups.
     public var captureCount: Int { program.captureCount }

@@ -3,8 +3,8 @@
 /// with either flag, so `\m`, a lone `{` or `]` are errors, as they are in a browser.
 ///
 /// Constructs a linear-time engine cannot run — backreferences and lookaround — and the ones
-/// this engine does not implement — property escapes, `\q{…}`, modifiers — are refused with an
-/// error that names them; nothing is silently read as something else.
+/// this engine does not implement — `\q{…}`, properties of strings, modifiers — are refused with
+/// an error that names them; nothing is silently read as something else.
 struct RegexParser {
     /// Groups and classes nest at most this deep: the parser and compiler recurse per level.
     static let maxNesting = 100
@@ -48,7 +48,7 @@ struct RegexParser {
 
     private static func scalar(_ character: Character) -> UInt32 { character.unicodeScalars.first?.value ?? 0 }
 
-    private static func describe(_ scalar: UInt32) -> String {
+    static func describe(_ scalar: UInt32) -> String {
         guard let value = Unicode.Scalar(scalar) else { return "U+" + String(scalar, radix: 16, uppercase: true) }
         return String(Character(value))
     }
@@ -315,7 +315,7 @@ struct RegexParser {
         }
     }
 
-    /// `\d \D \s \S \w \W` (folded when `i` is on); refuses `\p{…}`; nil for any other escape.
+    /// `\d \D \s \S \w \W` and `\p{…} \P{…}` (folded when `i` is on); nil for any other escape.
     /// The position is on the letter; it moves past it when a set is returned.
     private mutating func parseClassEscape(_ scalar: UInt32, start: Int) throws(ECMARegexError) -> RegexScalarSet? {
         let word = ignoreCase ? RegexScalarSet.wordCharactersIgnoringCase : RegexScalarSet.wordCharacters
@@ -328,7 +328,14 @@ struct RegexParser {
         case Self.scalar("w"): set = word
         case Self.scalar("W"): set = word.inverted()
         case Self.scalar("p"), Self.scalar("P"):
-            throw ECMARegexError("Unicode property escape \\\(Self.describe(scalar)){…} is not supported", offset: start)
+            let negated = scalar == Self.scalar("P")
+            let property = try RegexPropertyEscape.parse(pattern, brace: position + 1, escapeAt: start, negated: negated)
+            position = property.end
+            guard negated else { return folded(property.set) }
+            // `u`: the complement of the property, matched by Canonicalize (so /\P{Lu}/ui matches
+            // "A", whose fold "a" is in it); `v`: MaybeSimpleCaseFolding first, then the complement
+            // among the scalars that fold to themselves (so /\P{Lu}/vi does not match "A").
+            return unicodeSets ? folded(property.set).inverted() : folded(property.set.inverted())
         default: return nil
         }
         position += 1
