@@ -15,8 +15,8 @@ public struct VerifiedBundle: Sendable {
     public let stamp: BundleStamp?
     /// The compiled chain; decides exactly as the daemon with the same config does.
     public let policy: CompiledPolicy
-    /// The bundle's bytes as received (what the signature covers, and what is persisted); a
-    /// compiled bundle's are copied out of the image they are kept in on each read.
+    /// The bundle's bytes as received (what the signature covers); a compiled bundle's are
+    /// copied out of the memory (or mapped file) they are kept in on each read.
     public var bytes: [UInt8] {
         switch storage {
         case .json(let bytes): bytes
