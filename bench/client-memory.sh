@@ -79,7 +79,7 @@ def median(values):
     return statistics.median(values) if values else float("nan")
 def mb(value):
     return f"{value / 1048576:.1f}"
-print("| hosts | phase | peak RSS MB (median) | launch→first decision s | ns/decision | source |")
+print("| hosts | phase | peak RSS MB (median) | launch→first decision: CPU s (wall s) | ns/decision | source |")
 print("|---|---|---|---|---|---|")
 for hosts in sorted({row["hosts"] for row in rows}):
     mine = [row for row in rows if row["hosts"] == hosts]
@@ -94,12 +94,13 @@ for hosts in sorted({row["hosts"] for row in rows}):
         if not picked:
             continue
         ns = [row["nanosecondsPerDecision"] for row in picked if "nanosecondsPerDecision" in row]
-        launch = median([row["launchToFirstDecisionSeconds"] for row in picked])
+        wall = median([row["launchToFirstDecisionSeconds"] for row in picked])
+        cpu = median([row["launchCPUSeconds"] for row in picked])
         source = ", ".join(sorted({str(row.get("sourceAfter", row["source"])) + (
             f" ({row['refresh']}{', ' + row['cache'] if 'cache' in row else ''})" if "refresh" in row else "")
             for row in picked}))
         print(f"| {hosts:,} | {label} | {mb(median([row[field] for row in picked]))} (max {mb(max(row[field] for row in picked))})"
-              f" | {launch:.3f} | {median(ns):.0f} | {source} |" if ns else
+              f" | {cpu:.3f} ({wall:.3f}) | {median(ns):.0f} | {source} |" if ns else
               f"| {hosts:,} | {label} | {mb(median([row[field] for row in picked]))} (max {mb(max(row[field] for row in picked))})"
-              f" | {launch:.3f} | | {source} |")
+              f" | {cpu:.3f} ({wall:.3f}) | | {source} |")
 PY

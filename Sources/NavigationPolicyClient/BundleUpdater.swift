@@ -95,12 +95,14 @@ actor BundleUpdater {
         defer {
             if let staged = candidate.staged { try? FileManager.default.removeItem(at: staged) }
         }
-        // Dropped after the check read them: the bundle deciding now and this one are never
-        // both resident whole.
-        defer { candidate.mapping.releaseResidentPages() }
+        // Its pages are handed back as the check reads them: the bundle deciding now and this one
+        // are never both resident whole.
         let bundle: VerifiedBundle
         do {
-            bundle = try VerifiedBundle(inPlace: candidate.bundle, signature: signature, trust: configuration.trust)
+            let trust = configuration.trust
+            bundle = try candidate.mapping.checkingWithBoundedResidency { () throws(BundleRejection) in
+                try VerifiedBundle(inPlace: candidate.bundle, signature: signature, trust: trust)
+            }
         } catch {
             return .rejected(error)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import NavigationPolicy
+import Synchronization
 
 // mmap, madvise, rename: the platform's C library. The client stays free of C targets (it builds
 // for iOS and Android); these are the system modules every one of those platforms has.
@@ -83,12 +84,57 @@ struct MappedBundleFile: Sendable {
         _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.buffer.count, MADV_DONTNEED)
     }
 
+    /// Runs `check` (a bundle's signature and structure check, which reads every byte of the
+    /// mapping once, front to back) while a helper thread hands the mapping's pages back every
+    /// 2 ms, and once more at the end (``releaseResidentPages()``).
+    ///
+    /// Without it the check leaves the whole file resident until it returns: a 27 MB bundle is
+    /// 27 MB of peak RSS on Linux, on top of the one deciding during a refresh. With it, what is
+    /// resident at once is what the check read in the last few milliseconds; a page dropped just
+    /// before the check reads it is read again from the page cache (the mapping is private and
+    /// read-only, so every page reads back as the file holds it). Safe to run while other
+    /// threads read the same mapping, for the same reason.
+    func checkingWithBoundedResidency<Result>(_ check: () throws(BundleRejection) -> Result) throws(BundleRejection)
+        -> Result
+    {
+        guard isMapped else { return try check() }
+        let helper = ResidencyTrimmer(self)
+        defer { helper.stop() }
+        return try check()
+    }
+
     /// `bytes[offset...]` as bytes of their own that keep the whole mapping alive.
     func window(from offset: Int) -> PolicyImageBytes {
         let whole = bytes
         let window = UnsafeRawBufferPointer(rebasing: whole.buffer[offset...])
         // Releasing the window does nothing: `whole`, captured here, unmaps when the last one goes.
         return PolicyImageBytes(buffer: window) { [whole] _ in _ = whole }
+    }
+}
+
+/// The helper thread of ``MappedBundleFile/checkingWithBoundedResidency(_:)``.
+private final class ResidencyTrimmer: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let mapping: MappedBundleFile
+
+    init(_ mapping: MappedBundleFile) {
+        self.mapping = mapping
+        let thread = Thread { [self] in
+            while !stopped.load(ordering: .acquiring) {
+                mapping.releaseResidentPages()
+                usleep(2_000)
+            }
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    /// Stops the thread, waits for it, and drops what the end of the check read.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        finished.wait()
+        mapping.releaseResidentPages()
     }
 }
 

@@ -103,10 +103,11 @@ public final class NavigationPolicyClient: Sendable {
         if let cache {
             do throws(BundleRejection) {
                 if let stored = try cache.load() {
-                    // Both bundles are checked, one after the other: the pages the first check
-                    // read are dropped before the second reads its own (MappedBundleFile).
-                    defer { stored.mapping.releaseResidentPages() }
-                    let bundle = try VerifiedBundle(inPlace: stored.bundle, signature: stored.signature, trust: trust)
+                    // Its pages are handed back as the check reads them (MappedBundleFile), so
+                    // the cached and the shipped bundle are never resident whole.
+                    let bundle = try stored.mapping.checkingWithBoundedResidency { () throws(BundleRejection) in
+                        try VerifiedBundle(inPlace: stored.bundle, signature: stored.signature, trust: trust)
+                    }
                     cached = PublishedPolicy(bundle, source: .cache)
                 }
             } catch {

@@ -82,7 +82,7 @@ extension NavigationPolicyClient {
 
         /// Loads the bundle exactly as the client does at launch (`navpolicyd check --bundle`
         /// and `bench --client` call this too): a file is mapped and a compiled bundle checked
-        /// and used in place, its resident pages dropped after the signature check read them.
+        /// and used in place, its pages handed back as the signature check reads them.
         public func verified(trust: BundleTrust, now: Date = Date()) throws(BundleRejection) -> VerifiedBundle {
             let url: URL
             switch source {
@@ -103,8 +103,9 @@ extension NavigationPolicyClient {
                 throw BundleRejection(
                     error.isTooLarge ? .tooLarge : .unreadable, "\(url.lastPathComponent): \(error.reason)")
             }
-            defer { mapped.releaseResidentPages() }
-            return try VerifiedBundle(inPlace: mapped.bytes, signature: signature, trust: trust, now: now)
+            return try mapped.checkingWithBoundedResidency { () throws(BundleRejection) in
+                try VerifiedBundle(inPlace: mapped.bytes, signature: signature, trust: trust, now: now)
+            }
         }
 
         /// The signature in `FILE.sig`; nil when there is none (an unsigned bundle).

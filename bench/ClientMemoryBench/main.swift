@@ -7,6 +7,7 @@
 //            [--url URL] [--urls FILE --decisions N] [--in-memory]
 //   PHASE launch   make the client, decide --url once, then (with --urls) N decisions timed
 //   PHASE refresh  make the client, decide once, reset the peak, refresh(), decide again
+//   --mappings N   also list the N mappings holding the most resident memory at the end
 //   --in-memory    ship the bundle as bytes read into [UInt8] (the setup ios.md showed before
 //                  issue 42) instead of ShippedBundle(contentsOf:)
 // Prints one JSON object. Exit 0 when it ran (whatever the client decided), 2 on bad usage.
@@ -42,6 +43,14 @@ guard keyParts.count == 2, let verifier = try? SodiumBundleVerifier(publicKeyBas
     fail("--key ID:BASE64")
 }
 
+/// User + system CPU seconds of this process so far (all threads, from the start of the process).
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    return user + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
 /// `value`, or JSON null.
 func orNull(_ value: Any?) -> Any { value ?? NSNull() }
 
@@ -51,6 +60,27 @@ func statusBytes(_ field: String) -> Int {
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
     else { return 0 }
     return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+}
+
+/// The `count` mappings with the most resident memory now (/proc/self/smaps): where it goes.
+func largestMappings(_ count: Int) -> [String] {
+    // FileHandle, not String(contentsOfFile:): /proc files say they are empty, and a short read
+    // (one page of smaps) would end the latter.
+    guard let data = try? FileHandle(forReadingAtPath: "/proc/self/smaps")?.readToEnd() else { return [] }
+    let smaps = String(decoding: data, as: UTF8.self)
+    var found: [(name: String, kilobytes: Int)] = []
+    var name = ""
+    for line in smaps.split(separator: "\n") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        if let first = fields.first, first.contains("-"), fields.count >= 5 {
+            name = fields.count >= 6 ? String(fields[5]) : "[anonymous]"
+        } else if fields.first == "Rss:", fields.count >= 2, let kilobytes = Int(fields[1]) {
+            found.append((name, kilobytes))
+        }
+    }
+    var byName: [String: Int] = [:]
+    for entry in found { byName[entry.name, default: 0] += entry.kilobytes }
+    return byName.sorted { $0.value > $1.value }.prefix(count).map { "\($0.value) kB \($0.key)" }
 }
 
 /// VmHWM := VmRSS now (Linux ≥ 4.0), so the next VmHWM is the peak of what follows.
@@ -81,6 +111,7 @@ let configuration = NavigationPolicyClient.Configuration(
 let client = NavigationPolicyClient(configuration: configuration)
 let first = client.decide(NavigationRequest(url: options["url"] ?? "https://site12345.example/home"))
 let launchSeconds = (ContinuousClock.now - started).seconds
+let launchCPUSeconds = cpuSeconds()
 
 var result: [String: Any] = [
     "phase": phase,
@@ -91,6 +122,8 @@ var result: [String: Any] = [
     "startupIssues": client.startupIssues.map(\.description),
     "firstVerdict": first.verdict.rawValue,
     "launchToFirstDecisionSeconds": launchSeconds,
+    // User + system CPU up to the first decision: wall time on a shared machine is mostly waiting.
+    "launchCPUSeconds": launchCPUSeconds,
     "launchPeakRSSBytes": statusBytes("VmHWM:"),
 ]
 
@@ -141,6 +174,9 @@ if phase == "refresh" {
 }
 result["residentBytes"] = statusBytes("VmRSS:")
 result["peakRSSBytes"] = statusBytes("VmHWM:")
+if options["mappings"] != nil {
+    result["largestMappings"] = largestMappings(Int(options["mappings"] ?? "") ?? 8)
+}
 let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
 FileHandle.standardOutput.write(json + Data("\n".utf8))
 
