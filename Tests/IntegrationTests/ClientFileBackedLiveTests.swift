@@ -31,7 +31,10 @@ struct ClientFileBackedLiveTests {
         let key: BundleTrustLiveTests.Key
         let shipped: String
         let daemon: DaemonProcess
+        /// The client's cache directory (made by its first refresh).
+        let cache = URL(fileURLWithPath: TestScratch.path("client-cache"))
         var trusted: String { "live:\(key.publicKeyBase64)" }
+        var bundleURL: String { daemon.baseURL + "/v1/policy/bundle" }
     }
 
     static func setUp() throws -> Setup {
@@ -88,8 +91,7 @@ struct ClientFileBackedLiveTests {
     @Test("launch from the shipped file, refresh to the daemon's newer bundle, cached launch from it")
     func launchRefreshCachedLaunch() throws {
         let setup = try Self.setUp()
-        let cache = URL(fileURLWithPath: TestScratch.path("client-cache"))
-        let bundleURL = setup.daemon.baseURL + "/v1/policy/bundle"
+        let (cache, bundleURL) = (setup.cache, setup.bundleURL)
 
         let launch = try Self.run("launch", setup, cache: cache, bundleURL: bundleURL, url: "https://site7.example/")
         #expect(launch["source"] as? String == "shipped")
@@ -121,8 +123,7 @@ struct ClientFileBackedLiveTests {
     @Test("a rollback, an expired, a badly signed and a truncated download are refused; the old bundle and cache stay")
     func refusedDownloadsKeepTheOldBundleAndCache() throws {
         let setup = try Self.setUp()
-        let cache = URL(fileURLWithPath: TestScratch.path("client-cache"))
-        let bundleURL = setup.daemon.baseURL + "/v1/policy/bundle"
+        let (cache, bundleURL) = (setup.cache, setup.bundleURL)
         let filled = try Self.run("refresh", setup, cache: cache, bundleURL: bundleURL, url: "https://newer.example/")
         #expect(filled["refresh"] as? String == "updated", "\(filled)")
         let cacheFile = cache.appendingPathComponent("navpolicy-bundle.cache")

@@ -63,13 +63,20 @@ struct ShippedBundleFileTests {
         #expect(throws: BundleRejection.self) { _ = try NavigationPolicyClient(strict: configuration) }
     }
 
-    @Test func aStagedDownloadIsMappedThenRenamedOverTheCacheFile() throws {
+    /// A cache holding the default bundle, and beside it a downloaded body (`download.tmp`) of
+    /// another revision, as a refresh finds them.
+    static func cacheWithDownload() throws -> (directory: URL, cache: BundleCache, body: URL) {
         let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let cache = BundleCache(directory: directory)
         try cache.store(bytes: bundleBytes(), signature: nil)
         let body = directory.appendingPathComponent("download.tmp")
         try Data(bundleBytes(revisionDigit: "e")).write(to: body)
+        return (directory, cache, body)
+    }
+
+    @Test func aStagedDownloadIsMappedThenRenamedOverTheCacheFile() throws {
+        let (directory, cache, body) = try Self.cacheWithDownload()
+        defer { try? FileManager.default.removeItem(at: directory) }
 
         let staged = try cache.stage(body, signature: [1, 2, 3])
         let stored = try #require(try BundleCache.load(staged))
@@ -85,12 +92,8 @@ struct ShippedBundleFileTests {
     }
 
     @Test func stagedFilesAKilledRefreshLeftAreDeletedOnceOldNotWhileFresh() throws {
-        let directory = try temporaryDirectory()
+        let (directory, cache, body) = try Self.cacheWithDownload()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = BundleCache(directory: directory)
-        try cache.store(bytes: bundleBytes(), signature: nil)
-        let body = directory.appendingPathComponent("download.tmp")
-        try Data(bundleBytes(revisionDigit: "e")).write(to: body)
         let abandoned = try cache.stage(body, signature: nil)
         let fresh = try cache.stage(body, signature: nil)
         try FileManager.default.setAttributes(
