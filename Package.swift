@@ -118,6 +118,12 @@ let package = Package(
             swiftSettings: strictSettings),
         // The executable: only hands its arguments to NavpolicydCommands.
         .executableTarget(name: "navpolicyd", dependencies: ["NavpolicydCommands"], swiftSettings: strictSettings),
+        // The app client as docs/integrations/ios.md sets it up, measured (peak RSS, launch to
+        // first decision) by bench/client-memory.sh and run by ClientFileBackedLiveTests from
+        // beside the navpolicyd under test (`swift build --build-tests` builds both).
+        .executableTarget(
+            name: "ClientMemoryBench", dependencies: ["NavigationPolicyClient", "NavigationPolicyClientSodium"],
+            path: "bench/ClientMemoryBench", swiftSettings: strictSettings),
 
         // The per-process scratch directory the test targets that write files share (not a test
         // target itself: a library only test targets depend on).

@@ -2,13 +2,14 @@
 """Serves one policy bundle as the daemon would, with bytes and signature chosen by a test.
 
 Usage: bundle-origin.py --body FILE [--signature BASE64] [--etag TAG] [--cache-control VALUE]
-                        [--not-modified-after N]
+                        [--not-modified-after N] [--truncate-at N]
 Prints "listening PORT" once bound to a free loopback port, then answers every GET with
 200, the file's bytes, `ETag` (default: none), `Cache-Control: max-age=300, no-transform` and
 `Navpolicy-Bundle-Signature` when given. The client's live tests use it to hand the client a
 tampered bundle under a genuine signature, which no real daemon would serve, or an answer
 with a `Cache-Control` no daemon sends (`--cache-control`; after N answers,
-`--not-modified-after N` answers 304 with it, as an injected 304 would).
+`--not-modified-after N` answers 304 with it, as an injected 304 would), or a download cut
+short (`--truncate-at N`: the full Content-Length, N bytes of body, then the connection closed).
 """
 import argparse
 import http.server
@@ -22,6 +23,7 @@ def main():
     parser.add_argument("--etag")
     parser.add_argument("--cache-control", default="max-age=300, no-transform")
     parser.add_argument("--not-modified-after", type=int)
+    parser.add_argument("--truncate-at", type=int)
     options = parser.parse_args()
     with open(options.body, "rb") as file:
         body = file.read()
@@ -51,6 +53,11 @@ def main():
             if options.signature:
                 self.send_header("Navpolicy-Bundle-Signature", options.signature)
             self.end_headers()
+            if options.truncate_at is not None:
+                self.wfile.write(body[: options.truncate_at])
+                self.wfile.flush()
+                self.close_connection = True
+                return
             self.wfile.write(body)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

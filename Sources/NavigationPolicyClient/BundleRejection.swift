@@ -27,6 +27,9 @@ public struct BundleRejection: Error, Sendable, Equatable, CustomStringConvertib
         case tooLarge = "too-large"
         /// The on-disk copy cannot be read or is not in the cache file format.
         case unreadableCache = "unreadable-cache"
+        /// The shipped bundle's file (``NavigationPolicyClient/ShippedBundle/init(contentsOf:)``)
+        /// is missing or cannot be read.
+        case unreadable
     }
 
     public var kind: Kind

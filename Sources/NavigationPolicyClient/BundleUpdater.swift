@@ -47,13 +47,18 @@ actor BundleUpdater {
         if let token = configuration.authorizationToken {
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
-        let data: Data
+        // A download task: the body goes to a file as it arrives (a data task would hold it in
+        // memory twice over, which for a 1M-host compiled bundle was 200+ MB; issue 42).
+        let body: URL
         let response: URLResponse
         do {
-            (data, response) = try await session().data(for: request)
+            (body, response) = try await session().download(for: request)
         } catch {
             return .unavailable(reason: error.localizedDescription)
         }
+        // The session's file is ours to delete, whatever the answer; removing it while the bundle
+        // is mapped from it (no cache directory) is fine: the mapping keeps the data.
+        defer { try? FileManager.default.removeItem(at: body) }
         guard let http = response as? HTTPURLResponse else {
             return .unavailable(reason: "not an HTTP response")
         }
@@ -72,7 +77,6 @@ actor BundleUpdater {
         default:
             return .unavailable(reason: "HTTP \(http.statusCode) from \(url.absoluteString)")
         }
-        let bytes = [UInt8](data)
         let signature: [UInt8]?
         if let header = http.value(forHTTPHeaderField: "Navpolicy-Bundle-Signature") {
             guard let decoded = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)) else {
@@ -82,9 +86,23 @@ actor BundleUpdater {
         } else {
             signature = nil
         }
+        let candidate: DownloadedBundle
+        switch stageAndMap(body, signature: signature) {
+        case .success(let mapped): candidate = mapped
+        case .failure(let failure): return failure.outcome
+        }
+        // Deleted unless installed below: a refused or failed download leaves the cache as it was.
+        defer {
+            if let staged = candidate.staged { try? FileManager.default.removeItem(at: staged) }
+        }
+        // Its pages are handed back as the check reads them: the bundle deciding now and this one
+        // are never both resident whole.
         let bundle: VerifiedBundle
         do {
-            bundle = try VerifiedBundle(bytes: bytes, signature: signature, trust: configuration.trust)
+            let trust = configuration.trust
+            bundle = try candidate.mapping.checkingWithBoundedResidency { () throws(BundleRejection) in
+                try VerifiedBundle(inPlace: candidate.bundle, signature: signature, trust: trust)
+            }
         } catch {
             return .rejected(error)
         }
@@ -104,12 +122,75 @@ actor BundleUpdater {
         keep(answeredMaxAge)
         slot.publish(PublishedPolicy(bundle, source: .daemon))
         guard let cache else { return .updated(revision: bundle.revision, cache: .notConfigured) }
+        guard let staged = candidate.staged else {
+            let failure = candidate.stagingError ?? BundleCacheWriteError(path: cache.file.path, reason: "not written")
+            return .updated(revision: bundle.revision, cache: .failed(failure))
+        }
         do throws(BundleCacheWriteError) {
-            try cache.store(bytes: bytes, signature: signature)
+            try cache.install(staged)
         } catch {
             return .updated(revision: bundle.revision, cache: .failed(error))
         }
         return .updated(revision: bundle.revision, cache: .written)
+    }
+
+    /// A downloaded bundle mapped for its check: from its cache file staged beside the last good
+    /// one (so that, once verified, a rename makes it the last good one), or from the session's
+    /// own file when there is no cache directory or it cannot be written.
+    private struct DownloadedBundle {
+        let bundle: PolicyImageBytes
+        let mapping: MappedBundleFile
+        /// The staged cache file; nil when the bundle is mapped from the session's file.
+        let staged: URL?
+        /// Why it could not be staged, when a cache is configured.
+        let stagingError: BundleCacheWriteError?
+    }
+
+    /// The body at `body` staged in the cache directory (when there is one) and mapped; an
+    /// outcome to return instead when it is too large or cannot be read at all.
+    private func stageAndMap(_ body: URL, signature: [UInt8]?) -> Result<DownloadedBundle, RefreshFailure> {
+        var stagingError: BundleCacheWriteError?
+        if let cache {
+            cache.removeAbandonedStagingFiles()
+            do throws(BundleCache.StageFailure) {
+                let staged = try cache.stage(body, signature: signature)
+                do throws(BundleRejection) {
+                    guard let stored = try BundleCache.load(staged) else {
+                        return .failure(RefreshFailure(.unavailable(reason: "\(staged.path) vanished")))
+                    }
+                    return .success(
+                        DownloadedBundle(bundle: stored.bundle, mapping: stored.mapping, staged: staged, stagingError: nil))
+                } catch {
+                    try? FileManager.default.removeItem(at: staged)
+                    return .failure(RefreshFailure(.unavailable(reason: error.reason)))
+                }
+            } catch {
+                switch error {
+                case .tooLarge(let bytes):
+                    let limit = VerifiedBundle.maximumFileBytes
+                    let rejection = BundleRejection(.tooLarge, "over \(bytes) bytes; the limit is \(limit)")
+                    return .failure(RefreshFailure(.rejected(rejection)))
+                case .write(let failure):
+                    stagingError = failure
+                }
+            }
+        }
+        let mapping: MappedBundleFile
+        do throws(MappedBundleFile.Failure) {
+            mapping = try MappedBundleFile.map(body, maxBytes: VerifiedBundle.maximumFileBytes)
+        } catch {
+            if case .tooLarge = error {
+                return .failure(RefreshFailure(.rejected(BundleRejection(.tooLarge, error.reason))))
+            }
+            return .failure(RefreshFailure(.unavailable(reason: "the downloaded bundle cannot be read: \(error.reason)")))
+        }
+        return .success(DownloadedBundle(bundle: mapping.bytes, mapping: mapping, staged: nil, stagingError: stagingError))
+    }
+
+    /// The outcome of a refresh that ends before the bundle is checked, as an `Error` for `Result`.
+    private struct RefreshFailure: Error {
+        let outcome: RefreshOutcome
+        init(_ outcome: RefreshOutcome) { self.outcome = outcome }
     }
 
     /// The `max-age` of the last kept answer; nil before one.

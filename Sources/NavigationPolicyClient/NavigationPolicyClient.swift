@@ -18,24 +18,13 @@ public import NavigationPolicy
 /// ``decide(_:)`` answers *cancel*, as the daemon answers an error that every client must treat
 /// as cancel (docs/security.md, "Fail-closed rules").
 public final class NavigationPolicyClient: Sendable {
-    /// A bundle compiled into the app, used when there is no good bundle on disk yet.
-    public struct ShippedBundle: Sendable {
-        /// The bytes `navpolicyd bundle --config … --output FILE` wrote.
-        public var bytes: [UInt8]
-        /// The detached signature (the decoded contents of `FILE.sig`), when signed.
-        public var signature: [UInt8]?
-
-        public init(bytes: [UInt8], signature: [UInt8]? = nil) {
-            self.bytes = bytes
-            self.signature = signature
-        }
-    }
-
     /// Where bundles come from and how they are checked.
     public struct Configuration: Sendable {
         /// The daemon's bundle endpoint, e.g. `https://policy.example.com/v1/policy/bundle`;
         /// nil when the app only uses its shipped bundle.
         public var bundleURL: URL?
+        /// The bundle in the app, used until a good one is on disk; give a large one as a file
+        /// (``ShippedBundle/init(contentsOf:)``), which is mapped rather than read.
         public var shippedBundle: ShippedBundle?
         /// Where the last good bundle is kept across launches (the app's Application Support or
         /// cache directory); nil to keep nothing on disk.
@@ -114,7 +103,11 @@ public final class NavigationPolicyClient: Sendable {
         if let cache {
             do throws(BundleRejection) {
                 if let stored = try cache.load() {
-                    let bundle = try VerifiedBundle(bytes: stored.bytes, signature: stored.signature, trust: trust)
+                    // Its pages are handed back as the check reads them (MappedBundleFile), so
+                    // the cached and the shipped bundle are never resident whole.
+                    let bundle = try stored.mapping.checkingWithBoundedResidency { () throws(BundleRejection) in
+                        try VerifiedBundle(inPlace: stored.bundle, signature: stored.signature, trust: trust)
+                    }
                     cached = PublishedPolicy(bundle, source: .cache)
                 }
             } catch {
@@ -127,8 +120,7 @@ public final class NavigationPolicyClient: Sendable {
             // Checked even when the cache is good: a broken shipped bundle must show up in
             // development, not on the first launch without a cache.
             do throws(BundleRejection) {
-                let verified = try VerifiedBundle(bytes: bundle.bytes, signature: bundle.signature, trust: trust)
-                shipped = PublishedPolicy(verified, source: .shipped)
+                shipped = PublishedPolicy(try bundle.verified(trust: trust), source: .shipped)
             } catch {
                 shippedRejection = error
                 issues.append(BundleRejection(error.kind, "shipped bundle ignored: \(error.reason)"))

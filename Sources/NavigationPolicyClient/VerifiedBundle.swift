@@ -15,8 +15,8 @@ public struct VerifiedBundle: Sendable {
     public let stamp: BundleStamp?
     /// The compiled chain; decides exactly as the daemon with the same config does.
     public let policy: CompiledPolicy
-    /// The bundle's bytes as received (what the signature covers, and what is persisted); a
-    /// compiled bundle's are copied out of the image they are kept in on each read.
+    /// The bundle's bytes as received (what the signature covers); a compiled bundle's are
+    /// copied out of the memory (or mapped file) they are kept in on each read.
     public var bytes: [UInt8] {
         switch storage {
         case .json(let bytes): bytes
@@ -78,7 +78,9 @@ public struct VerifiedBundle: Sendable {
     /// Whether `bytes` are a compiled bundle (layout 3), for a caller that maps the file first.
     public static func isCompiledBundle(_ bytes: UnsafeRawBufferPointer) -> Bool { CompiledBundleHead.isCompiled(bytes) }
 
-    /// Compiled bundles beyond this are refused: a 1,000,000-host image is about 40 MiB.
+    /// Compiled bundles beyond this are refused: the image of 1,000,000 hosts and 100,000 path
+    /// prefixes is 27.4 MiB (`bench/client-memory.sh`, 2026-12-05), so this leaves room for
+    /// lists many times that size while bounding what a download may make the client map.
     public static let maximumCompiledBytes = 512 << 20
 
     /// A compiled bundle (`navpolicyd bundle --compiled`), held where it is (an app maps the

@@ -3,7 +3,6 @@ import Foundation
 import NavigationPolicy
 import NavigationPolicyClient
 import NavigationPolicyClientSodium
-import PolicyService
 
 /// `--bundle FILE` and its keys: a signed policy bundle read and checked exactly as the app's
 /// `NavigationPolicyClient` checks it (format, key id, signature, expiry, compile), so `check`,
@@ -135,20 +134,12 @@ struct BundleInput {
         } catch {
             throw Failure(message: error.message)
         }
-        // A compiled bundle is mapped and used in place, as an app holding a 1M-host policy does.
-        if let mapped = try? PolicyImageFile.map(path, maxBytes: VerifiedBundle.maximumCompiledBytes),
-            VerifiedBundle.isCompiledBundle(mapped.buffer)
-        {
-            let signature = try readSignature()
-            do {
-                return try VerifiedBundle(compiledBundle: mapped, signature: signature, trust: trust, now: now)
-            } catch {
-                throw Failure(message: "\(path): refused, as an app would refuse it: \(error)")
-            }
-        }
-        let (bytes, signature) = try read()
+        // Loaded by the client's own code for a shipped bundle file (mapped; a compiled bundle
+        // checked and used in place), so `check --bundle` pays exactly what the app pays.
+        let signature = try readSignature()
+        let shipped = NavigationPolicyClient.ShippedBundle(contentsOf: URL(fileURLWithPath: path), signature: signature)
         do {
-            return try VerifiedBundle(bytes: bytes, signature: signature, trust: trust, now: now)
+            return try shipped.verified(trust: trust, now: now)
         } catch {
             throw Failure(message: "\(path): refused, as an app would refuse it: \(error)")
         }

@@ -104,7 +104,7 @@ struct ClientDecisionTests {
         try cache.store(bytes: bundleBytes(), signature: [1, 2, 3])
         try cache.store(bytes: bundleBytes(revisionDigit: "d"), signature: nil)
         let loaded = try #require(try cache.load())
-        #expect(loaded.bytes == bundleBytes(revisionDigit: "d"))
+        #expect(loaded.contents == bundleBytes(revisionDigit: "d"))
         #expect(loaded.signature == nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [BundleCache.fileName])
     }

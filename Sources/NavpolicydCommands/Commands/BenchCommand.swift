@@ -105,16 +105,31 @@ package struct BenchCommand: ParsableCommand {
         var client: NavigationPolicyClient?
         var bundleLoadSeconds = 0.0
         var bundleIsCompiled = false
+        /// The peak resident memory the client's load added (nil where /proc cannot reset the peak).
+        var clientPeakBytes: Int?
         if throughClient {
             guard let bytes = try? ConfigLoader.read(path, maxBytes: maxConfigBytes), let built = bundle(of: bytes) else {
                 output.err("navpolicyd bench: config \(path): the bundle could not be built")
                 return ExitCode.usage
             }
-            let bundle = built.bundle
             bundleIsCompiled = built.isCompiled
+            // Shipped as a file, as docs/integrations/ios.md ships it: the client maps it, and
+            // what it costs is measured as the peak it adds over what the bench already holds.
+            let file = FileManager.default.temporaryDirectory
+                .appendingPathComponent("navpolicyd-bench-\(UUID().uuidString).bundle")
+            do {
+                try Data(built.bundle.bytes).write(to: file)
+            } catch {
+                output.err("navpolicyd bench: \(file.path): \(error.localizedDescription)")
+                return ExitCode.usage
+            }
+            defer { try? FileManager.default.removeItem(at: file) }
+            let residentBefore = Self.statusBytes("VmRSS:")
+            let resetsPeak = Self.resetPeakResident()
             let loadStart = ContinuousClock.now
-            let loaded = NavigationPolicyClient(configuration: .init(shippedBundle: .init(bytes: bundle.bytes)))
+            let loaded = NavigationPolicyClient(configuration: .init(shippedBundle: .init(contentsOf: file)))
             bundleLoadSeconds = (ContinuousClock.now - loadStart).seconds
+            clientPeakBytes = resetsPeak ? max(0, Self.statusBytes("VmHWM:") - residentBefore) : nil
             guard loaded.revision != nil else {
                 output.err("navpolicyd bench: the client refused the bundle: \(loaded.startupIssues)")
                 return ExitCode.usage
@@ -176,7 +191,8 @@ package struct BenchCommand: ParsableCommand {
             "path": .string(throughClient ? "client" : "engine"),
             "bundleLoadSeconds": .number(bundleLoadSeconds),
             "bundleLayout": throughClient ? .string(bundleIsCompiled ? "compiled" : "json") : .null,
-            "rssBytes": .number(Double(Self.residentBytes())),
+            "rssBytes": .number(Double(Self.statusBytes("VmRSS:"))),
+            "clientLoadPeakBytes": clientPeakBytes.map { .number(Double($0)) } ?? .null,
             "urls": .number(Double(urls.count)),
             "decisions": .number(Double(decided)),
             "cancelled": .number(Double(cancels)),
@@ -197,8 +213,14 @@ package struct BenchCommand: ParsableCommand {
                         + (bundleIsCompiled
                             ? " (NavigationPolicyClient: compiled bundle, checked and used in place)"
                             : " (NavigationPolicyClient: parse + compile)"))
+                if let clientPeakBytes {
+                    output.out(
+                        String(
+                            format: "client peak   +%.1f MB over what was resident (the shipped bundle file, as ios.md loads it)",
+                            Double(clientPeakBytes) / 1_048_576))
+                }
             }
-            output.out(String(format: "resident      %.1f MB", Double(Self.residentBytes()) / 1_048_576))
+            output.out(String(format: "resident      %.1f MB", Double(Self.statusBytes("VmRSS:")) / 1_048_576))
             output.out("decisions     \(decided) over \(urls.count) URLs (\(cancels) cancelled)")
             output.out(
                 "ns/decision   p50 \(percentile(0.5))  p90 \(percentile(0.9))  p99 \(percentile(0.99))  max \(samples.last ?? 0)")
@@ -234,12 +256,20 @@ package struct BenchCommand: ParsableCommand {
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
-    /// VmRSS from /proc/self/status, in bytes (0 where unavailable).
-    private static func residentBytes() -> Int {
+    /// A line of /proc/self/status (`VmRSS:`, `VmHWM:`) in bytes; 0 where unavailable.
+    private static func statusBytes(_ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
         else { return 0 }
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    /// Resets VmHWM to the current resident size (Linux ≥ 4.0: `5` to /proc/self/clear_refs), so
+    /// the peak read next is the peak since now; false where the kernel does not allow it.
+    private static func resetPeakResident() -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+        defer { try? handle.close() }
+        return (try? handle.write(contentsOf: Data("5".utf8))) != nil
     }
 }
 

@@ -1,0 +1,112 @@
+import Foundation
+import NavigationPolicy
+import Testing
+
+@testable import NavigationPolicyClient
+
+/// Shipped bundles given as files (`ShippedBundle(contentsOf:)`, issue 42): the signature beside
+/// the file or given, every problem with the file a startup issue (never a crash), and the cache
+/// file a refresh stages, maps and renames into place.
+@Suite("Shipped bundle files and the mapped cache")
+struct ShippedBundleFileTests {
+    /// `bytes` written to `bundle.json` in a fresh directory, with `signature` (base64 text) as
+    /// `bundle.json.sig` when given.
+    static func shippedFile(_ bytes: [UInt8], signatureText: String?) throws -> URL {
+        let file = try temporaryDirectory().appendingPathComponent("bundle.json")
+        try Data(bytes).write(to: file)
+        if let signatureText { try Data(signatureText.utf8).write(to: file.appendingPathExtension("sig")) }
+        return file
+    }
+
+    @Test func theSignatureBesideTheFileIsCheckedAndTheBundleDecides() throws {
+        let verifier = ChecksumVerifier()
+        let bytes = bundleBytes()
+        let file = try Self.shippedFile(bytes, signatureText: Data(verifier.sign(bytes)).base64EncodedString() + "\n")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let client = try NavigationPolicyClient(
+            strict: .init(shippedBundle: .init(contentsOf: file), verifier: verifier))
+        #expect(client.source == .shipped)
+        #expect(client.startupIssues.isEmpty)
+        #expect(client.decide(NavigationRequest(url: "https://app.example.com/logout")).action == "logout")
+        // The same file with the signature given instead of read beside it.
+        let given = NavigationPolicyClient(
+            configuration: .init(shippedBundle: .init(contentsOf: file, signature: verifier.sign(bytes)), verifier: verifier))
+        #expect(given.source == .shipped)
+    }
+
+    @Test(
+        "a missing file, a missing, foreign or garbled FILE.sig are refused with their kind",
+        arguments: [
+            ("missing file", BundleRejection.Kind.unreadable),
+            ("no sig", .unsigned),
+            ("foreign sig", .badSignature),
+            ("garbled sig", .badSignature),
+        ])
+    func problemsWithTheFilesAreRejections(_ problem: String, _ kind: BundleRejection.Kind) throws {
+        let verifier = ChecksumVerifier()
+        let bytes = bundleBytes()
+        let signatureText: String? =
+            switch problem {
+            case "no sig": nil
+            case "foreign sig": Data(verifier.sign(bytes + [0x20])).base64EncodedString()
+            case "garbled sig": "%%% not base64 %%%"
+            default: Data(verifier.sign(bytes)).base64EncodedString()
+            }
+        let file = try Self.shippedFile(bytes, signatureText: signatureText)
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        if problem == "missing file" { try FileManager.default.removeItem(at: file) }
+        let configuration = NavigationPolicyClient.Configuration(shippedBundle: .init(contentsOf: file), verifier: verifier)
+        let client = NavigationPolicyClient(configuration: configuration)
+        #expect(client.revision == nil)
+        #expect(client.startupIssues.map(\.kind) == [kind], "\(client.startupIssues)")
+        #expect(client.decide(NavigationRequest(url: "https://app.example.com/home")).verdict == .cancel)
+        #expect(throws: BundleRejection.self) { _ = try NavigationPolicyClient(strict: configuration) }
+    }
+
+    /// A cache holding the default bundle, and beside it a downloaded body (`download.tmp`) of
+    /// another revision, as a refresh finds them.
+    static func cacheWithDownload() throws -> (directory: URL, cache: BundleCache, body: URL) {
+        let directory = try temporaryDirectory()
+        let cache = BundleCache(directory: directory)
+        try cache.store(bytes: bundleBytes(), signature: nil)
+        let body = directory.appendingPathComponent("download.tmp")
+        try Data(bundleBytes(revisionDigit: "e")).write(to: body)
+        return (directory, cache, body)
+    }
+
+    @Test func aStagedDownloadIsMappedThenRenamedOverTheCacheFile() throws {
+        let (directory, cache, body) = try Self.cacheWithDownload()
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let staged = try cache.stage(body, signature: [1, 2, 3])
+        let stored = try #require(try BundleCache.load(staged))
+        #expect(stored.contents == bundleBytes(revisionDigit: "e"))
+        #expect(stored.signature == [1, 2, 3])
+        // Until installed, the last good bundle is the old one.
+        #expect(try #require(try cache.load()).contents == bundleBytes())
+        try cache.install(staged)
+        #expect(try #require(try cache.load()).contents == bundleBytes(revisionDigit: "e"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                == ["download.tmp", BundleCache.fileName])
+    }
+
+    @Test func stagedFilesAKilledRefreshLeftAreDeletedOnceOldNotWhileFresh() throws {
+        let (directory, cache, body) = try Self.cacheWithDownload()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let abandoned = try cache.stage(body, signature: nil)
+        let fresh = try cache.stage(body, signature: nil)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: abandoned.path)
+        cache.removeAbandonedStagingFiles()
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+        #expect(FileManager.default.fileExists(atPath: fresh.path))
+        #expect(FileManager.default.fileExists(atPath: cache.file.path))
+    }
+}
+
+extension BundleCache.Stored {
+    /// The bundle's bytes, copied while the mapping is certainly alive: `bundle.buffer` read
+    /// from a temporary could outlive the mapping it points into.
+    var contents: [UInt8] { withExtendedLifetime(bundle) { Array(bundle.buffer) } }
+}
