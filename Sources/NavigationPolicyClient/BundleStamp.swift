@@ -1,3 +1,5 @@
+import Foundation
+
 /// The signed freshness members of a version-2 bundle (docs/bundles.md, "Freshness").
 public struct BundleStamp: Sendable, Equatable {
     /// Monotonic: a client refuses a bundle whose version is not above the one it holds.
@@ -18,4 +20,17 @@ public struct BundleStamp: Sendable, Equatable {
 
     /// Whether the bundle is past its `expiresAt` at `unixSeconds`.
     public func isExpired(atUnixSeconds unixSeconds: Int) -> Bool { unixSeconds >= expiresAt }
+
+    /// Why a bundle expired at `unixSeconds` is refused, in the RFC 3339 times `bundle verify`'s
+    /// OK line prints: one wording for the client, `check --bundle` and `bundle verify`.
+    public func expiryReason(atUnixSeconds unixSeconds: Int) -> String {
+        "expired at \(Self.iso8601(unixSeconds: expiresAt)); it is \(Self.iso8601(unixSeconds: unixSeconds)) now"
+    }
+
+    /// Unix seconds as an RFC 3339 UTC time (`2026-12-05T00:00:00Z`), for people.
+    public static func iso8601(unixSeconds: Int) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(unixSeconds)))
+    }
 }

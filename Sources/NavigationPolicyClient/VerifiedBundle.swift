@@ -65,8 +65,7 @@ public struct VerifiedBundle: Sendable {
         if let stamp = document.stamp {
             let nowSeconds = Int(now.timeIntervalSince1970.rounded(.down))
             if stamp.isExpired(atUnixSeconds: nowSeconds) {
-                throw BundleRejection(
-                    .expired, "expired at \(stamp.expiresAt) (Unix seconds); it is \(nowSeconds) now")
+                throw BundleRejection(.expired, stamp.expiryReason(atUnixSeconds: nowSeconds))
             }
         }
         self.policy = try document.compiledPolicy()
@@ -98,7 +97,7 @@ public struct VerifiedBundle: Sendable {
         try trust.checkSignature(signature, buffer: whole.buffer, keyId: head.stamp.keyId)
         let nowSeconds = Int(now.timeIntervalSince1970.rounded(.down))
         if head.stamp.isExpired(atUnixSeconds: nowSeconds) {
-            throw BundleRejection(.expired, "expired at \(head.stamp.expiresAt) (Unix seconds); it is \(nowSeconds) now")
+            throw BundleRejection(.expired, head.stamp.expiryReason(atUnixSeconds: nowSeconds))
         }
         self.policy = try Self.policy(inCompiled: whole, head: head)
         self.revision = head.revision

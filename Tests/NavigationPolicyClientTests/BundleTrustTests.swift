@@ -29,6 +29,10 @@ struct BundleTrustTests {
         #expect(rejection(bytes, trust: BundleTrust(), now: Date(timeIntervalSince1970: 1_999)) == nil)
         #expect(rejection(bytes, trust: BundleTrust(), now: Date(timeIntervalSince1970: 2_000)) == .expired)
         #expect(rejection(bytes, trust: BundleTrust(), now: Date(timeIntervalSince1970: 9_999)) == .expired)
+        // The refusal says when, in the RFC 3339 times `bundle verify`'s OK line prints.
+        #expect(throws: BundleRejection(.expired, "expired at 1970-01-01T00:33:20Z; it is 1970-01-01T02:46:39Z now")) {
+            try VerifiedBundle(bytes: bytes, signature: nil, trust: BundleTrust(), now: Date(timeIntervalSince1970: 9_999))
+        }
     }
 
     @Test func stampsOutsideWhatADaemonIssuesAreRefused() {

@@ -143,10 +143,7 @@ enum BundleCheck {
         return ExitCode.success
     }
 
-    /// Unix seconds as an RFC 3339 UTC time, for people.
-    static func timestamp(_ seconds: Int) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-    }
+    /// Unix seconds as an RFC 3339 UTC time, for people: the client's spelling, so the OK line
+    /// and its `expired` refusals print the same times.
+    static func timestamp(_ seconds: Int) -> String { BundleStamp.iso8601(unixSeconds: seconds) }
 }
