@@ -86,6 +86,28 @@ extension PolicyImage {
 
 /// Moves one handler's large lists out of its `match` object into a table section.
 enum HandlerTables {
+    /// The image's part of each form: how a handler-tables section (``split(_:position:threshold:)``,
+    /// and the loader's `readHandlerTables`) stores it. MatchFormTests hold it to the forms'
+    /// descriptions (``MatchFormDescription/image``).
+    static func encoding(_ form: MatchForm) -> MatchFormDescription.ImageEncoding {
+        switch form {
+        case .hostNames, .hostSuffixes: .sortedKeyTable(flag: hostsFlag)
+        case .hostRanges, .hostClasses: .jsonBesideTable
+        case .pathPrefixes: .sortedKeyTable(flag: pathPrefixesFlag)
+        case .schemes, .paths, .pathPatterns, .urlPatterns, .methods, .navigationTypes, .targetFrames, .caseSensitive,
+            .mode, .defaultDecision, .action, .location:
+            .json
+        }
+    }
+
+    /// A section's flag bits: the `hosts` names and suffixes tables, the `pathPrefixes` table.
+    static let hostsFlag = 1
+    static let pathPrefixesFlag = 2
+    /// Every flag a form's table sets: any other bit is refused at load.
+    static let knownFlags = MatchForm.all.reduce(0) { flags, form in
+        if case .sortedKeyTable(let flag) = encoding(form) { flags | flag } else { flags }
+    }
+
     /// The section for `match` (changed to keep only what stays JSON), or nil when no list is large.
     static func split(_ match: inout JSONObject, position: Int, threshold: Int) throws(ConfigError) -> [UInt8]? {
         let caseSensitive = match["caseSensitive"]?.boolValue ?? false
@@ -113,7 +135,7 @@ enum HandlerTables {
                     throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "\"\(written)\": \(error.reason)")])
                 }
             }
-            flags |= 1
+            flags |= hostsFlag
             tables.append(SortedKeyTable.encode(exact))
             tables.append(SortedKeyTable.encode(wildcards))
             // An empty list is a config error: a handler with only names keeps no `hosts` key,
@@ -126,14 +148,14 @@ enum HandlerTables {
                 guard let written = value.stringValue else { continue }
                 switch RequestMatcher.configPath(written) {
                 case .success(let path):
-                    let key = caseSensitive ? path.text : path.folded
+                    let key = CaseSensitiveForm.key(path, caseSensitive: caseSensitive)
                     entries.append(
                         SortedKeyEntry(key: Array(key.utf8), configIndex: index, written: written == key ? nil : written))
                 case .failure(let error):
                     throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "\"\(written)\": \(error.reason)")])
                 }
             }
-            flags |= 2
+            flags |= pathPrefixesFlag
             tables.append(SortedKeyTable.encode(entries))
             match.remove("pathPrefixes")
         }
