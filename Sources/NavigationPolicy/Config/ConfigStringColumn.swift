@@ -64,8 +64,9 @@ struct StreamedMatchLists: Sendable {
     var hosts: ConfigStringColumn?
     var pathPrefixes: ConfigStringColumn?
 
-    /// The keys whose arrays are streamed rather than parsed into a tree.
-    static let keys = ["hosts", "pathPrefixes"]
+    /// The keys whose arrays are streamed rather than parsed into a tree: those whose large
+    /// lists become image tables (``MatchForm/tableKeys``, from the forms' descriptions).
+    static let keys = MatchForm.tableKeys
 
     subscript(key: String) -> ConfigStringColumn? {
         get { key == "hosts" ? hosts : key == "pathPrefixes" ? pathPrefixes : nil }

@@ -159,7 +159,7 @@ public struct PolicyCompiler: Sendable {
 
         var defaultVerdict = Decision.Verdict.allow
         if let text = root.string("defaultDecision", diagnostics: &diagnostics) {
-            if let verdict = Decision.Verdict(rawValue: text) {
+            if let verdict = DefaultDecisionForm.normalized(text) {
                 defaultVerdict = verdict
             } else {
                 diagnostics.report(
@@ -278,10 +278,9 @@ public struct PolicyCompiler: Sendable {
         let name = config.object["name"]?.stringValue ?? ""
         var isShadow = false
         if let mode = config.string("mode", diagnostics: &diagnostics) {
-            switch mode {
-            case "shadow": isShadow = true
-            case "enforce": isShadow = false
-            default:
+            switch ModeForm.isShadow(mode) {
+            case let shadow?: isShadow = shadow
+            case nil:
                 diagnostics.report(
                     config.pointer.appending("mode"),
                     "\"\(mode)\": expected \"enforce\" (the default: the handler decides) or \"shadow\" (recorded, never decides)"

@@ -163,7 +163,9 @@ extension PolicyImage {
             throw PolicyImageError("tables for handler \(position), the chain has \(links.count)", at: section.base)
         }
         let flags = try section.u32(4, "table flags")
-        guard flags & ~3 == 0, flags != 0 else { throw PolicyImageError("unknown table flags \(flags)", at: section.base + 4) }
+        guard flags & ~HandlerTables.knownFlags == 0, flags != 0 else {
+            throw PolicyImageError("unknown table flags \(flags)", at: section.base + 4)
+        }
         let inlineCount = try section.u32(8, "inline host count")
         var cursor = 12
         var inline: [Int] = []
@@ -181,13 +183,13 @@ extension PolicyImage {
         var names: MappedHostNames?
         var prefixes: MappedPathPrefixes?
         let matcher = links[position].matcher
-        if flags & 1 != 0 {
+        if flags & HandlerTables.hostsFlag != 0 {
             names = MappedHostNames(exact: try nextTable(), wildcardSuffixes: try nextTable())
             guard inline.count == matcher.entries.filter({ $0.field == .hosts }).count else {
                 throw PolicyImageError("the inline host positions do not match the handler's hosts", at: section.base + 8)
             }
         }
-        if flags & 2 != 0 {
+        if flags & HandlerTables.pathPrefixesFlag != 0 {
             guard !matcher.paths.hasPrefixes else {
                 throw PolicyImageError("handler \(position) has pathPrefixes both inline and in a table", at: section.base)
             }

@@ -102,6 +102,28 @@ extension PolicyImage {
 
 /// Moves one handler's large lists out of its `match` object into a table section.
 enum HandlerTables {
+    /// The image's part of each form: how a handler-tables section (``split(_:streamed:position:threshold:)``,
+    /// and the loader's `readHandlerTables`) stores it. MatchFormTests hold it to the forms'
+    /// descriptions (``MatchFormDescription/image``).
+    static func encoding(_ form: MatchForm) -> MatchFormDescription.ImageEncoding {
+        switch form {
+        case .hostNames, .hostSuffixes: .sortedKeyTable(flag: hostsFlag)
+        case .hostRanges, .hostClasses: .jsonBesideTable
+        case .pathPrefixes: .sortedKeyTable(flag: pathPrefixesFlag)
+        case .schemes, .paths, .pathPatterns, .urlPatterns, .methods, .navigationTypes, .targetFrames, .caseSensitive,
+            .mode, .defaultDecision, .action, .location:
+            .json
+        }
+    }
+
+    /// A section's flag bits: the `hosts` names and suffixes tables, the `pathPrefixes` table.
+    static let hostsFlag = 1
+    static let pathPrefixesFlag = 2
+    /// Every flag a form's table sets: any other bit is refused at load.
+    static let knownFlags = MatchForm.all.reduce(0) { flags, form in
+        if case .sortedKeyTable(let flag) = encoding(form) { flags | flag } else { flags }
+    }
+
     /// The section for `handler` (its `match` changed to keep only what stays JSON: the lists
     /// below `threshold` written back as arrays), or nil when no list is large. `streamed` holds
     /// the `hosts` and `pathPrefixes` lists ``PolicyCompiler`` read into columns, which stand in
@@ -135,7 +157,7 @@ enum HandlerTables {
                     }
                 }
                 if let failure { throw failure }
-                flags |= 1
+                flags |= hostsFlag
                 tables.append(builder.exact.encode())
                 tables.append(builder.wildcards.encode())
                 // An empty list is a config error: a handler with only names keeps no `hosts` key,
@@ -154,14 +176,14 @@ enum HandlerTables {
                     let written = String(decoding: bytes, as: UTF8.self)
                     switch RequestMatcher.configPath(written) {
                     case .success(let path):
-                        let key = caseSensitive ? path.text : path.folded
+                        let key = CaseSensitiveForm.key(path, caseSensitive: caseSensitive)
                         builder.add(key.utf8, configIndex: index, written: written == key ? nil : written)
                     case .failure(let error):
                         failure = ConfigError(issues: [ConfigIssue(pointer: .root, message: "\"\(written)\": \(error.reason)")])
                     }
                 }
                 if let failure { throw failure }
-                flags |= 2
+                flags |= pathPrefixesFlag
                 tables.append(builder.encode())
                 match.remove("pathPrefixes")
             } else {

@@ -55,38 +55,26 @@ public struct MatchEntry: Sendable {
 }
 
 extension RequestMatcher {
-    /// Whether one entry holds for a request.
+    /// Whether one entry holds for a request: its form's reference predicate (``MatchForm``).
     public func entryMatches(_ entry: MatchEntry, _ request: CanonicalRequest) -> Bool {
-        let path = paths.caseSensitive ? request.matchPath.textForm : request.matchPath.foldedForm
+        let caseSensitive = paths.caseSensitive
         switch entry.test {
         case .value(let value):
             switch entry.field {
-            case .schemes: return request.scheme == value
-            // A `GET` entry also holds for HEAD (see ``decode(_:diagnostics:)``).
-            case .methods: return request.method == value || (value == "GET" && request.method == "HEAD")
-            case .navigationTypes: return request.navigationType.rawValue == value
-            case .targetFrames: return request.targetFrame.rawValue == value
+            case .schemes: return SchemesForm.holds(value, request)
+            case .methods: return MethodsForm.holds(value, request)
+            case .navigationTypes: return NavigationTypesForm.holds(value, request)
+            case .targetFrames: return TargetFramesForm.holds(value, request)
             default: return false
             }
-        case .host(let host): return request.matchHostForm.map { $0 == host } ?? false
-        case .hostWildcard(let suffix):
-            guard let host = request.matchHostForm else { return false }
-            return MatchHost.anyParentDomain(of: host) { $0 == suffix }
-        case .hostRange(let range):
-            guard let host = request.matchHostForm, case .address(let address) = HostAddress(host, of: request.url)
-            else { return false }
-            return range.contains(address)
-        case .hostClass(let addressClass):
-            guard let host = request.matchHostForm else { return false }
-            switch HostAddress(host, of: request.url) {
-            case .address(let address): return addressClass.contains(address)
-            case .localhostName: return addressClass.coversLocalhostNames
-            case .name: return false
-            }
-        case .path(let key): return path == key
-        case .prefix(let key): return MatchPath.isCovered(path, byPrefix: key)
-        case .pattern(let pattern): return pattern.matches(request.matchPath)
-        case .urlPattern(let pattern): return pattern.matches(request)
+        case .host(let host): return HostNamesForm.holds(host, request)
+        case .hostWildcard(let suffix): return HostSuffixesForm.holds(suffix, request)
+        case .hostRange(let range): return HostRangesForm.holds(range, request)
+        case .hostClass(let addressClass): return HostClassesForm.holds(addressClass, request)
+        case .path(let key): return PathsForm.holds(key, request, caseSensitive: caseSensitive)
+        case .prefix(let key): return PathPrefixesForm.holds(key, request, caseSensitive: caseSensitive)
+        case .pattern(let pattern): return PathPatternsForm.holds(pattern, request)
+        case .urlPattern(let pattern): return URLPatternsForm.holds(pattern, request)
         }
     }
 

@@ -35,9 +35,8 @@ extension RequestMatcher {
         return matched
     }
 
-    private static let fieldOrder: [Field] = [
-        .schemes, .hosts, .paths, .pathPrefixes, .pathPatterns, .urlPatterns, .methods, .navigationTypes, .targetFrames,
-    ]
+    /// The order explain lists matched entries in: the forms' (``MatchForm``) fields, in order.
+    private static let fieldOrder: [Field] = MatchForm.fieldOrder
 
     private static func merge(_ entry: MatchEntry, into matched: inout [MatchEntry]) {
         if let existing = matched.firstIndex(where: { $0.field == entry.field }) {

@@ -85,14 +85,15 @@ extension RequestMatcher {
                     return
                 }
                 matcher.paths.insertPrefix(matchPath)
-                matcher.record(.pathPrefixes, index, path, .prefix(caseSensitive ? matchPath.text : matchPath.folded))
+                matcher.record(
+                    .pathPrefixes, index, path, .prefix(CaseSensitiveForm.key(matchPath, caseSensitive: caseSensitive)))
             }
             return
         }
         var table = SortedKeyTableBuilder(reservingCapacity: list.count, bytesPerKey: 24)
         list.forEach { index, path in
             guard let matchPath = decodePath(path, "pathPrefixes", index, config, diagnostics: &diagnostics) else { return }
-            let key = caseSensitive ? matchPath.text : matchPath.folded
+            let key = CaseSensitiveForm.key(matchPath, caseSensitive: caseSensitive)
             table.add(key.utf8, configIndex: index, written: path == key ? nil : path)
         }
         do throws(PolicyImageError) {

@@ -3,7 +3,7 @@
 /// Shared by every handler type, so matching semantics cannot drift between handlers.
 public struct RequestMatcher: Sendable {
     /// The field of `match` that rejected a request; used to explain decisions.
-    public enum Field: String, Sendable {
+    public enum Field: String, Sendable, CaseIterable {
         case schemes, hosts, paths, pathPrefixes, pathPatterns, urlPatterns, methods, navigationTypes, targetFrames
     }
 
@@ -95,10 +95,12 @@ public struct RequestMatcher: Sendable {
     /// over the path (``ChainPatterns``).
     @inline(__always)
     func firstMismatch(_ request: CanonicalRequest, patternsMatch: () -> Bool) -> Field? {
-        if let targetFrames, !targetFrames.contains(request.targetFrame) { return .targetFrames }
-        if let navigationTypes, !navigationTypes.contains(request.navigationType) { return .navigationTypes }
-        if let methods, !methods.contains(request.method) { return .methods }
-        if let schemes, !schemes.contains(request.scheme) { return .schemes }
+        if let targetFrames, !targetFrames.contains(TargetFramesForm.value(of: request)) { return .targetFrames }
+        if let navigationTypes, !navigationTypes.contains(NavigationTypesForm.value(of: request)) {
+            return .navigationTypes
+        }
+        if let methods, !methods.contains(MethodsForm.value(of: request)) { return .methods }
+        if let schemes, !schemes.contains(SchemesForm.value(of: request)) { return .schemes }
         if let hosts {
             guard let host = request.matchHostForm, hosts.contains(host, of: request.url) else { return .hosts }
         }
@@ -156,20 +158,19 @@ public struct RequestMatcher: Sendable {
     /// (a path pattern costs a pass over the path; an explained decision would pay that for
     /// every handler). The fields checked before it are cheap and checked as usual.
     func firstMismatch(_ request: CanonicalRequest, knownFailing filed: Field) -> Field {
-        if let targetFrames, !targetFrames.contains(request.targetFrame) { return .targetFrames }
-        if let navigationTypes, !navigationTypes.contains(request.navigationType) { return .navigationTypes }
-        if let methods, !methods.contains(request.method) { return .methods }
-        if let schemes, !schemes.contains(request.scheme) { return .schemes }
+        if let targetFrames, !targetFrames.contains(TargetFramesForm.value(of: request)) { return .targetFrames }
+        if let navigationTypes, !navigationTypes.contains(NavigationTypesForm.value(of: request)) {
+            return .navigationTypes
+        }
+        if let methods, !methods.contains(MethodsForm.value(of: request)) { return .methods }
+        if let schemes, !schemes.contains(SchemesForm.value(of: request)) { return .schemes }
         return filed
     }
 }
 
 extension RequestMatcher {
-    /// The keys a `match` object may have.
-    static let keys = [
-        "schemes", "hosts", "paths", "pathPrefixes", "pathPatterns", "urlPatterns", "methods", "navigationTypes",
-        "targetFrames", "caseSensitive",
-    ]
+    /// The keys a `match` object may have: those of the `match` forms' descriptions.
+    static let keys = MatchForm.matchKeys
 
     /// Decodes and validates a `match` object, reporting every problem.
     public static func decode(_ config: ConfigObject, diagnostics: inout ConfigDiagnostics) -> RequestMatcher {
@@ -208,12 +209,27 @@ extension RequestMatcher {
         }
         if listed > 0 { matcher.entries.reserveCapacity(listed) }
 
-        if let entries = config.stringList("schemes", diagnostics: &diagnostics) {
+        for form in MatchForm.all {
+            decode(form, config, lists, into: &matcher, diagnostics: &diagnostics)
+        }
+        return RequestMatcher(matcher)
+    }
+
+    /// The config compiler's part of each form (``MatchForm``): reads its entries, normalised as
+    /// its description says, into `matcher`, recording each entry for explain, coverage and lint.
+    private static func decode(
+        _ form: MatchForm, _ config: ConfigObject, _ lists: ListDecoding, into matcher: inout Conditions,
+        diagnostics: inout ConfigDiagnostics
+    ) {
+        let caseSensitive = matcher.paths.caseSensitive
+        switch form {
+        case .schemes:
+            guard let entries = config.stringList("schemes", diagnostics: &diagnostics) else { return }
             var schemes: Set<String> = []
             for (index, scheme) in entries {
-                if isValidScheme(scheme) {
-                    schemes.insert(asciiLowercased(scheme))
-                    matcher.record(.schemes, index, scheme, .value(asciiLowercased(scheme)))
+                if let normalized = SchemesForm.normalized(scheme) {
+                    schemes.insert(normalized)
+                    matcher.record(.schemes, index, scheme, .value(normalized))
                 } else {
                     diagnostics.report(
                         config.pointer(to: "schemes", index),
@@ -221,22 +237,28 @@ extension RequestMatcher {
                 }
             }
             matcher.schemes = schemes
-        }
-        if let list = MatchStringList.read("hosts", of: config, streamed: lists.streamed, diagnostics: &diagnostics) {
-            decodeHosts(list, config, lists, into: &matcher, diagnostics: &diagnostics)
-        }
-        if let entries = config.stringList("paths", diagnostics: &diagnostics) {
+        case .hostNames:
+            // One `hosts` list holds all four host forms; each entry is parsed to its form
+            // (`HostPattern.parse`) and stored by ``decodeHosts(_:_:_:into:diagnostics:)``.
+            if let list = MatchStringList.read("hosts", of: config, streamed: lists.streamed, diagnostics: &diagnostics) {
+                decodeHosts(list, config, lists, into: &matcher, diagnostics: &diagnostics)
+            }
+        case .hostSuffixes, .hostRanges, .hostClasses: break  // in the `hosts` list, decoded with `.hostNames`
+        case .paths:
+            guard let entries = config.stringList("paths", diagnostics: &diagnostics) else { return }
             for (index, path) in entries {
                 guard let matchPath = decodePath(path, "paths", index, config, diagnostics: &diagnostics) else { continue }
                 matcher.paths.insertExact(matchPath)
-                matcher.record(.paths, index, path, .path(caseSensitive ? matchPath.text : matchPath.folded))
+                matcher.record(.paths, index, path, .path(CaseSensitiveForm.key(matchPath, caseSensitive: caseSensitive)))
             }
-        }
-        let prefixes = MatchStringList.read("pathPrefixes", of: config, streamed: lists.streamed, diagnostics: &diagnostics)
-        if let prefixes {
-            decodePathPrefixes(prefixes, config, lists, into: &matcher, diagnostics: &diagnostics)
-        }
-        if let entries = config.stringList("pathPatterns", diagnostics: &diagnostics) {
+        case .pathPrefixes:
+            let prefixes = MatchStringList.read(
+                "pathPrefixes", of: config, streamed: lists.streamed, diagnostics: &diagnostics)
+            if let prefixes {
+                decodePathPrefixes(prefixes, config, lists, into: &matcher, diagnostics: &diagnostics)
+            }
+        case .pathPatterns:
+            guard let entries = config.stringList("pathPatterns", diagnostics: &diagnostics) else { return }
             for (index, text) in entries {
                 if let advice = PatternAdvice.pattern(text) {
                     diagnostics.report(config.pointer(to: "pathPatterns", index), advice)
@@ -251,26 +273,30 @@ extension RequestMatcher {
                 }
             }
             matcher.paths.indexPatterns()
-        }
-        URLPatternCondition.decode(config, caseSensitive: caseSensitive, into: &matcher, diagnostics: &diagnostics)
-        if let entries = config.stringList("methods", diagnostics: &diagnostics) {
+        case .urlPatterns:
+            URLPatternCondition.decode(config, caseSensitive: caseSensitive, into: &matcher, diagnostics: &diagnostics)
+        case .methods:
+            guard let entries = config.stringList("methods", diagnostics: &diagnostics) else { return }
             var methods: Set<String> = []
             for (index, method) in entries {
-                if let normalized = HTTPMethod.normalized(method) {
+                if let normalized = MethodsForm.normalized(method) {
                     methods.insert(normalized)
-                    // HEAD is GET without the body: servers and frameworks route it to the GET
-                    // handler, so a rule about GET that let HEAD through would be dodged by it.
-                    if normalized == "GET" { methods.insert("HEAD") }
+                    if let implied = MethodsForm.implied(by: normalized) { methods.insert(implied) }
                     matcher.record(.methods, index, method, .value(normalized))
                 } else {
                     diagnostics.report(config.pointer(to: "methods", index), "\"\(method)\": not an HTTP method token")
                 }
             }
             matcher.methods = methods
+        case .navigationTypes:
+            matcher.navigationTypes = enumSet(config, .navigationTypes, matcher: &matcher, diagnostics: &diagnostics)
+        case .targetFrames:
+            matcher.targetFrames = enumSet(config, .targetFrames, matcher: &matcher, diagnostics: &diagnostics)
+        case .caseSensitive:
+            break  // read first, into `Conditions(caseSensitive:)`: every path form's key depends on it
+        case .mode, .defaultDecision, .action, .location:
+            break  // not `match` keys: PolicyCompiler and the handler types read them
         }
-        matcher.navigationTypes = enumSet(config, .navigationTypes, matcher: &matcher, diagnostics: &diagnostics)
-        matcher.targetFrames = enumSet(config, .targetFrames, matcher: &matcher, diagnostics: &diagnostics)
-        return RequestMatcher(matcher)
     }
 
     private static func enumSet<Value: CaseIterable & RawRepresentable & Hashable>(
@@ -313,17 +339,6 @@ extension RequestMatcher {
             return .success(MatchPath(record))
         } catch {
             return .failure(PatternError("not a valid URL path: \(error)"))
-        }
-    }
-
-    private static func isValidScheme(_ scheme: String) -> Bool {
-        guard let first = scheme.utf8.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z")
-        else { return false }
-        return scheme.utf8.allSatisfy { byte in
-            let lower = byte | 0x20
-            return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
     }
 }

@@ -57,45 +57,86 @@ struct ChainIndex: Sendable {
         reserveCapacity(links)
         for (position, link) in links.enumerated() {
             let position = Int32(position)
-            let matcher = link.matcher
-            if let hosts = matcher.hosts {
-                filedUnder[Int(position)] = .hosts
-                for host in hosts.exact { byHost[host, default: []].append(position) }
-                for suffix in hosts.wildcardSuffixes { byWildcardSuffix[suffix, default: []].append(position) }
-                if hosts.hasAddressEntries { byAddress.append(position) }
-                if hosts.mapped != nil { fileMapped(position, matcher) }
-            } else if matcher.paths.hasExact {
-                filedUnder[Int(position)] = .paths
-                // Keys are folded even for case-sensitive handlers: the full match check that
-                // follows applies the exact case rule.
-                for path in matcher.paths.exact { byPath[asciiLowercased(path), default: []].append(position) }
-            } else if matcher.paths.hasPrefixes {
-                filedUnder[Int(position)] = .pathPrefixes
-                if matcher.paths.mappedPrefixes != nil { fileMapped(position, matcher) }
-                for prefix in matcher.paths.prefixes {
-                    byPathPrefix.update(asciiLowercased(prefix), initial: []) { $0.append(position) }
+            // Filed under the keyed forms of the lowest rank the handler states: forms of one
+            // rank (the four host forms share the `hosts` list) are filed together.
+            var filedRank: Int?
+            for (form, rank, field) in Self.filingOrder {
+                if let filedRank, rank != filedRank { break }
+                if file(form, at: position, link.matcher) {
+                    filedRank = rank
+                    filedUnder[Int(position)] = field
                 }
-            } else if matcher.paths.hasPatterns {
-                filedUnder[Int(position)] = .pathPatterns
-                for pattern in matcher.paths.patterns {
-                    // A pattern may repeat a key; one entry per handler keeps candidate lists short.
-                    if pattern.indexKey == "/", let segment = pattern.requiredSegment {
-                        let key = Substring(segment)
-                        if byPatternSegment[key]?.last != position { byPatternSegment[key, default: []].append(position) }
-                    } else {
-                        byPatternPrefix.update(Substring(pattern.indexKey), initial: []) { list in
-                            if list.last != position { list.append(position) }
-                        }
-                    }
-                }
-            } else if let patterns = matcher.urlPatterns {
-                filedUnder[Int(position)] = .urlPatterns
-                byURLPattern.file(patterns, at: position)
-            } else {
-                unindexed.append(position)
             }
+            if filedRank == nil { unindexed.append(position) }
         }
         wildcardSuffixLengths = Set(byWildcardSuffix.keys.map(\.utf8.count))
+    }
+
+    /// The forms a handler may be filed under, by rank, from their descriptions
+    /// (``MatchFormDescription/IndexKeying``), with the field a handler filed under each fails.
+    static let filingOrder: [(form: MatchForm, rank: Int, field: RequestMatcher.Field?)] = MatchForm.all.compactMap {
+        form -> (MatchForm, Int, RequestMatcher.Field?)? in
+        guard case .keyed(let rank) = form.description.index else { return nil }
+        return (form, rank, form.description.field)
+    }.enumerated().sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }.map {
+        (form: $0.element.0, rank: $0.element.1, field: $0.element.2)
+    }
+
+    /// The index's part of each form: files the handler at `position` under the keys `form`
+    /// gives its entries, and says whether `matcher` states the form (a handler is then
+    /// reached only through those keys).
+    private mutating func file(_ form: MatchForm, at position: Int32, _ matcher: RequestMatcher) -> Bool {
+        switch form {
+        case .hostNames:
+            guard let hosts = matcher.hosts else { return false }
+            for host in hosts.exact { byHost[host, default: []].append(position) }
+            // An image table holds names and suffixes alike: consulted once for both.
+            if hosts.mapped != nil { fileMapped(position, matcher) }
+            return true
+        case .hostSuffixes:
+            guard let hosts = matcher.hosts else { return false }
+            for suffix in hosts.wildcardSuffixes { byWildcardSuffix[suffix, default: []].append(position) }
+            return true
+        case .hostRanges, .hostClasses:
+            // One list for both, consulted only for address and `localhost` hosts.
+            guard let hosts = matcher.hosts else { return false }
+            if hosts.hasAddressEntries, byAddress.last != position { byAddress.append(position) }
+            return true
+        case .paths:
+            guard matcher.paths.hasExact else { return false }
+            // Keys are folded even for case-sensitive handlers: the full match check that
+            // follows applies the exact case rule.
+            for path in matcher.paths.exact { byPath[asciiLowercased(path), default: []].append(position) }
+            return true
+        case .pathPrefixes:
+            guard matcher.paths.hasPrefixes else { return false }
+            if matcher.paths.mappedPrefixes != nil { fileMapped(position, matcher) }
+            for prefix in matcher.paths.prefixes {
+                byPathPrefix.update(asciiLowercased(prefix), initial: []) { $0.append(position) }
+            }
+            return true
+        case .pathPatterns:
+            guard matcher.paths.hasPatterns else { return false }
+            for pattern in matcher.paths.patterns {
+                // A pattern may repeat a key; one entry per handler keeps candidate lists short.
+                if pattern.indexKey == "/", let segment = pattern.requiredSegment {
+                    let key = Substring(segment)
+                    if byPatternSegment[key]?.last != position { byPatternSegment[key, default: []].append(position) }
+                } else {
+                    byPatternPrefix.update(Substring(pattern.indexKey), initial: []) { list in
+                        if list.last != position { list.append(position) }
+                    }
+                }
+            }
+            return true
+        case .urlPatterns:
+            guard let patterns = matcher.urlPatterns else { return false }
+            byURLPattern.file(patterns, at: position)
+            return true
+        case .schemes, .methods, .navigationTypes, .targetFrames, .caseSensitive, .mode, .defaultDecision, .action,
+            .location:
+            return false  // never a key (``MatchFormDescription/IndexKeying``)
+        }
     }
 
     private mutating func fileMapped(_ position: Int32, _ matcher: RequestMatcher) {

@@ -53,7 +53,7 @@ final class ChainPatterns: Sendable {
 
     /// Nil when the chain has too few patterns for an automaton to pay.
     init?(links: [ChainLink]) {
-        let total = links.reduce(0) { $0 + $1.matcher.paths.patterns.count }
+        let total = links.reduce(0) { $0 + Self.words($1.matcher).count }
         guard total > Self.threshold else { return nil }
         var owners: [Owner] = []
         var foldedGlobs: [(owner: Int32, glob: Glob)] = []
@@ -62,12 +62,13 @@ final class ChainPatterns: Sendable {
         owners.reserveCapacity(total)
         for (position, link) in links.enumerated() {
             let paths = link.matcher.paths
-            let isRegular = paths.patterns.allSatisfy { pattern in
+            let words = Self.words(link.matcher)
+            let isRegular = words.allSatisfy { pattern in
                 PatternAutomaton.isRegular(pattern.glob) && pattern.directory.map(PatternAutomaton.isRegular) ?? true
             }
-            guard paths.hasPatterns, isRegular else { continue }
+            guard !words.isEmpty, isRegular else { continue }
             rule[position] = paths.caseSensitive ? 2 : 1
-            for (index, pattern) in paths.patterns.enumerated() {
+            for (index, pattern) in words.enumerated() {
                 let owner = Int32(owners.count)
                 owners.append(Owner(handler: Int32(position), pattern: Int32(index)))
                 for glob in [pattern.glob] + (pattern.directory.map { [$0] } ?? []) {
@@ -81,7 +82,29 @@ final class ChainPatterns: Sendable {
         self.rule = rule
         self.requiredEnds = links.enumerated().map { position, link in
             guard rule[position] != 0 else { return nil }
-            return Self.requiredEnds(link.matcher.paths.patterns)
+            return Self.requiredEnds(Self.words(link.matcher))
+        }
+    }
+
+    /// The forms whose entries' glob pieces are words of the automaton, from their descriptions
+    /// (``MatchFormDescription/AutomatonWords``).
+    static let wordForms = MatchForm.all.filter { $0.description.automaton == .globPieces }
+
+    /// A handler's patterns whose pieces are words, in the order explain numbers them.
+    private static func words(_ matcher: RequestMatcher) -> [PathPattern] {
+        var patterns: [PathPattern] = []
+        for form in wordForms { patterns += words(of: form, in: matcher) }
+        return patterns
+    }
+
+    /// The automaton's part of each form: the compiled patterns of `matcher` in `form` whose
+    /// glob pieces become words (empty for a form that contributes none).
+    static func words(of form: MatchForm, in matcher: RequestMatcher) -> [PathPattern] {
+        switch form {
+        case .pathPatterns: matcher.paths.patterns
+        case .schemes, .hostNames, .hostSuffixes, .hostRanges, .hostClasses, .paths, .pathPrefixes, .urlPatterns,
+            .methods, .navigationTypes, .targetFrames, .caseSensitive, .mode, .defaultDecision, .action, .location:
+            []
         }
     }
 

@@ -10,37 +10,33 @@
 /// silently left out of a proof: until it is modelled and listed here, every claim of "none",
 /// "unreachable" or "equivalent" that rests on it is "unknown", with a reason naming the field.
 enum ModelledFields {
-    /// ``CompiledPolicy``'s stored fields.
-    static let policy: Set<String> = [
-        "defaultVerdict",  // HandlerOutcome(default:)
+    /// ``CompiledPolicy``'s stored fields: the `policy` forms' (`defaultVerdict`:
+    /// HandlerOutcome(default:)) and what is no form.
+    static let policy: Set<String> = AnalysisDomain.modelledStorage(.policy).union([
         "links",  // the chain, link by link below
         "sections",  // server, intake, proxy, …: read by the front ends, never by decide
         "index", "patterns", "hasURLPatterns",  // built from the links to decide faster; same answers
-    ]
+    ])
 
-    /// ``ChainLink``'s stored fields.
-    static let link: Set<String> = [
+    /// ``ChainLink``'s stored fields: the `link` forms' (`isShadow`: shadow links never decide,
+    /// left out of every enforcing list) and what is no form.
+    static let link: Set<String> = AnalysisDomain.modelledStorage(.link).union([
         "name",  // Decision.handler: compared with --compare handler (HandlerOutcome.handler)
         "type",  // what the handler is (below)
         "matcher",  // the match block (below)
         "handler",  // HandlerOutcome
-        "isShadow",  // shadow links never decide: left out of every enforcing list
-    ]
+    ])
 
-    /// The stored fields of a `match` block (``RequestMatcher/Conditions``).
-    static let conditions: Set<String> = [
-        "schemes", "hosts", "paths", "methods", "navigationTypes", "targetFrames",  // regions
-        "urlPatterns",  // regions where URLPatternShape cuts them, else unknown with the reason
-        "undecidedURLPatternsHold",  // only when a regexp run is stopped; fails closed
-        "entries",  // the same conditions as written, for explain and lint
-    ]
+    /// The stored fields of a `match` block (``RequestMatcher/Conditions``): the `match` forms'
+    /// (regions; `urlPatterns` where URLPatternShape cuts them, else unknown with the reason,
+    /// and `undecidedURLPatternsHold` only when a regexp run is stopped, failing closed).
+    static let conditions: Set<String> = AnalysisDomain.modelledStorage(.match).union([
+        "entries"  // the same conditions as written, for explain and lint
+    ])
 
-    /// Stored fields of handler values (and of the ``CancelBehavior`` they hold).
-    static let handler: Set<String> = [
-        "name",  // the handler's own name: the link's
-        "behavior",  // CancelBehavior, below
-        "action", "location", "locationRule",  // HandlerOutcome's action and location
-    ]
+    /// Stored fields of handler values (and of the ``CancelBehavior`` they hold): the `handler`
+    /// forms' (HandlerOutcome's action and location) and the handler's own name (the link's).
+    static let handler: Set<String> = AnalysisDomain.modelledStorage(.handler).union(["name"])
 
     /// Fields of the engine's fixed types not in the lists above, as `Type.field`; empty when the
     /// model is complete. The types are fixed at build time, so this is asked once.

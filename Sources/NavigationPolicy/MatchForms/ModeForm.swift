@@ -1,0 +1,17 @@
+/// A handler's `mode`: `enforce` (decides) or `shadow` (recorded, never decides).
+enum ModeForm {
+    static let description = MatchFormDescription(
+        form: .mode, configKey: "mode", place: .link, field: nil, storage: ["isShadow"],
+        normalisation: "\"enforce\" (the default) or \"shadow\", exactly",
+        predicate: "a shadow link is evaluated and recorded in Decision.shadow, never decides", reads: .nothing,
+        index: .notACondition, automaton: .none, image: .json, analysis: .linkMode)
+
+    /// Whether a written mode is shadow; nil when it is neither mode.
+    static func isShadow(_ written: String) -> Bool? {
+        switch written {
+        case "shadow": true
+        case "enforce": false
+        default: nil
+        }
+    }
+}
