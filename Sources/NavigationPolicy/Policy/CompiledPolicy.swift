@@ -64,7 +64,14 @@ public final class CompiledPolicy: Sendable {
     /// the default port cancels it on every port the client may name, and one that cancels it
     /// on the named port still does (``decideWithClientPort(_:_:)``).
     public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
-        let request = budgeted(request)
+        // Decided as it is unless the chain has `urlPatterns`: a budgeted copy would retain and
+        // release every field of the request.
+        guard hasURLPatterns else { return decideBudgeted(request, explain: explain) }
+        return decideBudgeted(request.withFreshRegexBudget(), explain: explain)
+    }
+
+    /// ``decide(_:explain:)`` of a request that carries the decision's regexp budget, if it needs one.
+    private func decideBudgeted(_ request: CanonicalRequest, explain: Bool) -> Decision {
         var decision = decideWithClientPort(request) {
             allReadings($0, explain: explain) { decideOneReading($0, explain: explain) }
         }
@@ -101,7 +108,10 @@ public final class CompiledPolicy: Sendable {
     ) -> Decision {
         // The common case first, returning the walk's own value rather than a binding the other
         // branch also reads.
-        guard let portless = request.withoutClientPortReading else { return decideAll(request).decision }
+        // Asked of the field first: the getter builds a whole request when there is a port to drop.
+        guard request.original.urlWithoutClientPort != nil, let portless = request.withoutClientPortReading else {
+            return decideAll(request).decision
+        }
         // Not explained as a path reading: each reading's own explanation is kept with it.
         return Self.combining(decideAll(request), decideAll(portless), request: request, explain: false).decision
     }
@@ -281,10 +291,9 @@ public final class CompiledPolicy: Sendable {
     }
 
     @inline(__always)
-    private static func attaching(_ shadow: [ShadowResult], to decision: Decision) -> Decision {
-        guard !shadow.isEmpty else { return decision }
-        var decision = decision
-        decision.shadow = shadow
+    private static func attaching(_ shadow: [ShadowResult], to decision: consuming Decision) -> Decision {
+        // Consumed, not borrowed: handing back a borrowed decision copied (retained) each of its strings.
+        if !shadow.isEmpty { decision.shadow = shadow }
         return decision
     }
 

@@ -50,8 +50,9 @@ public struct CanonicalRequest: Sendable {
                 field: "url", reason: "URL is longer than \(NavigationRequest.maximumURLLength) bytes")
         }
         let parsed: URLRecord
+        let isCanonicalHTTP: Bool
         do {
-            parsed = try URLRecord.parse(request.url)
+            (parsed, isCanonicalHTTP) = try URLRecord.parseNotingCanonicalInput(request.url)
         } catch {
             throw NavigationRequestError(field: "url", reason: "not a valid URL: \(error)")
         }
@@ -81,9 +82,12 @@ public struct CanonicalRequest: Sendable {
         self.method = method
         self.matchHostForm = MatchHost.form(of: parsed)
         self.matchPath = MatchPath(parsed)
-        let decoded = MatchPath.decodedSeparatorForm(of: parsed)
+        // A URL the canonical scan took has no `%` before its query, so no encoded separator in
+        // its path or in the URL as sent: neither decoded reading exists, and neither is looked
+        // for (the usual request pays nothing for them; `CanonicalInputReadingsTests`).
+        let decoded = isCanonicalHTTP ? nil : MatchPath.decodedSeparatorForm(of: parsed)
         self.decodedSeparatorPath = decoded
-        let raw = MatchPath.rawDecodedSeparatorForm(of: request.url, parsed: parsed)
+        let raw = isCanonicalHTTP ? nil : MatchPath.rawDecodedSeparatorForm(of: request.url, parsed: parsed)
         self.rawDecodedSeparatorPath = raw == decoded || raw == matchPath ? nil : raw
         self.readsURLAsStandard = false
         self.decodedStandardPathname = nil
