@@ -19,8 +19,7 @@
 
 /// ``asciiLowercased(_:)`` for a slice: the same slice when it has no upper-case letter.
 @inlinable package func asciiLowercased(_ text: Substring) -> Substring {
-    var text = text
-    let lowered = text.withUTF8 { bytes -> String? in
+    let lowering = { (bytes: UnsafeBufferPointer<UInt8>) -> String? in
         guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
         return String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (index, byte) in bytes.enumerated() {
@@ -29,5 +28,11 @@
             return bytes.count
         }
     }
-    return lowered.map { Substring($0) } ?? text
+    // Read in place (every request folds its path): `withUTF8` is mutating, and the copy it
+    // needs costs a retain and a release.
+    if let lowered = text.utf8.withContiguousStorageIfAvailable(lowering) {
+        return lowered.map { Substring($0) } ?? text
+    }
+    var copy = text
+    return copy.withUTF8(lowering).map { Substring($0) } ?? text
 }

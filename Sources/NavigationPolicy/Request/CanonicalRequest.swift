@@ -28,6 +28,9 @@ public struct CanonicalRequest: Sendable {
     /// left for ``decodedSeparatorPath``), while such a server serves `/secret`. Nil unless the
     /// URL as sent has an encoded separator and this reading differs from the other two.
     public let rawDecodedSeparatorPath: MatchPath?
+    /// Whether ``original`` has a ``NavigationRequest/urlWithoutClientPort``. Asked on every
+    /// decision, so it is kept at hand: reading it through `original` copied the whole request.
+    let hasURLWithoutClientPort: Bool
     /// Whether `match.urlPatterns` read the URL as the URLPattern standard does (WHATWG host and
     /// path) rather than in match form; true only in ``standardURLReading``.
     public let readsURLAsStandard: Bool
@@ -78,7 +81,7 @@ public struct CanonicalRequest: Sendable {
             }
         }
         self.original = request
-        self.url = parsed
+        self.hasURLWithoutClientPort = request.urlWithoutClientPort != nil
         self.method = method
         self.matchHostForm = MatchHost.form(of: parsed)
         self.matchPath = MatchPath(parsed)
@@ -92,6 +95,9 @@ public struct CanonicalRequest: Sendable {
         self.readsURLAsStandard = false
         self.decodedStandardPathname = nil
         self.regexBudget = nil
+        // Stored last, after its last read: moved in rather than copied (a copy of the record and
+        // its release cost ~70 instructions a decision).
+        self.url = parsed
     }
 
     /// This request with a new decision's regexp budget (``URLPatternStepBudget``), which the
@@ -117,6 +123,7 @@ public struct CanonicalRequest: Sendable {
     /// `request` as it is, every reading kept, with `budget`.
     private init(_ request: CanonicalRequest, budget: URLPatternStepBudget) {
         self.original = request.original
+        self.hasURLWithoutClientPort = request.hasURLWithoutClientPort
         self.url = request.url
         self.method = request.method
         self.matchHostForm = request.matchHostForm
@@ -268,6 +275,7 @@ public struct CanonicalRequest: Sendable {
         self.decodedStandardPathname = decodedStandardPathname
         self.regexBudget = budget
         self.original = request.original
+        self.hasURLWithoutClientPort = request.hasURLWithoutClientPort
         self.url = request.url
         self.method = request.method
         self.matchHostForm = request.matchHostForm
