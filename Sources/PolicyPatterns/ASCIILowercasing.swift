@@ -19,7 +19,8 @@
 
 /// ``asciiLowercased(_:)`` for a slice: the same slice when it has no upper-case letter.
 @inlinable package func asciiLowercased(_ text: Substring) -> Substring {
-    let lowering = { (bytes: UnsafeBufferPointer<UInt8>) -> String? in
+    var text = text
+    let lowered = text.withUTF8 { bytes -> String? in
         guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
         return String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (index, byte) in bytes.enumerated() {
@@ -28,11 +29,5 @@
             return bytes.count
         }
     }
-    // Read in place (every request folds its path): `withUTF8` is mutating, and the copy it
-    // needs costs a retain and a release.
-    if let lowered = text.utf8.withContiguousStorageIfAvailable(lowering) {
-        return lowered.map { Substring($0) } ?? text
-    }
-    var copy = text
-    return copy.withUTF8(lowering).map { Substring($0) } ?? text
+    return lowered.map { Substring($0) } ?? text
 }

@@ -145,7 +145,7 @@ public final class CompiledPolicy: Sendable {
     ) -> Decision {
         let plain = decideOne(request, &position)
         // Every further reading needs an encoded separator or `urlPatterns` (see below).
-        guard request.decodedSeparatorPath != nil || request.rawDecodedSeparatorPath != nil || hasURLPatterns else {
+        guard request.hasDecodedSeparatorReadings || hasURLPatterns else {
             return plain
         }
         let combined = furtherReadings(request, (plain, position), explain: explain) { Self.positioned($0, decideOne) }
@@ -298,10 +298,15 @@ public final class CompiledPolicy: Sendable {
                 continue
             }
             decided = Int32(position)
+            // Returned as it is unless a shadow handler matched first: attaching the list (out
+            // of line) on every return made a copy of the decision, and its release, each time.
+            if shadow.isEmpty { return decision }
             return Self.attaching(shadow, to: decision)
         }
         decided = Int32(links.count)
-        return Self.attaching(shadow, to: defaultDecision(for: request))
+        let decision = defaultDecision(for: request)
+        if shadow.isEmpty { return decision }
+        return Self.attaching(shadow, to: decision)
     }
 
     /// Only the index's candidates, in position order.
@@ -328,16 +333,20 @@ public final class CompiledPolicy: Sendable {
                 continue
             }
             decided = position
+            if shadow.isEmpty { return decision }
             return Self.attaching(shadow, to: decision)
         }
         decided = Int32(links.count)
-        return Self.attaching(shadow, to: defaultDecision(for: request))
+        let decision = defaultDecision(for: request)
+        if shadow.isEmpty { return decision }
+        return Self.attaching(shadow, to: decision)
     }
 
-    @inline(__always)
-    private static func attaching(_ shadow: [ShadowResult], to decision: consuming Decision) -> Decision {
-        // Consumed, not borrowed: handing back a borrowed decision copied (retained) each of its strings.
-        if !shadow.isEmpty { decision.shadow = shadow }
+    /// `decision` with the shadow handlers' results: out of line, since few decisions have them.
+    @inline(never)
+    private static func attaching(_ shadow: [ShadowResult], to decision: Decision) -> Decision {
+        var decision = decision
+        decision.shadow = shadow
         return decision
     }
 

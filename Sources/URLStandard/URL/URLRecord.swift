@@ -169,16 +169,6 @@ public struct URLRecord: Sendable, Hashable {
     @inlinable package func slice(_ from: Int, _ to: Int) -> Substring {
         let utf8 = href.utf8
         let lo = max(0, min(from, utf8.count)), hi = max(lo, min(to, utf8.count))
-        // `href` is ASCII (the parser percent-encodes everything else; the two counts agree
-        // exactly then), so its UTF-16 offsets are its UTF-8 ones, and the UTF-16 view of an
-        // ASCII string hands out indices already known to start a scalar: slicing with them
-        // skips the alignment checks a UTF-8 view index goes through (~250 instructions a
-        // slice, and every request slices its host and its path).
-        let utf16 = href.utf16
-        if utf16.count == utf8.count {
-            let start = utf16.index(utf16.startIndex, offsetBy: lo)
-            return href[start..<utf16.index(start, offsetBy: hi - lo)]
-        }
         let start = utf8.index(utf8.startIndex, offsetBy: lo)
         return Substring(utf8[start..<utf8.index(start, offsetBy: hi - lo)])
     }
