@@ -29,7 +29,10 @@ public struct MatchPath: Sendable, Equatable {
     package let foldedForm: Substring
 
     /// The match form of a parsed URL's path.
-    public init(_ url: URLRecord) {
+    ///
+    /// Inlinable: every request builds one, from the engine's module (a call across the module
+    /// boundary cost ~35 instructions a decision).
+    @inlinable public init(_ url: URLRecord) {
         let range = url.pathRange
         let isOpaque = url.hasOpaquePath
         if url.withBytes(range.lowerBound, range.upperBound, { Self.isOwnForm($0, isOpaque: isOpaque) }) {
@@ -58,7 +61,7 @@ public struct MatchPath: Sendable, Equatable {
         self.init(textForm: Substring(path))
     }
 
-    private init(textForm: Substring) {
+    @usableFromInline init(textForm: Substring) {
         self.textForm = textForm
         self.foldedForm = asciiLowercased(textForm)
     }
@@ -91,8 +94,7 @@ public struct MatchPath: Sendable, Equatable {
         guard let replaced else { return nil }
         // Replacing an escape by `/` never makes a new escape (`/` is not a hex digit), so the
         // normalization below reads every other escape exactly as the plain form does.
-        let normalized = replaced.withUnsafeBufferPointer { Self.normalizeHierarchical($0) }
-        return MatchPath(textForm: Substring(String(decoding: normalized, as: UTF8.self)))
+        return MatchPath(textForm: Substring(replaced.withUnsafeBufferPointer { Self.normalizedHierarchical($0) }))
     }
 
     /// The match form of `input` (a URL as sent) with every `%2F`/`%5C` read as `/` before the
@@ -195,7 +197,7 @@ public struct MatchPath: Sendable, Equatable {
     /// a `%` (an escape to decode or re-case), a `;` (parameters to strip), an empty segment
     /// (`//`, or a trailing `/` other than the root) or a `.`/`..` segment (the WHATWG parser
     /// removes those, but this check does not rely on it). Anything else goes the slow way.
-    private static func isOwnForm(_ bytes: UnsafeBufferPointer<UInt8>, isOpaque: Bool) -> Bool {
+    @usableFromInline static func isOwnForm(_ bytes: UnsafeBufferPointer<UInt8>, isOpaque: Bool) -> Bool {
         if isOpaque { return !bytes.contains(UInt8(ascii: "%")) }
         guard bytes.first == UInt8(ascii: "/") else { return false }
         var segmentLength = 0
@@ -226,26 +228,50 @@ public struct MatchPath: Sendable, Equatable {
     /// writing straight into one output buffer: `/` only ever appears there as a separator (an
     /// escaped `%2F` is not unreserved and stays escaped), so `..` can drop the previous
     /// segment by cutting at the last `/`.
-    private init(normalizing source: String, _ range: Range<Int>, isOpaque: Bool) {
+    @usableFromInline init(normalizing source: String, _ range: Range<Int>, isOpaque: Bool) {
         var source = source
-        let output: [UInt8] = source.withUTF8 { whole in
+        let text: String = source.withUTF8 { whole in
             let lower = max(0, min(range.lowerBound, whole.count))
             let upper = max(lower, min(range.upperBound, whole.count))
             let input = UnsafeBufferPointer(rebasing: whole[lower..<upper])
-            return isOpaque ? Self.decodeUnreserved(input) : Self.normalizeHierarchical(input)
+            return isOpaque
+                ? String(decoding: Self.decodeUnreserved(input), as: UTF8.self) : Self.normalizedHierarchical(input)
         }
-        self.init(textForm: Substring(String(decoding: output, as: UTF8.self)))
+        self.init(textForm: Substring(text))
     }
 
-    private static func normalizeHierarchical(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(input.count + 1)
+    /// ``normalizeHierarchical(_:into:)`` as a string. The bytes are written into a temporary
+    /// buffer (on the stack for the usual short path) and copied once into the string, which
+    /// needs no allocation of its own up to 15 bytes: a path that is not its own match form
+    /// (`/%6Cogout`, `/a/../b;x`) costs one allocation at most, not an array and a string.
+    private static func normalizedHierarchical(_ input: UnsafeBufferPointer<UInt8>) -> String {
+        // Each input byte writes at most three (a `%` that starts no escape becomes `%25`), and
+        // a path that does not start with `/` gets one more.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: input.count * 3 + 1) { buffer in
+            let count = normalizeHierarchical(input, into: buffer)
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+        }
+    }
+
+    /// Writes the match form of hierarchical path bytes into `output` and returns its length;
+    /// `output` has room for three bytes per input byte and one more (see the caller).
+    private static func normalizeHierarchical(
+        _ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
+        var count = 0
+        // Every byte is written here: the room always suffices, and the check keeps a miscount
+        // from ever writing past the buffer.
+        func write(_ byte: UInt8) {
+            guard count < output.count else { return }
+            output[count] = byte
+            count += 1
+        }
         var index = 0
         while index < input.count {
             // `index` is at a `/` (WHATWG paths of special and hierarchical URLs start with one).
             if input[index] == UInt8(ascii: "/") { index += 1 }
-            let segmentStart = output.count
-            output.append(UInt8(ascii: "/"))
+            let segmentStart = count
+            write(UInt8(ascii: "/"))
             var inParameters = false
             while index < input.count, input[index] != UInt8(ascii: "/") {
                 var byte = input[index]
@@ -258,7 +284,9 @@ public struct MatchPath: Sendable, Equatable {
                     if Self.isUnreserved(decoded) {
                         byte = decoded
                     } else if !inParameters {
-                        output.append(contentsOf: [UInt8(ascii: "%"), Self.upperHex(high), Self.upperHex(low)])
+                        write(UInt8(ascii: "%"))
+                        write(Self.upperHex(high))
+                        write(Self.upperHex(low))
                         index += width
                         continue
                     }
@@ -269,25 +297,31 @@ public struct MatchPath: Sendable, Equatable {
                 if byte == UInt8(ascii: "%") && width == 1 {
                     // A `%` that starts no escape is written as `%25`: left bare, `/%3%30` would
                     // become `/%30` here and `/0` when normalized again (found by FuzzURL).
-                    output.append(contentsOf: [UInt8(ascii: "%"), UInt8(ascii: "2"), UInt8(ascii: "5")])
+                    write(UInt8(ascii: "%"))
+                    write(UInt8(ascii: "2"))
+                    write(UInt8(ascii: "5"))
                 } else {
-                    output.append(byte)
+                    write(byte)
                 }
             }
-            switch output.count - segmentStart {
+            switch count - segmentStart {
             case 1:  // empty segment: merged away
-                output.removeLast()
+                count = segmentStart
             case 2 where output[segmentStart + 1] == UInt8(ascii: "."):
-                output.removeSubrange(segmentStart...)
+                count = segmentStart
             case 3 where output[segmentStart + 1] == UInt8(ascii: ".") && output[segmentStart + 2] == UInt8(ascii: "."):
-                output.removeSubrange(segmentStart...)
-                if let previous = output.lastIndex(of: UInt8(ascii: "/")) { output.removeSubrange(previous...) }
+                // The previous segment goes too: cut at the last `/` before this one.
+                count = segmentStart
+                while count > 0 {
+                    count -= 1
+                    if output[count] == UInt8(ascii: "/") { break }
+                }
             default:
                 break
             }
         }
-        if output.isEmpty { output.append(UInt8(ascii: "/")) }
-        return output
+        if count == 0 { write(UInt8(ascii: "/")) }
+        return count
     }
 
     /// Whether `matches` holds for the path or one of its leading whole-segment parts,

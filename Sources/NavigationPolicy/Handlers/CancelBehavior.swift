@@ -54,13 +54,15 @@ public struct CancelBehavior: Sendable {
 
     /// The cancel decision for a request.
     public func decision(for request: CanonicalRequest, handler: String) -> Decision {
+        // Read once: each `request.href` copied the whole URL record to get at its string.
+        let href = request.href
         let resolvedLocation: String? =
             switch (location, locationRule) {
-            case (let template?, _): template.render(href: request.href)
-            case (nil, .defaultsToRequestURL): request.href
+            case (let template?, _): template.render(href: href)
+            case (nil, .defaultsToRequestURL): href
             case (nil, _): nil
             }
-        return Decision(verdict: .cancel, handler: handler, action: action, location: resolvedLocation, url: request.href)
+        return Decision(verdict: .cancel, handler: handler, action: action, location: resolvedLocation, url: href)
     }
 
     /// The fields a type with this rule reads.

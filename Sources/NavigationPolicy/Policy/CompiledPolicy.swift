@@ -64,9 +64,16 @@ public final class CompiledPolicy: Sendable {
     /// the default port cancels it on every port the client may name, and one that cancels it
     /// on the named port still does (``decideWithClientPort(_:_:)``).
     public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
-        let request = budgeted(request)
+        // Decided as it is unless the chain has `urlPatterns`: a budgeted copy would retain and
+        // release every field of the request.
+        guard hasURLPatterns else { return decideBudgeted(request, explain: explain) }
+        return decideBudgeted(request.withFreshRegexBudget(), explain: explain)
+    }
+
+    /// ``decide(_:explain:)`` of a request that carries the decision's regexp budget, if it needs one.
+    private func decideBudgeted(_ request: CanonicalRequest, explain: Bool) -> Decision {
         var decision = decideWithClientPort(request) {
-            allReadings($0, explain: explain) { decideOneReading($0, explain: explain) }
+            allReadings($0, explain: explain, position: &$1) { decideOneReading($0, explain: explain, position: &$1) }
         }
         // An explained decision says what its regexp work cost and whether the budget decided.
         if explain, let budget = request.regexBudget {
@@ -86,7 +93,9 @@ public final class CompiledPolicy: Sendable {
     /// ``decideLinear(_:)`` on every reading of the path, combined as ``decide(_:explain:)``
     /// combines them: the reference the fuzz targets compare the indexed chain with.
     package func decideLinearAllReadings(_ request: CanonicalRequest) -> Decision {
-        decideWithClientPort(budgeted(request)) { allReadings($0, explain: false) { walkLinear($0) } }
+        decideWithClientPort(budgeted(request)) {
+            allReadings($0, explain: false, position: &$1) { walkLinear($0, position: &$1) }
+        }
     }
 
     /// `decideAll` on the request and, when its port is the client's choice, on the request
@@ -96,14 +105,18 @@ public final class CompiledPolicy: Sendable {
     /// past one written for that port. An allow needs both readings to allow: an allow-list
     /// never lets more through for a port the client names.
     @inline(__always)
-    private func decideWithClientPort(
-        _ request: CanonicalRequest, _ decideAll: (CanonicalRequest) -> PositionedDecision
-    ) -> Decision {
+    private func decideWithClientPort(_ request: CanonicalRequest, _ decideAll: DecideReading) -> Decision {
         // The common case first, returning the walk's own value rather than a binding the other
-        // branch also reads.
-        guard let portless = request.withoutClientPortReading else { return decideAll(request).decision }
+        // branch also reads. The flag is asked first: the getter builds a whole request when
+        // there is a port to drop.
+        var position: Int32 = 0
+        guard request.hasURLWithoutClientPort, let portless = request.withoutClientPortReading else {
+            return decideAll(request, &position)
+        }
         // Not explained as a path reading: each reading's own explanation is kept with it.
-        return Self.combining(decideAll(request), decideAll(portless), request: request, explain: false).decision
+        return Self.combining(
+            Self.positioned(request, decideAll), Self.positioned(portless, decideAll), request: request, explain: false
+        ).decision
     }
 
     /// A reading's decision and the chain position of the handler that took it
@@ -111,12 +124,41 @@ public final class CompiledPolicy: Sendable {
     /// handlers, the one first in chain order is reported (``combining(_:_:request:explain:decodedPath:secondForm:)``).
     typealias PositionedDecision = (decision: Decision, position: Int32)
 
+    /// How the chain decides one reading: the decision, and the deciding handler's chain
+    /// position through the `inout` argument. A request with one reading (nearly all) never
+    /// builds a ``PositionedDecision``: copying that tuple out of the walk, and destroying it,
+    /// cost ~425 instructions a decision (issue 41).
+    typealias DecideReading = (CanonicalRequest, inout Int32) -> Decision
+
+    /// `decideOne` of `request` as a ``PositionedDecision``, for combining it with another reading.
+    @inline(__always)
+    private static func positioned(_ request: CanonicalRequest, _ decideOne: DecideReading) -> PositionedDecision {
+        var position: Int32 = 0
+        let decision = decideOne(request, &position)
+        return (decision, position)
+    }
+
     /// The plain reading, then each further reading of the path combined into it.
     @inline(__always)
     private func allReadings(
-        _ request: CanonicalRequest, explain: Bool, _ decideOne: (CanonicalRequest) -> PositionedDecision
+        _ request: CanonicalRequest, explain: Bool, position: inout Int32, _ decideOne: DecideReading
+    ) -> Decision {
+        let plain = decideOne(request, &position)
+        // Every further reading needs an encoded separator or `urlPatterns` (see below).
+        guard request.hasDecodedSeparatorReadings || hasURLPatterns else {
+            return plain
+        }
+        let combined = furtherReadings(request, (plain, position), explain: explain) { Self.positioned($0, decideOne) }
+        position = combined.position
+        return combined.decision
+    }
+
+    /// `decision` (the plain reading's) combined with each further reading of the request.
+    private func furtherReadings(
+        _ request: CanonicalRequest, _ plain: PositionedDecision, explain: Bool,
+        _ decideOne: (CanonicalRequest) -> PositionedDecision
     ) -> PositionedDecision {
-        var decision = decideOne(request)
+        var decision = plain
         if let decodedSeparator = request.decodedSeparatorReading {
             decision = Self.combining(decision, decideOne(decodedSeparator), request: request, explain: explain)
         }
@@ -171,11 +213,15 @@ public final class CompiledPolicy: Sendable {
     }
 
     @inline(__always)
-    private func decideOneReading(_ request: CanonicalRequest, explain: Bool) -> PositionedDecision {
-        if explain { return decideExplained(request) }
-        if let index { return decideWalking(request, index.candidates(for: request)) }
-        guard patterns != nil else { return walkLinear(request) }
-        return decideWalking(request, 0..<Int32(links.count))
+    private func decideOneReading(_ request: CanonicalRequest, explain: Bool, position: inout Int32) -> Decision {
+        if explain {
+            let explained = decideExplained(request)
+            position = explained.position
+            return explained.decision
+        }
+        if let index { return decideWalking(request, index.candidates(for: request), position: &position) }
+        guard patterns != nil else { return walkLinear(request, position: &position) }
+        return decideWalking(request, 0..<Int32(links.count), position: &position)
     }
 
     /// One answer from the two readings of a path: fail closed on divergence.
@@ -237,11 +283,12 @@ public final class CompiledPolicy: Sendable {
     /// The reference semantics: every handler in order. A shadow handler that would decide
     /// is recorded and the chain goes on as if it passed.
     package func decideLinear(_ request: CanonicalRequest) -> Decision {
-        walkLinear(request).decision
+        var position: Int32 = 0
+        return walkLinear(request, position: &position)
     }
 
-    /// ``decideLinear(_:)`` with the deciding handler's position.
-    private func walkLinear(_ request: CanonicalRequest) -> PositionedDecision {
+    /// ``decideLinear(_:)``, the deciding handler's position in `decided`.
+    private func walkLinear(_ request: CanonicalRequest, position decided: inout Int32) -> Decision {
         // Empty arrays do not allocate: policies without shadow handlers pay one branch per match.
         var shadow: [ShadowResult] = []
         for (position, link) in links.enumerated() where link.matcher.matches(request) {
@@ -250,19 +297,29 @@ public final class CompiledPolicy: Sendable {
                 shadow.append(ShadowResult(link.name, decision))
                 continue
             }
-            return (Self.attaching(shadow, to: decision), Int32(position))
+            decided = Int32(position)
+            // Returned as it is unless a shadow handler matched first: attaching the list (out
+            // of line) on every return made a copy of the decision, and its release, each time.
+            if shadow.isEmpty { return decision }
+            return Self.attaching(shadow, to: decision)
         }
-        return (Self.attaching(shadow, to: defaultDecision(for: request)), Int32(links.count))
+        decided = Int32(links.count)
+        let decision = defaultDecision(for: request)
+        if shadow.isEmpty { return decision }
+        return Self.attaching(shadow, to: decision)
     }
 
     /// Only the index's candidates, in position order.
     func decideIndexed(_ request: CanonicalRequest, index: ChainIndex) -> Decision {
-        decideWalking(request, index.candidates(for: request)).decision
+        var position: Int32 = 0
+        return decideWalking(request, index.candidates(for: request), position: &position)
     }
 
     /// The handlers at `positions` (ascending, possibly repeated) in order, their path patterns
-    /// answered by the chain's automaton when it has one.
-    private func decideWalking(_ request: CanonicalRequest, _ positions: some Sequence<Int32>) -> PositionedDecision {
+    /// answered by the chain's automaton when it has one; the deciding handler's position in `decided`.
+    private func decideWalking(
+        _ request: CanonicalRequest, _ positions: some Sequence<Int32>, position decided: inout Int32
+    ) -> Decision {
         var shadow: [ShadowResult] = []
         var previous: Int32 = -1
         var patternHits = LazyPatternHits(patterns, request.matchPath)
@@ -275,14 +332,19 @@ public final class CompiledPolicy: Sendable {
                 shadow.append(ShadowResult(link.name, decision))
                 continue
             }
-            return (Self.attaching(shadow, to: decision), position)
+            decided = position
+            if shadow.isEmpty { return decision }
+            return Self.attaching(shadow, to: decision)
         }
-        return (Self.attaching(shadow, to: defaultDecision(for: request)), Int32(links.count))
+        decided = Int32(links.count)
+        let decision = defaultDecision(for: request)
+        if shadow.isEmpty { return decision }
+        return Self.attaching(shadow, to: decision)
     }
 
-    @inline(__always)
+    /// `decision` with the shadow handlers' results: out of line, since few decisions have them.
+    @inline(never)
     private static func attaching(_ shadow: [ShadowResult], to decision: Decision) -> Decision {
-        guard !shadow.isEmpty else { return decision }
         var decision = decision
         decision.shadow = shadow
         return decision

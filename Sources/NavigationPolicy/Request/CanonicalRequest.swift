@@ -9,7 +9,10 @@ public struct CanonicalRequest: Sendable {
     /// The parsed URL.
     public let url: URLRecord
     /// The URL's serialization, reported as the decision's `url`.
-    public var href: String { url.href }
+    public var href: String {
+        // Yielded from the record in place: a getter copied the whole record to return its string.
+        _read { yield url.href }
+    }
     /// The method in upper case.
     public let method: String
     /// The host for matching: serialized, ASCII lower case, one trailing dot removed; nil when the URL has no host.
@@ -28,6 +31,9 @@ public struct CanonicalRequest: Sendable {
     /// left for ``decodedSeparatorPath``), while such a server serves `/secret`. Nil unless the
     /// URL as sent has an encoded separator and this reading differs from the other two.
     public let rawDecodedSeparatorPath: MatchPath?
+    /// Whether ``original`` has a ``NavigationRequest/urlWithoutClientPort``. Asked on every
+    /// decision, so it is kept at hand: reading it through `original` copied the whole request.
+    let hasURLWithoutClientPort: Bool
     /// Whether `match.urlPatterns` read the URL as the URLPattern standard does (WHATWG host and
     /// path) rather than in match form; true only in ``standardURLReading``.
     public let readsURLAsStandard: Bool
@@ -50,8 +56,9 @@ public struct CanonicalRequest: Sendable {
                 field: "url", reason: "URL is longer than \(NavigationRequest.maximumURLLength) bytes")
         }
         let parsed: URLRecord
+        let isCanonicalHTTP: Bool
         do {
-            parsed = try URLRecord.parse(request.url)
+            (parsed, isCanonicalHTTP) = try URLRecord.parseNotingCanonicalInput(request.url)
         } catch {
             throw NavigationRequestError(field: "url", reason: "not a valid URL: \(error)")
         }
@@ -76,18 +83,41 @@ public struct CanonicalRequest: Sendable {
                 throw NavigationRequestError(field: "sourceURL", reason: "not a valid URL: \(error)")
             }
         }
-        self.original = request
-        self.url = parsed
+        self.hasURLWithoutClientPort = request.urlWithoutClientPort != nil
         self.method = method
-        self.matchHostForm = MatchHost.form(of: parsed)
         self.matchPath = MatchPath(parsed)
-        let decoded = MatchPath.decodedSeparatorForm(of: parsed)
-        self.decodedSeparatorPath = decoded
-        let raw = MatchPath.rawDecodedSeparatorForm(of: request.url, parsed: parsed)
-        self.rawDecodedSeparatorPath = raw == decoded || raw == matchPath ? nil : raw
+        if isCanonicalHTTP {
+            // The canonical scan took the URL: its host is a lower-case domain without a
+            // trailing dot, which is its own match form (``MatchHost/form(of:)`` would scan it to
+            // find that out), and it has no `%` before its query, so no encoded separator in its
+            // path or in the URL as sent: neither decoded reading exists, and neither is looked
+            // for (`CanonicalInputReadingsTests` holds both to the long way).
+            self.matchHostForm = parsed.slice(parsed.hostStart, parsed.hostEnd)
+            self.decodedSeparatorPath = nil
+            self.rawDecodedSeparatorPath = nil
+        } else {
+            self.matchHostForm = MatchHost.form(of: parsed)
+            let decoded = MatchPath.decodedSeparatorForm(of: parsed)
+            self.decodedSeparatorPath = decoded
+            let raw = MatchPath.rawDecodedSeparatorForm(of: request.url, parsed: parsed)
+            self.rawDecodedSeparatorPath = raw == decoded || raw == matchPath ? nil : raw
+        }
         self.readsURLAsStandard = false
         self.decodedStandardPathname = nil
         self.regexBudget = nil
+        // Stored last, after their last reads: moved in rather than copied (a copy of the record
+        // or of the request, and its release, cost ~70 and ~120 instructions a decision).
+        self.url = parsed
+        self.original = request
+    }
+
+    /// Whether the path has a decoded-separator reading (``decodedSeparatorPath`` or
+    /// ``rawDecodedSeparatorPath``). Asked on every decision: matched against `.some` rather than
+    /// compared with nil, which copied (retained and released) each optional path.
+    var hasDecodedSeparatorReadings: Bool {
+        if case .some = decodedSeparatorPath { return true }
+        if case .some = rawDecodedSeparatorPath { return true }
+        return false
     }
 
     /// This request with a new decision's regexp budget (``URLPatternStepBudget``), which the
@@ -113,6 +143,7 @@ public struct CanonicalRequest: Sendable {
     /// `request` as it is, every reading kept, with `budget`.
     private init(_ request: CanonicalRequest, budget: URLPatternStepBudget) {
         self.original = request.original
+        self.hasURLWithoutClientPort = request.hasURLWithoutClientPort
         self.url = request.url
         self.method = request.method
         self.matchHostForm = request.matchHostForm
@@ -264,6 +295,7 @@ public struct CanonicalRequest: Sendable {
         self.decodedStandardPathname = decodedStandardPathname
         self.regexBudget = budget
         self.original = request.original
+        self.hasURLWithoutClientPort = request.hasURLWithoutClientPort
         self.url = request.url
         self.method = request.method
         self.matchHostForm = request.matchHostForm

@@ -55,6 +55,13 @@ package struct URLParser {
         _ raw: UnsafeBufferPointer<UInt8>, base: URLRecord?, original: String? = nil
     ) throws(URLParseError) -> URLRecord {
         if let original, let record = parseCanonicalHTTP(raw, original: original) { return record }
+        return try parseWithStateMachine(raw, base: base, original: original)
+    }
+
+    /// ``parse(_:base:original:)`` without the canonical scan, for a caller that already ran it.
+    static func parseWithStateMachine(
+        _ raw: UnsafeBufferPointer<UInt8>, base: URLRecord?, original: String?
+    ) throws(URLParseError) -> URLRecord {
         var start = 0
         var end = raw.count
         while start < end, raw[start] <= 0x20 { start += 1 }

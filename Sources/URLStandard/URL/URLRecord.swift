@@ -24,7 +24,7 @@ public struct URLRecord: Sendable, Hashable {
     package let ipv4Value: UInt32
     let storedPort: UInt16?
     let pathStart: Int
-    package let hasOpaquePath: Bool
+    @usableFromInline package let hasOpaquePath: Bool
     let queryStart: Int
     let fragmentStart: Int
 
@@ -123,6 +123,28 @@ public struct URLRecord: Sendable, Hashable {
         }
     }
 
+    /// ``parse(_:base:)`` of an absolute URL that also says whether the canonical `http(s)`
+    /// scan took `input` (``URLParser/parseCanonicalHTTP(_:original:)``). When it did, `href`
+    /// is `input` itself, and before its query `input` has no `%`, `\`, credentials, dot
+    /// segment or byte the parser would encode: a caller that looks at the input as sent for
+    /// what the parser changes or keeps escaped there (an encoded separator) knows, without a
+    /// second pass over it, that there is none.
+    package static func parseNotingCanonicalInput(
+        _ input: String
+    ) throws(URLParseError) -> (record: URLRecord, isCanonicalHTTP: Bool) {
+        var input = input
+        let original = input
+        let parsed: Result<(record: URLRecord, isCanonicalHTTP: Bool), URLParseError> = input.withUTF8 { bytes in
+            if let record = URLParser.parseCanonicalHTTP(bytes, original: original) { return .success((record, true)) }
+            do throws(URLParseError) {
+                return .success((try URLParser.parseWithStateMachine(bytes, base: nil, original: original), false))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try parsed.get()
+    }
+
     // MARK: - Slicing helpers
 
     /// The substring of href between two UTF-8 offsets (clamped, so never traps).
@@ -153,15 +175,19 @@ public struct URLRecord: Sendable, Hashable {
 
     /// Runs `body` over href's bytes between two UTF-8 offsets (clamped).
     @inlinable package func withBytes<Result>(_ from: Int, _ to: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        var h = href
-        return h.withUTF8 { buf in
+        let clamped = { (buf: UnsafeBufferPointer<UInt8>) -> Result in
             let lo = max(0, min(from, buf.count)), hi = max(lo, min(to, buf.count))
             return body(UnsafeBufferPointer(rebasing: buf[lo..<hi]))
         }
+        // Read in place (a parsed href is native UTF-8): `withUTF8` is mutating, and the copy it
+        // needs costs a retain and a release on every call.
+        if let result = href.utf8.withContiguousStorageIfAvailable(clamped) { return result }
+        var h = href
+        return h.withUTF8(clamped)
     }
 
     /// The path's UTF-8 offsets in href.
-    package var pathRange: Range<Int> { pathStart..<max(pathStart, pathEnd) }
+    @usableFromInline package var pathRange: Range<Int> { pathStart..<max(pathStart, pathEnd) }
 
     var hrefLength: Int { href.utf8.count }
     var queryEnd: Int { fragmentStart >= 0 ? fragmentStart : hrefLength }
