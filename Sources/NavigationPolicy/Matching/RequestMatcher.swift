@@ -166,7 +166,7 @@ public struct RequestMatcher: Sendable {
 
 extension RequestMatcher {
     /// The keys a `match` object may have.
-    static let keys = [
+    package static let keys = [
         "schemes", "hosts", "paths", "pathPrefixes", "pathPatterns", "urlPatterns", "methods", "navigationTypes",
         "targetFrames", "caseSensitive",
     ]
