@@ -13,6 +13,7 @@
 #   scripts/mutate-engines.sh            every mutation
 #   scripts/mutate-engines.sh --list     their names and what each breaks
 #   scripts/mutate-engines.sh NAME...    the named ones
+#   scripts/mutate-engines.sh --baseline only build and run the unbroken copy
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -112,20 +113,21 @@ if [[ ${1:-} == --list ]]; then
   mutations list
   exit 0
 fi
-read -r -a chosen <<<"${*:-$(mutations names)}"
+chosen=()
+if [[ ${1:-} != --baseline ]]; then read -r -a chosen <<<"${*:-$(mutations names)}"; fi
 
 # The package: the core, the tags, the harness and its suite.
 mkdir -p "$work/Sources" "$work/Tests/Support" "$work/Tests/HarnessTests"
 for module in "${core_modules[@]}"; do
   rm -rf "$work/Sources/$module"
-  cp -R "Sources/$module" "$work/Sources/"
+  cp -Rp "Sources/$module" "$work/Sources/"   # times kept: an unchanged file is not rebuilt
 done
 for support in TestSelection PolicyHarness; do
   rm -rf "$work/Tests/Support/$support"
-  cp -R "Tests/Support/$support" "$work/Tests/Support/"
+  cp -Rp "Tests/Support/$support" "$work/Tests/Support/"
 done
-cp Tests/NavigationPolicyTests/PolicyHarnessTests.swift "$work/Tests/HarnessTests/"
-cat >"$work/Package.swift" <<'EOF'
+cp -p Tests/NavigationPolicyTests/PolicyHarnessTests.swift "$work/Tests/HarnessTests/"
+cat >"$work/Package.swift.new" <<'EOF'
 // swift-tools-version:6.0
 // Written by scripts/mutate-engines.sh: the core, the differential harness and its suite.
 import PackageDescription
@@ -158,6 +160,8 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 EOF
+# Only replaced when it changed, so SwiftPM does not re-resolve on every run.
+if cmp -s "$work/Package.swift.new" "$work/Package.swift"; then rm "$work/Package.swift.new"; else mv "$work/Package.swift.new" "$work/Package.swift"; fi
 
 # run LABEL: builds the package and runs the harness's suite; its log in $work/LABEL.log.
 run() {

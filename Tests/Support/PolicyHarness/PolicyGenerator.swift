@@ -33,7 +33,7 @@ public enum PolicyGenerator {
                 MatchFormPools.hostNames, MatchFormPools.hostSuffixes, MatchFormPools.hostRanges, MatchFormPools.hostClasses,
             ]
             return .array(
-                (0...random.below(3)).map { _ in
+                (0...random.below(3)).map { _ -> JSONValue in
                     let kind = random.pick(kinds)
                     return .string(random.pick(kind))
                 })
