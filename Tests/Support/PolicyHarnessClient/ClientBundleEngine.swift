@@ -12,9 +12,10 @@ extension HarnessEngine {
                 config: policy.bytes, compiler: PolicyCompiler(), sha256: harnessDigest, checksum: harnessDigest,
                 tableThreshold: harnessTableThreshold),
             checksum: harnessDigest)
+        // Signed freshness: issued within a year of its expiry (2100), as the daemon writes it.
         let revision = "sha256:" + String(repeating: "a", count: 64)
         let head =
-            #"{"format":"navpolicy-bundle","version":3,"revision":"\#(revision)","policyVersion":1,"issuedAt":1000,"#
+            #"{"format":"navpolicy-bundle","version":3,"revision":"\#(revision)","policyVersion":1,"issuedAt":4070908800,"#
             + #""expiresAt":4102444800,"compiledPolicy":{"length":\#(image.count)}}"#
         let bundle = Array(head.utf8) + [0x0A] + image
         let verifier = HarnessBundleVerifier()
