@@ -194,8 +194,8 @@ for name in "${chosen[@]}"; do
   case $outcome in
     failed)
       caught=$((caught + 1))
-      first=$(grep -m1 -oE '(decides .{0,160}|the analysis says .{0,160}|the witness .{0,120}|the counterexample .{0,120})' \
-        "$work/$name.log" || true)
+      # The first disagreement the harness recorded (`↳ seed …: <engine> decides …` or a refuted claim).
+      first=$(grep -m1 -oE '↳ [^↳]{0,220}' "$work/$name.log" | cut -c5- || true)
       echo "caught  $name: $(mutations describe "$name")${first:+ — e.g. $first}"
       ;;
     passed)

@@ -47,6 +47,12 @@ struct PolicyHarnessTests {
                 seed: seed, shape: .small, engines: [.linearScan],
                 claims: AnalysisClaims.Options(mutations: Self.mutations), figures: &figures)
         }
+        for (number, corpus) in HarnessCorpus.policies.enumerated() {
+            var random = HarnessRandom(state: UInt64(number))
+            DifferentialHarness.run(
+                corpus.policy, label: corpus.name, requests: 300, engines: DifferentialHarness.coreEngines,
+                claims: AnalysisClaims.Options(), random: &random, figures: &figures)
+        }
         Self.report(figures)
         // Each kind of claim is made, so each is checked (an analysis that answered "unknown"
         // to everything would pass the checks above and fail here).

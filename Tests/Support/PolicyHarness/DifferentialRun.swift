@@ -1,4 +1,4 @@
-import JSONSupport
+public import JSONSupport
 public import NavigationPolicy
 
 /// Runs generated policies and requests on every engine and holds each to the reference (the
@@ -24,7 +24,17 @@ public enum DifferentialHarness {
     ) {
         var random = HarnessRandom(state: seed)
         let json = PolicyGenerator.policy(shape: shape, &random)
-        let label = "seed \(seed) (\(shape))"
+        run(
+            json, label: "seed \(seed) (\(shape))", requests: shape.requests, engines: engines, claims: claims,
+            random: &random, figures: &figures)
+    }
+
+    /// `json` (a generated policy, or one of ``HarnessCorpus``) and `requests` requests aimed at it,
+    /// decided by every engine of `engines`; the analysis claims too when `claims` is given.
+    public static func run(
+        _ json: JSONObject, label: String, requests count: Int, engines: [HarnessEngine],
+        claims: AnalysisClaims.Options?, random: inout HarnessRandom, figures: inout HarnessFigures
+    ) {
         let policy: PolicyCase
         do {
             policy = try PolicyCase(json)
@@ -32,7 +42,7 @@ public enum DifferentialHarness {
             figures.record("\(label): the generated policy does not compile: \(error)")
             return
         }
-        let requests = RequestGenerator(policy: json).requests(shape.requests, &random)
+        let requests = RequestGenerator(policy: json).requests(count, &random)
         let reference = compare(policy, requests, engines: engines, label: label, figures: &figures)
         if let claims {
             AnalysisClaims.check(
