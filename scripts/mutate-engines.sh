@@ -195,7 +195,8 @@ for name in "${chosen[@]}"; do
     failed)
       caught=$((caught + 1))
       # The first disagreement the harness recorded (`↳ seed …: <engine> decides …` or a refuted claim).
-      first=$(grep -m1 -oE '↳ [^↳]{0,220}' "$work/$name.log" | cut -c5- || true)
+      first=$(grep -oE '↳ [^↳]{0,220}' "$work/$name.log" | grep -v -e 'Testing Library' -e 'Target Platform' | head -1 |
+        cut -c5- || true)
       echo "caught  $name: $(mutations describe "$name")${first:+ — e.g. $first}"
       ;;
     passed)

@@ -3,7 +3,7 @@ import Testing
 @testable import NavigationPolicy
 @testable import PolicyAuthoring
 
-/// Found by the differential harness (issue 40): two chains that decide every single reading
+/// Found while writing the differential harness (issue 40; its corpus holds the case): two chains that decide every single reading
 /// alike, the same handlers in another order, were proven "equivalent" although the request
 /// `/a%2Fb`, read as `/a%2Fb` and as `/a/b`, cancels with whichever handler comes first in
 /// each chain (``ReadingTieBreak``).

@@ -8,8 +8,8 @@
 /// (``CompiledPolicy/combining(_:_:request:explain:decodedPath:secondForm:)``). Two chains
 /// equal on every reading can still break that tie apart: `/a/b` cancelled by `x` and `/a%2Fb`
 /// by `y`, in one order in one chain and the other order in the other, decide the request
-/// `/a%2Fb` with `x` in one and `y` in the other (the differential harness found this; a
-/// reordering of handlers whose regions do not meet was taken as alike, ``ChainOrder``).
+/// `/a%2Fb` with `x` in one and `y` in the other (found while writing the differential harness,
+/// whose corpus holds it; a reordering of handlers whose regions do not meet was taken as alike, ``ChainOrder``).
 ///
 /// Every other combination is the same function of the readings' outcomes in both chains: a
 /// cancel beats an allow, and two allows give the plain reading's. So the combined decisions
