@@ -383,7 +383,7 @@ public enum PolicyAnalysis {
         if result.unknownReasons.isEmpty, result.differingRegions == 0,
             let reason = ReadingTieBreak.unknownReason(
                 first, second, outcomes: (firstOutcomes, secondOutcomes), defaults: (firstDefault, secondDefault),
-                comparingNames: comparingNames)
+                boxes: (firstBoxes, secondBoxes), comparingNames: comparingNames)
         {
             result.unknownReasons.append(reason)
         }
