@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test test-full test-core-portable test-tsan test-asan test-release-lifetimes deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
+.PHONY: deps test-deps build release run check test test-full test-core-portable test-tsan test-asan test-release-lifetimes mutate-engines deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -43,6 +43,11 @@ test: test-deps
 ## test-full: make test with every case of the volume suites (NAVPOLICYD_TEST_VOLUME=full); local, not CI.
 test-full: export NAVPOLICYD_TEST_VOLUME = full
 test-full: test
+
+## mutate-engines: break one match form in one engine at a time (index, automaton, image, tables, explain,
+## analysis) and check that the differential harness (PolicyHarnessTests) fails on each; local, not CI.
+mutate-engines:
+	scripts/mutate-engines.sh
 
 ## test-core-portable: the core's layers (URLStandard, PolicyPatterns, NavigationPolicy, PolicyAuthoring)
 ## + JSONSupport alone (no C targets, no other modules, imports limited to Swift/Synchronization and the

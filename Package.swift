@@ -131,17 +131,31 @@ let package = Package(
         // The tags that choose where a suite runs and the volume suites' size knob (docs/testing.md);
         // every test target depends on it, so a tag means the same in all of them.
         .target(name: "TestSelection", path: "Tests/Support/TestSelection", swiftSettings: strictSettings),
+        // The differential harness (issue 40): seeded random policies and requests decided by every
+        // engine and held to the linear scan, and the analysis's claims held to the engine. A library
+        // so the core's tests, the client's tests and the fuzz target share it; the client's adapter
+        // is apart, since the core's tests build without Foundation's networking.
+        .target(
+            name: "PolicyHarness", dependencies: ["NavigationPolicy", "PolicyAuthoring", "JSONSupport"],
+            path: "Tests/Support/PolicyHarness", swiftSettings: strictSettings),
+        .target(
+            name: "PolicyHarnessClient", dependencies: ["PolicyHarness", "NavigationPolicy", "NavigationPolicyClient"],
+            path: "Tests/Support/PolicyHarnessClient", swiftSettings: strictSettings),
 
         // Resources: the WPT URL and IDNA conformance data (provenance in Resources/README-*.txt).
         .testTarget(
             name: "NavigationPolicyTests",
             dependencies: [
                 "TestSelection", "URLStandard", "PolicyPatterns", "NavigationPolicy", "PolicyAuthoring", "JSONSupport",
+                "PolicyHarness",
             ],
             resources: [.copy("Resources")], swiftSettings: strictSettings),
         .testTarget(
             name: "NavigationPolicyClientTests",
-            dependencies: ["TestSelection", "NavigationPolicyClient", "NavigationPolicy", "JSONSupport"],
+            dependencies: [
+                "TestSelection", "NavigationPolicyClient", "NavigationPolicy", "JSONSupport", "PolicyHarness",
+                "PolicyHarnessClient",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "HTTPServerTests", dependencies: ["TestSelection", "HTTPServer", "CMicroHTTPD", "JSONSupport", "LockSupport"],
@@ -209,6 +223,7 @@ if Context.environment["NAVPOLICYD_FUZZ"] != nil {
         ("FuzzRegex", ["NavigationPolicy", "PolicyPatterns"]),
         ("FuzzURLPattern", ["NavigationPolicy", "PolicyPatterns", "JSONSupport"]),
         ("FuzzPolicyImage", ["NavigationPolicy", "PolicyService"]),
+        ("FuzzPolicyHarness", ["PolicyHarness", "PolicyHarnessClient", "NavigationPolicy"]),
     ]
     for target in fuzzTargets {
         package.targets.append(

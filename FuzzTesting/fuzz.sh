@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-${FUZZ_SECONDS:-30}}"
 shift || true
-all=(FuzzURL FuzzDecide FuzzDecideCost FuzzJSON FuzzConfig FuzzIntake FuzzRequestHead FuzzProxyHeaders FuzzClientHello FuzzCheckRequest FuzzRegex FuzzPolicyImage FuzzURLPattern)
+all=(FuzzURL FuzzDecide FuzzDecideCost FuzzJSON FuzzConfig FuzzIntake FuzzRequestHead FuzzProxyHeaders FuzzClientHello FuzzCheckRequest FuzzRegex FuzzPolicyImage FuzzURLPattern FuzzPolicyHarness)
 targets=("${@:-${all[@]}}")
 [[ $# -gt 0 ]] || targets=("${all[@]}")
 scratch=.build/fuzz

@@ -31,10 +31,12 @@ read -r -d '' graph_script <<'PY' || true
 import json, sys
 tests, core = sys.argv[1], sys.argv[2:]
 targets = {t["name"]: t for t in json.load(sys.stdin)["targets"]}
-allowed = set(core) | {"TestSelection"}
+# The test-only libraries the core's tests use: the tags, and the differential harness over the core's engines.
+support = {"TestSelection", "PolicyHarness"}
+allowed = set(core) | support
 def direct(name):
     deps = targets[name].get("target_dependencies") or []
-    outside = [d for d in deps if d not in allowed or (d == "TestSelection" and name != tests)]
+    outside = [d for d in deps if d not in allowed or (d in support and name not in (tests, "PolicyHarness"))]
     if outside or targets[name].get("product_dependencies"):
         sys.exit(f"core-portable: {name} depends on {outside or targets[name]['product_dependencies']}, outside the core")
     return deps
@@ -53,6 +55,7 @@ quoted = lambda names: ", ".join(f'"{n}"' for n in names)
 for name in core:
     print(f'        .target(name: "{name}", dependencies: [{quoted(direct(name))}], swiftSettings: strictSettings),')
 print('        .target(name: "TestSelection", path: "Tests/Support/TestSelection", swiftSettings: strictSettings),')
+print(f'        .target(name: "PolicyHarness", dependencies: [{quoted(direct("PolicyHarness"))}], path: "Tests/Support/PolicyHarness", swiftSettings: strictSettings),')
 print(f'        .testTarget(name: "{tests}", dependencies: [{quoted(direct(tests))}], resources: [.copy("Resources")], swiftSettings: strictSettings),')
 PY
 graph=$("$swift_cmd" package describe --type json | python3 -c "$graph_script" "$core_tests" "${core_modules[@]}")
@@ -92,9 +95,9 @@ rm -rf "$work/Sources" "$work/Tests"
 mkdir -p "$work/Sources" "$work/Tests"
 cp -a "${core_dirs[@]}" "$work/Sources/"
 cp -a Tests/NavigationPolicyTests "$work/Tests/"
-# The tests' tags and volume knob (test-only, may use Foundation like the tests).
+# The tests' tags and volume knob, and the differential harness (test-only libraries).
 mkdir -p "$work/Tests/Support"
-cp -a Tests/Support/TestSelection "$work/Tests/Support/"
+cp -a Tests/Support/TestSelection Tests/Support/PolicyHarness "$work/Tests/Support/"
 cat >"$work/Package.swift.new" <<EOF
 // swift-tools-version:6.0
 // Written by scripts/check-core-portable.sh: the core alone, no C targets, no other modules.
@@ -123,7 +126,7 @@ import json, sys
 d = json.load(sys.stdin)
 print(" ".join(sorted(t["name"] + ":" + t["type"] for t in d["targets"])))
 print(" ".join(sorted(d.get("dependencies", []) and ["has-dependencies"] or [])))')
-expected=$(printf '%s\n' "${core_modules[@]/%/:library}" "TestSelection:library" "$core_tests:test" | LC_ALL=C sort | tr '\n' ' ')
+expected=$(printf '%s\n' "${core_modules[@]/%/:library}" "TestSelection:library" "PolicyHarness:library" "$core_tests:test" | LC_ALL=C sort | tr '\n' ' ')
 expected=${expected% }
 if [[ "$(head -1 <<<"$targets")" != "$expected" || -n "$(sed -n 2p <<<"$targets")" ]]; then
   echo "core-portable: unexpected package graph: $targets" >&2

@@ -1,18 +1,10 @@
 import JSONSupport
 import NavigationPolicy
+import PolicyHarness
 import Testing
 
-/// A stand-in digest for the core's tests (the core links no crypto; the daemon passes
-/// libsodium's SHA-256): 32 bytes of FNV-1a over four seeds, which any flipped byte changes.
-let testDigest: PolicyImage.Digest = { bytes in
-    var digest: [UInt8] = []
-    for seed: UInt64 in [0xcbf2_9ce4_8422_2325, 0x1234_5678_9abc_def1, 0x0f0f_f0f0_5a5a_a5a5, 0x7777_3333_1111_9999] {
-        var hash = seed
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        for shift in stride(from: 0, to: 64, by: 8) { digest.append(UInt8(truncatingIfNeeded: hash >> UInt64(shift))) }
-    }
-    return digest
-}
+/// The harness's stand-in digest (the core links no crypto; the daemon passes libsodium's SHA-256).
+let testDigest = harnessDigest
 
 func compileImage(_ json: String, threshold: Int = PolicyImage.defaultTableThreshold) throws -> [UInt8] {
     try PolicyImage.compile(

@@ -91,7 +91,10 @@ struct PolicyAnalysisScaleTests {
 
         let swapped = try Self.policy(Self.mutated(base))
         let reordered = PolicyAnalysis.equivalence(first, swapped, limits: limits)
-        #expect(reordered.equivalent == true, "\(reordered.unknownReasons)")
+        // Unknown since issue 40 when the swapped handlers cancel with different outcomes (ReadingTieBreak).
+        #expect(
+            reordered.equivalent == true || reordered.unknownReasons.contains { $0.contains("first in the chain") },
+            "\(reordered.unknownReasons)")
 
         var changedList = Self.mutated(base)
         changedList[changedList.count - 3] = changedList[changedList.count - 3].replacing(

@@ -125,6 +125,7 @@ struct PolicyAnalysisTests {
     func mutationCorpus() throws {
         var checkedEquivalent = 0
         var checkedDifferent = 0
+        var tiesUnknown = 0
         for base in Self.bases {
             let original = try Self.config(base.defaultDecision, base.handlers)
             let requests = Self.requests(for: original, count: Self.fuzzRequests, seed: 32)
@@ -134,7 +135,11 @@ struct PolicyAnalysisTests {
                 let mutated = try Self.config(base.defaultDecision, mutation.handlers)
                 let result = PolicyAnalysis.equivalence(original, mutated)
                 let label = "\(base.name): \(mutation.name)"
-                if let expected = mutation.equivalent {
+                // A reordering of cancelling handlers with different outcomes is unknown since issue 40
+                // (ReadingTieBreak): two readings of one request that both cancel go to the first in the chain.
+                let tie = result.equivalent == nil && result.unknownReasons.contains { $0.contains("first in the chain") }
+                if tie { tiesUnknown += 1 }
+                if let expected = mutation.equivalent, !(tie && expected) {
                     #expect(result.equivalent == expected, "\(label): \(result.unknownReasons)")
                 }
                 switch result.equivalent {
@@ -156,11 +161,13 @@ struct PolicyAnalysisTests {
                         "\(label): equivalent, yet \(differing.map { requests[$0].href } ?? "") decides differently")
                     checkedEquivalent += 1
                 case nil:
-                    Issue.record("\(label): unknown (\(result.unknownReasons)); these chains have no general pattern")
+                    if !tie { Issue.record("\(label): unknown (\(result.unknownReasons)); these chains have no general pattern") }
                 }
             }
         }
-        #expect(checkedEquivalent >= 15 && checkedDifferent >= 20, "\(checkedEquivalent) \(checkedDifferent)")
+        print(
+            "mutation corpus: \(checkedEquivalent) equivalent, \(checkedDifferent) different, \(tiesUnknown) unknown by the tie")
+        #expect(checkedEquivalent >= 15 && checkedDifferent >= 20, "\(checkedEquivalent) \(checkedDifferent) \(tiesUnknown)")
     }
 
     @Test("every seeded unreachable copy is found with its cover; no reached handler is flagged")

@@ -18,7 +18,7 @@ public struct PolicyCompiler: Sendable {
     /// Top-level keys of a config. `server`, `intake`, `proxy`, `decisionLog` and `extAuthz` belong to the front ends.
     public static let topLevelKeys = ["defaultDecision", "handlers", "server", "intake", "proxy", "decisionLog", "extAuthz"]
     static let reservedSections = ["server", "intake", "proxy", "decisionLog", "extAuthz"]
-    static let handlerKeys = ["name", "type", "match", "mode"]
+    package static let handlerKeys = ["name", "type", "match", "mode"]
 
     /// From this many entries a handler's `hosts` or `pathPrefixes` list is stored as a sorted
     /// key table, the storage a compiled image maps (``PolicyImage/defaultTableThreshold``),

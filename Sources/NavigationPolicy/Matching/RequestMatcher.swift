@@ -170,7 +170,7 @@ public struct RequestMatcher: Sendable {
 
 extension RequestMatcher {
     /// The keys a `match` object may have: those of the `match` forms' descriptions.
-    static let keys = MatchForm.matchKeys
+    package static let keys = MatchForm.matchKeys
 
     /// Decodes and validates a `match` object, reporting every problem.
     public static func decode(_ config: ConfigObject, diagnostics: inout ConfigDiagnostics) -> RequestMatcher {

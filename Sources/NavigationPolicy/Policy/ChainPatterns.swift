@@ -51,10 +51,15 @@ final class ChainPatterns: Sendable {
     /// Below this many patterns in a whole chain, trying each candidate's own stays cheaper.
     static let threshold = 8
 
-    /// Nil when the chain has too few patterns for an automaton to pay.
-    init?(links: [ChainLink]) {
+    /// Path bytes a request may spend on patterns tried alone before the automaton answers
+    /// (``LazyPatternHits``); 0 makes the automaton answer for every covered handler.
+    let directBytes: Int
+
+    /// Nil when the chain has `threshold` patterns or fewer (too few for an automaton to pay).
+    init?(links: [ChainLink], threshold: Int = ChainPatterns.threshold, directBytes: Int = 8_192) {
         let total = links.reduce(0) { $0 + Self.words($1.matcher).count }
-        guard total > Self.threshold else { return nil }
+        guard total > threshold else { return nil }
+        self.directBytes = directBytes
         var owners: [Owner] = []
         var foldedGlobs: [(owner: Int32, glob: Glob)] = []
         var exactGlobs: [(owner: Int32, glob: Glob)] = []
@@ -135,11 +140,12 @@ struct LazyPatternHits {
     /// Path bytes left to patterns tried alone (``PathPattern/matches(_:)``), a pass over the path
     /// each: short paths with a few candidates skip the automaton's set-up (~1 µs), long ones
     /// go to it at once, and the cost stays bounded either way.
-    private var directBytes = 8_192
+    private var directBytes: Int
 
     init(_ patterns: ChainPatterns?, _ path: MatchPath) {
         self.patterns = patterns
         self.path = path
+        self.directBytes = patterns?.directBytes ?? 8_192
     }
 
     /// Whether `link` (at `position`) matches `request`, its patterns answered by the automaton.

@@ -31,13 +31,46 @@ public final class CompiledPolicy: Sendable {
     /// Below this many handlers a scan of their matchers is cheaper than hashing for candidates.
     static let indexThreshold = 4
 
-    package init(defaultVerdict: Decision.Verdict, links: [ChainLink], sections: JSONObject) {
+    package convenience init(defaultVerdict: Decision.Verdict, links: [ChainLink], sections: JSONObject) {
+        self.init(defaultVerdict: defaultVerdict, links: links, sections: sections, engines: .bySize)
+    }
+
+    /// Which of the chain's engines a policy decides with.
+    ///
+    /// `bySize` is what every front end gets: the index from ``indexThreshold`` handlers, the
+    /// automaton from ``ChainPatterns/threshold`` patterns. The differential harness
+    /// (Tests/Support/PolicyHarness) builds the same links with one engine forced on and the
+    /// others off, so each is held to the linear scan on its own, whatever the chain's size.
+    package enum Engines: Sendable {
+        case bySize
+        /// The index for every chain, no automaton: each candidate checks its own patterns.
+        case indexOnly
+        /// The automaton for every chain with a pattern, answering every covered handler
+        /// (no pattern tried alone first), and no index: every handler is a candidate.
+        case automatonOnly
+    }
+
+    package init(defaultVerdict: Decision.Verdict, links: [ChainLink], sections: JSONObject, engines: Engines) {
         self.defaultVerdict = defaultVerdict
         self.links = links
         self.sections = sections
-        self.index = links.count >= Self.indexThreshold ? ChainIndex(links: links) : nil
-        self.patterns = ChainPatterns(links: links)
+        switch engines {
+        case .bySize:
+            self.index = links.count >= Self.indexThreshold ? ChainIndex(links: links) : nil
+            self.patterns = ChainPatterns(links: links)
+        case .indexOnly:
+            self.index = ChainIndex(links: links)
+            self.patterns = nil
+        case .automatonOnly:
+            self.index = nil
+            self.patterns = ChainPatterns(links: links, threshold: 0, directBytes: 0)
+        }
         self.hasURLPatterns = links.contains { $0.matcher.urlPatterns != nil }
+    }
+
+    /// The same chain deciding with `engines` (the differential harness's engines).
+    package func deciding(with engines: Engines) -> CompiledPolicy {
+        CompiledPolicy(defaultVerdict: defaultVerdict, links: links, sections: sections, engines: engines)
     }
 
     /// Canonicalizes and decides a request.

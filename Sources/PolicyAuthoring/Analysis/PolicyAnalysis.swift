@@ -379,6 +379,14 @@ public enum PolicyAnalysis {
                 "handlers of a type the analysis does not know: " + unmodelled.map(\.name).joined(separator: ", "))
         }
         if let reason = ModelledFields.unknownReason(first.links + second.links) { result.unknownReasons.append(reason) }
+        // Alike on every reading; a request's readings that both cancel must also break the tie alike.
+        if result.unknownReasons.isEmpty, result.differingRegions == 0,
+            let reason = ReadingTieBreak.unknownReason(
+                first, second, outcomes: (firstOutcomes, secondOutcomes), defaults: (firstDefault, secondDefault),
+                boxes: (firstBoxes, secondBoxes), comparingNames: comparingNames)
+        {
+            result.unknownReasons.append(reason)
+        }
         if result.unknownReasons.isEmpty && result.differingRegions == 0 { result.equivalent = true }
         return result
     }
