@@ -42,4 +42,16 @@ struct ReadingTieBreakTests {
         let answer = PolicyAnalysis.equivalence(try Self.chain(first, second), try Self.chain(second, first))
         #expect(answer.equivalent == true, "\(answer.unknownReasons)")
     }
+
+    @Test("a handler that decides no request breaks no tie: changing it keeps the proof (no urlPatterns)")
+    func unreachableHandlersBreakNoTie() throws {
+        // `late` is shadowed by `x` in both chains; between `x` and `y` it would interleave their
+        // outcomes' spans, so before the reachability pass the answer was unknown.
+        let lateA = #"{"name": "late", "type": "cancel", "action": "x1", "match": {"paths": ["/a/b"]}}"#
+        let lateB = #"{"name": "late", "type": "about", "match": {"paths": ["/a/b"]}}"#
+        let one = try Self.chain(Self.slash, Self.encoded, lateA)
+        let other = try Self.chain(Self.slash, Self.encoded, lateB)
+        let answer = PolicyAnalysis.equivalence(one, other)
+        #expect(answer.equivalent == true, "\(answer.unknownReasons)")
+    }
 }

@@ -380,12 +380,23 @@ public enum PolicyAnalysis {
         }
         if let reason = ModelledFields.unknownReason(first.links + second.links) { result.unknownReasons.append(reason) }
         // Alike on every reading; a request's readings that both cancel must also break the tie alike.
-        if result.unknownReasons.isEmpty, result.differingRegions == 0,
-            let reason = ReadingTieBreak.unknownReason(
+        if result.unknownReasons.isEmpty, result.differingRegions == 0 {
+            var reason = ReadingTieBreak.unknownReason(
                 first, second, outcomes: (firstOutcomes, secondOutcomes), defaults: (firstDefault, secondDefault),
                 boxes: (firstBoxes, secondBoxes), comparingNames: comparingNames)
-        {
-            result.unknownReasons.append(reason)
+            // Handlers that decide no request cannot break a tie: ask again without them, when
+            // readings are plain requests and the budget proves them (an unknown one stays in).
+            if reason != nil, ReadingTieBreak.readingsArePlainRequests(first, second) {
+                let mayDecide = (
+                    first: reachability(first, meter: meter).map { $0.reachable != false },
+                    second: reachability(second, meter: meter).map { $0.reachable != false }
+                )
+                reason = ReadingTieBreak.unknownReason(
+                    first, second, outcomes: (firstOutcomes, secondOutcomes), defaults: (firstDefault, secondDefault),
+                    boxes: (firstBoxes, secondBoxes), comparingNames: comparingNames, mayDecide: mayDecide)
+                result.steps = meter.spent
+            }
+            if let reason { result.unknownReasons.append(reason) }
         }
         if result.unknownReasons.isEmpty && result.differingRegions == 0 { result.equivalent = true }
         return result

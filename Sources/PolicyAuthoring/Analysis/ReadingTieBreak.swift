@@ -30,11 +30,11 @@ enum ReadingTieBreak {
     static func unknownReason(
         _ first: CompiledPolicy, _ second: CompiledPolicy, outcomes: (first: [HandlerOutcome], second: [HandlerOutcome]),
         defaults: (first: HandlerOutcome, second: HandlerOutcome), boxes: (first: [[RegionSet]], second: [[RegionSet]]),
-        comparingNames: Bool
+        comparingNames: Bool, mayDecide: (first: [Bool], second: [Bool])? = nil
     ) -> String? {
         if PolicyAnalysis.sameChain(first, second, comparingNames: comparingNames) { return nil }
-        guard let one = ranks(first, outcomes.first, defaults.first, boxes.first),
-            let other = ranks(second, outcomes.second, defaults.second, boxes.second)
+        guard let one = ranks(first, outcomes.first, defaults.first, boxes.first, mayDecide?.first),
+            let other = ranks(second, outcomes.second, defaults.second, boxes.second, mayDecide?.second)
         else {
             return "a request with two readings (an encoded separator, a port the client chose, the standard reading of "
                 + "urlPatterns) that both cancel is decided by the handler first in the chain, and a chain mixes the "
@@ -51,10 +51,15 @@ enum ReadingTieBreak {
     }
 
     /// Each cancel outcome's rank in chain order, or nil when two outcomes' spans interleave.
+    /// `mayDecide` (nil: all may) leaves out handlers proven to decide no request: such a handler
+    /// decides no reading either when no handler has `urlPatterns` (see ``readingsArePlainRequests(_:_:)``).
     private static func ranks(
-        _ policy: CompiledPolicy, _ outcomes: [HandlerOutcome], _ fallback: HandlerOutcome, _ boxes: [[RegionSet]]
+        _ policy: CompiledPolicy, _ outcomes: [HandlerOutcome], _ fallback: HandlerOutcome, _ boxes: [[RegionSet]],
+        _ mayDecide: [Bool]?
     ) -> [String: Int]? {
-        let cancelling = policy.links.indices.filter { !policy.links[$0].isShadow && outcomes[$0].verdict == .cancel }
+        let cancelling = policy.links.indices.filter {
+            !policy.links[$0].isShadow && outcomes[$0].verdict == .cancel && mayDecide?[$0] ?? true
+        }
         // Boxes without their path: what two readings of one request share.
         let pathless = cancelling.map { position in
             var box = boxes[position]
@@ -92,5 +97,14 @@ enum ReadingTieBreak {
         var ranks: [String: Int] = [:]
         for (rank, span) in ordered.enumerated() { ranks[span.key] = rank }
         return ranks
+    }
+
+    /// Whether every reading of every request is, to both chains, a plain request of its own:
+    /// true when no handler has `urlPatterns` (the one condition a reading's standard spelling
+    /// changes; `ReadingsPremiseTests`). Then a handler the reachability analysis proves decides no
+    /// request decides no reading either, and may be left out of the tie (``ranks``): a chain
+    /// whose unreachable handler sits between two outcomes' spans no longer loses its proof.
+    static func readingsArePlainRequests(_ first: CompiledPolicy, _ second: CompiledPolicy) -> Bool {
+        (first.links + second.links).allSatisfy { $0.matcher.urlPatterns == nil }
     }
 }
