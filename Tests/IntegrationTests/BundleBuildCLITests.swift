@@ -8,6 +8,30 @@ import Testing
 /// `compile` then `bundle --config IMAGE` writes.
 @Suite("navpolicyd bundle: expiry and the compiled path")
 struct BundleBuildCLITests {
+    @Test("--issued-at in milliseconds or past 2^53 - 1 with its lifetime is refused (outside attack): nothing is written")
+    func issuedAtOutOfRange() throws {
+        let key = try BundleTrustLiveTests.Key()
+        let path = TestScratch.path("bundle-issued-at", suffix: ".json")
+        // Milliseconds by mistake: the default policyVersion would pin every app to this bundle.
+        // 2^53 - 1: expiresAt was written as a float no app accepts.
+        let milliseconds = String(Int(Date().timeIntervalSince1970) * 1_000)
+        for issuedAt in [milliseconds, "9007199254740991", "253402300800"] {
+            let refused = try BinaryRunner.run([
+                "bundle", "--config", "config/navpolicy.json", "--sign", key.path, "--issued-at", issuedAt, "--output", path,
+            ])
+            #expect(refused.status == 2, "\(issuedAt): \(refused.stderr)")
+            #expect(refused.stderr.contains("--issued-at"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: path), "nothing is written")
+        }
+        let lastSecond = try BinaryRunner.run([
+            "bundle", "--config", "config/navpolicy.json", "--sign", key.path, "--issued-at", "253402300799", "--lifetime",
+            "31536000", "--output", path,
+        ])
+        #expect(lastSecond.status == 0, "\(lastSecond.stderr)")
+        let verified = try BinaryRunner.run(["bundle", "verify", path, "--bundle-key", "\(key.keyId):\(key.publicKeyBase64)"])
+        #expect(verified.status == 0, "an exact expiresAt: \(verified.stdout)\(verified.stderr)")
+    }
+
     @Test("an already expired bundle is refused with exit 2 and ISO dates; --allow-expired writes it for refusal tests")
     func expiredIsRefused() throws {
         let key = try BundleTrustLiveTests.Key()

@@ -18,8 +18,11 @@ package struct BundleCommand: ParsableCommand {
         "output", "PATH", kind: .file, help: "write the bundle to PATH and its signature to PATH.sig (default: stdout)")
     static let publicKey = Flag(
         "public-key", help: "print the raw public key of --sign KEY as base64 (what apps verify with), nothing else")
+    /// Up to 9999-12-31T23:59:59Z: a time in milliseconds (≥ 10^12) is refused, as its default
+    /// policyVersion would pin every app to this bundle, and `issuedAt + --lifetime` stays an
+    /// exact JSON number (an outside attack wrote `expiresAt` as a float from 2^53 − 1).
     static let issuedAt = Option.integer(
-        "issued-at", "UNIXSECONDS", in: 0...BundleSettings.policyVersionRange.upperBound, phrase: "Unix seconds",
+        "issued-at", "UNIXSECONDS", in: 0...253_402_300_799, phrase: "Unix seconds up to 253402300799 (year 9999)",
         help: "the bundle's issuedAt (default: now); with --policy-version, reproduces a bundle byte for byte")
     static let lifetime = Option.integer(
         "lifetime", "SECONDS", in: BundleSettings.lifetimeRange, phrase: "60 to 31536000 seconds",
