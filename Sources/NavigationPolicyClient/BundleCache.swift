@@ -10,7 +10,7 @@ import NavigationPolicy
 ///
 /// The file is mapped, not read: the bundle is the part of the mapping after the two lines, and a
 /// compiled bundle decides from it in place (issue 42). A refresh writes the next file beside it
-/// (``stage(_:signature:)``) and renames it over this one only after it verified.
+/// (``createStagingFile(signature:)``) and renames it over this one only after it verified.
 struct BundleCache: Sendable {
     static let fileName = "navpolicy-bundle.cache"
     /// Files being written by a refresh: `navpolicy-bundle.cache.<UUID>.partial`.
@@ -77,7 +77,7 @@ struct BundleCache: Sendable {
     /// Replaces the file atomically with `bytes`: `.atomic` writes a temporary file in the same
     /// directory and renames it over the old one, so a crash or a full disk leaves the old file
     /// or the new one, never a mix (a torn file would still be refused by `load` and the
-    /// signature check). For bundles already in memory; refreshes use ``stage(_:signature:)``.
+    /// signature check). For bundles already in memory; refreshes use ``createStagingFile(signature:)``.
     func store(bytes: [UInt8], signature: [UInt8]?) throws(BundleCacheWriteError) {
         do {
             try FileManager.default.createDirectory(
@@ -88,55 +88,30 @@ struct BundleCache: Sendable {
         }
     }
 
-    /// Writes a cache file for the downloaded bundle at `body` next to this one, under a name of
-    /// its own (``stagingSuffix``), copying the body in 1 MiB chunks (never the whole bundle in
-    /// memory) and flushing it to disk. The caller maps and verifies it, then ``install(_:)``s it
-    /// or deletes it. A body over the client's limit is refused (`too-large`) without copying on.
-    func stage(_ body: URL, signature: [UInt8]?) throws(StageFailure) -> URL {
+    /// Creates a cache file for a download next to this one, under a name of its own
+    /// (``stagingSuffix``), holding the two header lines: the refresh streams the body into the
+    /// returned handle as it arrives (never the whole bundle in memory, no copy from a session's
+    /// temporary file; issue 42), then maps and verifies it and ``install(_:)``s it or deletes it.
+    func createStagingFile(signature: [UInt8]?) throws(BundleCacheWriteError) -> (url: URL, handle: FileHandle) {
         let staged = file.deletingLastPathComponent()
             .appendingPathComponent(Self.fileName + "." + UUID().uuidString + Self.stagingSuffix)
         do {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw .write(BundleCacheWriteError(path: staged.path, reason: error.localizedDescription))
+            throw BundleCacheWriteError(path: staged.path, reason: error.localizedDescription)
         }
         guard FileManager.default.createFile(atPath: staged.path, contents: Data(Self.header(signature: signature))) else {
-            throw .write(BundleCacheWriteError(path: staged.path, reason: "cannot be created"))
+            throw BundleCacheWriteError(path: staged.path, reason: "cannot be created")
         }
         do {
-            let input = try FileHandle(forReadingFrom: body)
-            defer { try? input.close() }
-            let output = try FileHandle(forWritingTo: staged)
-            defer { try? output.close() }
-            _ = try output.seekToEnd()
-            var copied = 0
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                copied += chunk.count
-                guard copied <= VerifiedBundle.maximumFileBytes else {
-                    try? FileManager.default.removeItem(at: staged)
-                    throw StageFailure.tooLarge(copied)
-                }
-                try output.write(contentsOf: chunk)
-            }
-            // On disk before the rename makes it the last good bundle: a power cut after the
-            // rename must not leave a cache file of zeros.
-            try output.synchronize()
-        } catch let failure as StageFailure {
-            throw failure
+            let handle = try FileHandle(forWritingTo: staged)
+            _ = try handle.seekToEnd()
+            return (staged, handle)
         } catch {
             try? FileManager.default.removeItem(at: staged)
-            throw .write(BundleCacheWriteError(path: staged.path, reason: error.localizedDescription))
+            throw BundleCacheWriteError(path: staged.path, reason: error.localizedDescription)
         }
-        return staged
-    }
-
-    /// Why ``stage(_:signature:)`` wrote no file.
-    enum StageFailure: Error {
-        /// The cache directory or the file could not be written: the bundle may still be used.
-        case write(BundleCacheWriteError)
-        /// The body is larger than any bundle the client reads (bytes copied so far).
-        case tooLarge(Int)
     }
 
     /// Deletes staged files a refresh left behind when its process was killed mid-way (its own

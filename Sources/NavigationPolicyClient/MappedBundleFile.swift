@@ -41,15 +41,22 @@ struct MappedBundleFile: Sendable {
         }
     }
 
-    /// Maps `url` read-only; files over `maxBytes` are refused before anything is read.
+    /// Maps `url` read-only; anything but a regular file, and files over `maxBytes`, are refused
+    /// before anything is read.
     static func map(_ url: URL, maxBytes: Int) throws(Failure) -> MappedBundleFile {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO put where a cache file belongs blocks until a writer comes,
+        // which hung the client's initializer (finding F4); non-blocking, the open returns and
+        // the type check below refuses it.
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno)))
         }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw .unreadable(String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .unreadable("not a regular file") }
+        // Back to blocking reads for the copy below (regular files never block anyway).
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         let size = Int(status.st_size)
         guard size <= maxBytes else { throw .tooLarge(bytes: size, limit: maxBytes) }
         if size > 0 {
@@ -64,7 +71,13 @@ struct MappedBundleFile: Sendable {
             }
         }
         do {
-            return MappedBundleFile(bytes: PolicyImageBytes(copying: try Data(contentsOf: url)), isMapped: false)
+            // From the descriptor checked above, not the path again (which may name another file by now).
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+            let data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+            guard data.count <= maxBytes else { throw Failure.tooLarge(bytes: data.count, limit: maxBytes) }
+            return MappedBundleFile(bytes: PolicyImageBytes(copying: data), isMapped: false)
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw .unreadable(error.localizedDescription)
         }

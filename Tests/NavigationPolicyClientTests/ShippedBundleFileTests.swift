@@ -91,6 +91,26 @@ struct ShippedBundleFileTests {
                 == ["download.tmp", BundleCache.fileName])
     }
 
+    @Test("a FIFO where the cache file belongs is refused at once, and the shipped bundle decides")
+    func aFIFOInPlaceOfTheCacheFileIsRefusedWithoutBlocking() throws {
+        let verifier = ChecksumVerifier()
+        let bytes = bundleBytes()
+        let file = try Self.shippedFile(bytes, signatureText: Data(verifier.sign(bytes)).base64EncodedString())
+        let directory = try temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
+        }
+        // Opening a FIFO for reading blocks until a writer comes: before O_NONBLOCK, this
+        // initializer never returned (finding F4).
+        #expect(mkfifo(BundleCache(directory: directory).file.path, 0o600) == 0)
+        let client = NavigationPolicyClient(
+            configuration: .init(shippedBundle: .init(contentsOf: file), cacheDirectory: directory, verifier: verifier))
+        #expect(client.source == .shipped)
+        #expect(client.startupIssues.map(\.kind) == [.unreadableCache], "\(client.startupIssues)")
+        #expect(client.startupIssues.first?.description.contains("not a regular file") == true)
+    }
+
     @Test func stagedFilesAKilledRefreshLeftAreDeletedOnceOldNotWhileFresh() throws {
         let (directory, cache, body) = try Self.cacheWithDownload()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -102,6 +122,16 @@ struct ShippedBundleFileTests {
         #expect(!FileManager.default.fileExists(atPath: abandoned.path))
         #expect(FileManager.default.fileExists(atPath: fresh.path))
         #expect(FileManager.default.fileExists(atPath: cache.file.path))
+    }
+}
+
+extension BundleCache {
+    /// A staging file holding `body`, as a refresh streams it in.
+    func stage(_ body: URL, signature: [UInt8]?) throws -> URL {
+        let (url, handle) = try createStagingFile(signature: signature)
+        try handle.write(contentsOf: Data(contentsOf: body))
+        try handle.close()
+        return url
     }
 }
 
