@@ -21,6 +21,10 @@ struct BundleCache: Sendable {
     private static let maximumSignatureLine = 1024
 
     let file: URL
+    /// A staging file while the download is written into it: this user's alone.
+    static let stagingPermissions: mode_t = 0o600
+    /// The last good bundle: read-only, this user's alone to replace (by rename).
+    static let installedPermissions: mode_t = 0o444
 
     init(directory: URL) {
         self.file = directory.appendingPathComponent(Self.fileName, isDirectory: false)
@@ -43,7 +47,7 @@ struct BundleCache: Sendable {
     static func load(_ url: URL) throws(BundleRejection) -> Stored? {
         let mapping: MappedBundleFile
         do {
-            mapping = try MappedBundleFile.map(url, maxBytes: VerifiedBundle.maximumFileBytes + 4096)
+            mapping = try MappedBundleFile.map(url, maxBytes: VerifiedBundle.maximumFileBytes + 4096, privateToThisUser: true)
         } catch MappedBundleFile.Failure.missing {
             return nil
         } catch {
@@ -83,6 +87,7 @@ struct BundleCache: Sendable {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(Self.header(signature: signature) + bytes).write(to: file, options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: Int(Self.installedPermissions)], ofItemAtPath: file.path)
         } catch {
             throw BundleCacheWriteError(path: file.path, reason: error.localizedDescription)
         }
@@ -101,7 +106,11 @@ struct BundleCache: Sendable {
         } catch {
             throw BundleCacheWriteError(path: staged.path, reason: error.localizedDescription)
         }
-        guard FileManager.default.createFile(atPath: staged.path, contents: Data(Self.header(signature: signature))) else {
+        guard
+            FileManager.default.createFile(
+                atPath: staged.path, contents: Data(Self.header(signature: signature)),
+                attributes: [.posixPermissions: Int(Self.stagingPermissions)])
+        else {
             throw BundleCacheWriteError(path: staged.path, reason: "cannot be created")
         }
         do {
@@ -131,6 +140,12 @@ struct BundleCache: Sendable {
     /// Makes the staged file the last good bundle (rename(2) over the old one: a launch reads the
     /// old file or the new one, and a mapping of the old one stays valid).
     func install(_ staged: URL) throws(BundleCacheWriteError) {
+        // Read-only before it is the last good bundle: nothing of this app's should write it in
+        // place (a mapping would change under the client), and ``load(_:)`` refuses one that
+        // group or others may write.
+        guard chmod(staged.path, Self.installedPermissions) == 0 else {
+            throw BundleCacheWriteError(path: staged.path, reason: String(cString: strerror(errno)))
+        }
         try replaceFileAtomically(file, with: staged)
     }
 }

@@ -111,6 +111,10 @@ struct ClientFileBackedLiveTests {
         #expect(refresh["policyVersionAfter"] as? Int == 200)
         #expect(refresh["verdictAfter"] as? String == "cancel")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path) == ["navpolicy-bundle.cache"])
+        // Read-only before the rename: nothing writes the mapped file in place (finding F2).
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: cache.appendingPathComponent("navpolicy-bundle.cache").path)
+        #expect(attributes[.posixPermissions] as? Int == 0o444)
 
         let cached = try Self.run("launch", setup, cache: cache, bundleURL: bundleURL, url: "https://newer.example/")
         #expect(cached["source"] as? String == "cache", "\(cached)")

@@ -111,6 +111,32 @@ struct ShippedBundleFileTests {
         #expect(client.startupIssues.first?.description.contains("not a regular file") == true)
     }
 
+    @Test("cache files are written read-only; one that group or others may write is refused")
+    func aCacheFileOthersMayWriteIsRefused() throws {
+        let verifier = ChecksumVerifier()
+        let shippedBytes = bundleBytes()
+        let file = try Self.shippedFile(shippedBytes, signatureText: Data(verifier.sign(shippedBytes)).base64EncodedString())
+        let directory = try temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
+        }
+        let cache = BundleCache(directory: directory)
+        let cachedBytes = bundleBytes(revisionDigit: "e")
+        try cache.store(bytes: cachedBytes, signature: verifier.sign(cachedBytes))
+        let mode = try FileManager.default.attributesOfItem(atPath: cache.file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o444)
+        let configuration = NavigationPolicyClient.Configuration(
+            shippedBundle: .init(contentsOf: file), cacheDirectory: directory, verifier: verifier)
+        #expect(NavigationPolicyClient(configuration: configuration).source == .cache)
+        // Group-writable: another process of the group could change the policy in place (finding F2).
+        #expect(chmod(cache.file.path, 0o664) == 0)
+        let client = NavigationPolicyClient(configuration: configuration)
+        #expect(client.source == .shipped)
+        #expect(client.startupIssues.map(\.kind) == [.unreadableCache], "\(client.startupIssues)")
+        #expect(client.startupIssues.first?.description.contains("writable by group or others") == true)
+    }
+
     @Test func stagedFilesAKilledRefreshLeftAreDeletedOnceOldNotWhileFresh() throws {
         let (directory, cache, body) = try Self.cacheWithDownload()
         defer { try? FileManager.default.removeItem(at: directory) }
