@@ -91,12 +91,17 @@ struct ShippedBundleFileTests {
                 == ["download.tmp", BundleCache.fileName])
     }
 
-    @Test("a FIFO where the cache file belongs is refused at once, and the shipped bundle decides")
-    func aFIFOInPlaceOfTheCacheFileIsRefusedWithoutBlocking() throws {
+    /// A signed shipped bundle file and an empty cache directory (the caller deletes both).
+    static func signedShippedFileAndCacheDirectory() throws -> (verifier: ChecksumVerifier, file: URL, directory: URL) {
         let verifier = ChecksumVerifier()
         let bytes = bundleBytes()
-        let file = try Self.shippedFile(bytes, signatureText: Data(verifier.sign(bytes)).base64EncodedString())
-        let directory = try temporaryDirectory()
+        let file = try shippedFile(bytes, signatureText: Data(verifier.sign(bytes)).base64EncodedString())
+        return (verifier, file, try temporaryDirectory())
+    }
+
+    @Test("a FIFO where the cache file belongs is refused at once, and the shipped bundle decides")
+    func aFIFOInPlaceOfTheCacheFileIsRefusedWithoutBlocking() throws {
+        let (verifier, file, directory) = try Self.signedShippedFileAndCacheDirectory()
         defer {
             try? FileManager.default.removeItem(at: directory)
             try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
@@ -113,10 +118,7 @@ struct ShippedBundleFileTests {
 
     @Test("cache files are written read-only; one that group or others may write is refused")
     func aCacheFileOthersMayWriteIsRefused() throws {
-        let verifier = ChecksumVerifier()
-        let shippedBytes = bundleBytes()
-        let file = try Self.shippedFile(shippedBytes, signatureText: Data(verifier.sign(shippedBytes)).base64EncodedString())
-        let directory = try temporaryDirectory()
+        let (verifier, file, directory) = try Self.signedShippedFileAndCacheDirectory()
         defer {
             try? FileManager.default.removeItem(at: directory)
             try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
