@@ -3,6 +3,7 @@
 
 Usage: bundle-origin.py --body FILE [--signature BASE64] [--etag TAG] [--cache-control VALUE]
                         [--not-modified-after N] [--truncate-at N]
+                        [--gzip-bomb BYTES] [--claim-length N] [--drip-every SECONDS]
 Prints "listening PORT" once bound to a free loopback port, then answers every GET with
 200, the file's bytes, `ETag` (default: none), `Cache-Control: max-age=300, no-transform` and
 `Navpolicy-Bundle-Signature` when given. The client's live tests use it to hand the client a
@@ -10,10 +11,34 @@ tampered bundle under a genuine signature, which no real daemon would serve, or 
 with a `Cache-Control` no daemon sends (`--cache-control`; after N answers,
 `--not-modified-after N` answers 304 with it, as an injected 304 would), or a download cut
 short (`--truncate-at N`: the full Content-Length, N bytes of body, then the connection closed).
+Hostile answers: `--gzip-bomb BYTES` sends, instead of the file, `Content-Encoding: gzip` and a
+small gzip stream inflating to BYTES zero bytes; `--claim-length N` announces a Content-Length of
+N, sends the file and closes the connection; `--drip-every SECONDS` announces
+`Content-Length: 100000`, then sends one byte every SECONDS, never finishing.
 """
 import argparse
 import http.server
+import struct
 import sys
+import time
+import zlib
+
+
+def gzip_of_zeros(count):
+    """A gzip stream inflating to `count` zero bytes (rounded up to 16 MiB), made without
+    compressing them all: after a full flush deflate refers to nothing before it, so every
+    16 MiB block after the first compresses to the same bytes, repeated; then an empty final
+    block and the trailer (CRC-32 and length)."""
+    chunk = bytes(16 << 20)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    first = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    repeated = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    chunks = -(-count // len(chunk))
+    crc = 0
+    for _ in range(chunks):
+        crc = zlib.crc32(chunk, crc)
+    trailer = struct.pack("<II", crc, (chunks * len(chunk)) & 0xFFFFFFFF)
+    return first + repeated * (chunks - 1) + b"\x03\x00" + trailer
 
 
 def main():
@@ -24,9 +49,14 @@ def main():
     parser.add_argument("--cache-control", default="max-age=300, no-transform")
     parser.add_argument("--not-modified-after", type=int)
     parser.add_argument("--truncate-at", type=int)
+    parser.add_argument("--gzip-bomb", type=int)
+    parser.add_argument("--claim-length", type=int)
+    parser.add_argument("--drip-every", type=float)
     options = parser.parse_args()
     with open(options.body, "rb") as file:
         body = file.read()
+    if options.gzip_bomb is not None:
+        body = gzip_of_zeros(options.gzip_bomb)
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -46,7 +76,25 @@ def main():
                 return
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
+            if options.drip_every is not None:
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                try:
+                    for _ in range(100000 - 1):
+                        self.wfile.write(b"{")
+                        self.wfile.flush()
+                        time.sleep(options.drip_every)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+                return
+            if options.claim_length is not None:
+                self.send_header("Content-Length", str(options.claim_length))
+                self.close_connection = True
+            else:
+                self.send_header("Content-Length", str(len(body)))
+            if options.gzip_bomb is not None:
+                self.send_header("Content-Encoding", "gzip")
             self.send_header("Cache-Control", options.cache_control)
             if options.etag:
                 self.send_header("ETag", options.etag)
@@ -58,7 +106,11 @@ def main():
                 self.wfile.flush()
                 self.close_connection = True
                 return
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                # The client hung up on a hostile answer, as it should.
+                self.close_connection = True
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(f"listening {server.server_address[1]}", flush=True)

@@ -10,7 +10,7 @@ import NavigationPolicy
 ///
 /// The file is mapped, not read: the bundle is the part of the mapping after the two lines, and a
 /// compiled bundle decides from it in place (issue 42). A refresh writes the next file beside it
-/// (``stage(_:signature:)``) and renames it over this one only after it verified.
+/// (``createStagingFile(signature:)``) and renames it over this one only after it verified.
 struct BundleCache: Sendable {
     static let fileName = "navpolicy-bundle.cache"
     /// Files being written by a refresh: `navpolicy-bundle.cache.<UUID>.partial`.
@@ -21,6 +21,10 @@ struct BundleCache: Sendable {
     private static let maximumSignatureLine = 1024
 
     let file: URL
+    /// A staging file while the download is written into it: this user's alone.
+    static let stagingPermissions: mode_t = 0o600
+    /// The last good bundle: read-only, this user's alone to replace (by rename).
+    static let installedPermissions: mode_t = 0o444
 
     init(directory: URL) {
         self.file = directory.appendingPathComponent(Self.fileName, isDirectory: false)
@@ -43,7 +47,7 @@ struct BundleCache: Sendable {
     static func load(_ url: URL) throws(BundleRejection) -> Stored? {
         let mapping: MappedBundleFile
         do {
-            mapping = try MappedBundleFile.map(url, maxBytes: VerifiedBundle.maximumFileBytes + 4096)
+            mapping = try MappedBundleFile.map(url, maxBytes: VerifiedBundle.maximumFileBytes + 4096, privateToThisUser: true)
         } catch MappedBundleFile.Failure.missing {
             return nil
         } catch {
@@ -77,66 +81,46 @@ struct BundleCache: Sendable {
     /// Replaces the file atomically with `bytes`: `.atomic` writes a temporary file in the same
     /// directory and renames it over the old one, so a crash or a full disk leaves the old file
     /// or the new one, never a mix (a torn file would still be refused by `load` and the
-    /// signature check). For bundles already in memory; refreshes use ``stage(_:signature:)``.
+    /// signature check). For bundles already in memory; refreshes use ``createStagingFile(signature:)``.
     func store(bytes: [UInt8], signature: [UInt8]?) throws(BundleCacheWriteError) {
         do {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(Self.header(signature: signature) + bytes).write(to: file, options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: Int(Self.installedPermissions)], ofItemAtPath: file.path)
         } catch {
             throw BundleCacheWriteError(path: file.path, reason: error.localizedDescription)
         }
     }
 
-    /// Writes a cache file for the downloaded bundle at `body` next to this one, under a name of
-    /// its own (``stagingSuffix``), copying the body in 1 MiB chunks (never the whole bundle in
-    /// memory) and flushing it to disk. The caller maps and verifies it, then ``install(_:)``s it
-    /// or deletes it. A body over the client's limit is refused (`too-large`) without copying on.
-    func stage(_ body: URL, signature: [UInt8]?) throws(StageFailure) -> URL {
+    /// Creates a cache file for a download next to this one, under a name of its own
+    /// (``stagingSuffix``), holding the two header lines: the refresh streams the body into the
+    /// returned handle as it arrives (never the whole bundle in memory, no copy from a session's
+    /// temporary file; issue 42), then maps and verifies it and ``install(_:)``s it or deletes it.
+    func createStagingFile(signature: [UInt8]?) throws(BundleCacheWriteError) -> (url: URL, handle: FileHandle) {
         let staged = file.deletingLastPathComponent()
             .appendingPathComponent(Self.fileName + "." + UUID().uuidString + Self.stagingSuffix)
         do {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw .write(BundleCacheWriteError(path: staged.path, reason: error.localizedDescription))
+            throw BundleCacheWriteError(path: staged.path, reason: error.localizedDescription)
         }
-        guard FileManager.default.createFile(atPath: staged.path, contents: Data(Self.header(signature: signature))) else {
-            throw .write(BundleCacheWriteError(path: staged.path, reason: "cannot be created"))
+        guard
+            FileManager.default.createFile(
+                atPath: staged.path, contents: Data(Self.header(signature: signature)),
+                attributes: [.posixPermissions: Int(Self.stagingPermissions)])
+        else {
+            throw BundleCacheWriteError(path: staged.path, reason: "cannot be created")
         }
         do {
-            let input = try FileHandle(forReadingFrom: body)
-            defer { try? input.close() }
-            let output = try FileHandle(forWritingTo: staged)
-            defer { try? output.close() }
-            _ = try output.seekToEnd()
-            var copied = 0
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                copied += chunk.count
-                guard copied <= VerifiedBundle.maximumFileBytes else {
-                    try? FileManager.default.removeItem(at: staged)
-                    throw StageFailure.tooLarge(copied)
-                }
-                try output.write(contentsOf: chunk)
-            }
-            // On disk before the rename makes it the last good bundle: a power cut after the
-            // rename must not leave a cache file of zeros.
-            try output.synchronize()
-        } catch let failure as StageFailure {
-            throw failure
+            let handle = try FileHandle(forWritingTo: staged)
+            _ = try handle.seekToEnd()
+            return (staged, handle)
         } catch {
             try? FileManager.default.removeItem(at: staged)
-            throw .write(BundleCacheWriteError(path: staged.path, reason: error.localizedDescription))
+            throw BundleCacheWriteError(path: staged.path, reason: error.localizedDescription)
         }
-        return staged
-    }
-
-    /// Why ``stage(_:signature:)`` wrote no file.
-    enum StageFailure: Error {
-        /// The cache directory or the file could not be written: the bundle may still be used.
-        case write(BundleCacheWriteError)
-        /// The body is larger than any bundle the client reads (bytes copied so far).
-        case tooLarge(Int)
     }
 
     /// Deletes staged files a refresh left behind when its process was killed mid-way (its own
@@ -156,6 +140,12 @@ struct BundleCache: Sendable {
     /// Makes the staged file the last good bundle (rename(2) over the old one: a launch reads the
     /// old file or the new one, and a mapping of the old one stays valid).
     func install(_ staged: URL) throws(BundleCacheWriteError) {
+        // Read-only before it is the last good bundle: nothing of this app's should write it in
+        // place (a mapping would change under the client), and ``load(_:)`` refuses one that
+        // group or others may write.
+        guard chmod(staged.path, Self.installedPermissions) == 0 else {
+            throw BundleCacheWriteError(path: staged.path, reason: String(cString: strerror(errno)))
+        }
         try replaceFileAtomically(file, with: staged)
     }
 }

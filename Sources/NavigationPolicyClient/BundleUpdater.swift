@@ -14,7 +14,6 @@ actor BundleUpdater {
     private var inFlight: Task<RefreshOutcome, Never>?
     /// The kept `max-age` in seconds, -1 before one: atomic so ``currentMaxAge`` needs no `await`.
     private let keptMaxAgeSeconds = Atomic<Int>(-1)
-    private var defaultSession: URLSession?
 
     init(slot: PolicySnapshotSlot, configuration: NavigationPolicyClient.Configuration, cache: BundleCache?) {
         self.slot = slot
@@ -47,21 +46,41 @@ actor BundleUpdater {
         if let token = configuration.authorizationToken {
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
-        // A download task: the body goes to a file as it arrives (a data task would hold it in
-        // memory twice over, which for a 1M-host compiled bundle was 200+ MB; issue 42).
-        let body: URL
-        let response: URLResponse
-        do {
-            (body, response) = try await session().download(for: request)
-        } catch {
-            return .unavailable(reason: error.localizedDescription)
+        // Not compressed: the body is mapped as it lies, and an answer that is compressed anyway
+        // counts against the limit as it inflates (BundleDownload).
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        let cache = self.cache
+        // Streamed into its cache file as it arrives (issue 42; finding F3): no whole body in
+        // memory, no session temporary file, never more than the limit on disk.
+        let outcome = await BundleDownload.run(
+            request, configuration: sessionConfiguration(), limit: VerifiedBundle.maximumFileBytes,
+            deadline: configuration.refreshTimeout
+        ) { http throws(BundleCacheWriteError) in
+            let signature = (try? BundleUpdater.signature(from: http).get()) ?? nil
+            if let cache {
+                cache.removeAbandonedStagingFiles()
+                if let staged = try? cache.createStagingFile(signature: signature) { return staged }
+            }
+            return try BundleUpdater.temporaryBodyFile()
         }
-        // The session's file is ours to delete, whatever the answer; removing it while the bundle
-        // is mapped from it (no cache directory) is fine: the mapping keeps the data.
-        defer { try? FileManager.default.removeItem(at: body) }
-        guard let http = response as? HTTPURLResponse else {
-            return .unavailable(reason: "not an HTTP response")
+        let body: URL?
+        let http: HTTPURLResponse
+        switch outcome {
+        case .answered(let response, let file):
+            (http, body) = (response, file)
+        case .tooLarge(let bytes):
+            let limit = VerifiedBundle.maximumFileBytes
+            return .rejected(BundleRejection(.tooLarge, "over \(bytes) bytes; the limit is \(limit)"))
+        case .writeFailed(let failure):
+            return .unavailable(reason: failure.description)
+        case .failed(let reason):
+            return .unavailable(reason: reason)
         }
+        // Deleted unless installed below, whatever the answer: a refused or failed download leaves
+        // the cache as it was. Removing it while the bundle is mapped from it (no cache directory)
+        // is fine: the mapping keeps the data.
+        var installed = false
+        defer { if let body, !installed { try? FileManager.default.removeItem(at: body) } }
         // Unsigned (headers are never covered by the bundle's signature) and possibly injected,
         // so taken only from an answer the client keeps, and never longer than the daemon allows.
         let answeredMaxAge = http.value(forHTTPHeaderField: "Cache-Control").flatMap(Self.acceptedMaxAgeSeconds)
@@ -78,22 +97,15 @@ actor BundleUpdater {
             return .unavailable(reason: "HTTP \(http.statusCode) from \(url.absoluteString)")
         }
         let signature: [UInt8]?
-        if let header = http.value(forHTTPHeaderField: "Navpolicy-Bundle-Signature") {
-            guard let decoded = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)) else {
-                return .rejected(BundleRejection(.badSignature, "Navpolicy-Bundle-Signature is not base64"))
-            }
-            signature = [UInt8](decoded)
-        } else {
-            signature = nil
+        switch Self.signature(from: http) {
+        case .success(let decoded): signature = decoded
+        case .failure(let rejection): return .rejected(rejection)
         }
+        guard let body else { return .unavailable(reason: "no body") }
         let candidate: DownloadedBundle
-        switch stageAndMap(body, signature: signature) {
+        switch map(body) {
         case .success(let mapped): candidate = mapped
         case .failure(let failure): return failure.outcome
-        }
-        // Deleted unless installed below: a refused or failed download leaves the cache as it was.
-        defer {
-            if let staged = candidate.staged { try? FileManager.default.removeItem(at: staged) }
         }
         // Its pages are handed back as the check reads them: the bundle deciding now and this one
         // are never both resident whole.
@@ -128,6 +140,7 @@ actor BundleUpdater {
         }
         do throws(BundleCacheWriteError) {
             try cache.install(staged)
+            installed = true
         } catch {
             return .updated(revision: bundle.revision, cache: .failed(error))
         }
@@ -135,46 +148,38 @@ actor BundleUpdater {
     }
 
     /// A downloaded bundle mapped for its check: from its cache file staged beside the last good
-    /// one (so that, once verified, a rename makes it the last good one), or from the session's
-    /// own file when there is no cache directory or it cannot be written.
+    /// one (so that, once verified, a rename makes it the last good one), or from a temporary
+    /// file when there is no cache directory or it cannot be written.
     private struct DownloadedBundle {
         let bundle: PolicyImageBytes
         let mapping: MappedBundleFile
-        /// The staged cache file; nil when the bundle is mapped from the session's file.
+        /// The staged cache file; nil when the bundle is mapped from a temporary file.
         let staged: URL?
         /// Why it could not be staged, when a cache is configured.
         let stagingError: BundleCacheWriteError?
     }
 
-    /// The body at `body` staged in the cache directory (when there is one) and mapped; an
-    /// outcome to return instead when it is too large or cannot be read at all.
-    private func stageAndMap(_ body: URL, signature: [UInt8]?) -> Result<DownloadedBundle, RefreshFailure> {
-        var stagingError: BundleCacheWriteError?
-        if let cache {
-            cache.removeAbandonedStagingFiles()
-            do throws(BundleCache.StageFailure) {
-                let staged = try cache.stage(body, signature: signature)
-                do throws(BundleRejection) {
-                    guard let stored = try BundleCache.load(staged) else {
-                        return .failure(RefreshFailure(.unavailable(reason: "\(staged.path) vanished")))
-                    }
-                    return .success(
-                        DownloadedBundle(bundle: stored.bundle, mapping: stored.mapping, staged: staged, stagingError: nil))
-                } catch {
-                    try? FileManager.default.removeItem(at: staged)
-                    return .failure(RefreshFailure(.unavailable(reason: error.reason)))
-                }
-            } catch {
-                switch error {
-                case .tooLarge(let bytes):
-                    let limit = VerifiedBundle.maximumFileBytes
-                    let rejection = BundleRejection(.tooLarge, "over \(bytes) bytes; the limit is \(limit)")
-                    return .failure(RefreshFailure(.rejected(rejection)))
-                case .write(let failure):
-                    stagingError = failure
-                }
-            }
+    /// The downloaded body at `body` (a staged cache file when it lies in the cache directory)
+    /// mapped; an outcome to return instead when it cannot be read.
+    private func map(_ body: URL) -> Result<DownloadedBundle, RefreshFailure> {
+        guard let cache else { return mapTemporary(body, stagingError: nil) }
+        let directory = cache.file.deletingLastPathComponent()
+        guard body.deletingLastPathComponent().standardizedFileURL == directory.standardizedFileURL else {
+            let failure = BundleCacheWriteError(path: directory.path, reason: "a staging file cannot be created there")
+            return mapTemporary(body, stagingError: failure)
         }
+        do throws(BundleRejection) {
+            guard let stored = try BundleCache.load(body) else {
+                return .failure(RefreshFailure(.unavailable(reason: "\(body.path) vanished")))
+            }
+            return .success(DownloadedBundle(bundle: stored.bundle, mapping: stored.mapping, staged: body, stagingError: nil))
+        } catch {
+            return .failure(RefreshFailure(.unavailable(reason: error.reason)))
+        }
+    }
+
+    /// A body in the temporary directory mapped (no cache, or none could be staged there).
+    private func mapTemporary(_ body: URL, stagingError: BundleCacheWriteError?) -> Result<DownloadedBundle, RefreshFailure> {
         let mapping: MappedBundleFile
         do throws(MappedBundleFile.Failure) {
             mapping = try MappedBundleFile.map(body, maxBytes: VerifiedBundle.maximumFileBytes)
@@ -185,6 +190,26 @@ actor BundleUpdater {
             return .failure(RefreshFailure(.unavailable(reason: "the downloaded bundle cannot be read: \(error.reason)")))
         }
         return .success(DownloadedBundle(bundle: mapping.bytes, mapping: mapping, staged: nil, stagingError: stagingError))
+    }
+
+    /// The bundle signature an answer carries (`Navpolicy-Bundle-Signature`, base64); nil when none.
+    static func signature(from http: HTTPURLResponse) -> Result<[UInt8]?, BundleRejection> {
+        guard let header = http.value(forHTTPHeaderField: "Navpolicy-Bundle-Signature") else { return .success(nil) }
+        guard let decoded = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)) else {
+            return .failure(BundleRejection(.badSignature, "Navpolicy-Bundle-Signature is not base64"))
+        }
+        return .success([UInt8](decoded))
+    }
+
+    /// An empty file in the temporary directory for a body when there is no cache to stage it in.
+    static func temporaryBodyFile() throws(BundleCacheWriteError) -> (url: URL, handle: FileHandle) {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("navpolicy-download-" + UUID().uuidString)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: url)
+        else {
+            throw BundleCacheWriteError(path: url.path, reason: "cannot be created")
+        }
+        return (url, handle)
     }
 
     /// The outcome of a refresh that ends before the bundle is checked, as an `Error` for `Result`.
@@ -219,15 +244,14 @@ actor BundleUpdater {
         return nil
     }
 
-    /// The configured session, else an ephemeral one without URLCache, made once.
-    private func session() -> URLSession {
-        if let session = configuration.session ?? defaultSession { return session }
+    /// The configured session's configuration, else an ephemeral one without URLCache: each
+    /// refresh makes its own session from it, whose delegate streams the body (BundleDownload).
+    private func sessionConfiguration() -> URLSessionConfiguration {
+        if let session = configuration.session { return session.configuration }
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = URLSession(configuration: sessionConfiguration)
-        defaultSession = session
-        return session
+        return sessionConfiguration
     }
 
     /// The longest `max-age` the client keeps: the daemon's own limit for

@@ -41,15 +41,28 @@ struct MappedBundleFile: Sendable {
         }
     }
 
-    /// Maps `url` read-only; files over `maxBytes` are refused before anything is read.
-    static func map(_ url: URL, maxBytes: Int) throws(Failure) -> MappedBundleFile {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+    /// Maps `url` read-only; anything but a regular file, and files over `maxBytes`, are refused
+    /// before anything is read. With `privateToThisUser` (the client's own cache files), so is a
+    /// file another user owns or that group or others may write: only this user may change the
+    /// policy the client decides with (docs/bundles.md, "The cache on disk").
+    static func map(_ url: URL, maxBytes: Int, privateToThisUser: Bool = false) throws(Failure) -> MappedBundleFile {
+        // O_NONBLOCK: opening a FIFO put where a cache file belongs blocks until a writer comes,
+        // which hung the client's initializer (finding F4); non-blocking, the open returns and
+        // the type check below refuses it.
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno)))
         }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw .unreadable(String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .unreadable("not a regular file") }
+        if privateToThisUser {
+            guard status.st_uid == geteuid() else { throw .unreadable("owned by another user") }
+            guard status.st_mode & (S_IWGRP | S_IWOTH) == 0 else { throw .unreadable("writable by group or others") }
+        }
+        // Back to blocking reads for the copy below (regular files never block anyway).
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         let size = Int(status.st_size)
         guard size <= maxBytes else { throw .tooLarge(bytes: size, limit: maxBytes) }
         if size > 0 {
@@ -64,7 +77,13 @@ struct MappedBundleFile: Sendable {
             }
         }
         do {
-            return MappedBundleFile(bytes: PolicyImageBytes(copying: try Data(contentsOf: url)), isMapped: false)
+            // From the descriptor checked above, not the path again (which may name another file by now).
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+            let data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+            guard data.count <= maxBytes else { throw Failure.tooLarge(bytes: data.count, limit: maxBytes) }
+            return MappedBundleFile(bytes: PolicyImageBytes(copying: data), isMapped: false)
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw .unreadable(error.localizedDescription)
         }
@@ -92,8 +111,10 @@ struct MappedBundleFile: Sendable {
     /// 27 MB of peak RSS on Linux, on top of the one deciding during a refresh. With it, what is
     /// resident at once is what the check read in the last few milliseconds; a page dropped just
     /// before the check reads it is read again from the page cache (the mapping is private and
-    /// read-only, so every page reads back as the file holds it). Safe to run while other
-    /// threads read the same mapping, for the same reason.
+    /// read-only, so a dropped page reads back as the file holds it *now*: the same bytes as
+    /// long as nobody writes the file in place, which the client never does (it replaces cache
+    /// files by rename, which leaves a mapped inode as it was; docs/bundles.md, "The cache on
+    /// disk"). Safe to run while other threads read the same mapping, for the same reason.
     func checkingWithBoundedResidency<Result>(_ check: () throws(BundleRejection) -> Result) throws(BundleRejection)
         -> Result
     {

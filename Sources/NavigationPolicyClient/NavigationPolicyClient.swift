@@ -38,12 +38,17 @@ public final class NavigationPolicyClient: Sendable {
         /// Reads version-1 bundles (no signed version or expiry, so no replay or expiry check);
         /// off by default. See ``BundleTrust/acceptsUnversionedBundles``.
         public var acceptsUnversionedBundles: Bool
-        /// The session refreshes use; nil (the default) makes an ephemeral one that bypasses
-        /// URLCache, so `If-None-Match` always reaches the daemon. It is made at the first
-        /// refresh, so loading a bundle at launch costs no networking setup.
+        /// The session whose configuration refreshes use (each refresh makes a session of it
+        /// with its own delegate, which streams the body into the cache directory); nil (the
+        /// default) uses an ephemeral configuration that bypasses URLCache, so `If-None-Match`
+        /// always reaches the daemon. Nothing is made before the first refresh, so loading a
+        /// bundle at launch costs no networking setup.
         public var session: URLSession?
-        /// Limit for one refresh request.
+        /// Limit on the wait for the next bytes of a refresh's answer (an idle timeout).
         public var requestTimeout: TimeInterval
+        /// Limit on one whole refresh, answer and body: a server sending a byte now and then
+        /// cannot hold `refresh()` (and the refreshes that join it) longer than this.
+        public var refreshTimeout: TimeInterval
         /// Sent as `Authorization: Bearer …`: needed only when the daemon sets
         /// `server.requireTokenForDecide`, which also hides the bundle.
         public var authorizationToken: String?
@@ -52,8 +57,9 @@ public final class NavigationPolicyClient: Sendable {
             bundleURL: URL? = nil, shippedBundle: ShippedBundle? = nil, cacheDirectory: URL? = nil,
             trustedKeys: [String: any BundleSignatureVerifier] = [:], verifier: (any BundleSignatureVerifier)? = nil,
             acceptsUnversionedBundles: Bool = false, session: URLSession? = nil, requestTimeout: TimeInterval = 10,
-            authorizationToken: String? = nil
+            authorizationToken: String? = nil, refreshTimeout: TimeInterval = 60
         ) {
+            self.refreshTimeout = refreshTimeout
             self.authorizationToken = authorizationToken
             self.bundleURL = bundleURL
             self.shippedBundle = shippedBundle

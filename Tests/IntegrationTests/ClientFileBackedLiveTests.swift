@@ -1,5 +1,6 @@
 import BundleSigning
 import Foundation
+import NavigationPolicyClient
 import TestScratchSupport
 import TestSelection
 import Testing
@@ -64,12 +65,14 @@ struct ClientFileBackedLiveTests {
     static let probe = BinaryRunner.binary.deletingLastPathComponent().appendingPathComponent("ClientMemoryBench")
 
     /// One run of the client program: its JSON result.
-    static func run(_ phase: String, _ setup: Setup, cache: URL, bundleURL: String, url: String) throws -> [String: Any] {
+    static func run(
+        _ phase: String, _ setup: Setup, cache: URL, bundleURL: String, url: String, extraArguments: [String] = []
+    ) throws -> [String: Any] {
         let result = try BinaryRunner.run(
             [
                 phase, "--shipped", setup.shipped, "--key", setup.trusted, "--cache", cache.path, "--bundle-url", bundleURL,
                 "--url", url,
-            ], executable: probe)
+            ] + extraArguments, executable: probe)
         #expect(result.status == 0, "\(result.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return try #require(object, "\(result.stdout)")
@@ -108,6 +111,10 @@ struct ClientFileBackedLiveTests {
         #expect(refresh["policyVersionAfter"] as? Int == 200)
         #expect(refresh["verdictAfter"] as? String == "cancel")
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path) == ["navpolicy-bundle.cache"])
+        // Read-only before the rename: nothing writes the mapped file in place (finding F2).
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: cache.appendingPathComponent("navpolicy-bundle.cache").path)
+        #expect(attributes[.posixPermissions] as? Int == 0o444)
 
         let cached = try Self.run("launch", setup, cache: cache, bundleURL: bundleURL, url: "https://newer.example/")
         #expect(cached["source"] as? String == "cache", "\(cached)")
@@ -177,5 +184,48 @@ struct ClientFileBackedLiveTests {
         #expect(taken["refresh"] as? String == "updated", "\(taken)")
         #expect(taken["policyVersionAfter"] as? Int == 300)
         #expect(try Data(contentsOf: cacheFile) != cachedBytes)
+    }
+
+    @Test("a gzip bomb and an announced oversize body are refused as too large, never written past the limit")
+    func oversizeAnswersAreCutOffAtTheLimit() throws {
+        let setup = try Self.setUp()
+        let cache = setup.cache
+        // The process may write no file past the bundle limit (plus room for the cache file's
+        // header lines): a download written whole before it is measured fails with EFBIG
+        // instead of being refused as too large (finding F3).
+        let fileLimit = ["--max-file-bytes", "\(VerifiedBundle.maximumCompiledBytes + (1 << 20))"]
+        let cases: [(name: String, extra: [String])] = [
+            // 768 MiB of zeros in under 1 MB of gzip, sent with Content-Encoding: gzip.
+            ("gzip bomb", ["--gzip-bomb", "\(768 << 20)"]),
+            // A Content-Length over the limit: refused before any body is read.
+            ("announced oversize", ["--claim-length", "\(600 << 20)"]),
+        ]
+        for hostile in cases {
+            let origin = try BundleOrigin(body: setup.shipped, signature: nil, etag: nil, extraArguments: hostile.extra)
+            let result = try Self.run(
+                "refresh", setup, cache: cache, bundleURL: origin.baseURL + "/v1/policy/bundle", url: "https://newer.example/",
+                extraArguments: fileLimit)
+            #expect(result["refresh"] as? String == "rejected", "\(hostile.name): \(result)")
+            #expect(result["rejection"] as? String == "too-large", "\(hostile.name): \(result)")
+            #expect(result["sourceAfter"] as? String == "shipped", "\(hostile.name)")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
+            #expect(left.isEmpty, "\(hostile.name): \(left) left in the cache directory")
+        }
+    }
+
+    @Test("a body dripped a byte at a time ends the refresh at refreshTimeout, not never")
+    func aDrippedBodyEndsAtTheRefreshDeadline() throws {
+        let setup = try Self.setUp()
+        // A byte every second: within the 10 s idle timeout forever, so only the deadline for the
+        // whole refresh ends it (finding F5: before it, refresh() never returned).
+        let origin = try BundleOrigin(body: setup.shipped, signature: nil, etag: nil, extraArguments: ["--drip-every", "1"])
+        let result = try Self.run(
+            "refresh", setup, cache: setup.cache, bundleURL: origin.baseURL + "/v1/policy/bundle",
+            url: "https://newer.example/", extraArguments: ["--refresh-timeout", "3"])
+        #expect(result["refresh"] as? String == "unavailable", "\(result)")
+        #expect((result["reason"] as? String)?.contains("refreshTimeout") == true, "\(result)")
+        #expect(result["sourceAfter"] as? String == "shipped")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: setup.cache.path)) ?? []
+        #expect(left.isEmpty, "\(left) left in the cache directory")
     }
 }

@@ -91,6 +91,54 @@ struct ShippedBundleFileTests {
                 == ["download.tmp", BundleCache.fileName])
     }
 
+    /// A signed shipped bundle file and an empty cache directory (the caller deletes both).
+    static func signedShippedFileAndCacheDirectory() throws -> (verifier: ChecksumVerifier, file: URL, directory: URL) {
+        let verifier = ChecksumVerifier()
+        let bytes = bundleBytes()
+        let file = try shippedFile(bytes, signatureText: Data(verifier.sign(bytes)).base64EncodedString())
+        return (verifier, file, try temporaryDirectory())
+    }
+
+    @Test("a FIFO where the cache file belongs is refused at once, and the shipped bundle decides")
+    func aFIFOInPlaceOfTheCacheFileIsRefusedWithoutBlocking() throws {
+        let (verifier, file, directory) = try Self.signedShippedFileAndCacheDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
+        }
+        // Opening a FIFO for reading blocks until a writer comes: before O_NONBLOCK, this
+        // initializer never returned (finding F4).
+        #expect(mkfifo(BundleCache(directory: directory).file.path, 0o600) == 0)
+        let client = NavigationPolicyClient(
+            configuration: .init(shippedBundle: .init(contentsOf: file), cacheDirectory: directory, verifier: verifier))
+        #expect(client.source == .shipped)
+        #expect(client.startupIssues.map(\.kind) == [.unreadableCache], "\(client.startupIssues)")
+        #expect(client.startupIssues.first?.description.contains("not a regular file") == true)
+    }
+
+    @Test("cache files are written read-only; one that group or others may write is refused")
+    func aCacheFileOthersMayWriteIsRefused() throws {
+        let (verifier, file, directory) = try Self.signedShippedFileAndCacheDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: file.deletingLastPathComponent())
+        }
+        let cache = BundleCache(directory: directory)
+        let cachedBytes = bundleBytes(revisionDigit: "e")
+        try cache.store(bytes: cachedBytes, signature: verifier.sign(cachedBytes))
+        let mode = try FileManager.default.attributesOfItem(atPath: cache.file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o444)
+        let configuration = NavigationPolicyClient.Configuration(
+            shippedBundle: .init(contentsOf: file), cacheDirectory: directory, verifier: verifier)
+        #expect(NavigationPolicyClient(configuration: configuration).source == .cache)
+        // Group-writable: another process of the group could change the policy in place (finding F2).
+        #expect(chmod(cache.file.path, 0o664) == 0)
+        let client = NavigationPolicyClient(configuration: configuration)
+        #expect(client.source == .shipped)
+        #expect(client.startupIssues.map(\.kind) == [.unreadableCache], "\(client.startupIssues)")
+        #expect(client.startupIssues.first?.description.contains("writable by group or others") == true)
+    }
+
     @Test func stagedFilesAKilledRefreshLeftAreDeletedOnceOldNotWhileFresh() throws {
         let (directory, cache, body) = try Self.cacheWithDownload()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -102,6 +150,16 @@ struct ShippedBundleFileTests {
         #expect(!FileManager.default.fileExists(atPath: abandoned.path))
         #expect(FileManager.default.fileExists(atPath: fresh.path))
         #expect(FileManager.default.fileExists(atPath: cache.file.path))
+    }
+}
+
+extension BundleCache {
+    /// A staging file holding `body`, as a refresh streams it in.
+    func stage(_ body: URL, signature: [UInt8]?) throws -> URL {
+        let (url, handle) = try createStagingFile(signature: signature)
+        try handle.write(contentsOf: Data(contentsOf: body))
+        try handle.close()
+        return url
     }
 }
 

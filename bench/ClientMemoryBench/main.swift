@@ -10,6 +10,9 @@
 //   --mappings N   also list the N mappings holding the most resident memory at the end
 //   --in-memory    ship the bundle as bytes read into [UInt8] (the setup ios.md showed before
 //                  issue 42) instead of ShippedBundle(contentsOf:)
+//   --max-file-bytes N  no file this process writes may grow past N bytes (RLIMIT_FSIZE, the
+//                  write then fails with EFBIG): shows a refresh never writes more than that
+//   --refresh-timeout S  the client's refreshTimeout (default: the client's own)
 // Prints one JSON object. Exit 0 when it ran (whatever the client decided), 2 on bad usage.
 import Foundation
 import NavigationPolicy
@@ -36,6 +39,13 @@ while let name = arguments.popFirst() {
     }
     guard name.hasPrefix("--"), let value = arguments.popFirst() else { fail("\(name): expected --NAME VALUE") }
     options[String(name.dropFirst(2))] = value
+}
+if let maxFileBytes = options["max-file-bytes"] {
+    guard let bytes = rlim_t(maxFileBytes) else { fail("--max-file-bytes N") }
+    // A write past the limit fails with EFBIG instead of killing the process with SIGXFSZ.
+    signal(SIGXFSZ, SIG_IGN)
+    var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
+    guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit(RLIMIT_FSIZE) failed") }
 }
 guard let shippedPath = options["shipped"], let key = options["key"] else { fail("--shipped and --key are required") }
 let keyParts = key.split(separator: ":", maxSplits: 1)
@@ -103,11 +113,15 @@ if inMemory {
 } else {
     shipped = .init(contentsOf: shippedURL)
 }
-let configuration = NavigationPolicyClient.Configuration(
+var configuration = NavigationPolicyClient.Configuration(
     bundleURL: options["bundle-url"].flatMap(URL.init(string:)),
     shippedBundle: shipped,
     cacheDirectory: options["cache"].map { URL(fileURLWithPath: $0, isDirectory: true) },
     trustedKeys: [String(keyParts[0]): verifier])
+if let refreshTimeout = options["refresh-timeout"] {
+    guard let seconds = TimeInterval(refreshTimeout), seconds > 0 else { fail("--refresh-timeout SECONDS") }
+    configuration.refreshTimeout = seconds
+}
 let client = NavigationPolicyClient(configuration: configuration)
 let first = client.decide(NavigationRequest(url: options["url"] ?? "https://site12345.example/home"))
 let launchSeconds = (ContinuousClock.now - started).seconds

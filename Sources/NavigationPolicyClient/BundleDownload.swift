@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One bundle request whose body is streamed, chunk by chunk, into a file the caller chooses once
+/// the headers are in (the staging file in the cache directory): no whole-body buffer, no
+/// temporary file of the session's to copy (issue 42), and at most `limit` body bytes written.
+///
+/// The limit counts the bytes as the session hands them over, that is after any
+/// `Content-Encoding` is undone: a 1.5 MB gzip answer inflating to 1.5 GiB is cancelled once
+/// `limit` bytes arrived, where a download task wrote all of it to the temporary directory first
+/// (finding F3). A `Content-Length` over the limit is refused before any body is read.
+final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// How a download ended.
+    enum Outcome: Sendable {
+        /// An answer: for a 200, `body` holds its bytes after the file's own prefix, flushed.
+        case answered(HTTPURLResponse, body: URL?)
+        /// More than the limit was announced or arrived (bytes seen so far); nothing is kept.
+        case tooLarge(Int)
+        /// The body file could not be made or written; nothing is kept.
+        case writeFailed(BundleCacheWriteError)
+        /// The request failed (transport error, cancelled, no HTTP answer).
+        case failed(String)
+    }
+
+    /// Where a 200 answer's body goes: a file already holding whatever must precede it.
+    typealias Destination = @Sendable (HTTPURLResponse) throws(BundleCacheWriteError) -> (url: URL, handle: FileHandle)
+
+    private struct State {
+        var response: HTTPURLResponse?
+        var body: (url: URL, handle: FileHandle)?
+        var received = 0
+        /// Set when the download is cut short by this class (the task's error is then "cancelled").
+        var ending: Outcome?
+        var continuation: CheckedContinuation<Outcome, Never>?
+    }
+
+    private let limit: Int
+    private let destination: Destination
+    // Delegate callbacks arrive on the session's serial queue; the lock is for `run`'s side.
+    private let state = Mutex(State())
+
+    private init(limit: Int, destination: @escaping Destination) {
+        self.limit = limit
+        self.destination = destination
+    }
+
+    /// Runs `request` on a session of `configuration` (its own, so this delegate sees the body)
+    /// and returns once the answer is complete or refused, or `deadline` seconds after the start.
+    ///
+    /// The deadline is this class's own timer: the request's timeout only limits the wait
+    /// between two bytes, so a server sending a byte every few seconds held a refresh (and every
+    /// refresh that joined it) forever (finding F5), and corelibs Foundation does not enforce
+    /// `timeoutIntervalForResource`.
+    static func run(
+        _ request: URLRequest, configuration: URLSessionConfiguration, limit: Int, deadline: TimeInterval,
+        destination: @escaping Destination
+    ) async -> Outcome {
+        let download = BundleDownload(limit: limit, destination: destination)
+        let session = URLSession(configuration: configuration, delegate: download, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: request)
+        let timer = Task {
+            try await Task.sleep(for: .seconds(deadline))
+            download.end(.failed("no complete answer within \(deadline) s (refreshTimeout)"), task: task)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            download.state.withLock { $0.continuation = continuation }
+            task.resume()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let http = response as? HTTPURLResponse else {
+            end(.failed("not an HTTP response"), task: dataTask)
+            completionHandler(.cancel)
+            return
+        }
+        state.withLock { $0.response = http }
+        guard http.statusCode == 200 else {
+            // Any other answer's body is not read: a 304 has none, an error page is not used.
+            completionHandler(.cancel)
+            return
+        }
+        if http.expectedContentLength > Int64(limit) {
+            end(.tooLarge(Int(clamping: http.expectedContentLength)), task: dataTask)
+            completionHandler(.cancel)
+            return
+        }
+        do throws(BundleCacheWriteError) {
+            let body = try destination(http)
+            state.withLock { $0.body = body }
+            completionHandler(.allow)
+        } catch {
+            end(.writeFailed(error), task: dataTask)
+            completionHandler(.cancel)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let failure: Outcome? = state.withLock { state in
+            guard state.ending == nil, let body = state.body else { return nil }
+            state.received += data.count
+            guard state.received <= limit else { return .tooLarge(state.received) }
+            do {
+                try body.handle.write(contentsOf: data)
+                return nil
+            } catch {
+                return .writeFailed(BundleCacheWriteError(path: body.url.path, reason: error.localizedDescription))
+            }
+        }
+        if let failure { end(failure, task: dataTask) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (continuation, outcome) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Outcome) in
+            defer { state.continuation = nil }
+            var outcome: Outcome
+            if let ending = state.ending {
+                outcome = ending
+            } else if let response = state.response, error == nil || response.statusCode != 200 {
+                outcome = .answered(response, body: state.body?.url)
+            } else {
+                outcome = .failed(error?.localizedDescription ?? "no answer")
+            }
+            if let body = state.body {
+                // On disk before a rename can make it the last good bundle: a power cut after
+                // the rename must not leave a cache file of zeros.
+                if case .answered = outcome {
+                    do {
+                        try body.handle.synchronize()
+                    } catch {
+                        outcome = .writeFailed(BundleCacheWriteError(path: body.url.path, reason: error.localizedDescription))
+                    }
+                }
+                try? body.handle.close()
+                if case .answered = outcome {} else { try? FileManager.default.removeItem(at: body.url) }
+            }
+            return (state.continuation, outcome)
+        }
+        continuation?.resume(returning: outcome)
+    }
+
+    /// Ends the download with `outcome` (the first one set wins) and cancels its task.
+    private func end(_ outcome: Outcome, task: URLSessionTask) {
+        state.withLock { state in
+            if state.ending == nil { state.ending = outcome }
+        }
+        task.cancel()
+    }
+}
