@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -41,7 +40,7 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private let limit: Int
     private let destination: Destination
     // Delegate callbacks arrive on the session's serial queue; the lock is for `run`'s side.
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     private init(limit: Int, destination: @escaping Destination) {
         self.limit = limit
