@@ -12,7 +12,10 @@ public import NavigationPolicy
 /// At start it uses the last good bundle from ``Configuration/cacheDirectory``, else the one
 /// shipped in the app; ``refresh()`` fetches `GET /v1/policy/bundle` with `If-None-Match`, and a
 /// new bundle replaces the current one only after its signature (when a verifier is configured)
-/// verified and it parsed and compiled. Anything else keeps the current bundle.
+/// verified and it parsed and compiled. Anything else keeps the current bundle. Past half the
+/// held bundle's signed lifetime a refresh asks without `If-None-Match`, so the daemon's re-issue
+/// of the same policy renews the signed expiry before it passes (docs/bundles.md, "Renewal in
+/// the app").
 ///
 /// Fail closed: with no usable bundle at all, or for a request the engine cannot parse,
 /// ``decide(_:)`` answers *cancel*, as the daemon answers an error that every client must treat
@@ -197,9 +200,10 @@ public final class NavigationPolicyClient: Sendable {
     /// Where the bundle deciding now came from; nil with no bundle.
     public var source: BundleSource? { slot.withCurrent { $0?.source } }
 
-    /// Fetches the daemon's bundle once (`If-None-Match` with the current revision). Concurrent
-    /// calls share one request. Never throws: every failure keeps the current bundle and is
-    /// described by the outcome.
+    /// Fetches the daemon's bundle once (`If-None-Match` with the current revision, left out once
+    /// the bundle held is past half its signed lifetime, to renew its expiry). Concurrent calls
+    /// share one request. Never throws: every failure keeps the current bundle and is described
+    /// by the outcome.
     public func refresh() async -> RefreshOutcome {
         await updater.refresh()
     }
