@@ -63,6 +63,9 @@ PY
         probe launch "${common[@]}" --cache "$cache" --urls "$TMP/urls" --decisions "$DECISIONS"
         probe refresh "${common[@]}" --cache "$cache"
         probe launch "${common[@]}" --cache "$cache"
+        # The same cached launch checking the shipped bundle in full too, as every launch did
+        # before init(configuration:) read only its head when the cached one is newer.
+        probe launch "${common[@]}" --cache "$cache" --strict
         rm -rf "$cache"
     done
     stop_daemon
@@ -88,7 +91,9 @@ for hosts in sorted({row["hosts"] for row in rows}):
         # the pages they touch); refresh: the peak from just before refresh() to its end.
         ("launch, bundle as [UInt8] (before)", lambda r: r["phase"] == "launch" and r["bundle"] == "bytes", "launchPeakRSSBytes"),
         ("launch, shipped file", lambda r: r["phase"] == "launch" and r["bundle"] == "file" and r["source"] == "shipped", "launchPeakRSSBytes"),
-        ("cached launch", lambda r: r["phase"] == "launch" and r["source"] == "cache", "launchPeakRSSBytes"),
+        ("cached launch", lambda r: r["phase"] == "launch" and r["source"] == "cache" and not r.get("strict"), "launchPeakRSSBytes"),
+        ("cached launch, init(strict:) (both checked, as before)",
+         lambda r: r["phase"] == "launch" and r["source"] == "cache" and r.get("strict"), "launchPeakRSSBytes"),
         ("refresh", lambda r: r["phase"] == "refresh", "peakRSSBytes"),
     ]
     for label, chosen, field in phases:

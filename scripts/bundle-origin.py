@@ -2,14 +2,16 @@
 """Serves one policy bundle as the daemon would, with bytes and signature chosen by a test.
 
 Usage: bundle-origin.py --body FILE [--signature BASE64] [--etag TAG] [--cache-control VALUE]
-                        [--not-modified-after N] [--truncate-at N]
+                        [--not-modified-after N] [--not-modified-if-none-match] [--truncate-at N]
                         [--gzip-bomb BYTES] [--claim-length N] [--drip-every SECONDS]
 Prints "listening PORT" once bound to a free loopback port, then answers every GET with
 200, the file's bytes, `ETag` (default: none), `Cache-Control: max-age=300, no-transform` and
 `Navpolicy-Bundle-Signature` when given. The client's live tests use it to hand the client a
 tampered bundle under a genuine signature, which no real daemon would serve, or an answer
 with a `Cache-Control` no daemon sends (`--cache-control`; after N answers,
-`--not-modified-after N` answers 304 with it, as an injected 304 would), or a download cut
+`--not-modified-after N` answers 304 with it, as an injected 304 would; `--not-modified-if-none-match`
+answers 304 to every request whose `If-None-Match` names `--etag`, as the daemon does, so only a
+request without it gets the body), or a download cut
 short (`--truncate-at N`: the full Content-Length, N bytes of body, then the connection closed).
 Hostile answers: `--gzip-bomb BYTES` sends, instead of the file, `Content-Encoding: gzip` and a
 small gzip stream inflating to BYTES zero bytes; `--claim-length N` announces a Content-Length of
@@ -48,6 +50,7 @@ def main():
     parser.add_argument("--etag")
     parser.add_argument("--cache-control", default="max-age=300, no-transform")
     parser.add_argument("--not-modified-after", type=int)
+    parser.add_argument("--not-modified-if-none-match", action="store_true")
     parser.add_argument("--truncate-at", type=int)
     parser.add_argument("--gzip-bomb", type=int)
     parser.add_argument("--claim-length", type=int)
@@ -68,7 +71,11 @@ def main():
 
         def do_GET(self):
             Handler.answered += 1
-            if options.not_modified_after is not None and Handler.answered > options.not_modified_after:
+            # The daemon's comparison is richer (lists, W/, *); the client sends one strong tag.
+            conditional = options.not_modified_if_none_match and options.etag is not None and any(
+                tag.strip() == options.etag for tag in self.headers.get("If-None-Match", "").split(","))
+            if conditional or (
+                    options.not_modified_after is not None and Handler.answered > options.not_modified_after):
                 self.send_response(304)
                 self.send_header("Cache-Control", options.cache_control)
                 self.send_header("Content-Length", "0")

@@ -21,6 +21,14 @@ public struct BundleStamp: Sendable, Equatable {
     /// Whether the bundle is past its `expiresAt` at `unixSeconds`.
     public func isExpired(atUnixSeconds unixSeconds: Int) -> Bool { unixSeconds >= expiresAt }
 
+    /// Whether half the signed lifetime (`issuedAt`…`expiresAt`) has passed at `unixSeconds`: the
+    /// daemon then issues the bundle again on its next request, and a client holding it asks for
+    /// that re-issue instead of a 304 (docs/bundles.md, "Re-issue", "Renewal in the app"). One rule for both sides, so
+    /// a client never asks before the daemon would answer with a later expiry.
+    public func isDueForReissue(atUnixSeconds unixSeconds: Int) -> Bool {
+        unixSeconds >= issuedAt + (expiresAt - issuedAt) / 2
+    }
+
     /// Why a bundle expired at `unixSeconds` is refused, in the RFC 3339 times `bundle verify`'s
     /// OK line prints: one wording for the client, `check --bundle` and `bundle verify`.
     public func expiryReason(atUnixSeconds unixSeconds: Int) -> String {

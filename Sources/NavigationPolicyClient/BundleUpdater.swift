@@ -36,11 +36,17 @@ actor BundleUpdater {
         guard let url = configuration.bundleURL else {
             return .unavailable(reason: "no bundleURL configured")
         }
-        let currentRevision = slot.withCurrent { $0?.revision }
+        // This actor is the only writer of the slot, so what it holds now is what it holds until
+        // this refresh publishes (a strong reference: `retained` keeps it alive anyway).
+        let held = slot.withCurrent { $0 }
+        let currentRevision = held?.revision
         var request = URLRequest(
             url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.requestTimeout)
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let currentRevision {
+        // Past half its lifetime the held bundle is renewed: asked for without If-None-Match, as
+        // a 304 would never bring the daemon's re-issue with its later expiry (finding F6).
+        let renewing = BundleRenewal.isDue(held?.stamp, atUnixSeconds: Int(Date().timeIntervalSince1970))
+        if let currentRevision, !renewing {
             request.setValue("\"\(currentRevision)\"", forHTTPHeaderField: "If-None-Match")
         }
         if let token = configuration.authorizationToken {
@@ -122,17 +128,29 @@ actor BundleUpdater {
             return .rejected(
                 BundleRejection(.revisionMismatch, "ETag \(etag) does not name the body's revision \(bundle.revision)"))
         }
-        if bundle.revision == currentRevision {
-            keep(answeredMaxAge)
-            return .unchanged(revision: bundle.revision)
-        }
-        // Replay: a validly signed bundle that is not newer than the one deciding. Refused, and
-        // its max-age not kept: the answer is not one the client keeps.
-        if let rejection = Self.replayRejection(bundle, current: slot.withCurrent { $0?.policyVersion }) {
-            return .rejected(rejection)
+        let published: PublishedPolicy
+        if let held, held.revision == bundle.revision {
+            // The revision deciding now: only a later issue of it (a renewed signature and
+            // expiry) changes anything; an earlier one is a replay, refused like one.
+            switch BundleRenewal.judge(bundle.stamp, held: held.stamp) {
+            case .unchanged:
+                keep(answeredMaxAge)
+                return .unchanged(revision: bundle.revision)
+            case .refused(let rejection):
+                return .rejected(rejection)
+            case .renews:
+                published = PublishedPolicy(held, renewedBy: bundle)
+            }
+        } else {
+            // Replay: a validly signed bundle that is not newer than the one deciding. Refused,
+            // and its max-age not kept: the answer is not one the client keeps.
+            if let rejection = Self.replayRejection(bundle, current: held?.policyVersion) {
+                return .rejected(rejection)
+            }
+            published = PublishedPolicy(bundle, source: .daemon)
         }
         keep(answeredMaxAge)
-        slot.publish(PublishedPolicy(bundle, source: .daemon))
+        slot.publish(published)
         guard let cache else { return .updated(revision: bundle.revision, cache: .notConfigured) }
         guard let staged = candidate.staged else {
             let failure = candidate.stagingError ?? BundleCacheWriteError(path: cache.file.path, reason: "not written")

@@ -12,7 +12,10 @@ public import NavigationPolicy
 /// At start it uses the last good bundle from ``Configuration/cacheDirectory``, else the one
 /// shipped in the app; ``refresh()`` fetches `GET /v1/policy/bundle` with `If-None-Match`, and a
 /// new bundle replaces the current one only after its signature (when a verifier is configured)
-/// verified and it parsed and compiled. Anything else keeps the current bundle.
+/// verified and it parsed and compiled. Anything else keeps the current bundle. Past half the
+/// held bundle's signed lifetime a refresh asks without `If-None-Match`, so the daemon's re-issue
+/// of the same policy renews the signed expiry before it passes (docs/bundles.md, "Renewal in
+/// the app").
 ///
 /// Fail closed: with no usable bundle at all, or for a request the engine cannot parse,
 /// ``decide(_:)`` answers *cancel*, as the daemon answers an error that every client must treat
@@ -88,6 +91,8 @@ public final class NavigationPolicyClient: Sendable {
     /// Problems with the bundles found at start (a corrupt cache file, a shipped bundle that
     /// does not verify or has expired), in the order they were tried. Each one was ignored. In
     /// debug builds each is also written to standard error; ``init(strict:)`` throws instead.
+    /// A compiled shipped bundle that a newer cached one outranks is checked only as far as its
+    /// head (``init(configuration:)``), so a bad signature in it shows only with ``init(strict:)``.
     public let startupIssues: [BundleRejection]
 
     private let slot: PolicySnapshotSlot
@@ -100,7 +105,16 @@ public final class NavigationPolicyClient: Sendable {
     /// than the one on disk starts with it. Never throws: problems are in ``startupIssues``
     /// (and on standard error in debug builds) and, with no usable bundle, every decision is a
     /// cancel until a refresh succeeds. Use ``init(strict:)`` to fail on a broken shipped bundle.
-    public init(configuration: Configuration) {
+    ///
+    /// A compiled shipped bundle whose head claims a `policyVersion` not above a verified cached
+    /// one's cannot win, so only its head is read: its signature and image are checked only when
+    /// it may decide (issue 42: a cached launch pays for one bundle's check, not two).
+    /// ``init(strict:)`` checks it in full at every launch.
+    public convenience init(configuration: Configuration) {
+        self.init(configuration: configuration, checkingShippedBundleInFull: false)
+    }
+
+    private init(configuration: Configuration, checkingShippedBundleInFull: Bool) {
         let slot = PolicySnapshotSlot()
         let cache = configuration.cacheDirectory.map(BundleCache.init(directory:))
         let trust = configuration.trust
@@ -123,10 +137,16 @@ public final class NavigationPolicyClient: Sendable {
         var shipped: PublishedPolicy?
         var shippedRejection: BundleRejection?
         if let bundle = configuration.shippedBundle {
-            // Checked even when the cache is good: a broken shipped bundle must show up in
-            // development, not on the first launch without a cache.
             do throws(BundleRejection) {
-                shipped = PublishedPolicy(try bundle.verified(trust: trust), source: .shipped)
+                // A compiled one that cannot win over the cached bundle is left unchecked but for
+                // its head (what the head shows wrong is still an issue); strict mode checks it
+                // anyway, so a broken shipped bundle shows in development, not on the first
+                // launch without a cache.
+                if !checkingShippedBundleInFull, let cached, try bundle.loses(toCachedVersion: cached.policyVersion) {
+                    shipped = nil
+                } else {
+                    shipped = PublishedPolicy(try bundle.verified(trust: trust), source: .shipped)
+                }
             } catch {
                 shippedRejection = error
                 issues.append(BundleRejection(error.kind, "shipped bundle ignored: \(error.reason)"))
@@ -147,12 +167,13 @@ public final class NavigationPolicyClient: Sendable {
         #endif
     }
 
-    /// Like ``init(configuration:)``, but throws the rejection of the shipped bundle (wrong
-    /// format, bad signature, unknown key, expired, does not compile) instead of starting
-    /// without it. For debug builds and tests, so a broken shipped bundle stops the app at once;
-    /// a bad disk copy is not the app's fault and is still only reported in ``startupIssues``.
+    /// Like ``init(configuration:)``, but checks the shipped bundle in full even when a newer
+    /// cached one decides, and throws its rejection (wrong format, bad signature, unknown key,
+    /// expired, does not compile) instead of starting without it. For debug builds and tests, so
+    /// a broken shipped bundle stops the app at once; a bad disk copy is not the app's fault and
+    /// is still only reported in ``startupIssues``.
     public convenience init(strict configuration: Configuration) throws(BundleRejection) {
-        self.init(configuration: configuration)
+        self.init(configuration: configuration, checkingShippedBundleInFull: true)
         if let shippedRejection { throw shippedRejection }
     }
 
@@ -197,9 +218,10 @@ public final class NavigationPolicyClient: Sendable {
     /// Where the bundle deciding now came from; nil with no bundle.
     public var source: BundleSource? { slot.withCurrent { $0?.source } }
 
-    /// Fetches the daemon's bundle once (`If-None-Match` with the current revision). Concurrent
-    /// calls share one request. Never throws: every failure keeps the current bundle and is
-    /// described by the outcome.
+    /// Fetches the daemon's bundle once (`If-None-Match` with the current revision, left out once
+    /// the bundle held is past half its signed lifetime, to renew its expiry). Concurrent calls
+    /// share one request. Never throws: every failure keeps the current bundle and is described
+    /// by the outcome.
     public func refresh() async -> RefreshOutcome {
         await updater.refresh()
     }

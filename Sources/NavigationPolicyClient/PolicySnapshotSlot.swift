@@ -4,16 +4,30 @@ import Synchronization
 /// One published policy: immutable once built, read by any number of threads.
 final class PublishedPolicy: Sendable {
     let revision: String
-    /// The signed `policyVersion`; nil for a version-1 bundle (read only by opt-in).
-    let policyVersion: Int?
+    /// The signed freshness members; nil for a version-1 bundle (read only by opt-in).
+    let stamp: BundleStamp?
     let policy: CompiledPolicy
     let source: NavigationPolicyClient.BundleSource
 
+    /// The signed `policyVersion`; nil for a version-1 bundle.
+    var policyVersion: Int? { stamp?.policyVersion }
+
     init(_ bundle: VerifiedBundle, source: NavigationPolicyClient.BundleSource) {
         self.revision = bundle.revision
-        self.policyVersion = bundle.stamp?.policyVersion
+        self.stamp = bundle.stamp
         self.policy = bundle.policy
         self.source = source
+    }
+
+    /// `held`'s policy under the stamp of `renewal`, a later issue of the same revision
+    /// (``BundleRenewal``). The same revision is the same policy, so the one deciding keeps
+    /// deciding from the pages it already maps: the renewal's own mapping is released with it
+    /// instead of being kept alive in the slot's `retained` list for the client's lifetime.
+    init(_ held: PublishedPolicy, renewedBy renewal: VerifiedBundle) {
+        self.revision = held.revision
+        self.stamp = renewal.stamp
+        self.policy = held.policy
+        self.source = .daemon
     }
 }
 
@@ -30,8 +44,9 @@ final class PublishedPolicy: Sendable {
 /// `retained` until the client itself is released. That is safe by construction (nothing a
 /// reader can reach is freed while the client lives) and cheap in practice: a new policy is
 /// published only when the daemon's config changes (a 304 publishes nothing), and the default
-/// compiled policy is a few KiB, so even a reload a day for a year is a few MiB. Writers are
-/// serialized by ``BundleUpdater`` (an actor), the only code that calls `publish`.
+/// compiled policy is a few KiB, so even a reload a day for a year is a few MiB; a renewed
+/// signature of the same policy publishes a small wrapper around the policy already held.
+/// Writers are serialized by ``BundleUpdater`` (an actor), the only code that calls `publish`.
 final class PolicySnapshotSlot: @unchecked Sendable {
     // @unchecked: `retained` is mutated only by `publish`, which only the BundleUpdater actor
     // (or the client's initializer, before the slot is shared) calls; everything else is atomic.

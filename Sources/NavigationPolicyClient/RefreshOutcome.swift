@@ -3,15 +3,19 @@
 /// previous bundle deciding.
 public enum RefreshOutcome: Sendable, Equatable {
     /// A new bundle was verified, compiled and is now deciding; `cache` says whether it was
-    /// also written as the last good bundle.
+    /// also written as the last good bundle. Also a later issue of the revision in use (the
+    /// same policy with a renewed signature and a later `expiresAt`, fetched once the one held
+    /// is past half its lifetime): the revision is then the same as before.
     case updated(revision: String, cache: CacheWrite)
     /// `304 Not Modified`: the daemon still serves the revision in use.
     case notModified(revision: String)
-    /// A 200 carrying the revision already in use (a daemon or proxy that ignored
-    /// `If-None-Match`): verified like any bundle, then nothing changed.
+    /// A 200 carrying the revision already in use, issued no later than the one held (a daemon
+    /// or proxy that ignored `If-None-Match`, or a renewal the daemon had not re-issued yet):
+    /// verified like any bundle, then nothing changed.
     case unchanged(revision: String)
     /// The daemon answered with a bundle this client refuses (bad signature, unknown key,
-    /// expired, an older `policyVersion` …); the previous bundle keeps deciding.
+    /// expired, an older `policyVersion`, an earlier issue of the revision in use …); the
+    /// previous bundle keeps deciding.
     case rejected(BundleRejection)
     /// No usable answer (connection refused, timeout, an unexpected status); the previous bundle
     /// keeps deciding.

@@ -96,15 +96,51 @@ extension NavigationPolicyClient {
             case .given(let given): signature = given
             case .besideFile: signature = try signatureBesideFile()
             }
-            let mapped: MappedBundleFile
+            let mapped = try Self.map(url)
+            return try mapped.checkingWithBoundedResidency { () throws(BundleRejection) in
+                try VerifiedBundle(inPlace: mapped.bytes, signature: signature, trust: trust, now: now)
+            }
+        }
+
+        /// Whether a verified cached bundle of `cachedVersion` wins over this one whatever this
+        /// one's signature and image hold: it is a compiled bundle whose head line claims a
+        /// `policyVersion` not above `cachedVersion`. Reads the head only (the first pages of the
+        /// file), nothing the signature covers is trusted: a false claim of a higher version is
+        /// refused by the full check that follows, and a false claim of a lower one only keeps
+        /// the cached bundle, which verified (issue 42: a cached launch no longer pays for the
+        /// shipped bundle's signature and structure check). False for a JSON bundle, which is
+        /// small and checked in full. Throws what the head shows wrong, as
+        /// ``verified(trust:now:)`` would.
+        func loses(toCachedVersion cachedVersion: Int?) throws(BundleRejection) -> Bool {
+            switch source {
+            case .bytes(let bytes):
+                // Through Result: Array.withUnsafeBytes rethrows untyped errors.
+                return try bytes.withUnsafeBytes { buffer in
+                    Result { () throws(BundleRejection) in try Self.headLoses(buffer, toCachedVersion: cachedVersion) }
+                }.get()
+            case .file(let url):
+                let mapped = try Self.map(url)
+                // The buffer is the mapping's: unmapped when `mapped` goes, so not before the read.
+                defer { withExtendedLifetime(mapped) {} }
+                return try Self.headLoses(mapped.bytes.buffer, toCachedVersion: cachedVersion)
+            }
+        }
+
+        private static func headLoses(_ buffer: UnsafeRawBufferPointer, toCachedVersion cachedVersion: Int?)
+            throws(BundleRejection) -> Bool
+        {
+            guard VerifiedBundle.isCompiledBundle(buffer) else { return false }
+            // The order of NavigationPolicyClient.newer: a tie goes to the cached bundle.
+            return try CompiledBundleHead(buffer).stamp.policyVersion <= (cachedVersion ?? 0)
+        }
+
+        /// The bundle file mapped read-only (nothing read yet), or why it cannot be.
+        private static func map(_ url: URL) throws(BundleRejection) -> MappedBundleFile {
             do {
-                mapped = try MappedBundleFile.map(url, maxBytes: VerifiedBundle.maximumFileBytes)
+                return try MappedBundleFile.map(url, maxBytes: VerifiedBundle.maximumFileBytes)
             } catch {
                 throw BundleRejection(
                     error.isTooLarge ? .tooLarge : .unreadable, "\(url.lastPathComponent): \(error.reason)")
-            }
-            return try mapped.checkingWithBoundedResidency { () throws(BundleRejection) in
-                try VerifiedBundle(inPlace: mapped.bytes, signature: signature, trust: trust, now: now)
             }
         }
 

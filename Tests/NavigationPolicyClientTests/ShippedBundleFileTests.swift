@@ -1,5 +1,7 @@
 import Foundation
 import NavigationPolicy
+import PolicyHarnessClient
+import Synchronization
 import Testing
 
 @testable import NavigationPolicyClient
@@ -137,6 +139,74 @@ struct ShippedBundleFileTests {
         #expect(client.source == .shipped)
         #expect(client.startupIssues.map(\.kind) == [.unreadableCache], "\(client.startupIssues)")
         #expect(client.startupIssues.first?.description.contains("writable by group or others") == true)
+    }
+
+    /// ``ChecksumVerifier`` that counts the signatures it checks.
+    final class CountingVerifier: BundleSignatureVerifier {
+        let checker = ChecksumVerifier()
+        let checks = Atomic<Int>(0)
+
+        func isValidSignature(_ signature: [UInt8], for bytes: [UInt8]) -> Bool {
+            checks.add(1, ordering: .relaxed)
+            return checker.isValidSignature(signature, for: bytes)
+        }
+    }
+
+    @Test("a cached launch checks a compiled shipped bundle only when its head claims a higher version")
+    func aCachedLaunchChecksTheShippedBundleOnlyWhenItMayWin() throws {
+        let verifier = CountingVerifier()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cached = try compiledBundle(config: Array(defaultPolicyJSON.utf8), revisionDigit: "c", policyVersion: 5)
+        try BundleCache(directory: directory).store(bytes: cached, signature: verifier.checker.sign(cached))
+        /// A client with the cache above and the compiled shipped bundle `shipped` (signed
+        /// unless `tampered`, then one image byte changed under its signature); its checks.
+        func launch(shippedVersion: Int, tampered: Bool = false, strict: Bool = false) throws -> (
+            NavigationPolicyClient, checks: Int
+        ) {
+            var shipped = try compiledBundle(
+                config: Array(defaultPolicyJSON.utf8), revisionDigit: "d", policyVersion: shippedVersion)
+            let signature = verifier.checker.sign(shipped)
+            if tampered { shipped[shipped.count - 1] ^= 0x01 }
+            let file = try Self.shippedFile(shipped, signatureText: Data(signature).base64EncodedString())
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            let before = verifier.checks.load(ordering: .relaxed)
+            let configuration = NavigationPolicyClient.Configuration(
+                shippedBundle: .init(contentsOf: file), cacheDirectory: directory, verifier: verifier)
+            let client =
+                try strict ? NavigationPolicyClient(strict: configuration) : NavigationPolicyClient(configuration: configuration)
+            return (client, verifier.checks.load(ordering: .relaxed) - before)
+        }
+
+        // Older or the same version: the cache wins whatever the shipped bundle holds, so only
+        // its head is read, and one signature is checked, not two.
+        for version in [4, 5] {
+            let (client, checks) = try launch(shippedVersion: version, tampered: true)
+            #expect(client.source == .cache)
+            #expect(client.policyVersion == 5)
+            #expect(checks == 1, "version \(version)")
+            #expect(client.startupIssues.isEmpty, "\(client.startupIssues)")
+        }
+        // Strict mode checks it anyway, and throws what is wrong with it.
+        #expect(throws: BundleRejection(.badSignature, "the signature does not verify with the configured key")) {
+            _ = try launch(shippedVersion: 4, tampered: true, strict: true)
+        }
+        // Claiming a higher version: checked in full, and a tampered one is refused, the cache deciding.
+        let (refused, refusedChecks) = try launch(shippedVersion: 6, tampered: true)
+        #expect(refused.source == .cache)
+        #expect(refusedChecks == 2)
+        #expect(refused.startupIssues.map(\.kind) == [.badSignature], "\(refused.startupIssues)")
+        // A genuine newer one (an app update) wins.
+        let (updated, _) = try launch(shippedVersion: 6)
+        #expect(updated.source == .shipped)
+        #expect(updated.policyVersion == 6)
+        // What its head shows wrong is still reported, as the full check would report it.
+        let garbled = try Self.shippedFile(Array("{\"version\":3}\nnot a bundle".utf8), signatureText: nil)
+        defer { try? FileManager.default.removeItem(at: garbled.deletingLastPathComponent()) }
+        let client = NavigationPolicyClient(
+            configuration: .init(shippedBundle: .init(contentsOf: garbled), cacheDirectory: directory, verifier: verifier))
+        #expect(client.source == .cache)
+        #expect(client.startupIssues.map(\.kind) == [.malformed], "\(client.startupIssues)")
     }
 
     @Test func stagedFilesAKilledRefreshLeftAreDeletedOnceOldNotWhileFresh() throws {

@@ -4,12 +4,15 @@
 // decision. Driven by bench/client-memory.sh and by ClientFileBackedLiveTests (issue 42).
 //
 // Usage: ClientMemoryBench PHASE --shipped FILE --key ID:BASE64 [--cache DIR] [--bundle-url URL]
-//            [--url URL] [--urls FILE --decisions N] [--in-memory]
+//            [--url URL] [--urls FILE --decisions N] [--in-memory] [--strict]
 //   PHASE launch   make the client, decide --url once, then (with --urls) N decisions timed
 //   PHASE refresh  make the client, decide once, reset the peak, refresh(), decide again
 //   --mappings N   also list the N mappings holding the most resident memory at the end
 //   --in-memory    ship the bundle as bytes read into [UInt8] (the setup ios.md showed before
 //                  issue 42) instead of ShippedBundle(contentsOf:)
+//   --strict       make the client with init(strict:), which checks the shipped bundle in full
+//                  even when a newer cached one decides (what every launch did before a cached
+//                  launch read only the shipped bundle's head)
 //   --max-file-bytes N  no file this process writes may grow past N bytes (RLIMIT_FSIZE, the
 //                  write then fails with EFBIG): shows a refresh never writes more than that
 //   --refresh-timeout S  the client's refreshTimeout (default: the client's own)
@@ -32,9 +35,10 @@ guard let phase = arguments.popFirst(), phase == "launch" || phase == "refresh" 
 }
 var options: [String: String] = [:]
 var inMemory = false
+var strict = false
 while let name = arguments.popFirst() {
-    if name == "--in-memory" {
-        inMemory = true
+    if name == "--in-memory" || name == "--strict" {
+        if name == "--in-memory" { inMemory = true } else { strict = true }
         continue
     }
     guard name.hasPrefix("--"), let value = arguments.popFirst() else { fail("\(name): expected --NAME VALUE") }
@@ -122,7 +126,12 @@ if let refreshTimeout = options["refresh-timeout"] {
     guard let seconds = TimeInterval(refreshTimeout), seconds > 0 else { fail("--refresh-timeout SECONDS") }
     configuration.refreshTimeout = seconds
 }
-let client = NavigationPolicyClient(configuration: configuration)
+let client: NavigationPolicyClient
+do {
+    client = try strict ? NavigationPolicyClient(strict: configuration) : NavigationPolicyClient(configuration: configuration)
+} catch {
+    fail("the shipped bundle is refused: \(error)")
+}
 let first = client.decide(NavigationRequest(url: options["url"] ?? "https://site12345.example/home"))
 let launchSeconds = (ContinuousClock.now - started).seconds
 let launchCPUSeconds = cpuSeconds()
@@ -130,6 +139,7 @@ let launchCPUSeconds = cpuSeconds()
 var result: [String: Any] = [
     "phase": phase,
     "bundle": inMemory ? "bytes" : "file",
+    "strict": strict,
     "source": orNull(client.source?.rawValue),
     "policyVersion": orNull(client.policyVersion),
     "revision": orNull(client.revision),

@@ -150,7 +150,7 @@ extension PolicyBundle {
     /// passed. A daemon that runs for longer than the lifetime without a reload must not serve
     /// a bundle apps refuse as expired.
     func isDueForReissue(atUnixSeconds unixSeconds: Int) -> Bool {
-        unixSeconds >= stamp.issuedAt + (stamp.expiresAt - stamp.issuedAt) / 2
+        stamp.isDueForReissue(atUnixSeconds: unixSeconds)
     }
 
     /// The same policy, revision, version and key id, issued at `issuedAt` with the same

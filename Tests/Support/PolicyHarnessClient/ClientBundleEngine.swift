@@ -7,17 +7,7 @@ extension HarnessEngine {
     /// image without the daemon's sections), verified and loaded by ``NavigationPolicyClient``
     /// as an app loads its shipped bundle, and decided through it.
     public static let clientBundle = HarnessEngine(name: "client (signed compiled bundle)") { policy in
-        let image = try PolicyImage.strippingDaemonSections(
-            try PolicyImage.compile(
-                config: policy.bytes, compiler: PolicyCompiler(), sha256: harnessDigest, checksum: harnessDigest,
-                tableThreshold: harnessTableThreshold),
-            checksum: harnessDigest)
-        // Signed freshness: issued within a year of its expiry (2100), as the daemon writes it.
-        let revision = "sha256:" + String(repeating: "a", count: 64)
-        let head =
-            #"{"format":"navpolicy-bundle","version":3,"revision":"\#(revision)","policyVersion":1,"issuedAt":4070908800,"#
-            + #""expiresAt":4102444800,"compiledPolicy":{"length":\#(image.count)}}"#
-        let bundle = Array(head.utf8) + [0x0A] + image
+        let bundle = try compiledBundle(config: policy.bytes)
         let verifier = HarnessBundleVerifier()
         let client = NavigationPolicyClient(
             configuration: .init(
@@ -25,6 +15,22 @@ extension HarnessEngine {
         guard client.startupIssues.isEmpty else { throw HarnessError("the client refused the bundle: \(client.startupIssues)") }
         return { request in try? client.decision(for: request) }
     }
+}
+
+/// A compiled bundle (layout 3: a head line, then the image without the daemon's sections) of
+/// `config`, as `navpolicyd bundle --compiled` writes it: revision `sha256:` and 64 times
+/// `revisionDigit`, issued within a year of its expiry (2100), as the daemon writes it.
+public func compiledBundle(config: [UInt8], revisionDigit: Character = "a", policyVersion: Int = 1) throws -> [UInt8] {
+    let image = try PolicyImage.strippingDaemonSections(
+        try PolicyImage.compile(
+            config: config, compiler: PolicyCompiler(), sha256: harnessDigest, checksum: harnessDigest,
+            tableThreshold: harnessTableThreshold),
+        checksum: harnessDigest)
+    let revision = "sha256:" + String(repeating: revisionDigit, count: 64)
+    let head =
+        #"{"format":"navpolicy-bundle","version":3,"revision":"\#(revision)","policyVersion":\#(policyVersion),"#
+        + #""issuedAt":4070908800,"expiresAt":4102444800,"compiledPolicy":{"length":\#(image.count)}}"#
+    return Array(head.utf8) + [0x0A] + image
 }
 
 /// A keyed checksum standing in for Ed25519 (the harness links no libsodium): any changed byte,
