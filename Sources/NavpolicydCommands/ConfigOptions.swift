@@ -10,8 +10,8 @@ enum ConfigOptions {
 
     /// `--config` where the command gives the policy a meaning of its own and requires it
     /// (`diff`'s candidate, `analyze`'s subject): no default path applies.
-    static func config(_ placeholder: String, help: String) -> Option<String> {
-        Option.text(config.declaration.name, placeholder, kind: .file, help: help, required: true)
+    static func requiredConfig(_ placeholder: String, help: String) -> Option<String> {
+        Option.text(Self.config.declaration.name, placeholder, kind: .file, help: help, required: true)
     }
 
     /// `--max-config-bytes N`. Text, not an integer: the same rules apply to

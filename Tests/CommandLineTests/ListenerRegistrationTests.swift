@@ -99,12 +99,12 @@ struct ListenerRegistrationTests {
         let initial = try compiler.compile(Array(#"{"echo": {"greeting": "hi"}}"#.utf8))
         let settings = RestartOnlySettings(policy: initial, sections: DaemonSection.all(for: Self.kinds))
         let changed = try compiler.compile(Array(#"{"echo": {"greeting": "bye"}}"#.utf8))
-        #expect(settings.changes(in: changed).map(\.event) == ["policy.echo_settings_changed"])
-        #expect(settings.changes(in: changed).first?.detail == "the echo section changed; it applies after a restart")
-        #expect(settings.changes(in: initial).isEmpty)
+        #expect(settings.changes(inPolicy: changed).map(\.event) == ["policy.echo_settings_changed"])
+        #expect(settings.changes(inPolicy: changed).first?.detail == "the echo section changed; it applies after a restart")
+        #expect(settings.changes(inPolicy: initial).isEmpty)
         // A change to a section a reload applies (decisionLog) warns of nothing.
         let same = try compiler.compile(Array(#"{"echo": {"greeting": "hi"}, "decisionLog": {"maxBytes": 1048576}}"#.utf8))
-        #expect(settings.changes(in: same).isEmpty)
+        #expect(settings.changes(inPolicy: same).isEmpty)
     }
 
     @Test("its flag sets its address, checked for clashes with every other listener; systemd may pass its socket")

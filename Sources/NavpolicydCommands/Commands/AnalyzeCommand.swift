@@ -6,7 +6,7 @@ import PolicyService
 /// `navpolicyd analyze`: proves what a chain does — unreachable handlers, equivalence of two
 /// chains with counterexamples, and whether any request of a kind can reach a decision.
 package struct AnalyzeCommand: ParsableCommand {
-    static let config = ConfigOptions.config("FILE", help: "the policy to analyze")
+    static let config = ConfigOptions.requiredConfig("FILE", help: "the policy to analyze")
     static let against = Option.text(
         "against", "OTHER.json", kind: .file,
         help: "compare with this policy: exit 0 when both decide every request alike, 1 with counterexamples")

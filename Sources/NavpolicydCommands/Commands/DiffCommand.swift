@@ -7,7 +7,7 @@ import PolicyService
 
 /// `navpolicyd diff`: replays recorded navigations against two policies and reports what changes.
 package struct DiffCommand: ParsableCommand {
-    static let config = ConfigOptions.config("NEW.json", help: "the candidate policy")
+    static let config = ConfigOptions.requiredConfig("NEW.json", help: "the candidate policy")
     static let against = Option.text(
         "against", "OLD.json", kind: .file,
         help: """

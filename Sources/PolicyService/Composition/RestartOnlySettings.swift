@@ -25,11 +25,11 @@ struct RestartOnlySettings: Sendable {
 
     /// One warning per section that `active` changes: its event name and what it means.
     func changes(in active: PolicySnapshot) -> [(event: String, detail: String)] {
-        changes(in: active.policy)
+        changes(inPolicy: active.policy)
     }
 
     /// One warning per section that `active` changes, in the sections' order.
-    func changes(in active: CompiledPolicy) -> [(event: String, detail: String)] {
+    func changes(inPolicy active: CompiledPolicy) -> [(event: String, detail: String)] {
         sections.compactMap { section in
             guard let warning = section.restartWarning, section.differs(initial, active) else { return nil }
             return (warning.event, warning.detail)
