@@ -1,4 +1,4 @@
-import NavigationPolicy
+package import NavigationPolicy
 import ShareIntake
 
 /// One top-level config section the daemon reads beside the chain, declared once: the policy
