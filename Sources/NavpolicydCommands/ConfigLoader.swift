@@ -23,12 +23,6 @@ struct ConfigLoader {
         case invalidImage(path: String, PolicyImageError)
     }
 
-    /// The `--max-config-bytes` option every command that reads a config declares. Text, not
-    /// an integer: the same rules apply to `NAVPOLICY_MAX_CONFIG_BYTES`, checked in one place.
-    static let maxBytesOption = Option.text(
-        "max-config-bytes", "N",
-        help: "refuse config files larger than N bytes (default: $NAVPOLICY_MAX_CONFIG_BYTES or 67108864 = 64 MiB)")
-
     /// The size cap: `--max-config-bytes`, else `NAVPOLICY_MAX_CONFIG_BYTES`, else 64 MiB.
     static func maxBytes(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(CommandError) -> Int

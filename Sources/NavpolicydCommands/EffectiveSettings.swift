@@ -1,18 +1,14 @@
 import NavigationPolicy
 import PolicyService
-import ShareIntake
 
-/// The `server`, `intake`, `proxy`, `decisionLog` and `extAuthz` settings a policy file results in, defaults included,
-/// so `validate` shows what a missing field means instead of leaving the reader to guess.
+/// The settings of every section the daemon reads (``DaemonSection/registered``: its own, then
+/// each listener kind's) that a policy file results in, defaults included, so `validate` shows
+/// what a missing field means instead of leaving the reader to guess.
 enum EffectiveSettings {
-    static func sections(_ policy: CompiledPolicy) -> [(name: String, fields: [(String, String)])] {
-        [
-            ("server", fields(of: ServerSettings.from(policy))),
-            ("intake", fields(of: IntakeSettings.from(policy))),
-            ("proxy", fields(of: ProxySettings.from(policy))),
-            ("decisionLog", fields(of: DecisionLogSettings.from(policy))),
-            ("extAuthz", fields(of: ExtAuthzSettings.from(policy))),
-        ]
+    static func sections(
+        _ policy: CompiledPolicy, of sections: [DaemonSection] = DaemonSection.registered
+    ) -> [(name: String, fields: [(String, String)])] {
+        sections.map { ($0.name, fields(of: $0.settings(policy))) }
     }
 
     /// Stored properties by reflection: new settings show up without touching this file. A

@@ -51,7 +51,7 @@ struct CompileSizingTests {
     @Test("a valid config whose handler sizes mislead the estimate compiles every handler in order")
     func skewedValid() throws {
         let bytes = Self.skewedConfig(duplicateAt: [])
-        let compiler = PolicyCompiler(registry: .builtIn, sectionValidators: ["server": { _, _ in }])
+        let compiler = PolicyCompiler(registry: .builtIn, sections: [ConfigSection(name: "server")])
         let streamed = try compiler.compile(bytes)
         let tree = try compiler.compile(JSONParser(maximumDepth: 32, rejectsDuplicateMembers: false).parse(bytes))
         #expect(streamed.links.count == 3_000)
@@ -65,7 +65,7 @@ struct CompileSizingTests {
         // right at the counts where the compiler estimates again (64, 128, 256, ...).
         let duplicates: Set<Int> = [63, 64, 65, 127, 128, 129, 255, 256, 511, 512, 1_023, 1_024, 2_047, 2_048, 2_999]
         let bytes = Self.skewedConfig(duplicateAt: duplicates, invalidAt: [64, 700, 2_999])
-        let compiler = PolicyCompiler(registry: .builtIn, sectionValidators: ["server": { _, _ in }])
+        let compiler = PolicyCompiler(registry: .builtIn, sections: [ConfigSection(name: "server")])
         let streamed = compileIssues { () throws(ConfigError) in try compiler.compile(bytes) }
         let document = try JSONParser(maximumDepth: 32, rejectsDuplicateMembers: false).parse(bytes)
         let tree = compileIssues { () throws(ConfigError) in try compiler.compile(document) }

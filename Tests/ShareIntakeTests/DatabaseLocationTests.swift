@@ -50,7 +50,7 @@ struct DatabaseLocationTests {
         #expect(IntakeSettings().pool == 4)
         for (value, valid) in [(1, true), (64, true), (0, false), (65, false)] {
             let json = #"{"defaultDecision":"allow","handlers":[],"intake":{"pool":\#(value)}}"#
-            let compiler = PolicyCompiler(sectionValidators: ["intake": IntakeSettings.validator])
+            let compiler = PolicyCompiler(sections: [ConfigSection(name: "intake", validate: IntakeSettings.validator)])
             if let policy = try? compiler.compile(Array(json.utf8)) {
                 #expect(valid && IntakeSettings.from(policy).pool == value, "pool \(value)")
             } else {

@@ -7,7 +7,7 @@ import Testing
 @Suite("intake config section")
 struct IntakeSettingsTests {
     func issues(_ json: String) -> [String] {
-        let compiler = PolicyCompiler(sectionValidators: ["intake": IntakeSettings.validator])
+        let compiler = PolicyCompiler(sections: [ConfigSection(name: "intake", validate: IntakeSettings.validator)])
         do {
             _ = try compiler.compile(Array(json.utf8))
             return []
@@ -18,7 +18,7 @@ struct IntakeSettingsTests {
 
     @Test("defaults, values and errors at their JSON pointers")
     func decoding() throws {
-        let policy = try PolicyCompiler(sectionValidators: ["intake": IntakeSettings.validator]).compile(
+        let policy = try PolicyCompiler(sections: [ConfigSection(name: "intake", validate: IntakeSettings.validator)]).compile(
             Array(
                 #"{"handlers":[],"intake":{"maxWebURLs":3,"onCancel":"reject","database":"/tmp/x.db","groupCommit":false}}"#.utf8)
         )
@@ -39,7 +39,7 @@ struct IntakeSettingsTests {
 
     @Test("maxDatabaseBytes: absent means no limit; a value below 64 KiB is refused at its pointer")
     func maxDatabaseBytes() throws {
-        let compiler = PolicyCompiler(sectionValidators: ["intake": IntakeSettings.validator])
+        let compiler = PolicyCompiler(sections: [ConfigSection(name: "intake", validate: IntakeSettings.validator)])
         let limited = try compiler.compile(Array(#"{"handlers":[],"intake":{"maxDatabaseBytes":1048576}}"#.utf8))
         #expect(IntakeSettings.from(limited).maxDatabaseBytes == 1_048_576)
         #expect(IntakeSettings().maxDatabaseBytes == nil)
@@ -49,7 +49,7 @@ struct IntakeSettingsTests {
 
     @Test("maxWaitingRequests: 32 by default, 1 to 4096")
     func maxWaitingRequests() throws {
-        let compiler = PolicyCompiler(sectionValidators: ["intake": IntakeSettings.validator])
+        let compiler = PolicyCompiler(sections: [ConfigSection(name: "intake", validate: IntakeSettings.validator)])
         let set = try compiler.compile(Array(#"{"handlers":[],"intake":{"maxWaitingRequests":4}}"#.utf8))
         #expect(IntakeSettings.from(set).maxWaitingRequests == 4)
         #expect(IntakeSettings().maxWaitingRequests == 32)

@@ -4,20 +4,23 @@ public import JSONSupport
 public struct PolicyCompiler: Sendable {
     public var registry: HandlerRegistry
 
-    /// Validates one reserved section (`server`, `intake`, `proxy`) in the same pass as the
+    /// Validates one section a front end reads (``ConfigSection``) in the same pass as the
     /// chain, so `validate` and reloads report its errors with the rest.
     public typealias SectionValidator = @Sendable (ConfigObject, inout ConfigDiagnostics) -> Void
 
-    /// Validators by section name; a section without one is only checked to be an object.
-    public var sectionValidators: [String: SectionValidator] = [:]
+    /// The sections beside the chain this compiler accepts, in the order the compiled policy
+    /// keeps them (``CompiledPolicy/sections``). The front end that reads them tells the
+    /// compiler: any other top-level key is refused.
+    public var sections: [ConfigSection] = []
 
     /// Checks that span sections (a listener in `server` clashing with one in `proxy`), run
     /// with the whole document after the section validators.
     public var documentValidators: [SectionValidator] = []
 
-    /// Top-level keys of a config. `server`, `intake`, `proxy`, `decisionLog` and `extAuthz` belong to the front ends.
-    public static let topLevelKeys = ["defaultDecision", "handlers", "server", "intake", "proxy", "decisionLog", "extAuthz"]
-    static let reservedSections = ["server", "intake", "proxy", "decisionLog", "extAuthz"]
+    /// The top-level keys of the chain itself; ``topLevelKeys`` adds the sections.
+    public static let chainKeys = ["defaultDecision", "handlers"]
+    /// Top-level keys of a config: the chain's and each section's.
+    public var topLevelKeys: [String] { Self.chainKeys + sections.map { $0.name } }
     package static let handlerKeys = ["name", "type", "match", "mode"]
 
     /// From this many entries a handler's `hosts` or `pathPrefixes` list is stored as a sorted
@@ -46,9 +49,10 @@ public struct PolicyCompiler: Sendable {
     /// Deepest nesting a config may have; real configs need 5.
     static let maximumDepth = 32
 
-    public init(registry: HandlerRegistry = .builtIn, sectionValidators: [String: SectionValidator] = [:]) {
+    /// A compiler of `registry`'s handler types that accepts `sections` beside the chain.
+    public init(registry: HandlerRegistry = .builtIn, sections: [ConfigSection] = []) {
         self.registry = registry
-        self.sectionValidators = sectionValidators
+        self.sections = sections
     }
 
     /// Compiles config bytes.
@@ -155,7 +159,7 @@ public struct PolicyCompiler: Sendable {
         guard let root = ConfigObject.expect(document, at: .root, diagnostics: &diagnostics) else {
             throw ConfigError(issues: diagnostics.issues)
         }
-        root.checkKeys(allowed: Self.topLevelKeys, diagnostics: &diagnostics)
+        root.checkKeys(allowed: topLevelKeys, diagnostics: &diagnostics)
 
         var defaultVerdict = Decision.Verdict.allow
         if let text = root.string("defaultDecision", diagnostics: &diagnostics) {
@@ -168,11 +172,11 @@ public struct PolicyCompiler: Sendable {
         }
 
         var sections = JSONObject()
-        for key in Self.reservedSections {
-            guard let value = root.object[key] else { continue }
-            if let section = ConfigObject.expect(value, at: .root.appending(key), diagnostics: &diagnostics) {
-                sectionValidators[key]?(section, &diagnostics)
-                sections.append(key, value)
+        for declared in self.sections {
+            guard let value = root.object[declared.name] else { continue }
+            if let section = ConfigObject.expect(value, at: .root.appending(declared.name), diagnostics: &diagnostics) {
+                declared.validate(section, &diagnostics)
+                sections.append(declared.name, value)
             }
         }
 

@@ -6,7 +6,7 @@ import PolicyService
 /// `navpolicyd analyze`: proves what a chain does — unreachable handlers, equivalence of two
 /// chains with counterexamples, and whether any request of a kind can reach a decision.
 package struct AnalyzeCommand: ParsableCommand {
-    static let config = Option.text("config", "FILE", kind: .file, help: "the policy to analyze", required: true)
+    static let config = ConfigOptions.requiredConfig("FILE", help: "the policy to analyze")
     static let against = Option.text(
         "against", "OTHER.json", kind: .file,
         help: "compare with this policy: exit 0 when both decide every request alike, 1 with counterexamples")
@@ -48,7 +48,7 @@ package struct AnalyzeCommand: ParsableCommand {
             2 unreadable or invalid input, bad usage; 3 an answer is unknown (and none is 1).
             """,
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, against.declaration, compare.declaration,
+            config.declaration, ConfigOptions.maxBytes.declaration, against.declaration, compare.declaration,
             canReach.declaration, host.declaration, pathPattern.declaration, urlPattern.declaration, match.declaration,
             maxSteps.declaration, format.declaration,
         ],
@@ -75,7 +75,7 @@ package struct AnalyzeCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         configPath = arguments[Self.config] ?? ""
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
         againstPath = arguments[Self.against]
         compareText = arguments[Self.compare]
         comparesHandlers = compareText == "handler"

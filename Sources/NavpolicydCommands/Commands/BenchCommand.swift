@@ -9,7 +9,6 @@ import PolicyService
 /// Each decision is timed on its own (monotonic clock, ~20 ns overhead) so percentiles are
 /// real; canonicalization (URL parsing) is included because every front end pays it.
 package struct BenchCommand: ParsableCommand {
-    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
     static let urls = Option.text(
         "urls", "FILE", kind: .file,
         help: "one URL per line to decide (default: a built-in mix of hits and misses for the default policy)")
@@ -44,7 +43,7 @@ package struct BenchCommand: ParsableCommand {
             """,
         notes: "Exit status: 0; 2 for an invalid config, URL file or flag.",
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, urls.declaration, duration.declaration,
+            ConfigOptions.config.declaration, ConfigOptions.maxBytes.declaration, urls.declaration, duration.declaration,
             iterations.declaration, format.declaration, json.declaration, client.declaration, compiled.declaration,
         ],
         exclusiveGroups: [ExclusiveGroup(["format", "json"], isRequired: false)])
@@ -64,8 +63,8 @@ package struct BenchCommand: ParsableCommand {
     package var compiledBundle: Bool
 
     package init(_ arguments: ParsedArguments) {
-        configPath = arguments[Self.config]
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        configPath = arguments[ConfigOptions.config]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
         urlsPath = arguments[Self.urls]
         duration = arguments[Self.duration] ?? 5
         iterations = arguments[Self.iterations]

@@ -10,7 +10,6 @@ import PolicyService
 /// `--public-key`, the public key apps verify with; `bundle verify FILE` and
 /// `bundle inspect FILE` check and show a bundle as an app reads it.
 package struct BundleCommand: ParsableCommand {
-    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
     static let sign = Option.text(
         "sign", "KEY", kind: .file,
         help: "sign with this Ed25519 private key (PEM PKCS#8, as openssl genpkey -algorithm ed25519 writes)")
@@ -70,8 +69,8 @@ package struct BundleCommand: ParsableCommand {
             a bundle an app would refuse, bad key, unwritable output or bad usage.
             """,
         options: [
-            config.declaration, sign.declaration, output.declaration, publicKey.declaration,
-            ConfigLoader.maxBytesOption.declaration, issuedAt.declaration, lifetime.declaration,
+            ConfigOptions.config.declaration, sign.declaration, output.declaration, publicKey.declaration,
+            ConfigOptions.maxBytes.declaration, issuedAt.declaration, lifetime.declaration,
             policyVersion.declaration, keyId.declaration, format.declaration, compiled.declaration,
             allowExpired.declaration,
         ] + BundleInput.declarations.filter { $0.name != BundleInput.bundle.declaration.name },
@@ -100,11 +99,11 @@ package struct BundleCommand: ParsableCommand {
     private var maxConfigBytesText: String?
 
     package init(_ arguments: ParsedArguments) {
-        configPath = arguments[Self.config]
+        configPath = arguments[ConfigOptions.config]
         signingKeyPath = arguments[Self.sign]
         outputPath = arguments[Self.output]
         printsPublicKey = arguments[Self.publicKey]
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
         issuedAtSeconds = arguments[Self.issuedAt]
         lifetimeSeconds = arguments[Self.lifetime]
         policyVersionValue = arguments[Self.policyVersion]

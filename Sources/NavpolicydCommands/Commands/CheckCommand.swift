@@ -3,7 +3,6 @@ import PolicyService
 
 /// `navpolicyd check URL`: the decision for one navigation, as JSON on stdout.
 package struct CheckCommand: ParsableCommand {
-    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
     static let method = Option.text("method", "M", help: "HTTP method", default: "GET")
     static let navigationType = Option.text(
         "navigation-type", "T", kind: .commandCheckedChoice(NavigationType.allCases.map(\.rawValue)),
@@ -24,7 +23,7 @@ package struct CheckCommand: ParsableCommand {
             """,
         notes: "Exit status: 0 with a decision; 2 for an invalid URL, flag value or config.",
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, method.declaration, navigationType.declaration,
+            ConfigOptions.config.declaration, ConfigOptions.maxBytes.declaration, method.declaration, navigationType.declaration,
             targetFrame.declaration,
             sourceURL.declaration, explain.declaration, format.declaration,
         ] + BundleInput.declarations,
@@ -46,10 +45,10 @@ package struct CheckCommand: ParsableCommand {
     private var targetFrameText: String?
 
     package init(_ arguments: ParsedArguments) {
-        configPath = arguments[Self.config]
+        configPath = arguments[ConfigOptions.config]
         bundleInput = BundleInput.parse(arguments)
         bundleKeyOptionsGiven = BundleInput.keyOptionsGiven(arguments)
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
         request = NavigationRequest(url: arguments.positionals.first ?? "")
         request.method = arguments[Self.method] ?? "GET"
         request.sourceURL = arguments[Self.sourceURL]

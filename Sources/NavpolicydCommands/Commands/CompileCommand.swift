@@ -5,7 +5,6 @@ import PolicyService
 /// `navpolicyd compile --config X --output Y`: the policy as a compiled image (docs/compiled-policy.md)
 /// that every `--config`, `serve` and the in-app client use in place, without parsing it.
 package struct CompileCommand: ParsableCommand {
-    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
     static let output = Option.text(
         "output", "PATH", kind: .file, help: "write the image to PATH (a temporary file, then renamed)", required: true)
 
@@ -22,7 +21,7 @@ package struct CompileCommand: ParsableCommand {
             source config's revision (recorded in the header).
             """,
         notes: "Exit status: 0 written; 2 unreadable or invalid config, unwritable output or bad usage.",
-        options: [config.declaration, output.declaration, ConfigLoader.maxBytesOption.declaration],
+        options: [ConfigOptions.config.declaration, output.declaration, ConfigOptions.maxBytes.declaration],
         unexpectedArgumentHint: "use --config FILE --output PATH")
 
     package var configPath: String?
@@ -31,9 +30,9 @@ package struct CompileCommand: ParsableCommand {
     private var maxConfigBytesText: String?
 
     package init(_ arguments: ParsedArguments) {
-        configPath = arguments[Self.config]
+        configPath = arguments[ConfigOptions.config]
         outputPath = arguments[Self.output] ?? ""
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
     }
 
     package mutating func validate() throws(CommandError) {

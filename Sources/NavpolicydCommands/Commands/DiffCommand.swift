@@ -7,7 +7,7 @@ import PolicyService
 
 /// `navpolicyd diff`: replays recorded navigations against two policies and reports what changes.
 package struct DiffCommand: ParsableCommand {
-    static let config = Option.text("config", "NEW.json", kind: .file, help: "the candidate policy", required: true)
+    static let config = ConfigOptions.requiredConfig("NEW.json", help: "the candidate policy")
     static let against = Option.text(
         "against", "OLD.json", kind: .file,
         help: """
@@ -38,7 +38,7 @@ package struct DiffCommand: ParsableCommand {
             2 unreadable or malformed input, invalid config, bad usage.
             """,
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, against.declaration, log.declaration, urls.declaration,
+            config.declaration, ConfigOptions.maxBytes.declaration, against.declaration, log.declaration, urls.declaration,
             cases.declaration,
             format.declaration, examples.declaration, failOnChange.declaration,
         ],
@@ -61,7 +61,7 @@ package struct DiffCommand: ParsableCommand {
 
     package init(_ arguments: ParsedArguments) {
         candidatePath = arguments[Self.config] ?? ""
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
         againstPath = arguments[Self.against]
         if let path = arguments[Self.log] {
             input = .log(path)

@@ -3,74 +3,65 @@ package import PolicyService
 
 /// `navpolicyd serve`: the HTTP daemon.
 package struct ServeCommand: ParsableCommand {
-    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
-    static let listen = Option.text(
-        "listen", "HOST:PORT", kind: .address,
-        help: "address to listen on (IPv4, [IPv6] or localhost; port 0 = any free port)")
     static let decisionLog = Option.text(
         "decision-log", "FILE", kind: .file, help: "append one NDJSON line per decision (written off the request path)")
     static let adminTokenFile = Option.text(
         "admin-token-file", "FILE", kind: .file, help: "bearer token for /v1/policy/reload ($NAVPOLICY_ADMIN_TOKEN wins)")
-    static let proxyListen = Option.text(
-        "proxy-listen", "HOST:PORT", kind: .address,
-        help: "also run the enforcing forward/reverse proxy there (see docs/proxy.md)")
-    static let extAuthzListen = Option.text(
-        "ext-authz-listen", "HOST:PORT", kind: .address,
-        help: "also run Envoy's ext_authz HTTP service there: every path is a request to decide (docs/envoy.md)")
     static let extAuthzPathPrefix = Option.text(
         "ext-authz-path-prefix", "PREFIX", kind: .text,
         help:
             "what Envoy's http_service.path_prefix puts before each original path (/authz in deploy/envoy); a check "
             + "whose path does not start with it and / is refused (extAuthz.pathPrefix; see docs/envoy.md)")
-    static let extAuthzGRPCListen = Option.text(
-        "ext-authz-grpc-listen", "HOST:PORT", kind: .address,
-        help: "also serve Envoy's ext_authz gRPC Check (HTTP/2 cleartext) there (extAuthz.grpcListen; see docs/envoy.md)")
-    static let adminListen = Option.text(
-        "admin-listen", "HOST:PORT", kind: .address,
-        help:
-            "serve /healthz, /readyz, /readyz/intake, /metrics, /v1/policy, reload, diff and the status page on a "
-            + "listener of their own (server.adminListen)"
-    )
     static let logLevel = Option.text(
         "log-level", "LEVEL", kind: .choice(EventLog.Level.allCases.map(\.rawValue)),
         help: "the least severe event written to stderr: debug, info, warning or error", default: EventLog.Level.info.rawValue)
 
-    package static let declaration = CommandDeclaration(
-        name: "serve",
-        summary: "Run the HTTP daemon (decisions, policy, health and metrics endpoints)",
-        // The route list comes from the route catalogue, so a new endpoint shows up here by itself.
-        discussion: """
-            Listens on 127.0.0.1:8080 unless --listen or the config's server.listen says otherwise,
-            and serves these routes (with --admin-listen, /v1/policy, its reload and diff, /metrics
-            and the status routes move to the admin listener; docs/api.md has the table):
-            \(PolicyAPI.Route.helpList)
-            """,
-        notes: """
-            Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
-            an invalid config is rejected and the running policy keeps serving.
-            SIGTERM or SIGINT: refuse new connections, finish requests in flight on every listener
-            together (server.drainTimeoutSeconds), exit 0.
-            SIGUSR1: reopen the decision log at its configured path (after logrotate renamed it).
-            Logs are JSON lines on stderr, from --log-level up.
+    /// The option that sets a listener's address, from its kind's flag (``ListenFlag``).
+    static func listenOption(_ flag: ListenFlag) -> Option<String> {
+        Option.text(flag.name, "HOST:PORT", kind: .address, help: flag.help)
+    }
 
-            Share intake stores items in intake.database, by default intake.sqlite3 in the data
-            directory ($NAVPOLICY_DATA_DIR, else var/navpolicyd under the working directory).
-            With intake.enabled false no database is opened and the intake endpoints answer 404.
-            $NAVPOLICY_INTAKE_TOKEN (or intake.tokenFile) requires a bearer token on every intake endpoint.
+    package static let declaration = declaring(
+        listenFlags: ListenFlag.registered, socketNames: SocketActivation.listenerNames)
 
-            Under systemd: READY=1, RELOADING=1 and STOPPING=1 go to $NOTIFY_SOCKET (Type=notify),
-            WATCHDOG=1 every WATCHDOG_USEC/2, and sockets passed as LISTEN_FDS (FileDescriptorName=
-            api, admin, proxy, ext-authz) are served instead of binding (deploy/systemd/navpolicyd.socket).
+    /// `serve` with a listen option per flag of `listenFlags`, in their order, after the config
+    /// options, and `socketNames` as the names systemd's sockets may carry: both the registered
+    /// listener kinds'.
+    static func declaring(listenFlags: [ListenFlag], socketNames: [String]) -> CommandDeclaration {
+        CommandDeclaration(
+            name: "serve",
+            summary: "Run the HTTP daemon (decisions, policy, health and metrics endpoints)",
+            // The route list comes from the route catalogue, so a new endpoint shows up here by itself.
+            discussion: """
+                Listens on 127.0.0.1:8080 unless --listen or the config's server.listen says otherwise,
+                and serves these routes (with --admin-listen, /v1/policy, its reload and diff, /metrics
+                and the status routes move to the admin listener; docs/api.md has the table):
+                \(PolicyAPI.Route.helpList)
+                """,
+            notes: """
+                Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;
+                an invalid config is rejected and the running policy keeps serving.
+                SIGTERM or SIGINT: refuse new connections, finish requests in flight on every listener
+                together (server.drainTimeoutSeconds), exit 0.
+                SIGUSR1: reopen the decision log at its configured path (after logrotate renamed it).
+                Logs are JSON lines on stderr, from --log-level up.
 
-            Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
-            """,
-        options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, listen.declaration, decisionLog.declaration,
-            adminTokenFile.declaration,
-            proxyListen.declaration, extAuthzListen.declaration, extAuthzPathPrefix.declaration,
-            extAuthzGRPCListen.declaration, adminListen.declaration,
-            logLevel.declaration,
-        ])
+                Share intake stores items in intake.database, by default intake.sqlite3 in the data
+                directory ($NAVPOLICY_DATA_DIR, else var/navpolicyd under the working directory).
+                With intake.enabled false no database is opened and the intake endpoints answer 404.
+                $NAVPOLICY_INTAKE_TOKEN (or intake.tokenFile) requires a bearer token on every intake endpoint.
+
+                Under systemd: READY=1, RELOADING=1 and STOPPING=1 go to $NOTIFY_SOCKET (Type=notify),
+                WATCHDOG=1 every WATCHDOG_USEC/2, and sockets passed as LISTEN_FDS (FileDescriptorName=
+                \(socketNames.joined(separator: ", "))) are served instead of binding
+                (deploy/systemd/navpolicyd.socket).
+
+                Exit status: 0 after a clean shutdown; 2 when the config, flags or address are invalid.
+                """,
+            options: ConfigOptions.declarations + listenFlags.map { listenOption($0).declaration } + [
+                extAuthzPathPrefix.declaration, decisionLog.declaration, adminTokenFile.declaration, logLevel.declaration,
+            ])
+    }
 
     package var configPath: String?
     /// The config size cap (`--max-config-bytes`, its variable or 64 MiB), set by ``validate()``.
@@ -84,14 +75,11 @@ package struct ServeCommand: ParsableCommand {
     package var adminTokenFilePath: String?
     package var logLevel: EventLog.Level
 
-    /// The options that set a listener's address; each listener kind names its flag.
-    private static let listenOptions = [listen, adminListen, proxyListen, extAuthzListen, extAuthzGRPCListen]
-
     package init(_ arguments: ParsedArguments) {
-        configPath = arguments[Self.config]
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
-        for option in Self.listenOptions {
-            listenFlags[option.declaration.longForm] = arguments[option]
+        configPath = arguments[ConfigOptions.config]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
+        for flag in ListenFlag.registered {
+            listenFlags[flag.spelling] = arguments[Self.listenOption(flag)]
         }
         extAuthzPathPrefix = arguments[Self.extAuthzPathPrefix]
         decisionLogPath = arguments[Self.decisionLog]

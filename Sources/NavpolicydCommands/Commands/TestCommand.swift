@@ -6,7 +6,6 @@ import PolicyService
 
 /// `navpolicyd test CASES.json`: table-driven policy tests.
 package struct TestCommand: ParsableCommand {
-    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
     static let explain = Flag("explain", help: "print the decision trace of each failing case")
     static let coverage = Flag(
         "coverage", help: "report, per handler and per hosts/paths/pathPrefixes/pathPatterns entry, whether any case exercised it"
@@ -46,7 +45,7 @@ package struct TestCommand: ParsableCommand {
             2 unreadable or malformed files, invalid config or bundle.
             """,
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, explain.declaration, coverage.declaration,
+            ConfigOptions.config.declaration, ConfigOptions.maxBytes.declaration, explain.declaration, coverage.declaration,
             failUnder.declaration, format.declaration, vectors.declaration,
         ] + BundleInput.declarations,
         positional: PositionalDeclaration(
@@ -70,10 +69,10 @@ package struct TestCommand: ParsableCommand {
     package var format: OutputFormat
 
     package init(_ arguments: ParsedArguments) {
-        configPath = arguments[Self.config]
+        configPath = arguments[ConfigOptions.config]
         bundleInput = BundleInput.parse(arguments)
         bundleKeyOptionsGiven = BundleInput.keyOptionsGiven(arguments)
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
         casesPath = arguments.positionals.first ?? ""
         paths = arguments.positionals
         runsVectors = arguments[Self.vectors]

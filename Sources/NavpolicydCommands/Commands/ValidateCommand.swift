@@ -7,7 +7,6 @@ import PolicyService
 
 /// `navpolicyd validate`: the chain in order and lint warnings, or every config error with its JSON pointer.
 package struct ValidateCommand: ParsableCommand {
-    static let config = Option.text("config", "FILE", kind: .file, help: SharedHelp.config)
     static let strict = Flag("strict", help: "warnings make the exit status 1")
     static let source = Option.text(
         "source", "FILE", kind: .file,
@@ -30,7 +29,7 @@ package struct ValidateCommand: ParsableCommand {
             not what compile makes of --source; 2 unreadable file or bad usage.
             """,
         options: [
-            config.declaration, ConfigLoader.maxBytesOption.declaration, strict.declaration, source.declaration,
+            ConfigOptions.config.declaration, ConfigOptions.maxBytes.declaration, strict.declaration, source.declaration,
             format.declaration,
         ],
         unexpectedArgumentHint: "use --config FILE")
@@ -45,9 +44,9 @@ package struct ValidateCommand: ParsableCommand {
     package var sourcePath: String?
 
     package init(_ arguments: ParsedArguments) {
-        configPath = arguments[Self.config]
+        configPath = arguments[ConfigOptions.config]
         sourcePath = arguments[Self.source]
-        maxConfigBytesText = arguments[ConfigLoader.maxBytesOption]
+        maxConfigBytesText = arguments[ConfigOptions.maxBytes]
         isStrict = arguments[Self.strict]
         format = arguments[Self.format].flatMap(OutputFormat.init(rawValue:)) ?? .text
     }

@@ -53,8 +53,13 @@ extension DaemonConfiguration {
     /// them, so that processes the daemon starts do not take the sockets for theirs. Opens the
     /// intake store last, so a refused flag leaves no database file behind.
     public static func resolve(_ inputs: Inputs) -> Result<DaemonConfiguration, ResolutionError> {
+        resolve(inputs, kinds: ListenerKind.all)
+    }
+
+    /// ``resolve(_:)`` with `kinds` registered, in their order (the first is the API listener).
+    static func resolve(_ inputs: Inputs, kinds: [ListenerKind]) -> Result<DaemonConfiguration, ResolutionError> {
         let activation: SocketActivation?
-        switch SocketActivation.fromEnvironment(inputs.environment) {
+        switch SocketActivation.fromEnvironment(inputs.environment, names: kinds.map(\.role)) {
         case .success(let passed): activation = passed
         case .failure(let error): return .failure(ResolutionError(description: "socket activation: \(error)"))
         }
@@ -68,7 +73,7 @@ extension DaemonConfiguration {
         case .failure(let error): return .failure(ResolutionError(description: "\(error)"))
         }
         let listeners: [ResolvedListener]
-        switch resolveListeners(inputs, activation: activation) {
+        switch resolveListeners(inputs, kinds: kinds, activation: activation) {
         case .success(let resolved): listeners = resolved
         case .failure(let error): return .failure(error)
         }
@@ -100,23 +105,24 @@ extension DaemonConfiguration {
                 adminToken: adminToken, version: inputs.version, intake: intake, notifier: notifier,
                 socketActivated: activation != nil,
                 extAuthz: ExtAuthzSettings.from(inputs.initial.policy).overriding(pathPrefix: inputs.extAuthzPathPrefix),
-                restartOnly: RestartOnlySettings(inputs.initial, intake: intake?.settings)))
+                restartOnly: RestartOnlySettings(inputs.initial, sections: DaemonSection.all(for: kinds))))
     }
 
     /// Each registered listener's endpoint: the flag's address over the config's, a passed
     /// socket over both (the address then only labels it), and no two bound on one port.
-    private static func resolveListeners(
-        _ inputs: Inputs, activation: SocketActivation?
+    static func resolveListeners(
+        _ inputs: Inputs, kinds: [ListenerKind], activation: SocketActivation?
     ) -> Result<[ResolvedListener], ResolutionError> {
         var listeners: [ResolvedListener] = []
-        for kind in ListenerKind.all {
+        for kind in kinds {
             let socket = activation?.socket(named: kind.role)
             let address: ListenAddress
-            if let text = kind.flag.flatMap({ inputs.listenFlags[$0] }) ?? kind.configured(inputs.initial) {
+            if let text = kind.flag.flatMap({ inputs.listenFlags[$0.spelling] }) ?? kind.configured(inputs.initial) {
                 switch ListenAddress.parse(text) {
                 case .success(let parsed): address = parsed
                 case .failure(let error):
-                    return .failure(ResolutionError(description: "\(kind.flag ?? kind.clashName) \(text): \(error.reason)"))
+                    return .failure(
+                        ResolutionError(description: "\(kind.flag?.spelling ?? kind.clashName) \(text): \(error.reason)"))
                 }
             } else if socket != nil, let api = listeners.first {
                 // A passed socket needs no address; the API listener's host labels it in logs.

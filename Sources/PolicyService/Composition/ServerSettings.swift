@@ -179,19 +179,18 @@ public struct ServerSettings: Sendable, Equatable {
         return decode(ConfigObject(section, at: .root.appending("server")), diagnostics: &diagnostics)
     }
 
-    /// A compiler that validates the `server` section with the chain.
-    public static let compiler: PolicyCompiler = {
-        var validators: [String: PolicyCompiler.SectionValidator] = [
-            "server": { section, diagnostics in _ = ServerSettings.decode(section, diagnostics: &diagnostics) },
-            "intake": IntakeSettings.validator,
-            "decisionLog": { section, diagnostics in _ = DecisionLogSettings.decode(section, diagnostics: &diagnostics) },
-        ]
-        // Each listener kind brings its own section (`proxy`), so a new one registers in one place.
-        for kind in ListenerKind.all { validators.merge(kind.sections) { first, _ in first } }
-        var compiler = PolicyCompiler(sectionValidators: validators)
+    /// The compiler the daemon and the commands read configs with: it accepts and validates,
+    /// with the chain, every section of the registered listener kinds (``ListenerKind/all``).
+    public static let compiler = compilerAccepting(ListenerKind.all)
+
+    /// A compiler that accepts the daemon's own sections and those `kinds` bring
+    /// (``DaemonSection/all(for:)``), each checked by its validator, and checks the listener
+    /// addresses of the whole document against each other.
+    static func compilerAccepting(_ kinds: [ListenerKind]) -> PolicyCompiler {
+        var compiler = PolicyCompiler(sections: DaemonSection.all(for: kinds).map(\.config))
         compiler.documentValidators = [checkProxyListenerClash]
         return compiler
-    }()
+    }
 
     /// ``compiler`` storing large `hosts` and `pathPrefixes` lists as sorted tables: what the
     /// daemon and the deciding commands load with (``PolicyCompiler/tableThreshold``).

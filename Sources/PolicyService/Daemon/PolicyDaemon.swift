@@ -1,6 +1,7 @@
 import Foundation
 public import HTTPServer
 import JSONSupport
+import ShareIntake
 import Synchronization
 
 /// The assembled daemon: the service (``ServiceFactory``) and its listeners, config watching,
@@ -33,7 +34,7 @@ public final class PolicyDaemon: Sendable {
         if let intake = configuration.intake {
             intakeSource = .open(intake.store, settings: intake.settings, token: intake.token)
         } else {
-            let settings = configuration.restartOnly.intake
+            let settings = IntakeSettings.from(configuration.initial.policy)
             intakeSource = settings.enabled ? .notConfigured(settings) : .disabled(settings)
         }
         // `/readyz` and the status page report the API listener's connections; the listener

@@ -5,9 +5,9 @@ extension ListenerKind {
     /// The enforcing forward/reverse proxy (docs/proxy.md): an ``HTTPServer`` running the
     /// ``ProxyResponder``, at `proxy.listen` or `--proxy-listen`.
     static let proxy = ListenerKind(
-        role: "proxy", flag: "--proxy-listen", clashName: "proxy listen",
-        configured: { ProxySettings.from($0.policy).listen },
-        sections: ["proxy": { section, diagnostics in _ = ProxySettings.decode(section, diagnostics: &diagnostics) }]
+        role: "proxy",
+        flag: ListenFlag("proxy-listen", help: "also run the enforcing forward/reverse proxy there (see docs/proxy.md)"),
+        clashName: "proxy listen", configured: { ProxySettings.from($0.policy).listen }, sections: [.proxy]
     ) { context in
         let settings = ProxySettings.from(context.initial.policy)
         let responder = ProxyResponder(
@@ -25,4 +25,10 @@ extension ListenerKind {
             countRejected: { metrics.recordProxyRequest(status: $0) },
             finish: { responder.client.shutdown() })
     }
+}
+
+extension DaemonSection {
+    /// `proxy`: the proxy's listener, origins and limits, built once at start.
+    static let proxy = DaemonSection(
+        "proxy", as: ProxySettings.self, restartWarning: restartOnly("proxy", event: "policy.proxy_settings_changed"))
 }

@@ -5,7 +5,9 @@ import ShareIntake
 extension ListenerKind {
     /// Decisions, authz, intake and the probes; everything when there is no admin listener.
     static let api = ListenerKind(
-        role: "api", flag: "--listen", clashName: "listen", configured: { $0.settings.listen }
+        role: "api",
+        flag: ListenFlag("listen", help: "address to listen on (IPv4, [IPv6] or localhost; port 0 = any free port)"),
+        clashName: "listen", configured: { $0.settings.listen }
     ) { context in
         // Beside an admin listener, the admin routes are not in this listener's table (404).
         let api = context.services.api(context.runs(.admin) ? .api : .all)
@@ -17,7 +19,13 @@ extension ListenerKind {
     /// Probes, metrics, the policy views, reload, diff and the status page, on connections of
     /// their own, so they still get in when the API listener is saturated.
     static let admin = ListenerKind(
-        role: "admin", flag: "--admin-listen", clashName: "admin listen", configured: { $0.settings.adminListen }
+        role: "admin",
+        flag: ListenFlag(
+            "admin-listen",
+            help:
+                "serve /healthz, /readyz, /readyz/intake, /metrics, /v1/policy, reload, diff and the status page on a "
+                + "listener of their own (server.adminListen)"),
+        clashName: "admin listen", configured: { $0.settings.adminListen }
     ) { context in
         var configuration = context.serverConfiguration(bodyLimitsByPath: PolicyDaemon.bodyLimitsByPath)
         configuration.threadPoolSize = 1

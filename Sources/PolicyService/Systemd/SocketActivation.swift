@@ -3,7 +3,7 @@
 #endif
 
 /// Listening sockets passed by systemd (`LISTEN_FDS`, from `navpolicyd.socket`), matched to
-/// the daemon's listeners by `FileDescriptorName=`: `api`, `admin`, `proxy`.
+/// the daemon's listeners by `FileDescriptorName=`: their roles (``listenerNames``).
 ///
 /// With socket activation systemd owns the sockets: they keep listening while the service
 /// restarts, so `systemctl restart` queues connections instead of refusing them.
@@ -39,6 +39,15 @@ public struct SocketActivation: Sendable, Equatable {
     public static func fromEnvironment(_ environment: [String: String], pid: Int32? = nil) -> Result<
         SocketActivation?, SetupError
     > {
+        fromEnvironment(environment, pid: pid, names: listenerNames)
+    }
+
+    /// ``fromEnvironment(_:pid:)`` with `listenerNames` the names a socket may carry (the roles
+    /// of the listener kinds registered).
+    static func fromEnvironment(_ environment: [String: String], pid: Int32? = nil, names listenerNames: [String])
+        -> Result<SocketActivation?, SetupError>
+    {
+        let namesInWords = inWords(listenerNames)
         guard let pidText = environment["LISTEN_PID"], !pidText.isEmpty else { return .success(nil) }
         guard let listenPID = Int32(pidText) else {
             return .failure(SetupError(description: "LISTEN_PID \"\(pidText)\" is not a process id"))
@@ -130,9 +139,9 @@ public struct SocketActivation: Sendable, Equatable {
     }
 
     /// The names as a sentence lists them: "api, admin or proxy".
-    private static var namesInWords: String {
-        guard let last = listenerNames.last, listenerNames.count > 1 else { return listenerNames.joined() }
-        return listenerNames.dropLast().joined(separator: ", ") + " or " + last
+    private static func inWords(_ names: [String]) -> String {
+        guard let last = names.last, names.count > 1 else { return names.joined() }
+        return names.dropLast().joined(separator: ", ") + " or " + last
     }
 
     /// Removes the variables so that processes the daemon starts do not take them for theirs.

@@ -11,7 +11,7 @@ public enum PolicyMutations {
         let parameters = PolicyGenerator.types.flatMap(PolicyGenerator.parameters(of:))
         var handler: [String] = []
         for key in PolicyCompiler.handlerKeys + parameters where !handler.contains(key) { handler.append(key) }
-        return (PolicyCompiler.topLevelKeys, handler, RequestMatcher.keys)
+        return (PolicyCompiler.chainKeys, handler, RequestMatcher.keys)
     }
 
     /// `object` with `key` set to `value` (removed when nil), in place when present.
@@ -59,9 +59,6 @@ public enum PolicyMutations {
                 result.append(withHandlers(policy, swapped))
             }
             return result
-        case "server", "intake", "proxy", "decisionLog", "extAuthz":
-            // Sections the front ends own: never part of a decision.
-            return [setting(policy, key, .object([:]))]
         default:
             return nil
         }

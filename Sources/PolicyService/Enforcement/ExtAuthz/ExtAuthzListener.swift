@@ -6,9 +6,11 @@ extension ListenerKind {
     /// ``ExtAuthzHTTPResponder``, at `extAuthz.listen` or `--ext-authz-listen`. It brings the
     /// `extAuthz` section, which the gRPC `Check` listener reads too.
     static let extAuthz = ListenerKind(
-        role: "ext-authz", flag: "--ext-authz-listen", clashName: "ext-authz listen",
-        configured: { ExtAuthzSettings.from($0.policy).listen },
-        sections: ["extAuthz": ExtAuthzSettings.validator]
+        role: "ext-authz",
+        flag: ListenFlag(
+            "ext-authz-listen",
+            help: "also run Envoy's ext_authz HTTP service there: every path is a request to decide (docs/envoy.md)"),
+        clashName: "ext-authz listen", configured: { ExtAuthzSettings.from($0.policy).listen }, sections: [.extAuthz]
     ) { context in
         let check = ExtAuthzCheck(
             decisions: context.services.decisions(for: .extAuthz), settings: context.extAuthz)
@@ -19,4 +21,12 @@ extension ListenerKind {
             ExtAuthzHTTPResponder(check: check), configuration: configuration, logLabel: "ext-authz",
             listeningEvent: "ext_authz.listening")
     }
+}
+
+extension DaemonSection {
+    /// `extAuthz`: both ext_authz services' addresses and the HTTP service's path prefix, built
+    /// once at start; the gRPC listener's kind reads it too.
+    static let extAuthz = DaemonSection(
+        "extAuthz", as: ExtAuthzSettings.self,
+        restartWarning: restartOnly("extAuthz", event: "policy.ext_authz_settings_changed"))
 }

@@ -84,9 +84,4 @@ public struct ExtAuthzSettings: Sendable, Equatable {
         // Validated when the policy compiled (ServerSettings.compiler), so nothing is reported here.
         return decode(ConfigObject(section, at: .root.appending("extAuthz")), diagnostics: &diagnostics)
     }
-
-    /// The section's validator, for the listener kinds that read it (``ListenerKind/sections``).
-    static let validator: PolicyCompiler.SectionValidator = { section, diagnostics in
-        _ = decode(section, diagnostics: &diagnostics)
-    }
 }

@@ -4,11 +4,15 @@ import JSONSupport
 extension ListenerKind {
     /// Envoy's ext_authz gRPC API (`envoy.service.auth.v3.Authorization/Check`) and the gRPC
     /// health protocol, over HTTP/2 cleartext: `serve --ext-authz-grpc-listen` or
-    /// `extAuthz.grpcListen` (docs/envoy.md). The `extAuthz` section is registered by the
-    /// HTTP ext_authz listener's kind, which shares it.
+    /// `extAuthz.grpcListen` (docs/envoy.md). It shares the `extAuthz` section with the HTTP
+    /// ext_authz listener.
     static let extAuthzGRPC = ListenerKind(
-        role: "ext-authz-grpc", flag: "--ext-authz-grpc-listen", clashName: "ext-authz-grpc listen",
-        configured: { ExtAuthzSettings.from($0.policy).grpcListen }
+        role: "ext-authz-grpc",
+        flag: ListenFlag(
+            "ext-authz-grpc-listen",
+            help: "also serve Envoy's ext_authz gRPC Check (HTTP/2 cleartext) there (extAuthz.grpcListen; see docs/envoy.md)"),
+        clashName: "ext-authz-grpc listen", configured: { ExtAuthzSettings.from($0.policy).grpcListen },
+        sections: [.extAuthz]
     ) { context in
         let services = context.services
         let store = services.store
