@@ -1,4 +1,3 @@
-import BundleSigning
 public import Foundation
 public import JSONSupport
 import NavigationPolicy
@@ -112,7 +111,7 @@ public final class PolicyStore: Sendable {
         }
         guard due, let running = snapshot?.revision,
             let bytes = try? ConfigFile.read(configPath, maxBytes: maxConfigBytes),
-            "sha256:" + SHA256.hexDigest(bytes) == running
+            PolicyBundle.revision(of: bytes) == running
         else { return failure }
         // Only the failure that was checked: one recorded meanwhile is about newer bytes.
         return lastFailure.withLock { current in
@@ -148,7 +147,7 @@ public final class PolicyStore: Sendable {
         } catch {
             return fail(["\(configPath): \(error.reason)"], previous, trigger)
         }
-        let revision = "sha256:" + SHA256.hexDigest(bytes)
+        let revision = PolicyBundle.revision(of: bytes)
         if let previous, previous.revision == revision {
             lastFailure.withLock { $0 = nil }
             return ReloadOutcome(
