@@ -75,7 +75,7 @@ conformance-vectors:
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests FuzzTesting/Sources
-	scripts/check-sanitizer-locks.sh
+	scripts/generate-sanitizer-locks.sh --check
 
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests FuzzTesting/Sources

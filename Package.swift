@@ -104,7 +104,7 @@ let package = Package(
             name: "PolicyService",
             dependencies: [
                 "NavigationPolicy", "PolicyAuthoring", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport",
-                "BundleSigning", "NavigationPolicyClient", "GRPCServer", "ExtAuthzProtocol",
+                "BundleSigning", "GRPCServer", "ExtAuthzProtocol",
             ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,

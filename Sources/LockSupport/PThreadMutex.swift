@@ -18,9 +18,10 @@
 /// it imports) only in files that import LockSupport. A file that uses `Mutex` but imports
 /// only Synchronization would silently keep the futex lock in sanitizer builds, with no
 /// compile error, and TSan would be blind there again. A declaration inside the module
-/// covers every file of it, so each module keeps its three-line copy, and
-/// scripts/check-sanitizer-locks.sh (run by `make lint`) fails when a copy differs or a
-/// module that uses `Mutex` has none.
+/// covers every file of it, so each module that uses `Mutex` compiles its own copy of
+/// scripts/templates/SanitizerLocks.swift: scripts/generate-sanitizer-locks.sh writes the
+/// copies, and with `--check` (run by `make lint`) fails when one differs from the template,
+/// is missing, or is left in a module that no longer uses `Mutex`.
 public final class PThreadMutex<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched between lock and unlock of `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -20,9 +20,6 @@ public struct BundleDocument: Sendable {
     public let defaultDecision: String?
     let policy: JSONValue
 
-    private static let commonMembers = ["format", "version", "revision", "policy"]
-    private static let stampMembers = ["policyVersion", "issuedAt", "expiresAt", "keyId"]
-
     /// Parses `bytes` as a bundle of layout version 1 or 2.
     public init(bytes: [UInt8]) throws(BundleRejection) {
         try self.init(root: Self.root(bytes))
@@ -46,7 +43,7 @@ public struct BundleDocument: Sendable {
     /// What a signature check needs before the members are checked: whether the layout is
     /// version 1 (no key id) and the `keyId` named, read leniently from `root`.
     static func signingHints(_ root: JSONObject) -> (isVersionOne: Bool, keyId: String?) {
-        (root["version"]?.integerValue == 1, root["keyId"]?.stringValue)
+        (root["version"]?.integerValue == BundleFormat.unstampedVersion, root["keyId"]?.stringValue)
     }
 
     /// The bundle's chain compiled, as the client compiles it; `invalid-policy` when it does not
@@ -61,29 +58,35 @@ public struct BundleDocument: Sendable {
 
     /// Checks every member of a parsed bundle.
     init(root: JSONObject) throws(BundleRejection) {
-        guard root["format"]?.stringValue == "navpolicy-bundle" else {
-            throw BundleRejection(.malformed, "\"format\" must be \"navpolicy-bundle\"")
+        guard root["format"]?.stringValue == BundleFormat.name else {
+            throw BundleRejection(.malformed, "\"format\" must be \"\(BundleFormat.name)\"")
         }
-        guard let version = root["version"]?.integerValue, version == 1 || version == 2 else {
-            throw BundleRejection(.malformed, "\"version\" must be 1 or 2 (the layouts this client reads)")
+        guard let version = root["version"]?.integerValue,
+            version == BundleFormat.unstampedVersion || version == BundleFormat.jsonVersion
+        else {
+            throw BundleRejection(
+                .malformed,
+                "\"version\" must be \(BundleFormat.unstampedVersion) or \(BundleFormat.jsonVersion) (the layouts this client reads)"
+            )
         }
-        let allowed = version == 2 ? Self.commonMembers + Self.stampMembers : Self.commonMembers
+        let isStamped = version == BundleFormat.jsonVersion
+        let allowed = isStamped ? BundleFormat.jsonMembers + BundleFormat.stampMembers : BundleFormat.jsonMembers
         if let unknown = root.keys.first(where: { !allowed.contains($0) }) {
             throw BundleRejection(.malformed, "unknown member \"\(unknown)\" in a version-\(version) bundle")
         }
-        guard let revision = root["revision"]?.stringValue, Self.isRevision(revision) else {
-            throw BundleRejection(.malformed, "\"revision\" must be \"sha256:\" followed by 64 lower-case hex digits")
+        guard let revision = root["revision"]?.stringValue, PolicyRevision.isWellFormed(revision) else {
+            throw BundleRejection(.malformed, Self.revisionRule)
         }
         guard let policyValue = root["policy"], let policyObject = policyValue.objectValue else {
             throw BundleRejection(.malformed, "\"policy\" must be an object")
         }
         // The bundle carries the chain only; a daemon section here means the bytes are not a bundle.
-        if let section = policyObject.keys.first(where: { $0 != "defaultDecision" && $0 != "handlers" }) {
+        if let section = policyObject.keys.first(where: { !BundleFormat.policyMembers.contains($0) }) {
             throw BundleRejection(.malformed, "\"policy\" has \"\(section)\"; a bundle holds defaultDecision and handlers only")
         }
         self.layoutVersion = version
         self.revision = revision
-        self.stamp = version == 2 ? try Self.stamp(root) : nil
+        self.stamp = isStamped ? try Self.stamp(root) : nil
         self.policy = policyValue
         self.handlerCount = policyObject["handlers"]?.arrayValue?.count ?? 0
         self.defaultDecision = policyObject["defaultDecision"]?.stringValue
@@ -93,9 +96,9 @@ public struct BundleDocument: Sendable {
         // At most 2^53 - 1: a JSON number past it is not exact in the double it is read as
         // (2^53 + 1 reads as 2^53), so two different signed versions could compare equal.
         func whole(_ name: String, minimum: Int) throws(BundleRejection) -> Int {
-            guard let value = root[name]?.integerValue, value >= minimum, value <= Self.largestExactInteger else {
+            guard let value = root[name]?.integerValue, value >= minimum, value <= BundleFormat.largestExactInteger else {
                 throw BundleRejection(
-                    .malformed, "\"\(name)\" must be a whole number from \(minimum) to \(Self.largestExactInteger)")
+                    .malformed, "\"\(name)\" must be a whole number from \(minimum) to \(BundleFormat.largestExactInteger)")
             }
             return value
         }
@@ -107,9 +110,10 @@ public struct BundleDocument: Sendable {
         }
         // The daemon and `navpolicyd bundle` issue at most a year; a longer signed lifetime is
         // not one of theirs (and would outlive every key rotation the docs describe).
-        guard expiresAt - issuedAt <= Self.longestLifetime else {
+        guard expiresAt - issuedAt <= BundleFormat.longestLifetimeSeconds else {
             throw BundleRejection(
-                .malformed, "the bundle is valid for \(expiresAt - issuedAt) s, more than a year (\(Self.longestLifetime) s)")
+                .malformed,
+                "the bundle is valid for \(expiresAt - issuedAt) s, more than a year (\(BundleFormat.longestLifetimeSeconds) s)")
         }
         var keyId: String?
         if let value = root["keyId"] {
@@ -121,19 +125,7 @@ public struct BundleDocument: Sendable {
         return BundleStamp(policyVersion: policyVersion, issuedAt: issuedAt, expiresAt: expiresAt, keyId: keyId)
     }
 
-    /// The largest whole number a JSON number holds exactly (2^53 - 1).
-    static let largestExactInteger = 9_007_199_254_740_991
-    /// A year, the longest lifetime a bundle is issued for (`server.bundle.lifetimeSeconds`, `--lifetime`).
-    static let longestLifetime = 31_536_000
-
-    /// `sha256:` and 64 lower-case hex digits, as the daemon's `PolicySnapshot` spells revisions.
-    static func isRevision(_ text: String) -> Bool {
-        let prefix = "sha256:"
-        guard text.hasPrefix(prefix) else { return false }
-        let hex = text.utf8.dropFirst(prefix.utf8.count)
-        return hex.count == 64
-            && hex.allSatisfy {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-            }
-    }
+    /// Why a `revision` member is refused, in both layouts' readers.
+    static let revisionRule =
+        "\"revision\" must be \"\(PolicyRevision.prefix)\" followed by 64 lower-case hex digits"
 }

@@ -212,9 +212,9 @@ actor BundleUpdater {
 
     /// The bundle signature an answer carries (`Navpolicy-Bundle-Signature`, base64); nil when none.
     static func signature(from http: HTTPURLResponse) -> Result<[UInt8]?, BundleRejection> {
-        guard let header = http.value(forHTTPHeaderField: "Navpolicy-Bundle-Signature") else { return .success(nil) }
+        guard let header = http.value(forHTTPHeaderField: BundleFormat.signatureField) else { return .success(nil) }
         guard let decoded = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)) else {
-            return .failure(BundleRejection(.badSignature, "Navpolicy-Bundle-Signature is not base64"))
+            return .failure(BundleRejection(.badSignature, "\(BundleFormat.signatureField) is not base64"))
         }
         return .success([UInt8](decoded))
     }

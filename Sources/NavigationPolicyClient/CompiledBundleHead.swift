@@ -1,4 +1,5 @@
 internal import JSONSupport
+public import NavigationPolicy
 
 /// The head line of a compiled bundle (layout version 3, docs/bundles.md "Compiled bundles"):
 /// `{"format":"navpolicy-bundle","version":3,"revision":…,"policyVersion":…,"issuedAt":…,
@@ -12,9 +13,6 @@ public struct CompiledBundleHead: Sendable {
 
     /// The head is within this many bytes; a longer first line is not a compiled bundle.
     static let maximumHeadLength = 64 * 1024
-    private static let members = [
-        "format", "version", "revision", "policyVersion", "issuedAt", "expiresAt", "keyId", "compiledPolicy",
-    ]
 
     /// Whether `bytes` look like a compiled bundle (a first line that is a version-3 head): the
     /// choice between this reader and the JSON one, made before anything is trusted.
@@ -23,7 +21,7 @@ public struct CompiledBundleHead: Sendable {
             let head = try? JSONParser(maximumDepth: 4).parse(UnsafeRawBufferPointer(rebasing: bytes[..<newline])),
             let root = head.objectValue
         else { return false }
-        return root["version"]?.integerValue == 3
+        return root["version"]?.integerValue == BundleFormat.compiledVersion
     }
 
     /// Reads and checks the head of `bytes`; the signature is checked by the caller over all of `bytes`.
@@ -37,14 +35,17 @@ public struct CompiledBundleHead: Sendable {
         } catch {
             throw BundleRejection(.malformed, "the compiled bundle's head is not JSON: \(error)")
         }
-        guard let root = value.objectValue, root["format"]?.stringValue == "navpolicy-bundle",
-            root["version"]?.integerValue == 3
-        else { throw BundleRejection(.malformed, "the head must be a navpolicy-bundle of version 3") }
-        if let unknown = root.keys.first(where: { !Self.members.contains($0) }) {
+        guard let root = value.objectValue, root["format"]?.stringValue == BundleFormat.name,
+            root["version"]?.integerValue == BundleFormat.compiledVersion
+        else {
+            throw BundleRejection(
+                .malformed, "the head must be a \(BundleFormat.name) of version \(BundleFormat.compiledVersion)")
+        }
+        if let unknown = root.keys.first(where: { !BundleFormat.compiledHeadMembers.contains($0) }) {
             throw BundleRejection(.malformed, "unknown member \"\(unknown)\" in a version-3 bundle")
         }
-        guard let revision = root["revision"]?.stringValue, BundleDocument.isRevision(revision) else {
-            throw BundleRejection(.malformed, "\"revision\" must be \"sha256:\" followed by 64 lower-case hex digits")
+        guard let revision = root["revision"]?.stringValue, PolicyRevision.isWellFormed(revision) else {
+            throw BundleRejection(.malformed, BundleDocument.revisionRule)
         }
         let imageOffset = newline + 1
         guard let compiled = root["compiledPolicy"]?.objectValue, compiled.keys == ["length"],

@@ -3,7 +3,7 @@ import Foundation
 /// A value behind an `NSLock`, with the standard library mutex's calling shape (`withLock`).
 ///
 /// Why not that mutex: every module that uses it must also compile the sanitizer-lock shim over
-/// `LockSupport` (`scripts/check-sanitizer-locks.sh`), which is Linux-only, while this module
+/// `LockSupport` (`scripts/generate-sanitizer-locks.sh`), which is Linux-only, while this module
 /// builds for iOS and Android apps. `NSLock` is a pthread mutex wherever Foundation runs, so
 /// ThreadSanitizer sees it too.
 final class LockedValue<Value>: @unchecked Sendable {

@@ -1,4 +1,5 @@
 public import Foundation
+import NavigationPolicy
 
 extension NavigationPolicyClient {
     /// A bundle compiled into the app, used when there is no good bundle on disk yet.
@@ -147,7 +148,7 @@ extension NavigationPolicyClient {
         /// The signature in `FILE.sig`; nil when there is none (an unsigned bundle).
         private func signatureBesideFile() throws(BundleRejection) -> [UInt8]? {
             guard let file = fileURL else { return nil }
-            let signatureURL = file.appendingPathExtension("sig")
+            let signatureURL = file.appendingPathExtension(BundleFormat.signatureFileExtension)
             let text: String
             do {
                 text = try String(contentsOf: signatureURL, encoding: .utf8)

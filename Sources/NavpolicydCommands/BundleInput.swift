@@ -113,7 +113,7 @@ struct BundleInput {
 
     /// The signature from `--bundle-signature`, else `FILE.sig`; nil when unsigned.
     private func readSignature() throws(Failure) -> [UInt8]? {
-        let signatureFile = signaturePath ?? path + ".sig"
+        let signatureFile = signaturePath ?? path + "." + BundleFormat.signatureFileExtension
         guard let text = try? String(contentsOfFile: signatureFile, encoding: .utf8) else {
             // An explicit --bundle-signature that cannot be read is an error; a missing
             // FILE.sig means the bundle was written unsigned.

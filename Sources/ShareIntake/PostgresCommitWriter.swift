@@ -1,81 +1,25 @@
 import Foundation
 import Synchronization
 
-/// The single thread that writes to PostgreSQL, committing waiting writes together.
+/// The PostgreSQL store's writer: the ``CommitWriter`` on one connection of its own.
 ///
-/// The same shape as ``GroupCommitWriter`` (SQLite): the thread takes every write that is
-/// waiting (one, when group commit is off), runs each in its own SAVEPOINT inside one
-/// transaction and answers them only after `COMMIT` returned, so one WAL flush covers the
-/// batch and nobody hears "stored" before the data is durable. A write that fails is rolled
-/// back to its savepoint alone. A lost connection fails the whole batch with 503 and is
-/// replaced on the next batch (after a backoff, so a down server is not hammered and
-/// callers get their 503 at once instead of waiting for a connect timeout each).
-final class PostgresCommitWriter: Sendable {
-    /// One queued write: `apply` runs inside the transaction and returns what to do once the
-    /// batch committed; `fail` answers when the write or its batch did not commit.
-    struct Job: Sendable {
-        /// What the batch is sorted by before it runs: the Idempotency-Key and the first
-        /// URL's dedupe key. Two replicas whose batches hold the same keys then take their
-        /// row locks in the same order instead of waiting on each other in a cycle (a
-        /// deadlock PostgreSQL breaks only after deadlock_timeout, failing one write).
-        let order: String
-        let apply: @Sendable (PostgresConnection) throws(PostgresError) -> @Sendable () -> Void
-        let fail: @Sendable (IntakeFailure) -> Void
-    }
+/// A lost connection fails the whole batch with 503 and is replaced on the next batch (after a
+/// backoff, so a down server is not hammered and callers get their 503 at once instead of
+/// waiting for a connect timeout each). A batch runs sorted by its jobs' `order` (the
+/// Idempotency-Key and the first URL's dedupe key): two replicas whose batches hold the same
+/// keys then take their row locks in the same order instead of waiting on each other in a cycle
+/// (a deadlock PostgreSQL breaks only after deadlock_timeout, failing one write).
+typealias PostgresCommitWriter = CommitWriter<PostgresCommitTransactions>
 
-    /// The writer thread's connection (nil while the server is unreachable); only that thread touches it.
-    private final class ConnectionSlot: @unchecked Sendable {
-        var connection: PostgresConnection?
-        var backoff = ReconnectBackoff()
-        init(_ connection: PostgresConnection?) { self.connection = connection }
-    }
-
-    private let pending = Mutex<(jobs: [Job], stopped: Bool)>(([], false))
-    private let wakeUp = DispatchSemaphore(value: 0)
-    private let maximumBatch: Int
-    private let connect: @Sendable () throws(PostgresError) -> PostgresConnection
-    private let commitObserver = Mutex<(@Sendable (_ batchSize: Int) -> Void)?>(nil)
-    private let finished = DispatchSemaphore(value: 0)
-    private let state: PostgresStoreState
-
+extension CommitWriter where Transactions == PostgresCommitTransactions {
     /// Starts the writer thread on `connection` (nil when the server could not be reached at
     /// start); `connect` opens a replacement when it breaks (and migrates the schema first
     /// when `state` says this process has not seen it yet).
-    init(
+    convenience init(
         connection: PostgresConnection?, groupCommit: Bool, state: PostgresStoreState,
         connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection
     ) {
-        maximumBatch = groupCommit ? 512 : 1
-        self.connect = connect
-        self.state = state
-        let slot = ConnectionSlot(connection)
-        let thread = Thread { [self] in
-            self.run(slot)
-            slot.connection = nil
-            self.finished.signal()
-        }
-        thread.name = "navpolicyd.intake-pg-writer"
-        thread.start()
-    }
-
-    /// Calls `observer` after each successful COMMIT with the number of writes it held.
-    func observeCommits(_ observer: @escaping @Sendable (Int) -> Void) {
-        commitObserver.withLock { $0 = observer }
-    }
-
-    /// Queues a job; it is answered (through its closures) from the writer thread, or at
-    /// once with 503 when the writer was stopped.
-    func enqueue(_ job: Job) {
-        let accepted = pending.withLock { state -> Bool in
-            guard !state.stopped else { return false }
-            state.jobs.append(job)
-            return true
-        }
-        guard accepted else {
-            job.fail(Self.unavailable(PostgresError(sqlState: nil, message: "the store is closed", connectionLost: true)))
-            return
-        }
-        wakeUp.signal()
+        self.init(PostgresCommitTransactions(connection: connection, state: state, connect: connect), groupCommit: groupCommit)
     }
 
     /// Queues `apply` and returns its answer after the COMMIT, or 503 `storage-unavailable`
@@ -110,41 +54,42 @@ final class PostgresCommitWriter: Sendable {
                     fail: { failure in answer.give(.failure(failure)) }))
         }
     }
+}
 
-    /// Answers what is queued, ends the thread and closes its connection.
-    func stop() {
-        let wasRunning = pending.withLock { state -> Bool in
-            defer { state.stopped = true }
-            return !state.stopped
-        }
-        guard wasRunning else { return }
-        wakeUp.signal()
-        finished.wait()
+/// A batch's transaction on PostgreSQL: the writer's connection, replaced (within the backoff)
+/// when it broke, and the store told when the server stops or starts answering.
+final class PostgresCommitTransactions: CommitTransactions {
+    /// The writer thread's connection (nil while the server is unreachable); only that thread touches it.
+    private final class ConnectionSlot: @unchecked Sendable {
+        var connection: PostgresConnection?
+        var backoff = ReconnectBackoff()
+        init(_ connection: PostgresConnection?) { self.connection = connection }
     }
 
-    private func run(_ slot: ConnectionSlot) {
-        while true {
-            if state.schemaReady {
-                wakeUp.wait()
-            } else if wakeUp.wait(timeout: .now() + .milliseconds(250)) == .timedOut {
-                // Started without its server: keep trying (within the backoff) so the store
-                // becomes ready and says so in the log without waiting for a client's write.
-                _ = try? usableConnection(slot)
-                continue
-            }
-            let (batch, stopped) = pending.withLock { state -> ([Job], Bool) in
-                let taken = Array(state.jobs.prefix(maximumBatch))
-                state.jobs.removeFirst(taken.count)
-                return (taken, state.stopped && state.jobs.isEmpty)
-            }
-            if !batch.isEmpty { commit(batch, slot: slot) }
-            if stopped { return }
-            // More jobs than one batch holds: go round again without waiting for a signal.
-            if pending.withLock({ !$0.jobs.isEmpty }) { wakeUp.signal() }
-        }
+    private let slot: ConnectionSlot
+    private let connect: @Sendable () throws(PostgresError) -> PostgresConnection
+    private let state: PostgresStoreState
+
+    init(
+        connection: PostgresConnection?, state: PostgresStoreState,
+        connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection
+    ) {
+        self.slot = ConnectionSlot(connection)
+        self.state = state
+        self.connect = connect
     }
 
-    private func usableConnection(_ slot: ConnectionSlot) throws(PostgresError) -> PostgresConnection {
+    var threadName: String { "navpolicyd.intake-pg-writer" }
+    var ordersBatch: Bool { true }
+    var closedError: PostgresError { PostgresError(sqlState: nil, message: "the store is closed", connectionLost: true) }
+
+    /// Started without its server: the idle writer keeps trying (within the backoff), so the
+    /// store becomes ready and says so in the log without waiting for a client's write.
+    var idleInterval: DispatchTimeInterval? { state.schemaReady ? nil : .milliseconds(250) }
+
+    func idle() { _ = try? usableConnection() }
+
+    private func usableConnection() throws(PostgresError) -> PostgresConnection {
         if let connection = slot.connection, connection.isUsable { return connection }
         slot.connection = nil
         let now = ContinuousClock.now
@@ -167,8 +112,8 @@ final class PostgresCommitWriter: Sendable {
     /// BEGIN on a usable connection. An idle connection the server closed (a restart, an idle
     /// timeout) only shows as broken on its next statement: that BEGIN is retried once on a
     /// fresh connection, so the first batch after a restart does not fail for nothing.
-    private func begin(_ slot: ConnectionSlot) throws(PostgresError) -> PostgresConnection {
-        let connection = try usableConnection(slot)
+    func begin() throws(PostgresError) -> PostgresConnection {
+        let connection = try usableConnection()
         do {
             try connection.execute("BEGIN")
             return connection
@@ -177,7 +122,7 @@ final class PostgresCommitWriter: Sendable {
             guard error.connectionLost else { throw error }
             state.reportUnreachable(error)
         }
-        let fresh = try usableConnection(slot)
+        let fresh = try usableConnection()
         do {
             try fresh.execute("BEGIN")
             return fresh
@@ -187,56 +132,34 @@ final class PostgresCommitWriter: Sendable {
         }
     }
 
-    private func commit(_ queued: [Job], slot: ConnectionSlot) {
-        let batch = queued.sorted { $0.order < $1.order }
-        let connection: PostgresConnection
-        do {
-            connection = try begin(slot)
-        } catch {
-            for job in batch { job.fail(Self.unavailable(error)) }
-            return
-        }
-        var committed: [@Sendable () -> Void] = []
-        var failed: [(Job, PostgresError)] = []
-        var applied: [Job] = []
-        for (index, job) in batch.enumerated() {
-            do {
-                try connection.execute("SAVEPOINT job")
-                let completion = try job.apply(connection)
-                try connection.execute("RELEASE SAVEPOINT job")
-                committed.append(completion)
-                applied.append(job)
-            } catch {
-                if error.connectionLost {
-                    // Nothing of this transaction can commit any more: everyone gets 503.
-                    slot.connection = nil
-                    state.reportUnreachable(error)
-                    for job in applied { job.fail(Self.unavailable(error)) }
-                    for (job, _) in failed { job.fail(Self.unavailable(error)) }
-                    for job in batch[index...] { job.fail(Self.unavailable(error)) }
-                    return
-                }
-                // Undo this write only (a deadlock with another replica, a timeout); the
-                // others in the batch still commit.
-                _ = try? connection.execute("ROLLBACK TO SAVEPOINT job")
-                _ = try? connection.execute("RELEASE SAVEPOINT job")
-                failed.append((job, error))
-            }
-        }
-        do {
-            try connection.execute("COMMIT")
-        } catch {
-            // A COMMIT whose answer was lost may have committed: the callers get 503 and
-            // retry, which an Idempotency-Key replays and the URL deduplicates; never a 201.
-            if error.connectionLost { slot.connection = nil } else { _ = try? connection.execute("ROLLBACK") }
-            for job in applied { job.fail(Self.unavailable(error)) }
-            for (job, _) in failed { job.fail(Self.unavailable(error)) }
-            return
-        }
-        commitObserver.withLock { $0 }?(applied.count)
-        for (job, error) in failed { job.fail(Self.unavailable(error)) }
-        for completion in committed { completion() }
+    func execute(_ statement: String, on connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute(statement)
     }
+
+    /// A lost connection: nothing of this transaction can commit any more. Any other failure
+    /// (a deadlock with another replica, a timeout) is undone at the write's savepoint.
+    func transactionIsLost(after error: PostgresError, on connection: PostgresConnection) -> Bool {
+        guard error.connectionLost else { return false }
+        slot.connection = nil
+        state.reportUnreachable(error)
+        return true
+    }
+
+    func commit(_ connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("COMMIT")
+    }
+
+    /// A COMMIT whose answer was lost may have committed: the callers get 503 and retry,
+    /// which an Idempotency-Key replays and the URL deduplicates; never a 201.
+    func abandon(_ connection: PostgresConnection, after error: PostgresError) {
+        if error.connectionLost { slot.connection = nil } else { _ = try? connection.execute("ROLLBACK") }
+    }
+
+    /// Health is `/readyz/intake`'s own round trip on PostgreSQL, not the last batch.
+    func batchEnded(failure: PostgresError?, probeOnly: Bool) {}
+
+    /// Closes the connection with the thread that owned it.
+    func writerEnded() { slot.connection = nil }
 
     /// No detail from PostgreSQL reaches the client (RFC 9457: not a debugging tool); the
     /// cause is kept for the log.

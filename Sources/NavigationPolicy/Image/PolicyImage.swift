@@ -54,15 +54,4 @@ public enum PolicyImage {
         /// How many handlers read a table in place.
         public let tableHandlers: Int
     }
-
-    /// `sha256:` and lower-case hex, as policy revisions are spelled.
-    static func revision(_ digest: some Collection<UInt8>) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = Array("sha256:".utf8)
-        for byte in digest {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
 }

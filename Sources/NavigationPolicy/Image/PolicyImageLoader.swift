@@ -123,7 +123,7 @@ extension PolicyImage {
         }
         let sectionCount = try file.u32(88, "section count")
         return Header(
-            formatVersion: version, totalLength: total, sourceRevision: revision(file.bytes[56..<88]),
+            formatVersion: version, totalLength: total, sourceRevision: PolicyRevision.of(sha256: file.bytes[56..<88]),
             sectionCount: sectionCount)
     }
 

@@ -51,7 +51,7 @@ enum BundleCheck {
     ) -> Int32 {
         let now = Int(Date().timeIntervalSince1970)
         let fields: JSONObject = [
-            "version": .number(3), "revision": .string(head.revision),
+            "version": .number(Double(BundleFormat.compiledVersion)), "revision": .string(head.revision),
             "policyVersion": .number(Double(head.stamp.policyVersion)),
             "issuedAt": .number(Double(head.stamp.issuedAt)), "expiresAt": .number(Double(head.stamp.expiresAt)),
             "expired": .bool(head.stamp.isExpired(atUnixSeconds: now)),

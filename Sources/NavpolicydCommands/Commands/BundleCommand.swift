@@ -228,7 +228,8 @@ package struct BundleCommand: ParsableCommand {
                     .write(to: URL(fileURLWithPath: outputPath), options: .atomic)
             }
             if let signature = bundle.signatureBase64 {
-                try Data((signature + "\n").utf8).write(to: URL(fileURLWithPath: outputPath + ".sig"), options: .atomic)
+                let signatureFile = URL(fileURLWithPath: outputPath + "." + BundleFormat.signatureFileExtension)
+                try Data((signature + "\n").utf8).write(to: signatureFile, options: .atomic)
             }
         } catch {
             output.err("navpolicyd bundle: --output \(outputPath): cannot be written (\(error.localizedDescription))")

@@ -1,4 +1,3 @@
-import BundleSigning
 import Foundation
 import JSONSupport
 import NavigationPolicy
@@ -95,7 +94,7 @@ package struct DiffCommand: ParsableCommand {
         }
         do {
             oldPolicy = try ConfigLoader.load(againstPath, maxBytes: maxConfigBytes)
-            againstRevision = "sha256:" + SHA256.hexDigest(try ConfigLoader.read(againstPath, maxBytes: maxConfigBytes))
+            againstRevision = PolicyBundle.revision(of: try ConfigLoader.read(againstPath, maxBytes: maxConfigBytes))
         } catch {
             Self.reportAgainst(error, given: againstGiven, to: output)
             return ExitCode.usage

@@ -1,4 +1,3 @@
-import BundleSigning
 import Foundation
 import JSONSupport
 import NavigationPolicy
@@ -181,7 +180,7 @@ package struct ValidateCommand: ParsableCommand {
             }
             return .failure(SourceFailure(message: "\(unreadable): \(reason.reason)", isUsage: true))
         }
-        let revision = "sha256:" + SHA256.hexDigest(source)
+        let revision = PolicyBundle.revision(of: source)
         guard revision == image.header.sourceRevision else {
             return .failure(
                 SourceFailure(

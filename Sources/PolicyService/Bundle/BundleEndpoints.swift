@@ -1,4 +1,5 @@
 import HTTPServer
+import NavigationPolicy
 
 /// `GET|HEAD /v1/policy/bundle`: the policy bundle apps decide with (docs/bundles.md).
 ///
@@ -9,7 +10,7 @@ struct BundleEndpoints: Sendable {
     let store: PolicyStore
 
     /// The response field that carries the detached signature.
-    static let signatureField = "Navpolicy-Bundle-Signature"
+    static let signatureField = BundleFormat.signatureField
 
     func register(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.bundle.rawValue) { request throws(ServiceProblem) in

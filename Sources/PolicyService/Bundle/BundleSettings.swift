@@ -26,9 +26,9 @@ public struct BundleSettings: Sendable, Equatable {
 
     /// Shortest and longest `lifetimeSeconds`: a minute (a bundle must outlive its own
     /// transfer) to a year (a shipped bundle in an app that is rarely updated).
-    public static let lifetimeRange = 60...31_536_000
+    public static let lifetimeRange = 60...BundleFormat.longestLifetimeSeconds
     /// `policyVersion` values: positive and exact in a JSON number (2^53 − 1), as every client reads it.
-    public static let policyVersionRange = 1...9_007_199_254_740_991
+    public static let policyVersionRange = 1...BundleFormat.largestExactInteger
 
     static let keys = ["maxAgeSeconds", "signingKeyFile", "lifetimeSeconds", "keyId", "policyVersion"]
 

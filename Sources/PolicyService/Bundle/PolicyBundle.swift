@@ -1,7 +1,6 @@
 public import BundleSigning
 import JSONSupport
-import NavigationPolicy
-public import NavigationPolicyClient
+public import NavigationPolicy
 
 /// The active policy as an app needs it (docs/bundles.md): the chain and the default decision,
 /// without the `server`, `intake` and `proxy` sections, as deterministic JSON bytes, with
@@ -11,15 +10,15 @@ public import NavigationPolicyClient
 /// `navpolicyd bundle` serve exactly these bytes.
 public struct PolicyBundle: Sendable {
     /// The `format` member every bundle carries, so a client can refuse another document.
-    public static let format = "navpolicy-bundle"
+    public static let format = BundleFormat.name
     /// The bundle layout's version; a client refuses versions it does not know. Version 2
     /// added the signed freshness members (``Stamp``); version 1 had none.
-    public static let version = 2
+    public static let version = BundleFormat.jsonVersion
     /// The config keys that the core compiler reads for the chain: all a bundle carries.
-    static let policyKeys = ["defaultDecision", "handlers"]
+    static let policyKeys = BundleFormat.policyMembers
 
     /// What the signed bytes say about freshness and the key (docs/bundles.md, "Freshness"):
-    /// the client's own type, so the writer and the reader cannot drift apart.
+    /// the core's type, which the client reads with, so the writer and the reader cannot drift apart.
     public typealias Stamp = BundleStamp
 
     /// The body: `{"format":…,"version":2,"revision":…,"policyVersion":…,"issuedAt":…,
@@ -58,7 +57,7 @@ public struct PolicyBundle: Sendable {
     }
 
     /// The revision of config bytes: `sha256:` and the hex SHA-256, as the daemon reports it.
-    public static func revision(of configBytes: [UInt8]) -> String { "sha256:" + SHA256.hexDigest(configBytes) }
+    public static func revision(of configBytes: [UInt8]) -> String { PolicyRevision.of(sha256: SHA256.hash(configBytes)) }
 
     /// The bundle of a config that compiled, signed with `signingKey` when given.
     ///
@@ -111,7 +110,7 @@ public struct PolicyBundle: Sendable {
 
 extension PolicyBundle {
     /// The layout of a compiled bundle (docs/bundles.md, "Compiled bundles").
-    public static let compiledVersion = 3
+    public static let compiledVersion = BundleFormat.compiledVersion
 
     /// A compiled bundle: one line of JSON (the version-2 members with `"version":3` and
     /// `"compiledPolicy":{"length":N}` in place of `policy`), a newline, then the image's

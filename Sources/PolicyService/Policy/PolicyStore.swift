@@ -1,4 +1,3 @@
-import BundleSigning
 public import Foundation
 public import JSONSupport
 import NavigationPolicy
@@ -9,6 +8,11 @@ import Synchronization
 /// Readers take the current snapshot under a short lock (a retain, no work); a reload reads
 /// and compiles the new config without any lock readers need, then swaps the reference.
 /// A config that fails validation is never applied: the old snapshot keeps serving.
+///
+/// Two locks, each with one job: everything the store knows (``State``) is one value behind one
+/// `Mutex`, so what a reader sees is always one consistent moment (a new snapshot and the
+/// cleared failure together), and `reloadLock` only puts reloads in a row. Nothing slow runs
+/// under the state lock: reading, hashing and compiling the file happen between its turns.
 public final class PolicyStore: Sendable {
     /// Outcome of one reload attempt, reported by `POST /v1/policy/reload` and in logs.
     public struct ReloadOutcome: Sendable {
@@ -61,12 +65,22 @@ public final class PolicyStore: Sendable {
     public let configPath: String
     /// Files larger than this are refused unread (``ConfigFile``).
     public let maxConfigBytes: Int
-    private let current: Mutex<PolicySnapshot?>
-    private let lastFailure = Mutex<ReloadFailure?>(nil)
-    private let failureCount = Mutex<UInt64>(0)
-    private let history = Mutex<[ReloadRecord]>([])
-    /// When the file was last re-read to see whether a failure is stale.
-    private let lastRecheck = Mutex<Date?>(nil)
+
+    /// What the store knows; only ever read or changed whole, under ``state``.
+    private struct State {
+        /// The active snapshot, nil before any valid policy was loaded.
+        var snapshot: PolicySnapshot?
+        /// See ``PolicyStore/lastReloadFailure``.
+        var lastFailure: ReloadFailure?
+        /// How many reloads failed: each failure's ``ReloadFailure/generation``.
+        var failureCount: UInt64 = 0
+        /// The last ``PolicyStore/reloadHistoryLength`` attempts, oldest first.
+        var history: [ReloadRecord] = []
+        /// When the file was last re-read to see whether a failure is stale.
+        var lastRecheck: Date?
+    }
+
+    private let state: Mutex<State>
     /// Serializes reloads (signal, file watch and HTTP may ask at once) without blocking readers;
     /// it counts the attempts. Not `Mutex<Void>`: ThreadSanitizer reports a Swift access race on
     /// the zero-sized value of the sanitizer builds' pthread lock even under the lock.
@@ -75,11 +89,11 @@ public final class PolicyStore: Sendable {
     public init(configPath: String, initial: PolicySnapshot? = nil, maxConfigBytes: Int = ConfigFile.defaultMaxBytes) {
         self.configPath = configPath
         self.maxConfigBytes = maxConfigBytes
-        self.current = Mutex(initial)
+        self.state = Mutex(State(snapshot: initial))
     }
 
     /// The active snapshot, or nil before any valid policy was loaded.
-    public var snapshot: PolicySnapshot? { current.withLock { $0 } }
+    public var snapshot: PolicySnapshot? { state.withLock { $0.snapshot } }
 
     /// The active snapshot for `GET /v1/policy/bundle`: when half its bundle's lifetime has
     /// passed (a daemon that runs for days without a reload), the bundle is issued again first,
@@ -87,10 +101,12 @@ public final class PolicyStore: Sendable {
     /// lifetime; the policy, revision and version stay.
     public func snapshotForBundle(now: Date = Date()) -> PolicySnapshot? {
         let seconds = Int(now.timeIntervalSince1970)
-        return current.withLock { snapshot in
-            guard let active = snapshot, active.bundle.isDueForReissue(atUnixSeconds: seconds) else { return snapshot }
+        return state.withLock { state in
+            guard let active = state.snapshot, active.bundle.isDueForReissue(atUnixSeconds: seconds) else {
+                return state.snapshot
+            }
             let reissued = active.reissuingBundle(atUnixSeconds: seconds)
-            snapshot = reissued
+            state.snapshot = reissued
             return reissued
         }
     }
@@ -103,26 +119,29 @@ public final class PolicyStore: Sendable {
     /// reloads at all. So while a failure is recorded, reading it re-hashes the file (at
     /// most once a second) and clears the failure when the bytes are the running revision.
     public var lastReloadFailure: ReloadFailure? {
-        guard let failure = lastFailure.withLock({ $0 }) else { return nil }
         let now = Date()
-        let due = lastRecheck.withLock { last -> Bool in
-            if let last, now.timeIntervalSince(last) < Self.failureRecheckInterval { return false }
-            last = now
-            return true
+        let (failure, runningToCheck) = state.withLock { state -> (ReloadFailure?, String?) in
+            guard let failure = state.lastFailure else { return (nil, nil) }
+            if let last = state.lastRecheck, now.timeIntervalSince(last) < Self.failureRecheckInterval {
+                return (failure, nil)
+            }
+            state.lastRecheck = now
+            return (failure, state.snapshot?.revision)
         }
-        guard due, let running = snapshot?.revision,
+        // The file is read and hashed outside the lock: decisions take the snapshot under it.
+        guard let failure, let running = runningToCheck,
             let bytes = try? ConfigFile.read(configPath, maxBytes: maxConfigBytes),
-            "sha256:" + SHA256.hexDigest(bytes) == running
+            PolicyBundle.revision(of: bytes) == running
         else { return failure }
         // Only the failure that was checked: one recorded meanwhile is about newer bytes.
-        return lastFailure.withLock { current in
-            if current?.generation == failure.generation { current = nil }
-            return current
+        return state.withLock { state in
+            if state.lastFailure?.generation == failure.generation { state.lastFailure = nil }
+            return state.lastFailure
         }
     }
 
     /// The last few reload attempts, newest first.
-    public var recentReloads: [ReloadRecord] { history.withLock { $0.reversed() } }
+    public var recentReloads: [ReloadRecord] { state.withLock { $0.history.reversed() } }
 
     /// Reads and compiles the config file and swaps it in if it is valid and new.
     public func reload(trigger: String) -> ReloadOutcome {
@@ -133,9 +152,12 @@ public final class PolicyStore: Sendable {
         // Here the replaced snapshot (unless a request still holds it) and everything parsing
         // built are freed: hand that memory back, or RSS keeps the high-water mark (HeapTrim).
         if outcome.result != .unchanged { HeapTrim.releaseFreeMemory() }
-        history.withLock { history in
-            history.append(ReloadRecord(at: Date(), outcome: outcome))
-            if history.count > Self.reloadHistoryLength { history.removeFirst(history.count - Self.reloadHistoryLength) }
+        let record = ReloadRecord(at: Date(), outcome: outcome)
+        state.withLock { state in
+            state.history.append(record)
+            if state.history.count > Self.reloadHistoryLength {
+                state.history.removeFirst(state.history.count - Self.reloadHistoryLength)
+            }
         }
         return outcome
     }
@@ -148,9 +170,9 @@ public final class PolicyStore: Sendable {
         } catch {
             return fail(["\(configPath): \(error.reason)"], previous, trigger)
         }
-        let revision = "sha256:" + SHA256.hexDigest(bytes)
+        let revision = PolicyBundle.revision(of: bytes)
         if let previous, previous.revision == revision {
-            lastFailure.withLock { $0 = nil }
+            state.withLock { $0.lastFailure = nil }
             return ReloadOutcome(
                 result: .unchanged, revision: revision, previousRevision: revision, errors: [], trigger: trigger)
         }
@@ -158,8 +180,10 @@ public final class PolicyStore: Sendable {
         case .failure(let error):
             return fail(error.issues.map(\.description), previous, trigger)
         case .success(let next):
-            current.withLock { $0 = next }
-            lastFailure.withLock { $0 = nil }
+            state.withLock { state in
+                state.snapshot = next
+                state.lastFailure = nil
+            }
             return ReloadOutcome(
                 result: .reloaded, revision: next.revision, previousRevision: previous?.revision, errors: [],
                 trigger: trigger)
@@ -167,11 +191,11 @@ public final class PolicyStore: Sendable {
     }
 
     private func fail(_ errors: [String], _ previous: PolicySnapshot?, _ trigger: String) -> ReloadOutcome {
-        let generation = failureCount.withLock { count in
-            count += 1
-            return count
+        let at = Date()
+        state.withLock { state in
+            state.failureCount += 1
+            state.lastFailure = ReloadFailure(at: at, errors: errors, generation: state.failureCount)
         }
-        lastFailure.withLock { $0 = ReloadFailure(at: Date(), errors: errors, generation: generation) }
         return ReloadOutcome(
             result: .failed, revision: previous?.revision, previousRevision: previous?.revision, errors: errors,
             trigger: trigger)

@@ -1,6 +1,7 @@
-import Foundation
-
-/// The signed freshness members of a version-2 bundle (docs/bundles.md, "Freshness").
+/// The signed freshness members of a version-2 or -3 bundle (docs/bundles.md, "Freshness"): the
+/// daemon's `PolicyBundle` writes them and the client's readers check them, with this one type,
+/// so the writer and the reader cannot drift apart. People-facing wording (the expiry reason in
+/// RFC 3339 times) is the client's (`BundleStamp+Expiry.swift`): it needs Foundation.
 public struct BundleStamp: Sendable, Equatable {
     /// Monotonic: a client refuses a bundle whose version is not above the one it holds.
     public var policyVersion: Int
@@ -27,18 +28,5 @@ public struct BundleStamp: Sendable, Equatable {
     /// a client never asks before the daemon would answer with a later expiry.
     public func isDueForReissue(atUnixSeconds unixSeconds: Int) -> Bool {
         unixSeconds >= issuedAt + (expiresAt - issuedAt) / 2
-    }
-
-    /// Why a bundle expired at `unixSeconds` is refused, in the RFC 3339 times `bundle verify`'s
-    /// OK line prints: one wording for the client, `check --bundle` and `bundle verify`.
-    public func expiryReason(atUnixSeconds unixSeconds: Int) -> String {
-        "expired at \(Self.iso8601(unixSeconds: expiresAt)); it is \(Self.iso8601(unixSeconds: unixSeconds)) now"
-    }
-
-    /// Unix seconds as an RFC 3339 UTC time (`2026-12-05T00:00:00Z`), for people.
-    public static func iso8601(unixSeconds: Int) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(unixSeconds)))
     }
 }
