@@ -1,3 +1,5 @@
+import NavigationPolicy
+
 /// Renewing the signature of the bundle a client holds while its policy stays the same
 /// (finding F6).
 ///

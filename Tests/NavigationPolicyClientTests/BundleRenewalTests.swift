@@ -1,4 +1,5 @@
 import Testing
+import NavigationPolicy
 
 @testable import NavigationPolicyClient
 
