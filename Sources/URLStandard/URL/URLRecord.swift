@@ -125,10 +125,10 @@ public struct URLRecord: Sendable, Hashable {
 
     /// ``parse(_:base:)`` of an absolute URL that also says whether the canonical `http(s)`
     /// scan took `input` (``URLParser/parseCanonicalHTTP(_:original:)``). When it did, `href`
-    /// is `input` itself, and before its query `input` has no `%`, `\`, credentials, dot
-    /// segment or byte the parser would encode: a caller that looks at the input as sent for
-    /// what the parser changes or keeps escaped there (an encoded separator) knows, without a
-    /// second pass over it, that there is none.
+    /// is `input` itself, and before its query `input` has no `\`, credentials, dot segment,
+    /// byte the parser would encode, `%` that starts no escape, or escape of `.`, `/` or `\`
+    /// (`%2E`, `%2F`, `%5C`, hex in either case): a caller that looks at the input as sent for
+    /// an encoded separator knows, without a second pass over it, that there is none.
     package static func parseNotingCanonicalInput(
         _ input: String
     ) throws(URLParseError) -> (record: URLRecord, isCanonicalHTTP: Bool) {
