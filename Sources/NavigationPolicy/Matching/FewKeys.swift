@@ -39,16 +39,11 @@ package struct FewKeys: Sendable, Sequence {
     /// Whether `key` is one of the keys.
     func contains(_ key: Substring) -> Bool {
         if let many { return many.contains(key) }
-        var key = key
-        return key.withUTF8 { wanted in
-            for candidate in few where candidate.utf8.count == wanted.count {
-                let equal =
-                    candidate.utf8.withContiguousStorageIfAvailable { URLParser.bytesEqual($0, wanted) }
-                    ?? candidate.utf8.elementsEqual(wanted)
-                if equal { return true }
-            }
-            return false
-        }
+        // Lengths first, then `==`, which compares the keys' bytes in place (both ASCII, so
+        // NFC): `withUTF8` needed a mutable copy of `key`, a retain and a release a lookup.
+        let count = key.utf8.count
+        for candidate in few where candidate.utf8.count == count && candidate == key { return true }
+        return false
     }
 
     package func makeIterator() -> Iterator {
