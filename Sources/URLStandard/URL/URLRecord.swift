@@ -132,17 +132,19 @@ public struct URLRecord: Sendable, Hashable {
     package static func parseNotingCanonicalInput(
         _ input: String
     ) throws(URLParseError) -> (record: URLRecord, isCanonicalHTTP: Bool) {
-        var input = input
-        let original = input
-        let parsed: Result<(record: URLRecord, isCanonicalHTTP: Bool), URLParseError> = input.withUTF8 { bytes in
-            if let record = URLParser.parseCanonicalHTTP(bytes, original: original) { return .success((record, true)) }
+        // The scan reads the bytes in place (`withUTF8` is mutating: its copy of `input` cost a
+        // retain and a release), and its record is returned as it is, not through a `Result`.
+        let scanned = input.utf8.withContiguousStorageIfAvailable { URLParser.parseCanonicalHTTP($0, original: input) }
+        if case .some(.some(let record)) = scanned { return (record, true) }
+        var copy = input
+        let parsed: Result<URLRecord, URLParseError> = copy.withUTF8 { bytes in
             do throws(URLParseError) {
-                return .success((try URLParser.parseWithStateMachine(bytes, base: nil, original: original), false))
+                return .success(try URLParser.parseWithStateMachine(bytes, base: nil, original: input))
             } catch {
                 return .failure(error)
             }
         }
-        return try parsed.get()
+        return (try parsed.get(), false)
     }
 
     // MARK: - Slicing helpers
