@@ -8,6 +8,7 @@
 /// `String` equality agree (inserts still de-duplicate with `==`, as the set does).
 package struct FewKeys: Sendable, Sequence {
     /// Above this many keys hashing wins.
+    // Fast twin kept (issue 44): hashing every list instead costs the gate's default case +10.6% instructions.
     static let limit = 4
 
     /// The keys while there are at most ``limit``, in insertion order.

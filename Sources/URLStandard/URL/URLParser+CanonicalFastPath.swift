@@ -22,6 +22,7 @@ extension URLParser {
     /// Anything else (credentials, IPv6, uppercase, IDNA, default port, relative input) returns
     /// nil and takes the full parser, so the fast path can only be less general, never different.
     /// `URLParserFastPathTests` checks it against the state machine.
+    // Fast twin kept (issue 44, gate measured through the state machine): default +70% instructions, host-list-100k +55%.
     static func parseCanonicalHTTP(_ input: UnsafeBufferPointer<UInt8>, original: String) -> URLRecord? {
         let len = input.count
         // "http://" or "https://": the scheme's bytes are checked one by one below.
