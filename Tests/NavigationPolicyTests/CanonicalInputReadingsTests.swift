@@ -6,7 +6,7 @@ import Testing
 
 /// `CanonicalRequest` looks for the encoded-separator readings, and scans the host for its match
 /// form, only when the canonical `http(s)` scan did not take the URL (issue 41: that scan accepts
-/// no `%` before the query and only a lower-case domain without a trailing dot). These hold the
+/// no `%2F`, `%5C` or `%2E` before the query and only a lower-case domain without a trailing dot). These hold the
 /// skipped work to what the long way computes, on listed and random URLs, canonical or not.
 @Suite("Canonical input: readings skipped only where none exists")
 struct CanonicalInputReadingsTests {
@@ -50,7 +50,8 @@ struct CanonicalInputReadingsTests {
             "https://app.example.com/public/x%2F../../secret/f.txt", "https://APP.example.com/x/..%2fsecret",
             "https://u%2Fx@app.example.com/a", "https://app.example.com/a%5cb?q", "http://h:8080/%2F",
             "https://h/a%2", "https://h/a/..%2F..%2F", "https://h/a\t%2F", "https://h/a%2\tF/../b", " https://h/%2F ",
-            "foo://h%2Fx/a%2Fb", "foo:opaque%2F", "https://h/a;b%2F/", "https://h/%6Cogout",
+            "foo://h%2Fx/a%2Fb", "foo:opaque%2F", "https://h/a;b%2F/", "https://h/%6Cogout", "https://h/a%2Fb%41",
+            "https://h/%41/..%2F", "https://h/%7e%2f", "https://h/%5C%6C",
         ])
     func listed(url: String) {
         Self.check(url)
@@ -65,7 +66,9 @@ struct CanonicalInputReadingsTests {
         ]
         // Mostly plain pieces, so that many URLs are canonical; one in eight from the tricky ones.
         let plain = ["/", "/", "a", "b", "x-y", "=", "~", ";x", "?", "#"]
-        let tricky = ["%2F", "%2f", "%5C", "%5c", "%2", "%41", "%2e", ".", "..", "\\", "\t", "//", "A"]
+        let tricky = [
+            "%2F", "%2f", "%5C", "%5c", "%2", "%41", "%2e", ".", "..", "\\", "\t", "//", "A", "%6C", "%7e", "%20", "%zz",
+        ]
         var state: UInt64 = 0x5EED_2F5C
         var canonical = 0
         var scanned = 0

@@ -112,6 +112,7 @@ enum HostPattern {
     /// `@loopback` into canonical form, or returns the reason it is malformed.
     static func parse(_ pattern: String) -> Result<Parsed, PatternError> {
         // Plain lower-case names (nearly every entry of a big list) skip the host parser.
+        // Fast twin kept (issue 44): without it, loading and compiling generate-rules.py 100000 costs +10.1% instructions.
         if let host = plainDomain(pattern) { return .success(.exact(host)) }
         // Bytes, not `hasPrefix`/`dropFirst` (Characters: `.` and a combining mark are one):
         // the rest must then be plain ASCII, where bytes and Characters agree.

@@ -89,9 +89,10 @@ public struct CanonicalRequest: Sendable {
         if isCanonicalHTTP {
             // The canonical scan took the URL: its host is a lower-case domain without a
             // trailing dot, which is its own match form (``MatchHost/form(of:)`` would scan it to
-            // find that out), and it has no `%` before its query, so no encoded separator in its
-            // path or in the URL as sent: neither decoded reading exists, and neither is looked
-            // for (`CanonicalInputReadingsTests` holds both to the long way).
+            // find that out), and before its query it has no `%2F` or `%5C` (the scan refuses
+            // them), so no encoded separator in its path or in the URL as sent: neither decoded
+            // reading exists, and neither is looked for (`CanonicalInputReadingsTests` holds
+            // both to the long way).
             self.matchHostForm = parsed.slice(parsed.hostStart, parsed.hostEnd)
             self.decodedSeparatorPath = nil
             self.rawDecodedSeparatorPath = nil

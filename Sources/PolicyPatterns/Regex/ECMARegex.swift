@@ -36,6 +36,7 @@ public struct ECMARegex: Sendable {
         var parser = RegexParser(pattern, ignoreCase: ignoreCase, unicodeSets: unicodeSets)
         let node = try parser.parse()
         program = try RegexCompiler.compile(node, captureCount: parser.captureCount, ignoreCase: ignoreCase)
+        // Fast twin kept (issue 44): on the Pike VM, url-patterns +18% instructions, url-patterns-groups +77%.
         onePass = RegexOnePass(program)
         captureNames = parser.captureNames
     }

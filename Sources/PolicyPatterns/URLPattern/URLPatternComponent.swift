@@ -66,6 +66,7 @@ package final class URLPatternComponent: Sendable {
         return URLPatternComponent(
             patternString: PatternStringGeneration.generate(parts, options: options), regexpString: regexpString,
             regex: regex, groupNames: names, hasRegExpGroups: parts.contains { $0.kind == .regexp }, parts: parts,
+            // Fast twin kept (issue 44): through the engine, url-patterns +6.9% instructions, url-patterns-groups +10%.
             fastPath: URLPatternFastPath(parts), options: options)
     }
 

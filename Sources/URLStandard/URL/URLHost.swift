@@ -98,15 +98,12 @@ public enum URLHost: Sendable, Hashable {
         // validates every label, "xn--" ones included.
         var needsIDNA = false
         var hasPercent = false
-        var hasUpper = false
         var firstForbidden: UInt8? = nil
         for b in input {
             if b >= 0x80 {
                 needsIDNA = true
             } else if b == 0x25 {
                 hasPercent = true
-            } else if b >= 0x41 && b <= 0x5A {
-                hasUpper = true
             } else if firstForbidden == nil, isForbiddenDomainByte(b) {
                 firstForbidden = b
             }
@@ -117,22 +114,24 @@ public enum URLHost: Sendable, Hashable {
         if let firstForbidden, !needsIDNA, !hasPercent {
             throw URLParseError(.forbiddenHostCodePoint(firstForbidden))
         }
-        if !needsIDNA && !hasPercent && !hasUpper {
-            // Common case: already-canonical ASCII domain; written without any copy.
-            return try finishDomain(input, into: &out)
-        }
-        var ascii: [UInt8]
         if !needsIDNA && !hasPercent {
-            ascii = input.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        } else {
-            let decoded = hasPercent ? PercentEncodeSet.decode(input) : Array(input)
-            if decoded.contains(where: { $0 >= 0x80 }) {
-                ascii = try IDNA.toASCII(decoded)
-            } else {
-                ascii = decoded.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-            }
-            if ascii.isEmpty { throw URLParseError(.invalidDomain) }
+            // ASCII without escapes (nearly every domain): forbidden bytes were refused above,
+            // and only upper case can change it. A domain that ends in a number is an IPv4
+            // address, whose parser reads hex digits and `0X` in either case; any other is
+            // written lower-cased straight into `out` (no temporary array: one allocation less
+            // for `APP.example.com`), the one way for such a domain, upper case or not.
+            if IPv4Address.endsInANumber(input) { return try finishDomain(input, into: &out) }
+            for b in input { out.append(b &- 0x41 < 26 ? b | 0x20 : b) }
+            return (.domain, 0)
         }
+        let decoded = hasPercent ? PercentEncodeSet.decode(input) : Array(input)
+        let ascii: [UInt8]
+        if decoded.contains(where: { $0 >= 0x80 }) {
+            ascii = try IDNA.toASCII(decoded)
+        } else {
+            ascii = decoded.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        }
+        if ascii.isEmpty { throw URLParseError(.invalidDomain) }
         for b in ascii where isForbiddenDomainByte(b) {
             throw URLParseError(.forbiddenHostCodePoint(b))
         }
@@ -146,7 +145,8 @@ public enum URLHost: Sendable, Hashable {
         return try result.get()
     }
 
-    /// Last step of the host parser for a lowercase ASCII domain: IPv4 if it ends in a number.
+    /// Last step of the host parser for an ASCII domain, lower case unless it ends in a number
+    /// (the IPv4 parser reads either case): IPv4 if it ends in a number.
     private static func finishDomain(
         _ ascii: UnsafeBufferPointer<UInt8>,
         into out: inout [UInt8]

@@ -125,24 +125,26 @@ public struct URLRecord: Sendable, Hashable {
 
     /// ``parse(_:base:)`` of an absolute URL that also says whether the canonical `http(s)`
     /// scan took `input` (``URLParser/parseCanonicalHTTP(_:original:)``). When it did, `href`
-    /// is `input` itself, and before its query `input` has no `%`, `\`, credentials, dot
-    /// segment or byte the parser would encode: a caller that looks at the input as sent for
-    /// what the parser changes or keeps escaped there (an encoded separator) knows, without a
-    /// second pass over it, that there is none.
+    /// is `input` itself, and before its query `input` has no `\`, credentials, dot segment,
+    /// byte the parser would encode, `%` that starts no escape, or escape of `.`, `/` or `\`
+    /// (`%2E`, `%2F`, `%5C`, hex in either case): a caller that looks at the input as sent for
+    /// an encoded separator knows, without a second pass over it, that there is none.
     package static func parseNotingCanonicalInput(
         _ input: String
     ) throws(URLParseError) -> (record: URLRecord, isCanonicalHTTP: Bool) {
-        var input = input
-        let original = input
-        let parsed: Result<(record: URLRecord, isCanonicalHTTP: Bool), URLParseError> = input.withUTF8 { bytes in
-            if let record = URLParser.parseCanonicalHTTP(bytes, original: original) { return .success((record, true)) }
+        // The scan reads the bytes in place (`withUTF8` is mutating: its copy of `input` cost a
+        // retain and a release), and its record is returned as it is, not through a `Result`.
+        let scanned = input.utf8.withContiguousStorageIfAvailable { URLParser.parseCanonicalHTTP($0, original: input) }
+        if case .some(.some(let record)) = scanned { return (record, true) }
+        var copy = input
+        let parsed: Result<URLRecord, URLParseError> = copy.withUTF8 { bytes in
             do throws(URLParseError) {
-                return .success((try URLParser.parseWithStateMachine(bytes, base: nil, original: original), false))
+                return .success(try URLParser.parseWithStateMachine(bytes, base: nil, original: input))
             } catch {
                 return .failure(error)
             }
         }
-        return try parsed.get()
+        return (try parsed.get(), false)
     }
 
     // MARK: - Slicing helpers
