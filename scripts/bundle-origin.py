@@ -77,6 +77,9 @@ def main():
             if conditional or (
                     options.not_modified_after is not None and Handler.answered > options.not_modified_after):
                 self.send_response(304)
+                # As the daemon does: a 304 names the entity tag it answers for.
+                if options.etag is not None:
+                    self.send_header("ETag", options.etag)
                 self.send_header("Cache-Control", options.cache_control)
                 self.send_header("Content-Length", "0")
                 self.end_headers()

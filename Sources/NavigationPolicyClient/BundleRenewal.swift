@@ -29,9 +29,15 @@ enum BundleRenewal {
     }
 
     /// Compares the stamp of a verified bundle of the held revision (`candidate`) with the held
-    /// one. Renews only with a `policyVersion` not below the held one and a strictly later
-    /// `expiresAt`; anything that would lower either is refused, so no answer, replayed or
-    /// stale, can shorten the held expiry or lower the held version.
+    /// one. Issues are ordered by `policyVersion`, then `issuedAt`, then `expiresAt`: a later
+    /// issue renews, the same one changes nothing, an earlier one is refused like a replay.
+    ///
+    /// Only validly signed bundles get here, so an answer can only be an issue the signer made:
+    /// a replayed one is earlier in that order and refused, and nothing can lower the held
+    /// version. A later issue may carry an *earlier* expiry (finding F1 of the outside attack:
+    /// an app ships a bundle signed for a year, the daemon re-issues for its own seven days);
+    /// it is accepted, since refusing it made every refresh download the whole bundle again
+    /// and report a genuine daemon as a replay, until the daemon's expiry passed the shipped one.
     static func judge(_ candidate: BundleStamp?, held: BundleStamp?) -> Judgement {
         guard let held else {
             // A version-1 bundle held: a versioned one of the same policy only adds a signed
@@ -49,13 +55,17 @@ enum BundleRenewal {
                     .olderVersion,
                     "policyVersion \(candidate.policyVersion) is below \(held.policyVersion), the version deciding now"))
         }
-        if candidate.expiresAt < held.expiresAt {
-            let earlier = BundleStamp.iso8601(unixSeconds: candidate.expiresAt)
-            let current = BundleStamp.iso8601(unixSeconds: held.expiresAt)
+        let candidateIssue = (candidate.policyVersion, candidate.issuedAt, candidate.expiresAt)
+        let heldIssue = (held.policyVersion, held.issuedAt, held.expiresAt)
+        if candidateIssue < heldIssue {
+            let issued = BundleStamp.iso8601(unixSeconds: candidate.issuedAt)
+            let current = BundleStamp.iso8601(unixSeconds: held.issuedAt)
             return .refused(
                 BundleRejection(
-                    .olderVersion, "an earlier issue of the revision deciding now: expires \(earlier), before \(current)"))
+                    .olderVersion,
+                    "an earlier issue of the revision deciding now: issued \(issued), expires "
+                        + "\(BundleStamp.iso8601(unixSeconds: candidate.expiresAt)); the one deciding was issued \(current)"))
         }
-        return candidate.expiresAt > held.expiresAt ? .renews : .unchanged
+        return candidateIssue > heldIssue ? .renews : .unchanged
     }
 }

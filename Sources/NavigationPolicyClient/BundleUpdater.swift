@@ -95,6 +95,15 @@ actor BundleUpdater {
             guard let currentRevision else {
                 return .unavailable(reason: "304 Not Modified without a bundle to keep")
             }
+            // A 304 only answers the condition this request sent (RFC 9110 §15.4.5): to a renewal,
+            // which sent none, or naming another revision, it is stale or injected, and keeping
+            // its max-age would put the renewal off by up to a day (finding F2).
+            if renewing {
+                return .unavailable(reason: "304 Not Modified to a request without If-None-Match")
+            }
+            if let etag = http.value(forHTTPHeaderField: "ETag"), Self.entityTag(etag) != currentRevision {
+                return .unavailable(reason: "304 Not Modified for ETag \(etag), not the held revision \(currentRevision)")
+            }
             keep(answeredMaxAge)
             return .notModified(revision: currentRevision)
         case 200:

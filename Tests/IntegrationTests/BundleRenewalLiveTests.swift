@@ -56,7 +56,9 @@ struct BundleRenewalLiveTests {
 
     /// `navpolicyd bundle` of the config at `configPath`, issued at `issuedAt` for `lifetime`
     /// seconds as version 7, signed by `signingKey` under `keyId` (else its derived id) or unsigned.
-    static func build(_ configPath: String, issuedAt: Int, signingKey: String?, keyId: String? = nil) throws -> Built {
+    static func build(
+        _ configPath: String, issuedAt: Int, signingKey: String?, keyId: String? = nil, lifetime: Int = lifetime
+    ) throws -> Built {
         let output = TestScratch.path("renewal", suffix: ".bundle")
         var arguments = [
             "bundle", "--config", configPath, "--issued-at", String(issuedAt), "--lifetime", String(lifetime),
@@ -156,5 +158,65 @@ struct BundleRenewalLiveTests {
         let client = try setup.client(origin.baseURL)
         #expect(await client.refresh() == .updated(revision: setup.revision, cache: .written))
         #expect(try Self.cachedStamp(setup) == later.stamp)
+    }
+
+    /// Finding F1 of the outside attack: the held bundle was signed for longer than the daemon
+    /// signs for (an app's shipped bundle, signed for a year). The daemon's re-issue is a later
+    /// issue with an earlier expiry; it renews, so refreshes go back to conditional 304s instead
+    /// of downloading the whole bundle every time and calling a genuine daemon a replay.
+    @Test("a later issue with an earlier expiry renews the held bundle")
+    func aLaterIssueWithAnEarlierExpiryRenews() async throws {
+        let setup = try Self.setUp()
+        let shorter = try Self.build(setup.configPath, issuedAt: Self.now(), signingKey: setup.key.path, lifetime: 100)
+        #expect(shorter.stamp.expiresAt < setup.held.stamp.expiresAt)
+        let origin = try BundleOrigin(
+            body: shorter.url.path, signature: shorter.signature, etag: "\"\(setup.revision)\"",
+            extraArguments: ["--not-modified-if-none-match"])
+        let client = try setup.client(origin.baseURL)
+        #expect(await client.refresh() == .updated(revision: setup.revision, cache: .written))
+        #expect(try Self.cachedStamp(setup) == shorter.stamp)
+        // Renewed, and not due (issued now for 100 s): the next refresh is conditional, a 304.
+        #expect(await client.refresh() == .notModified(revision: setup.revision))
+    }
+
+    /// Finding F2 of the outside attack: a renewal sends no `If-None-Match`, so a 304 to it
+    /// answers nothing the client asked; it is stale or injected and must not count as success
+    /// nor hand the client its `max-age` (which would put the renewal off by a day).
+    @Test("a 304 to a renewal, which sent no If-None-Match, is unavailable, not a success")
+    func aNotModifiedToAnUnconditionalRenewalIsUnavailable() async throws {
+        let setup = try Self.setUp()
+        let origin = try BundleOrigin(
+            body: setup.held.url.path, signature: setup.held.signature, etag: "\"\(setup.revision)\"",
+            extraArguments: ["--not-modified-after", "0", "--cache-control", "max-age=86400"])
+        let client = try setup.client(origin.baseURL)
+        let outcome = await client.refresh()
+        guard case .unavailable(let reason) = outcome else {
+            Issue.record("expected unavailable, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("without If-None-Match"), "\(reason)")
+        #expect(!outcome.isSuccess)
+        #expect(try Self.cachedStamp(setup) == nil)
+    }
+
+    /// Finding F2, the other half: a 304 whose `ETag` names another revision than the one the
+    /// request's `If-None-Match` held is not an answer about the held bundle.
+    @Test("a 304 naming another revision than the held one is unavailable")
+    func aNotModifiedForAnotherRevisionIsUnavailable() async throws {
+        let aged = try Self.setUp()
+        // A fresh bundle held: the refresh is conditional (not a renewal).
+        let fresh = try Self.build(aged.configPath, issuedAt: Self.now(), signingKey: aged.key.path)
+        let setup = Setup(key: aged.key, configPath: aged.configPath, revision: aged.revision, held: fresh)
+        let other = "\"sha256:" + String(repeating: "0", count: 64) + "\""
+        let origin = try BundleOrigin(
+            body: fresh.url.path, signature: fresh.signature, etag: other,
+            extraArguments: ["--not-modified-after", "0", "--cache-control", "max-age=86400"])
+        let client = try setup.client(origin.baseURL)
+        let outcome = await client.refresh()
+        guard case .unavailable(let reason) = outcome else {
+            Issue.record("expected unavailable, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("not the held revision"), "\(reason)")
     }
 }

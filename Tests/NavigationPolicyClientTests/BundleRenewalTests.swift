@@ -1,5 +1,5 @@
-import Testing
 import NavigationPolicy
+import Testing
 
 @testable import NavigationPolicyClient
 
@@ -29,18 +29,26 @@ struct BundleRenewalTests {
         #expect(Self.held.isDueForReissue(atUnixSeconds: 1_300) && !Self.held.isDueForReissue(atUnixSeconds: 1_299))
     }
 
-    @Test func onlyALaterExpiryAtTheSameOrAHigherVersionRenews() {
+    @Test func aLaterIssueRenewsInTheOrderVersionIssuedExpiry() {
         #expect(BundleRenewal.judge(Self.stamp(issuedAt: 1_300), held: Self.held) == .renews)
         #expect(BundleRenewal.judge(Self.stamp(version: 8, issuedAt: 1_300), held: Self.held) == .renews)
         #expect(BundleRenewal.judge(Self.held, held: Self.held) == .unchanged)
-        // A higher version that expires no later changes nothing the client acts on.
-        #expect(BundleRenewal.judge(Self.stamp(version: 8, issuedAt: 1_000), held: Self.held) == .unchanged)
+        // The same issue time signed again with a later expiry.
+        #expect(BundleRenewal.judge(Self.stamp(issuedAt: 1_000, expiresAt: 1_700), held: Self.held) == .renews)
+        // Finding F1: the app shipped a bundle signed for longer than the daemon's lifetime; the
+        // daemon's later issue expires earlier and still renews (a higher version, or the same
+        // version issued later), instead of being refused as a replay on every refresh.
+        #expect(BundleRenewal.judge(Self.stamp(version: 8, issuedAt: 1_300, expiresAt: 1_400), held: Self.held) == .renews)
+        #expect(BundleRenewal.judge(Self.stamp(issuedAt: 1_300, expiresAt: 1_400), held: Self.held) == .renews)
     }
 
     @Test(
         "an earlier issue, a lower version or no version is refused like a replay",
         arguments: [
             (BundleStamp?.some(BundleRenewalTests.stamp(issuedAt: 900)), "an earlier issue of the revision deciding now"),
+            // Issued earlier: a replay, whatever expiry it carries.
+            (BundleRenewalTests.stamp(issuedAt: 900, expiresAt: 9_000), "an earlier issue of the revision deciding now"),
+            (BundleRenewalTests.stamp(issuedAt: 1_000, expiresAt: 1_500), "an earlier issue of the revision deciding now"),
             (BundleRenewalTests.stamp(version: 6, issuedAt: 1_300), "policyVersion 6 is below 7"),
             (BundleRenewalTests.stamp(version: 6, issuedAt: 900), "policyVersion 6 is below 7"),
             (nil, "a version-1 bundle has no policyVersion"),
