@@ -121,6 +121,16 @@ public struct BundleDocument: Sendable {
         return BundleStamp(policyVersion: policyVersion, issuedAt: issuedAt, expiresAt: expiresAt, keyId: keyId)
     }
 
+    /// JSON bundles beyond this are refused before parsing; the default policy is a few KiB and a
+    /// 100,000-handler chain about 10 MiB.
+    public static let maximumBytes = 32 << 20
+
+    /// Why a version-1 bundle is refused unless the reader accepts unversioned bundles.
+    static let unversionedRejection = BundleRejection(
+        .unversioned,
+        "a version-1 bundle has no signed policyVersion or expiry, so a replay cannot be told apart; rebuild it with this navpolicyd (or set acceptsUnversionedBundles)"
+    )
+
     /// The largest whole number a JSON number holds exactly (2^53 - 1).
     static let largestExactInteger = 9_007_199_254_740_991
     /// A year, the longest lifetime a bundle is issued for (`server.bundle.lifetimeSeconds`, `--lifetime`).
