@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The engine as WebAssembly (issue 43) against the native engine, in the same run:
+#
+# - decisions/s in node through the JavaScript API (`policy.decide({url})`: JSON in and out,
+#   bench/wasm-bench.mjs) against `navpolicyd bench` (in process, release build) on the same
+#   URLs, alternating the two, medians of ROUNDS: the default policy with bench's built-in URLs
+#   (target ≥ 0.5×) and a 500-handler chain from generate-rules.py (target ≥ 0.4×);
+# - a 1,000,000-host compiled bundle (generate-blocklist.py, `navpolicyd bundle --compiled`)
+#   loaded by fromBundle (checks, image checksum, tables in place; median of RUNS; target ≤ 0.3 s);
+# - navpolicy.wasm's size and gzipped size (targets ≤ 1.5 MB and ≤ 0.5 MB).
+#
+# A measurement, not a test: exit 0 unless setup fails. Figures: docs/performance.md, "Issue 43".
+# Environment: ROUNDS=3 SECONDS_PER_RUN=3 RUNS=3 HOSTS=1000000 HANDLERS=500,
+#              BIN=path/to/navpolicyd (default .build/release/navpolicyd), DIST=dist/wasm.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+: "${ROUNDS:=3}" "${SECONDS_PER_RUN:=3}" "${RUNS:=3}" "${HOSTS:=1000000}" "${HANDLERS:=500}"
+BIN=${BIN:-.build/release/navpolicyd}
+DIST=${DIST:-dist/wasm}
+[[ -x $BIN ]] || { echo "wasm.sh: $BIN is missing (swift build -c release)" >&2; exit 2; }
+[[ -f $DIST/navpolicy.wasm ]] || { echo "wasm.sh: $DIST/navpolicy.wasm is missing (make wasm)" >&2; exit 2; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+
+size=$(stat -c %s "$DIST/navpolicy.wasm")
+gzipped=$(gzip -9 -c "$DIST/navpolicy.wasm" | wc -c)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
+printf 'navpolicy.wasm          %s bytes (%.2f MB), gzipped %s bytes (%.2f MB)\n' "$size" \
+  "$(ratio "$size" 1000000)" "$gzipped" "$(ratio "$gzipped" 1000000)"
+
+# The default policy with the URLs navpolicyd bench decides by default (BenchCommand.builtInURLs).
+cat >"$TMP/default.urls" <<'URLS'
+https://app.example.com/home
+https://app.example.com/logout
+https://app.example.com/%6Cogout
+https://pay.example.com/checkout?order=42
+https://app.example.com/about
+https://cdn.example.net/a/b/c.js
+https://APP.example.com/account/../sign_out;x=1
+https://partner.example.org/landing?utm_source=app
+URLS
+python3 bench/generate-rules.py "$HANDLERS" "$TMP/rules.json" "$TMP/rules.urls" >/dev/null
+
+compare() {  # label config urls
+  local label=$1 config=$2 urls=$3
+  : >"$TMP/native" ; : >"$TMP/node"
+  for _ in $(seq 1 "$ROUNDS"); do
+    "$BIN" bench --config "$config" --urls "$urls" --duration "$SECONDS_PER_RUN" --format json | field decisionsPerSecond >>"$TMP/native"
+    node bench/wasm-bench.mjs decide "$DIST" "$config" "$urls" "$SECONDS_PER_RUN" | field decisionsPerSecond >>"$TMP/node"
+  done
+  local native node
+  native=$(median <"$TMP/native")
+  node=$(median <"$TMP/node")
+  printf '%-23s native %.0f/s  wasm in node %.0f/s  ratio %.2f (median of %s)\n' "$label" "$native" "$node" \
+    "$(ratio "$node" "$native")" "$ROUNDS"
+}
+compare "default policy" config/navpolicy.json "$TMP/default.urls"
+compare "$HANDLERS handlers" "$TMP/rules.json" "$TMP/rules.urls"
+
+python3 bench/generate-blocklist.py "$HOSTS" 0 "$TMP/big.json" "$TMP/big.urls" >/dev/null
+"$BIN" bundle --config "$TMP/big.json" --compiled --output "$TMP/big.bundle" >/dev/null
+node bench/wasm-bench.mjs load "$DIST" "$TMP/big.bundle" "$RUNS" >"$TMP/load.json"
+printf '%s-host compiled bundle  %s MB loaded in %s s (median of %s; best %s s)\n' "$HOSTS" \
+  "$(( $(stat -c %s "$TMP/big.bundle") / 1048576 ))" "$(field loadSeconds <"$TMP/load.json")" "$RUNS" \
+  "$(field bestSeconds <"$TMP/load.json")"
