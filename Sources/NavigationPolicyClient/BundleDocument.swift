@@ -92,8 +92,11 @@ public struct BundleDocument: Sendable {
     static func stamp(_ root: JSONObject) throws(BundleRejection) -> BundleStamp {
         // At most 2^53 - 1: a JSON number past it is not exact in the double it is read as
         // (2^53 + 1 reads as 2^53), so two different signed versions could compare equal.
-        func whole(_ name: String, minimum: Int) throws(BundleRejection) -> Int {
-            guard let value = root[name]?.integerValue, value >= minimum, value <= Self.largestExactInteger else {
+        func whole(_ name: String, minimum: BundleNumber) throws(BundleRejection) -> BundleNumber {
+            // Read as BundleNumber, not `integerValue`'s Int, which is 32 bits in the WebAssembly build.
+            guard case .number(let number)? = root[name], let value = BundleNumber(exactly: number), value >= minimum,
+                value <= Self.largestExactInteger
+            else {
                 throw BundleRejection(
                     .malformed, "\"\(name)\" must be a whole number from \(minimum) to \(Self.largestExactInteger)")
             }
@@ -132,9 +135,9 @@ public struct BundleDocument: Sendable {
     )
 
     /// The largest whole number a JSON number holds exactly (2^53 - 1).
-    static let largestExactInteger = 9_007_199_254_740_991
+    static let largestExactInteger: BundleNumber = 9_007_199_254_740_991
     /// A year, the longest lifetime a bundle is issued for (`server.bundle.lifetimeSeconds`, `--lifetime`).
-    static let longestLifetime = 31_536_000
+    static let longestLifetime: BundleNumber = 31_536_000
 
     /// `sha256:` and 64 lower-case hex digits, as the daemon's `PolicySnapshot` spells revisions.
     static func isRevision(_ text: String) -> Bool {

@@ -1,15 +1,25 @@
+/// A bundle's whole numbers (`policyVersion`, `issuedAt`, `expiresAt`, Unix seconds): up to
+/// 2^53 - 1, so 64 bits. `Int` is that on every platform an app runs on; the WebAssembly build's
+/// wasm32 has a 32-bit `Int`, which cannot hold a time past 2038 (issue 43), so there the
+/// numbers are `Int64`. The same type on 64-bit platforms, so the API does not change.
+#if _pointerBitWidth(_64)
+    public typealias BundleNumber = Int
+#else
+    public typealias BundleNumber = Int64
+#endif
+
 /// The signed freshness members of a version-2 bundle (docs/bundles.md, "Freshness").
 public struct BundleStamp: Sendable, Equatable {
     /// Monotonic: a client refuses a bundle whose version is not above the one it holds.
-    public var policyVersion: Int
+    public var policyVersion: BundleNumber
     /// Unix seconds when the daemon (or `navpolicyd bundle`) built it.
-    public var issuedAt: Int
+    public var issuedAt: BundleNumber
     /// Unix seconds after which a client refuses to adopt it.
-    public var expiresAt: Int
+    public var expiresAt: BundleNumber
     /// The id of the key that signed it; nil when built unsigned.
     public var keyId: String?
 
-    public init(policyVersion: Int, issuedAt: Int, expiresAt: Int, keyId: String?) {
+    public init(policyVersion: BundleNumber, issuedAt: BundleNumber, expiresAt: BundleNumber, keyId: String?) {
         self.policyVersion = policyVersion
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
@@ -17,11 +27,11 @@ public struct BundleStamp: Sendable, Equatable {
     }
 
     /// Whether the bundle is past its `expiresAt` at `unixSeconds`.
-    public func isExpired(atUnixSeconds unixSeconds: Int) -> Bool { unixSeconds >= expiresAt }
+    public func isExpired(atUnixSeconds unixSeconds: BundleNumber) -> Bool { unixSeconds >= expiresAt }
 
     /// Why a bundle expired at `unixSeconds` is refused, in the RFC 3339 times `bundle verify`'s
     /// OK line prints: one wording for the client, `check --bundle` and `bundle verify`.
-    public func expiryReason(atUnixSeconds unixSeconds: Int) -> String {
+    public func expiryReason(atUnixSeconds unixSeconds: BundleNumber) -> String {
         "expired at \(Self.iso8601(unixSeconds: expiresAt)); it is \(Self.iso8601(unixSeconds: unixSeconds)) now"
     }
 
@@ -31,8 +41,8 @@ public struct BundleStamp: Sendable, Equatable {
     /// Hinnant's `civil_from_days`), not Foundation's formatter: the WebAssembly build compiles
     /// this file and has no Foundation (issue 43). `BundleStampTimeTests` holds it to
     /// `ISO8601DateFormatter`.
-    public static func iso8601(unixSeconds: Int) -> String {
-        let secondsPerDay = 86_400
+    public static func iso8601(unixSeconds: BundleNumber) -> String {
+        let secondsPerDay: BundleNumber = 86_400
         let days = unixSeconds >= 0 ? unixSeconds / secondsPerDay : (unixSeconds + 1) / secondsPerDay - 1
         let secondOfDay = unixSeconds - days * secondsPerDay
         // Days since 0000-03-01, in 400-year eras of 146,097 days (March first, so that the
@@ -46,7 +56,7 @@ public struct BundleStamp: Sendable, Equatable {
         let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
         let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func padded(_ value: Int, _ width: Int) -> String {
+        func padded(_ value: BundleNumber, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.utf8.count)) + digits
         }

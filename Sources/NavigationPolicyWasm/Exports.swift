@@ -84,7 +84,7 @@ public func navpolicyBundleLoad(_ opened: Int32, _ nowSeconds: Double, _ signatu
     guard nowSeconds.isFinite, abs(nowSeconds) < 9.0e15 else { return fail(.misuse("the time is not a number of seconds")) }
     do {
         let (policy, summary) = try bundle.load(
-            nowSeconds: Int(nowSeconds.rounded(.down)), signatureVerified: signatureVerified != 0)
+            nowSeconds: BundleNumber(nowSeconds.rounded(.down)), signatureVerified: signatureVerified != 0)
         CallResult.publish(.object(summary))
         return Handles.policies.insert(policy)
     } catch {

@@ -56,7 +56,7 @@ struct OpenedBundle {
     /// A compiled bundle's image is checked as the daemon checks images, checksum included
     /// (`PortableBLAKE2b`); the app client skips the checksum because the signature covers
     /// every byte, but a WebAssembly build may be handed unsigned bundles.
-    func load(nowSeconds: Int, signatureVerified: Bool) throws(BundleRejection) -> (CompiledPolicy, JSONObject) {
+    func load(nowSeconds: BundleNumber, signatureVerified: Bool) throws(BundleRejection) -> (CompiledPolicy, JSONObject) {
         if keys != .none, !signatureVerified { throw BundleKeyChoice.badSignature }
         switch form {
         case .json(_, let root):
@@ -77,7 +77,7 @@ struct OpenedBundle {
 
     /// `{"layout","revision","policyVersion","issuedAt","expiresAt","keyId"}` (null members for a version-1 bundle).
     private static func summary(layout: String, revision: String, stamp: BundleStamp?) -> JSONObject {
-        func number(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        func number(_ value: BundleNumber?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         return [
             "layout": .string(layout), "revision": .string(revision), "policyVersion": number(stamp?.policyVersion),
             "issuedAt": number(stamp?.issuedAt), "expiresAt": number(stamp?.expiresAt),

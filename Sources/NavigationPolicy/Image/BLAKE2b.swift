@@ -47,18 +47,13 @@ public enum PortableBLAKE2b {
         0x510e_527f_ade6_82d1, 0x9b05_688c_2b3e_6c1f, 0x1f83_d9ab_fb41_bd6b, 0x5be0_cd19_137e_2179,
     ]
 
-    /// The message schedule of RFC 7693 section 2.7, ten rows; rounds 10 and 11 reuse rows 0 and 1.
-    private static let sigma: [UInt8] = [
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-        14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3,
-        11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4,
-        7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8,
-        9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13,
-        2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9,
-        12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11,
-        13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10,
-        6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5,
-        10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0,
+    /// The message schedule of RFC 7693 section 2.7: ten rows of sixteen word indices, each row
+    /// packed four bits an index (lowest first); rounds 10 and 11 reuse rows 0 and 1. Packed so
+    /// that a round reads one integer rather than sixteen array elements.
+    private static let schedule: [UInt64] = [
+        0xfedc_ba98_7654_3210, 0x357b_20c1_6df9_84ae, 0x4917_63ea_df25_0c8b, 0x8f04_a562_ebcd_1397,
+        0xd386_cb1e_fa42_7509, 0x91ef_57d4_38b0_a6c2, 0xb829_3670_a4de_f15c, 0xa268_4f05_931c_e7bd,
+        0x5a41_7d2c_803b_9ef6, 0x0dc3_e9bf_5167_482a,
     ]
 
     /// The chained state h[0...7]; eight stored words rather than an array, so the compression
@@ -85,22 +80,16 @@ public enum PortableBLAKE2b {
             var v8 = iv[0], v9 = iv[1], v10 = iv[2], v11 = iv[3]
             var v12 = iv[4] ^ counter, v13 = iv[5], v14 = iv[6], v15 = iv[7]
             if isFinal { v14 = ~v14 }
-            sigma.withUnsafeBufferPointer { sigma in
-                for round in 0..<12 {
-                    let s = (round % 10) * 16
-                    // The message words are read where they lie, in the order the schedule picks them.
-                    func word(_ index: Int) -> UInt64 {
-                        UInt64(littleEndian: block.loadUnaligned(fromByteOffset: Int(sigma[s + index]) &* 8, as: UInt64.self))
-                    }
-                    mix(&v0, &v4, &v8, &v12, word(0), word(1))
-                    mix(&v1, &v5, &v9, &v13, word(2), word(3))
-                    mix(&v2, &v6, &v10, &v14, word(4), word(5))
-                    mix(&v3, &v7, &v11, &v15, word(6), word(7))
-                    mix(&v0, &v5, &v10, &v15, word(8), word(9))
-                    mix(&v1, &v6, &v11, &v12, word(10), word(11))
-                    mix(&v2, &v7, &v8, &v13, word(12), word(13))
-                    mix(&v3, &v4, &v9, &v14, word(14), word(15))
-                }
+            for round in 0..<12 {
+                let row = schedule[round % 10]
+                mix(&v0, &v4, &v8, &v12, word(block, row, 0), word(block, row, 1))
+                mix(&v1, &v5, &v9, &v13, word(block, row, 2), word(block, row, 3))
+                mix(&v2, &v6, &v10, &v14, word(block, row, 4), word(block, row, 5))
+                mix(&v3, &v7, &v11, &v15, word(block, row, 6), word(block, row, 7))
+                mix(&v0, &v5, &v10, &v15, word(block, row, 8), word(block, row, 9))
+                mix(&v1, &v6, &v11, &v12, word(block, row, 10), word(block, row, 11))
+                mix(&v2, &v7, &v8, &v13, word(block, row, 12), word(block, row, 13))
+                mix(&v3, &v4, &v9, &v14, word(block, row, 14), word(block, row, 15))
             }
             h0 ^= v0 ^ v8
             h1 ^= v1 ^ v9
@@ -110,6 +99,13 @@ public enum PortableBLAKE2b {
             h5 ^= v5 ^ v13
             h6 ^= v6 ^ v14
             h7 ^= v7 ^ v15
+        }
+
+        /// The message word the schedule row's `index`-th entry picks, read where it lies.
+        @inline(__always)
+        private func word(_ block: UnsafeRawPointer, _ row: UInt64, _ index: UInt64) -> UInt64 {
+            let position = Int(truncatingIfNeeded: (row >> (index &* 4)) & 15)
+            return UInt64(littleEndian: block.loadUnaligned(fromByteOffset: position &* 8, as: UInt64.self))
         }
 
         /// The mixing function G (section 3.1), rotation constants 32, 24, 16, 63.
