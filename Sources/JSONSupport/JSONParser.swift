@@ -182,7 +182,7 @@ struct Cursor {
         if object.members.count < linearLimit {
             duplicate = object.members.contains { $0.key == key }
         } else {
-            if seen.isEmpty { seen = Set(object.members.map(\.key)) }
+            if seen.isEmpty { seen = Set(object.members.map { $0.key }) }
             duplicate = !seen.insert(key).inserted
         }
         if duplicate { throw error("duplicate member \"\(key)\" in one object", at: offset) }

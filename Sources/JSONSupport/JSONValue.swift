@@ -93,5 +93,5 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         members.append(JSONMember(key, value))
     }
 
-    public var keys: [String] { members.map(\.key) }
+    public var keys: [String] { members.map { $0.key } }
 }

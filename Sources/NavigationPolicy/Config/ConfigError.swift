@@ -24,7 +24,7 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        issues.map(\.description).joined(separator: "\n")
+        issues.map { $0.description }.joined(separator: "\n")
     }
 }
 

@@ -75,6 +75,6 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// A token longer than ``EchoedText/maximumBytes`` (only an unknown key can be) is cut and
     /// ends with ``EchoedText/ellipsis``: an error's place, not a copy of the input.
     public var description: String {
-        tokens.map { "/" + EchoedText.bounded($0).replacing("~", with: "~0").replacing("/", with: "~1") }.joined()
+        tokens.map { "/" + EchoedText.bounded($0).replacing(every: "~", with: "~0").replacing(every: "/", with: "~1") }.joined()
     }
 }

@@ -253,9 +253,9 @@ public struct PolicyCompiler: Sendable {
         _ config: ConfigObject, streamed: StreamedMatchLists?, diagnostics: inout ConfigDiagnostics
     ) -> ChainLink? {
         let typeName = config.string("type", required: true, diagnostics: &diagnostics)
-        var handlerType: (any ConfigurableHandler.Type)?
+        var handlerType: HandlerRegistry.Entry?
         if let typeName {
-            handlerType = registry.type(named: typeName)
+            handlerType = registry.entry(named: typeName)
             if handlerType == nil {
                 var message = "unknown handler type \"\(EchoedText.bounded(typeName))\""
                 if let suggestion = Spelling.closest(to: typeName, in: registry.typeNames) {
@@ -288,7 +288,7 @@ public struct PolicyCompiler: Sendable {
             }
         }
         guard let handlerType, let typeName,
-            let handler = handlerType.makeHandler(name: name, parameters: config, diagnostics: &diagnostics)
+            let handler = handlerType.build(name, config, &diagnostics)
         else { return nil }
         return ChainLink(name: name, type: typeName, matcher: matcher, handler: handler, isShadow: isShadow)
     }

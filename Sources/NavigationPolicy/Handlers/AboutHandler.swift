@@ -11,4 +11,6 @@ public struct AboutHandler: CancellingHandler {
         self.name = name
         self.behavior = behavior
     }
+
+    public var chainHandler: ChainHandler { .about(self) }
 }

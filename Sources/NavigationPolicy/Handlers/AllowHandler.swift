@@ -5,11 +5,18 @@ public struct AllowHandler: ConfigurableHandler {
 
     public let name: String
 
-    public init?(name: String, parameters: ConfigObject, diagnostics: inout ConfigDiagnostics) {
+    /// An allow handler with this name (it reads no parameters).
+    public init(name: String) {
         self.name = name
+    }
+
+    public init?(name: String, parameters: ConfigObject, diagnostics: inout ConfigDiagnostics) {
+        self.init(name: name)
     }
 
     public func decide(_ request: CanonicalRequest) -> Decision? {
         Decision(verdict: .allow, handler: name, action: nil, location: nil, url: request.href)
     }
+
+    public var chainHandler: ChainHandler { .allow(self) }
 }

@@ -11,4 +11,6 @@ public struct CancelHandler: CancellingHandler {
         self.name = name
         self.behavior = behavior
     }
+
+    public var chainHandler: ChainHandler { .cancel(self) }
 }

@@ -1,26 +1,51 @@
 /// Handler types by config `type` string.
 public struct HandlerRegistry: Sendable {
-    private let types: [String: any ConfigurableHandler.Type]
+    /// What the compiler needs of one type: its name, the fields it reads and how to build it.
+    struct Entry: Sendable {
+        let typeName: String
+        let parameterKeys: [String]
+        /// The type's `init(name:parameters:diagnostics:)`, as the chain holds what it builds.
+        let build: @Sendable (_ name: String, _ parameters: ConfigObject, _ diagnostics: inout ConfigDiagnostics) -> ChainHandler?
+        #if !hasFeature(Embedded)
+            /// The type itself (``HandlerRegistry/type(named:)``); Embedded Swift has no metatypes of protocol type.
+            let type: any ConfigurableHandler.Type
+        #endif
+
+        init<Handler: ConfigurableHandler>(_ type: Handler.Type) {
+            typeName = Handler.typeName
+            parameterKeys = Handler.parameterKeys
+            build = { name, parameters, diagnostics in
+                Handler(name: name, parameters: parameters, diagnostics: &diagnostics)?.chainHandler
+            }
+            #if !hasFeature(Embedded)
+                self.type = type
+            #endif
+        }
+    }
+
+    private let entries: [String: Entry]
     /// Type names in registration order, for error messages and docs.
     public let typeNames: [String]
 
-    public init(_ types: [any ConfigurableHandler.Type]) {
-        var byName: [String: any ConfigurableHandler.Type] = [:]
-        for type in types { byName[type.typeName] = type }
-        self.types = byName
-        self.typeNames = types.map { $0.typeName }
+    init(entries: [Entry]) {
+        var byName: [String: Entry] = [:]
+        for entry in entries { byName[entry.typeName] = entry }
+        self.entries = byName
+        self.typeNames = entries.map { $0.typeName }
     }
 
-    /// The types navpolicyd ships. Register a new type by adding it here.
-    public static let builtIn = HandlerRegistry([
-        LogoutHandler.self,
-        AboutHandler.self,
-        PaymentRedirectHandler.self,
-        CancelHandler.self,
-        AllowHandler.self,
+    /// The types navpolicyd ships. Register a new type by adding it here (and its case to
+    /// ``ChainHandler``).
+    public static let builtIn = HandlerRegistry(entries: [
+        Entry(LogoutHandler.self),
+        Entry(AboutHandler.self),
+        Entry(PaymentRedirectHandler.self),
+        Entry(CancelHandler.self),
+        Entry(AllowHandler.self),
     ])
 
-    public func type(named name: String) -> (any ConfigurableHandler.Type)? {
-        types[name]
+    /// The entry for a config `type` name, or nil for a name no type registered.
+    func entry(named name: String) -> Entry? {
+        entries[name]
     }
 }

@@ -80,7 +80,7 @@ extension LocationTemplate {
     /// and `%XX`), then the serialized URL is split at the markers again.
     func serialized() -> LocationTemplate? {
         var marker = "navpolicylocationplaceholder"
-        while summary.contains(marker) { marker += "x" }
+        while summary.contains(substring: marker) { marker += "x" }
         var text = ""
         for part in parts {
             switch part {
@@ -89,7 +89,7 @@ extension LocationTemplate {
             }
         }
         guard let href = try? URLRecord.parse(text).href else { return nil }
-        let pieces = href.split(separator: marker, omittingEmptySubsequences: false)
+        let pieces = href.split(atEvery: marker)
         let placeholders = parts.filter { $0 == .encodedURL }.count
         guard pieces.count == placeholders + 1 else { return nil }
         var serialized: [Part] = []

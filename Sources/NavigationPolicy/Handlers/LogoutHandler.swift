@@ -11,4 +11,6 @@ public struct LogoutHandler: CancellingHandler {
         self.name = name
         self.behavior = behavior
     }
+
+    public var chainHandler: ChainHandler { .logout(self) }
 }

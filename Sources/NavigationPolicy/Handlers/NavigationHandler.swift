@@ -10,8 +10,8 @@ public protocol NavigationHandler: Sendable {
 
 /// A handler type that can be built from a config entry: the unit the registry knows.
 ///
-/// Adding a type is one file with a conforming struct plus one line in
-/// ``HandlerRegistry/builtIn``.
+/// A built-in type is one file with a conforming struct, its case in ``ChainHandler`` and one
+/// line in ``HandlerRegistry/builtIn``; an app's own type is the struct and a registry listing it.
 public protocol ConfigurableHandler: NavigationHandler {
     /// The config `type` string (`"logout"`).
     static var typeName: String { get }
@@ -19,21 +19,7 @@ public protocol ConfigurableHandler: NavigationHandler {
     static var parameterKeys: [String] { get }
     /// Builds the handler, reporting invalid parameters; returns nil when it cannot be built.
     init?(name: String, parameters: ConfigObject, diagnostics: inout ConfigDiagnostics)
-    /// ``init(name:parameters:diagnostics:)``, boxed as a handler; what the compiler calls.
-    static func makeHandler(
-        name: String, parameters: ConfigObject, diagnostics: inout ConfigDiagnostics
-    ) -> (any NavigationHandler)?
-}
-
-extension ConfigurableHandler {
-    /// Builds `Self` through the initializer. A requirement rather than a call to the
-    /// initializer through `any ConfigurableHandler.Type`: that call returned an
-    /// `Optional<opened type>` whose metadata the runtime looked up for every handler compiled
-    /// (~470 instructions each); through each type's witness `Self` is concrete.
-    public static func makeHandler(
-        name: String, parameters: ConfigObject, diagnostics: inout ConfigDiagnostics
-    ) -> (any NavigationHandler)? {
-        guard let handler = Self(name: name, parameters: parameters, diagnostics: &diagnostics) else { return nil }
-        return handler
-    }
+    /// This handler as the chain holds it: its ``ChainHandler`` case (a type an app registers
+    /// gets ``ChainHandler/registered(_:)`` natively, without writing this).
+    var chainHandler: ChainHandler { get }
 }

@@ -14,4 +14,6 @@ public struct PaymentRedirectHandler: CancellingHandler {
         self.name = name
         self.behavior = behavior
     }
+
+    public var chainHandler: ChainHandler { .paymentRedirect(self) }
 }

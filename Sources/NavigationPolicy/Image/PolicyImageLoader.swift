@@ -57,7 +57,7 @@ extension PolicyImage {
         do {
             return try compiler.compile(.object(document))
         } catch {
-            let issues = error.issues.map(\.description).joined(separator: "; ")
+            let issues = error.issues.map { $0.description }.joined(separator: "; ")
             throw PolicyImageError("the image's config section does not compile: \(issues)", at: config.window.base)
         }
     }

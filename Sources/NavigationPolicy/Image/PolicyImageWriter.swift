@@ -16,39 +16,13 @@ extension PolicyImage {
         tableThreshold: Int = defaultTableThreshold
     ) throws(ConfigError) -> [UInt8] {
         _ = try compiler.compile(bytes)
-        var root = JSONObject()
-        var tableSections: [[UInt8]] = []
+        let read: Result<(root: JSONObject, tableSections: [[UInt8]]), ConfigError>
         do {
-            var reader = try JSONStreamReader(bytes, maximumDepth: PolicyCompiler.maximumDepth)
-            guard reader.nextIsObject else {
-                throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "expected an object")])
-            }
-            try reader.beginObject()
-            while let key = try reader.nextMemberKey() {
-                guard key == "handlers", root["handlers"] == nil, reader.nextIsArray else {
-                    root.append(key, try reader.readValue())
-                    continue
-                }
-                var handlers: [JSONValue] = []
-                try reader.beginArray()
-                while try reader.nextElement() {
-                    let (entry, streamed) = try compiler.readHandler(&reader)
-                    var handler = entry
-                    if let section = try HandlerTables.split(
-                        &handler, streamed: streamed, position: handlers.count, threshold: tableThreshold)
-                    {
-                        tableSections.append(section)
-                    }
-                    handlers.append(handler)
-                }
-                root.append(key, .array(handlers))
-            }
-            try reader.finish()
-        } catch let error as ConfigError {
-            throw error
+            read = try readSplittingTables(bytes, compiler: compiler, tableThreshold: tableThreshold)
         } catch {
-            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: "\(error)")])
+            throw ConfigError(issues: [ConfigIssue(pointer: .root, message: error.description)])
         }
+        let (root, tableSections) = try read.get()
         var chain = JSONObject()
         var daemon = JSONObject()
         for member in root.members {
@@ -65,6 +39,45 @@ extension PolicyImage {
         sections += tableSections.map { (.handlerTables, $0) }
         let sourceDigest = bytes.withUnsafeBytes { sha256($0) }
         return assemble(sections, sourceDigest: sourceDigest, checksum: checksum)
+    }
+
+    /// The config's members in order, each large list of a handler taken out into its table
+    /// section. A JSON error is thrown and a table's error returned, each as its own type (one
+    /// `do` catching both would hold `any Error`, which the Embedded Swift build has not).
+    private static func readSplittingTables(_ bytes: [UInt8], compiler: PolicyCompiler, tableThreshold: Int)
+        throws(JSONParseError) -> Result<(root: JSONObject, tableSections: [[UInt8]]), ConfigError>
+    {
+        var root = JSONObject()
+        var tableSections: [[UInt8]] = []
+        var reader = try JSONStreamReader(bytes, maximumDepth: PolicyCompiler.maximumDepth)
+        guard reader.nextIsObject else {
+            return .failure(ConfigError(issues: [ConfigIssue(pointer: .root, message: "expected an object")]))
+        }
+        try reader.beginObject()
+        while let key = try reader.nextMemberKey() {
+            guard key == "handlers", root["handlers"] == nil, reader.nextIsArray else {
+                root.append(key, try reader.readValue())
+                continue
+            }
+            var handlers: [JSONValue] = []
+            try reader.beginArray()
+            while try reader.nextElement() {
+                let (entry, streamed) = try compiler.readHandler(&reader)
+                var handler = entry
+                let section: [UInt8]?
+                do {
+                    section = try HandlerTables.split(
+                        &handler, streamed: streamed, position: handlers.count, threshold: tableThreshold)
+                } catch {
+                    return .failure(error)
+                }
+                if let section { tableSections.append(section) }
+                handlers.append(handler)
+            }
+            root.append(key, .array(handlers))
+        }
+        try reader.finish()
+        return .success((root, tableSections))
     }
 
     /// The config keys the chain is: what an app's bundle carries.

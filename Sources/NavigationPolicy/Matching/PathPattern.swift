@@ -38,10 +38,10 @@ public struct PathPattern: Sendable, Equatable {
             return .failure(PatternError("a path pattern must start with \"/\" (use \"/*\" for every path)"))
         }
         guard !pattern.contains("#") else { return .failure(PatternError("a path pattern must not contain \"#\"")) }
-        guard !pattern.contains("%00") else {
+        guard !pattern.contains(substring: "%00") else {
             return .failure(PatternError("a path pattern must not contain \"%00\""))
         }
-        let carried = pattern.replacing("?", with: "%00")
+        let carried = pattern.replacing(every: "?", with: "%00")
         let record: URLRecord
         do {
             record = try URLRecord.parse("http://path.invalid" + carried)
@@ -75,7 +75,7 @@ public struct PathPattern: Sendable, Equatable {
         flush()
         var prefix: [UInt8] = []
         if case .literal(let first)? = tokens.first { prefix = first }
-        let shown = matchPath.text.replacing("%00", with: "?")
+        let shown = matchPath.text.replacing(every: "%00", with: "?")
         return .success(
             PathPattern(
                 text: shown, tokens: tokens, literalPrefix: String(decoding: prefix, as: UTF8.self),

@@ -47,7 +47,7 @@ enum PatternAdvice {
         let quoted = "\"\(pattern)\" in hosts: "
         if pattern == "*" { return quoted + "\"*\" alone would match every host; omit \"hosts\" to match any host" }
         let kind =
-            hasRegex || pattern.contains(".*")
+            hasRegex || pattern.contains(substring: ".*")
             ? "hosts are exact host names (or \"*.example.com\" for subdomains), not regular expressions"
             : "\"*\" is only allowed as a whole leading label (\"*.example.com\")"
         var text = Substring(pattern)
@@ -59,7 +59,7 @@ enum PatternAdvice {
             text = text.dropFirst(lead.count)
             break
         }
-        let domain = String(text).replacing("\\.", with: ".")
+        let domain = String(text).replacing(every: "\\.", with: ".")
         let isPlainName =
             !domain.isEmpty && domain.utf8.first != UInt8(ascii: ".")
             && domain.utf8.allSatisfy {
@@ -83,7 +83,7 @@ enum PatternAdvice {
         guard path.utf8.contains(where: isAdviceByte) else { return nil }
         let hasWildcard = path.contains("*") || path.contains("?")
         // `.*` is how regex authors write "anything"; as a glob it would need a literal dot.
-        let hasRegex = path.utf8.contains { isRegexByte($0) } || path.contains(".+") || path.contains(".*")
+        let hasRegex = path.utf8.contains { isRegexByte($0) } || path.contains(substring: ".+") || path.contains(substring: ".*")
         guard hasWildcard || hasRegex else { return nil }
         let quoted = "\"\(path)\" in \(field): "
         let what =

@@ -21,19 +21,19 @@ extension RequestMatcher {
                 ?? []
             add(
                 "hosts",
-                hosts.exact.map(String.init) + hosts.wildcardSuffixes.map { "*." + $0 } + hosts.classes.map(\.entry)
-                    + explicitRanges + mapped.flatMap(\.keys), unlisted: mapped.reduce(0) { $0 + $1.unlisted })
+                hosts.exact.map(String.init) + hosts.wildcardSuffixes.map { "*." + $0 } + hosts.classes.map { $0.entry }
+                    + explicitRanges + mapped.flatMap { $0.keys }, unlisted: mapped.reduce(0) { $0 + $1.unlisted })
         }
         add("paths", paths.exact.map(String.init))
         let mappedPrefixes = paths.mappedPrefixes.map { ImageSummary.firstKeys($0.table) }
         add(
             "pathPrefixes", paths.prefixes.map(String.init) + (mappedPrefixes?.keys ?? []),
             unlisted: mappedPrefixes?.unlisted ?? 0)
-        add("pathPatterns", paths.patterns.map(\.text))
-        add("urlPatterns", entries.filter { $0.field == .urlPatterns }.map(\.written))
+        add("pathPatterns", paths.patterns.map { $0.text })
+        add("urlPatterns", entries.filter { $0.field == .urlPatterns }.map { $0.written })
         if let methods { add("methods", Array(methods)) }
-        if let navigationTypes { add("navigationTypes", navigationTypes.map(\.rawValue)) }
-        if let targetFrames { add("targetFrames", targetFrames.map(\.rawValue)) }
+        if let navigationTypes { add("navigationTypes", navigationTypes.map { $0.rawValue }) }
+        if let targetFrames { add("targetFrames", targetFrames.map { $0.rawValue }) }
         if paths.caseSensitive { parts.append("caseSensitive") }
         return parts.isEmpty ? "(every request)" : parts.joined(separator: " ")
     }

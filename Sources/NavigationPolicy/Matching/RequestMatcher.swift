@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// A handler's compiled `match` block: every field given must hold; within a list, any entry may.
 ///
 /// Shared by every handler type, so matching semantics cannot drift between handlers.

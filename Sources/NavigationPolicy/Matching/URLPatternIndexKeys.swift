@@ -40,7 +40,7 @@ struct URLPatternIndexKeys: Sendable, Equatable {
     /// other parts, `T` itself (when what precedes may be empty) and the parent domain after
     /// `T`'s first dot (a host `X + T` with `X` non-empty has it: `*.example.com` → `example.com`).
     private static func hostKeys(_ parts: [PatternPart]) -> ([String], [String]) {
-        if parts.allSatisfy(isPlainFixed) { return ([asciiLowercased(parts.map(\.value).joined())], []) }
+        if parts.allSatisfy(isPlainFixed) { return ([asciiLowercased(parts.map { $0.value }.joined())], []) }
         guard let last = parts.last, isPlainFixed(last), !last.value.isEmpty else { return ([], []) }
         let tail = asciiLowercased(last.value)
         // `{:sub.}?example.com`, `{(…).}example.com`: the tail is a whole parent domain (or the host).
@@ -59,7 +59,7 @@ struct URLPatternIndexKeys: Sendable, Equatable {
     /// part must start with `/` (its prefix, as in `/books/:id`).
     private static func pathKey(_ parts: [PatternPart]) -> String? {
         let leading = parts.prefix(while: isPlainFixed)
-        let text = leading.map(\.value).joined()
+        let text = leading.map { $0.value }.joined()
         guard text.hasPrefix("/") else { return nil }
         let next = parts.dropFirst(leading.count).first
         let whole =

@@ -104,7 +104,7 @@ struct WordTrie: Sendable {
             var failure = [Int32](repeating: 0, count: count)
             var floatingAt = [Int32](repeating: -1, count: count)
             var floatingNext = [Int32](repeating: -1, count: count)
-            var queue: [Int32] = children[0].map(\.node)
+            var queue: [Int32] = children[0].map { $0.node }
             var head = 0
             for node in queue where isFloating[Int(node)] { floatingAt[Int(node)] = node }
             while head < queue.count {

@@ -69,7 +69,7 @@ struct ChainIndex: Sendable {
             }
             if filedRank == nil { unindexed.append(position) }
         }
-        wildcardSuffixLengths = Set(byWildcardSuffix.keys.map(\.utf8.count))
+        wildcardSuffixLengths = Set(byWildcardSuffix.keys.map { $0.utf8.count })
     }
 
     /// The forms a handler may be filed under, by rank, from their descriptions

@@ -8,30 +8,26 @@ public final class ChainLink: Sendable {
     /// The config `type` string.
     public let type: String
     public let matcher: RequestMatcher
-    public let handler: any NavigationHandler
+    /// What the link does when its matcher holds, held as its own type (``ChainHandler``).
+    public let handler: ChainHandler
     /// `"mode": "shadow"`: evaluated and recorded in ``Decision/shadow``, but never decides.
     public let isShadow: Bool
 
-    init(name: String, type: String, matcher: RequestMatcher, handler: any NavigationHandler, isShadow: Bool = false) {
+    init(name: String, type: String, matcher: RequestMatcher, handler: ChainHandler, isShadow: Bool = false) {
         self.name = name
         self.type = type
         // Fail closed when the decision's regexp budget stops a `urlPatterns` run: an
         // allow-list does not match, every other (cancelling) handler does.
-        self.matcher = matcher.readingUndecidedURLPatterns(as: !(handler is AllowHandler))
+        self.matcher = matcher.readingUndecidedURLPatterns(as: !handler.isAllow)
         self.handler = handler
         self.isShadow = isShadow
     }
 }
 
 extension ChainLink {
-    /// A link that only carries a query's matcher (named "the query"), for analysis messages.
+    /// A link that only carries a query's matcher (named "the query"), for analysis messages:
+    /// it is never asked to decide, so its handler is a plain allow.
     package static func probe(_ matcher: RequestMatcher) -> ChainLink {
-        ChainLink(name: "the query", type: "query", matcher: matcher, handler: AllowHandlerProbe())
+        ChainLink(name: "the query", type: "query", matcher: matcher, handler: .allow(AllowHandler(name: "the query")))
     }
-}
-
-/// The handler of a ``ChainLink/probe(_:)``: it is never asked to decide.
-private struct AllowHandlerProbe: NavigationHandler {
-    var name: String { "the query" }
-    func decide(_ request: CanonicalRequest) -> Decision? { nil }
 }

@@ -20,12 +20,11 @@ struct HandlerOutcome: Equatable {
     /// The outcome of a chain link.
     init(_ link: ChainLink, comparingNames: Bool) {
         handler = comparingNames ? link.name : nil
-        if link.handler is AllowHandler {
+        if link.handler.isAllow {
             verdict = .allow
             action = nil
             location = .none
-        } else if let cancelling = link.handler as? any CancellingHandler {
-            let behavior = cancelling.behavior
+        } else if let behavior = link.handler.cancelBehavior {
             verdict = .cancel
             action = behavior.action
             location =
@@ -51,6 +50,6 @@ struct HandlerOutcome: Equatable {
 
     /// Whether a handler type is one the analysis models (it always decides when it matches).
     static func isModelled(_ link: ChainLink) -> Bool {
-        link.handler is AllowHandler || link.handler is any CancellingHandler
+        link.handler.isAllow || link.handler.cancelBehavior != nil
     }
 }

@@ -52,8 +52,8 @@ enum ModelledFields {
     static func unmodelledHandlerFields(_ links: [ChainLink]) -> [(name: String, field: String)] {
         var seen: Set<ObjectIdentifier> = []
         var found: [(name: String, field: String)] = []
-        for link in links where seen.insert(ObjectIdentifier(type(of: link.handler))).inserted {
-            for field in handlerFields(link.handler) { found.append((link.name, field)) }
+        for link in links where seen.insert(ObjectIdentifier(type(of: link.handler.base))).inserted {
+            for field in handlerFields(link.handler.base) { found.append((link.name, field)) }
         }
         return found
     }

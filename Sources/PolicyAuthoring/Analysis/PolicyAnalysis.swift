@@ -153,7 +153,7 @@ public enum PolicyAnalysis {
         // The plain reading never reaches the handler: an enforcing allow handler is then never
         // reached; any other may still be, through the standard reading of urlPatterns.
         func unreachableInPlainReading(_ answer: inout Reachability) {
-            if link.handler is AllowHandler && !link.isShadow {
+            if link.handler.isAllow && !link.isShadow {
                 answer.reachable = false
                 return
             }

@@ -77,7 +77,7 @@ extension PolicyAnalysis {
         let finished = search.explore(wide, enforcing, [], firstBoxes: domain.boxes, secondBoxes: []) { box, decider, _ in
             // The plain reading cancels, or is allowed by a handler that matches alike in the
             // standard reading (which then decides there too): H is not reached through it.
-            if let decider, !(links[decider].handler is AllowHandler) || readsAlikeInStandard(links[decider].matcher) {
+            if let decider, !links[decider].handler.isAllow || readsAlikeInStandard(links[decider].matcher) {
                 return true
             }
             risky.append(box)

@@ -138,7 +138,7 @@ public enum PolicyLint {
 
     /// A `location` the policy itself cancels sends the app round in circles.
     private static func locationLoop(_ link: ChainLink, _ policy: CompiledPolicy) -> String? {
-        guard let behavior = (link.handler as? any CancellingHandler)?.behavior, let template = behavior.location,
+        guard let behavior = link.handler.cancelBehavior, let template = behavior.location,
             let request = try? CanonicalRequest(NavigationRequest(url: template.render(href: "https://example.com/")))
         else { return nil }
         let decision = policy.decide(request)

@@ -57,7 +57,7 @@ public struct ECMARegex: Sendable {
     /// first match any thread reaches instead of finishing ECMAScript's choice of captures.
     public func matches(_ input: String) -> Bool {
         if let onePass { return onePass.run(input, stepLimit: .max, captures: false).matched }
-        var machine = RegexPikeVM(program: program, input: input.unicodeScalars.map(\.value))
+        var machine = RegexPikeVM(program: program, input: input.unicodeScalars.map { $0.value })
         return machine.run(firstMatchOnly: true) != nil
     }
 
@@ -102,7 +102,7 @@ public struct ECMARegex: Sendable {
             let run = onePass.run(input, stepLimit: stepLimit, captures: false)
             return (run.exceeded ? nil : run.matched, run.steps)
         }
-        let scalars = input.unicodeScalars.map(\.value)
+        let scalars = input.unicodeScalars.map { $0.value }
         var machine = RegexPikeVM(program: program, input: scalars, stepLimit: stepLimit)
         let slots = machine.run()
         return (machine.exceededLimit ? nil : slots != nil, machine.steps)
@@ -115,7 +115,7 @@ public struct ECMARegex: Sendable {
     /// the one-pass matcher is tested and fuzzed against.
     package func pikeVMExec(_ input: String, stepLimit: Int = .max) -> (result: [String?]?, steps: Int, exceeded: Bool) {
         let scalars = Array(input.unicodeScalars)
-        var machine = RegexPikeVM(program: program, input: scalars.map(\.value), stepLimit: stepLimit)
+        var machine = RegexPikeVM(program: program, input: scalars.map { $0.value }, stepLimit: stepLimit)
         guard let slots = machine.run() else { return (nil, machine.steps, machine.exceededLimit) }
         var result: [String?] = []
         result.reserveCapacity(program.captureCount + 1)

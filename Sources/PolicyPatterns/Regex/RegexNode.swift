@@ -22,7 +22,7 @@ indirect enum RegexNode: Sendable {
         switch self {
         case .empty, .assertion: return true
         case .scalars: return false
-        case .concatenation(let nodes): return nodes.allSatisfy(\.canMatchEmpty)
+        case .concatenation(let nodes): return nodes.allSatisfy { $0.canMatchEmpty }
         case .alternation(let nodes): return nodes.contains { $0.canMatchEmpty }
         case .group(let node, _): return node.canMatchEmpty
         case .repetition(let node, let min, _, _, _, _): return min == 0 || node.canMatchEmpty
@@ -36,7 +36,7 @@ indirect enum RegexNode: Sendable {
         case .assertion(.start): return true
         case .empty, .scalars, .assertion, .repetition: return false
         case .concatenation(let nodes): return nodes.first?.isAnchoredAtStart ?? false
-        case .alternation(let nodes): return !nodes.isEmpty && nodes.allSatisfy(\.isAnchoredAtStart)
+        case .alternation(let nodes): return !nodes.isEmpty && nodes.allSatisfy { $0.isAnchoredAtStart }
         case .group(let node, _): return node.isAnchoredAtStart
         }
     }

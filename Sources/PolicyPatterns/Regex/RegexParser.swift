@@ -20,7 +20,7 @@ struct RegexParser {
     private(set) var captureNames: [String?] = []
 
     init(_ pattern: String, ignoreCase: Bool, unicodeSets: Bool) {
-        self.pattern = pattern.unicodeScalars.map(\.value)
+        self.pattern = pattern.unicodeScalars.map { $0.value }
         self.ignoreCase = ignoreCase
         self.unicodeSets = unicodeSets
     }

@@ -110,7 +110,7 @@ extension URLPatternResult {
     /// (a group that did not take part is `null`).
     public var json: JSONValue {
         var object = JSONObject()
-        object.append("inputs", .array(inputs.map(\.json)))
+        object.append("inputs", .array(inputs.map { $0.json }))
         for (name, result) in components {
             var groups = JSONObject()
             for group in result.groups { groups.append(group.name, group.value.map { .string($0) } ?? .null) }

@@ -38,8 +38,8 @@ package struct URLPatternFastPath: Sendable {
                 return nil
             }
         }
-        leading = text.unicodeScalars.map(\.value)
-        trailing = tail.unicodeScalars.map(\.value)
+        leading = text.unicodeScalars.map { $0.value }
+        trailing = tail.unicodeScalars.map { $0.value }
         textIsASCII = (leading + trailing).allSatisfy { $0 < 0x80 }
         self.wildcard = wildcard
     }

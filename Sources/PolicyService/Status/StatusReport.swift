@@ -111,7 +111,7 @@ struct StatusReport {
         object.append("name", .string(link.name))
         object.append("type", .string(link.type))
         object.append("match", .string(link.matcher.summary))
-        if let behavior = (link.handler as? any CancellingHandler)?.behavior {
+        if let behavior = link.handler.cancelBehavior {
             object.append("decision", .string("cancel"))
             object.append("action", .string(behavior.action))
             object.append("location", behavior.location.map { .string($0.summary) } ?? .null)

@@ -19,7 +19,7 @@ public enum IDNA {
 
     /// Convenience: ToASCII on a String (returns the ASCII domain).
     public static func toASCII(_ domain: String) throws(URLParseError) -> String {
-        let scalars = domain.unicodeScalars.map(\.value)
+        let scalars = domain.unicodeScalars.map { $0.value }
         return String(decoding: try toASCII(scalars: scalars), as: UTF8.self)
     }
 

@@ -111,16 +111,18 @@ public struct URLRecord: Sendable, Hashable {
     /// - Throws: `URLParseError` when the standard says the parse returns failure.
     public static func parse(_ input: String, base: URLRecord? = nil) throws(URLParseError) -> URLRecord {
         // withUTF8 gives direct access to a native string's bytes (copying only for bridged or
-        // non-contiguous strings). It is `rethrows`, so the typed error is recovered by a cast.
+        // non-contiguous strings). It is `rethrows`, which would carry the error as `any Error`
+        // (which Embedded Swift lacks), so the typed error comes out as a `Result`.
         var input = input
         let original = input
-        do {
-            return try input.withUTF8 { try URLParser.parse($0, base: base, original: original) }
-        } catch let error as URLParseError {
-            throw error
-        } catch {
-            throw URLParseError(.missingScheme)  // unreachable: the parser only throws URLParseError
+        let parsed: Result<URLRecord, URLParseError> = input.withUTF8 { bytes in
+            do throws(URLParseError) {
+                return .success(try URLParser.parse(bytes, base: base, original: original))
+            } catch {
+                return .failure(error)
+            }
         }
+        return try parsed.get()
     }
 
     /// ``parse(_:base:)`` of an absolute URL that also says whether the canonical `http(s)`
