@@ -11,11 +11,12 @@
 # Each Swift module is compiled whole-module with Embedded Swift (-wmo, no runtime metadata),
 # in layer order, into .build/wasm/; then wasm-ld links them with wasi-libc (malloc, strtod),
 # compiler-rt's builtins (128-bit multiply, the long double strtod computes in), the embedded
-# standard library's Unicode tables, and the C shims (Sources/NavigationPolicyWasm/Shims).
+# standard library's Unicode tables, and the C shims (Sources/NavigationPolicyWasm/Shims); then
+# Binaryen's wasm-opt shrinks it.
 # The exports module also compiles the app client's bundle checks (BundleDocument, …) from
 # Sources/NavigationPolicyClient, so a bundle is read by the very code the Swift client runs.
 #
-# Usage: scripts/build-wasm.sh   (SWIFT_OPTIMIZATION=-Osize|-O, default -O; see docs/performance.md)
+# Usage: scripts/build-wasm.sh   (SWIFT_OPTIMIZATION=-O for speed over size; default -Osize: docs/performance.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -25,13 +26,13 @@ out="$root/dist/wasm"
 wasi=/usr/lib/wasm32-wasi
 builtins=$(ls /usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a 2>/dev/null | sort -V | tail -1 || true)
 unicode="$toolchain/lib/swift/embedded/wasm32-unknown-none-wasm/libswiftUnicodeDataTables.a"
-optimization=${SWIFT_OPTIMIZATION:--O}
+optimization=${SWIFT_OPTIMIZATION:--Osize}
 # The shadow stack: first in memory (--stack-first), so an overflow runs below address 0 and
 # traps instead of writing over the heap's data; 1 MiB holds every recursion the engine allows
 # (a regexp's 100 nested groups, a config's 64 nested JSON levels: tests/stack.test.mjs).
 stack_bytes=${WASM_STACK_BYTES:-1048576}
 
-for need in "$wasi/libc.a" "$wasi/crt1-reactor.o" "$unicode"; do
+for need in "$wasi/libc.a" "$wasi/crt1-reactor.o" "$unicode" "$(command -v wasm-opt || echo wasm-opt)"; do
   [[ -e $need ]] || { echo "build-wasm: $need is missing (scripts/install-deps.sh wasm)" >&2; exit 2; }
 done
 [[ -n $builtins ]] || { echo "build-wasm: compiler-rt's wasm32 builtins are missing (scripts/install-deps.sh wasm)" >&2; exit 2; }
@@ -45,12 +46,27 @@ swift_flags=(
   -Xfrontend -disable-stack-protector -I "$work" -warnings-as-errors
 )
 
-# compile MODULE FILE...: one module's object and .swiftmodule.
+# compile MODULE FILE...: one module's object and .swiftmodule, unless the object is newer than
+# its sources and every object compiled before it (the modules it may import). After a change of
+# the flags here, rm -rf .build/wasm.
+built=()
 compile() {
   local module=$1
   shift
+  local input
+  if [[ -e $work/$module.o ]]; then
+    for input in "$@" "${built[@]}"; do
+      [[ $input -nt $work/$module.o ]] && break
+      input=
+    done
+    if [[ -z $input ]]; then
+      built+=("$work/$module.o")
+      return
+    fi
+  fi
   swiftc "${swift_flags[@]}" -module-name "$module" -emit-module -emit-module-path "$work/$module.swiftmodule" \
     -c -o "$work/$module.o" "$@"
+  built+=("$work/$module.o")
 }
 
 sources() { find "Sources/$1" -name '*.swift' | sort; }
@@ -71,7 +87,10 @@ compile NavigationPolicyWasm "${files[@]}" "${client_files[@]/#/Sources/Navigati
   "$work"/{JSONSupport,URLStandard,PolicyPatterns,NavigationPolicy,NavigationPolicyWasm,wasm-shims}.o \
   "$wasi/crt1-reactor.o" -L"$wasi" -lc "$unicode" "$builtins" \
   --no-entry --export=_initialize -z stack-size="$stack_bytes" --stack-first --gc-sections --strip-all \
-  -o "$out/navpolicy.wasm"
+  -o "$work/navpolicy.wasm"
+# Binaryen's size passes over the linked module: 1.65 MB → 1.38 MB at -Osize, as fast (docs/performance.md).
+wasm-opt -Oz --enable-bulk-memory --enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int \
+  "$work/navpolicy.wasm" -o "$out/navpolicy.wasm"
 
 javascript=Sources/NavigationPolicyWasm/JavaScript
 cp "$javascript/navpolicy.mjs" "$javascript/navpolicy-engine.mjs" "$javascript/navpolicy.d.ts" "$out/"

@@ -17,9 +17,9 @@ test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-v
   bash zsh fish man-db groff-base postgresql openssl)
 # make wasm (scripts/build-wasm.sh, issue 43): wasi-libc (malloc, strtod for the module) and compiler-rt's
 # wasm32 builtins (128-bit multiply, the long double strtod computes in); the Swift toolchain brings
-# the compiler, wasm-ld and the embedded standard library. nodejs runs the module's node --test
-# suites (chromium, in the test list, its browser test).
-wasm_packages=(wasi-libc libclang-rt-dev-wasm32 nodejs)
+# the compiler, wasm-ld and the embedded standard library. binaryen: wasm-opt shrinks the linked
+# module. nodejs runs the module's node --test suites (chromium, in the test list, its browser test).
+wasm_packages=(wasi-libc libclang-rt-dev-wasm32 binaryen nodejs)
 # bench/: wrk drives every throughput run; privoxy is bench/proxy.sh's cancel reference and squid
 # bench/connect-tunnel.sh's CONNECT reference (nginx-light,
 # from the test list, is the origin and the other references); valgrind counts instructions
