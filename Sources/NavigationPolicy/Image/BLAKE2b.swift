@@ -9,7 +9,8 @@ public enum PortableBLAKE2b {
 
     /// The `length`-byte (1 to 64, clamped) BLAKE2b digest of `message`.
     // Optimized for speed even in a module built for size (the WebAssembly build's -Osize):
-    // there the compression loop ran 100 times slower, 0.6 s for a 25 MiB image (issue 43).
+    // there the compression loop ran ten times slower, 0.5 s for a 25 MiB image (issue 43),
+    // until its helpers below were too.
     @_optimize(speed)
     public static func hash(_ message: UnsafeRawBufferPointer, length: Int) -> [UInt8] {
         let outputLength = min(max(length, 1), 64)
@@ -106,14 +107,14 @@ public enum PortableBLAKE2b {
         }
 
         /// The message word the schedule row's `index`-th entry picks, read where it lies.
-        @inline(__always)
+        @inline(__always) @_optimize(speed)
         private func word(_ block: UnsafeRawPointer, _ row: UInt64, _ index: UInt64) -> UInt64 {
             let position = Int(truncatingIfNeeded: (row >> (index &* 4)) & 15)
             return UInt64(littleEndian: block.loadUnaligned(fromByteOffset: position &* 8, as: UInt64.self))
         }
 
         /// The mixing function G (section 3.1), rotation constants 32, 24, 16, 63.
-        @inline(__always)
+        @inline(__always) @_optimize(speed)
         private func mix(
             _ a: inout UInt64, _ b: inout UInt64, _ c: inout UInt64, _ d: inout UInt64, _ x: UInt64, _ y: UInt64
         ) {
@@ -127,7 +128,7 @@ public enum PortableBLAKE2b {
             b = rotateRight(b ^ c, 63)
         }
 
-        @inline(__always)
+        @inline(__always) @_optimize(speed)
         private func rotateRight(_ value: UInt64, _ count: UInt64) -> UInt64 { (value >> count) | (value << (64 - count)) }
     }
 }
