@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check wasm test-wasm test test-full test-core-portable test-tsan test-asan test-release-lifetimes mutate-engines deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
+.PHONY: deps test-deps build release run check wasm test-wasm test test-full test-core-portable embedded-check test-tsan test-asan test-release-lifetimes mutate-engines deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -69,6 +69,13 @@ mutate-engines:
 ## layers below) build and pass their whole suite, as apps on iOS/Android embed them.
 test-core-portable:
 	scripts/check-core-portable.sh
+
+## embedded-check: the core's layers an app links (JSONSupport, URLStandard, PolicyPatterns, NavigationPolicy)
+## compile as Embedded Swift for wasm32-unknown-none-wasm, so no key path, value of protocol type or
+## _StringProcessing call creeps back (docs/architecture.md, "The core as Embedded Swift"); objects only, no link;
+## about 40 s of CPU.
+embedded-check:
+	scripts/check-embedded.sh
 
 ## deploy-check: lint deploy/ with the operators' tools (kubernetes-validate, hadolint, systemd-analyze, promtool).
 deploy-check: test-deps
