@@ -13,6 +13,9 @@
 # compiler-rt's builtins (128-bit multiply, the long double strtod computes in), the embedded
 # standard library's Unicode tables, and the C shims (Sources/NavigationPolicyWasm/Shims); then
 # Binaryen's wasm-opt shrinks it.
+# The layers are the ones scripts/check-embedded.sh (make embedded-check) compiles, but not its
+# objects: that check builds them -Onone -enable-testing to report every refused construct fast;
+# this build optimizes them for size and links them.
 # The exports module also compiles the app client's bundle checks (BundleDocument, …) from
 # Sources/NavigationPolicyClient, so a bundle is read by the very code the Swift client runs.
 #
