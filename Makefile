@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check test test-full test-core-portable embedded-check test-tsan test-asan test-release-lifetimes mutate-engines deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
+.PHONY: deps test-deps build release run check wasm test-wasm test test-full test-core-portable embedded-check test-tsan test-asan test-release-lifetimes mutate-engines deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -38,7 +38,22 @@ test: test-deps
 	scripts/run-tests.py
 	.build/debug/navpolicyd test --coverage --fail-under 100 --config $(CONFIG) config/navpolicy.tests.json
 	.build/debug/navpolicyd test --vectors config/conformance/*.json
+	$(MAKE) test-wasm
 	scripts/deploy-check.sh .build/debug/navpolicyd
+
+## wasm: the engine as WebAssembly, in dist/wasm/ (navpolicy.wasm, navpolicy.mjs, navpolicy.d.ts,
+## package.json): the core's engine layers compiled with Embedded Swift from the same sources as the
+## daemon (scripts/build-wasm.sh, docs/integrations/web.md).
+wasm:
+	@scripts/install-deps.sh wasm
+	scripts/build-wasm.sh
+
+## test-wasm: make wasm, then node's own runner over the module: every conformance vector, the bundle
+## checks against `navpolicyd bundle verify`, configs and requests against `navpolicyd check` and
+## `validate`, and every vector in headless Chromium (Tests/NavigationPolicyWasmTests; needs the
+## debug navpolicyd that make test builds first).
+test-wasm: wasm
+	NAVPOLICYD=.build/debug/navpolicyd node --test Tests/NavigationPolicyWasmTests/
 
 ## test-full: make test with every case of the volume suites (NAVPOLICYD_TEST_VOLUME=full); local, not CI.
 test-full: export NAVPOLICYD_TEST_VOLUME = full

@@ -167,7 +167,10 @@ let package = Package(
         .testTarget(
             name: "ExtAuthzGRPCTests", dependencies: ["TestSelection", "ExtAuthzProtocol", "GRPCServer"],
             swiftSettings: strictSettings),
-        .testTarget(name: "BundleSigningTests", dependencies: ["TestSelection", "BundleSigning"], swiftSettings: strictSettings),
+        // NavigationPolicy for its plain-Swift BLAKE2b, held to libsodium's (BLAKE2bDifferentialTests).
+        .testTarget(
+            name: "BundleSigningTests", dependencies: ["TestSelection", "BundleSigning", "NavigationPolicy"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "ShareIntakeTests",
             dependencies: [

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages navpolicyd builds and tests with, skipping those already present.
-# Usage: scripts/install-deps.sh [build|test|perf|bench]   (test adds the tools the live tests drive;
+# Usage: scripts/install-deps.sh [build|test|perf|bench|wasm]   (test adds the tools the live tests drive;
 #   perf what the instruction gate, make perf-gate, counts with; bench adds all of those and the
-#   references bench/*.sh measure with)
+#   references bench/*.sh measure with; wasm what make wasm builds the WebAssembly engine with)
 set -euo pipefail
 
 build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev libsodium-dev libnghttp2-dev)
@@ -15,6 +15,11 @@ build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev
 # openssl: generates Ed25519 bundle keys and verifies bundle signatures independently of libsodium.
 test_packages=(curl python3 nginx-light chromium binutils python3-yaml python3-venv systemd prometheus logrotate
   bash zsh fish man-db groff-base postgresql openssl)
+# make wasm (scripts/build-wasm.sh, issue 43): wasi-libc (malloc, strtod for the module) and compiler-rt's
+# wasm32 builtins (128-bit multiply, the long double strtod computes in); the Swift toolchain brings
+# the compiler, wasm-ld and the embedded standard library. binaryen: wasm-opt shrinks the linked
+# module. nodejs runs the module's node --test suites (chromium, in the test list, its browser test).
+wasm_packages=(wasi-libc libclang-rt-dev-wasm32 binaryen nodejs)
 # bench/: wrk drives every throughput run; privoxy is bench/proxy.sh's cancel reference and squid
 # bench/connect-tunnel.sh's CONNECT reference (nginx-light,
 # from the test list, is the origin and the other references); valgrind counts instructions
@@ -31,9 +36,10 @@ perf_packages=(valgrind gcc binutils python3 nginx-light curl)
 
 wanted=("${build_packages[@]}")
 case "${1:-build}" in
-  test) wanted+=("${test_packages[@]}") ;;
+  test) wanted+=("${test_packages[@]}" "${wasm_packages[@]}") ;;
   perf) wanted+=("${perf_packages[@]}") ;;
-  bench) wanted+=("${test_packages[@]}" "${bench_packages[@]}") ;;
+  bench) wanted+=("${test_packages[@]}" "${wasm_packages[@]}" "${bench_packages[@]}") ;;
+  wasm) wanted+=("${wasm_packages[@]}") ;;
 esac
 
 missing=()

@@ -48,11 +48,14 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// The number as an exact integer, or nil when it is not a number or has a fraction.
+    ///
+    /// Also nil beyond `Int`'s range, which is 32 bits in the WebAssembly build: `Int(value)`
+    /// would trap there on a config's or a bundle's large number (issue 43).
     public var integerValue: Int? {
         guard case .number(let value) = self, value.rounded() == value,
             value >= -9_007_199_254_740_992, value <= 9_007_199_254_740_992
         else { return nil }
-        return Int(value)
+        return Int(exactly: value)
     }
 }
 

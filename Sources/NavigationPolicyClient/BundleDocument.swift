@@ -95,8 +95,11 @@ public struct BundleDocument: Sendable {
     static func stamp(_ root: JSONObject) throws(BundleRejection) -> BundleStamp {
         // At most 2^53 - 1: a JSON number past it is not exact in the double it is read as
         // (2^53 + 1 reads as 2^53), so two different signed versions could compare equal.
-        func whole(_ name: String, minimum: Int) throws(BundleRejection) -> Int {
-            guard let value = root[name]?.integerValue, value >= minimum, value <= BundleFormat.largestExactInteger else {
+        func whole(_ name: String, minimum: BundleNumber) throws(BundleRejection) -> BundleNumber {
+            // Read as BundleNumber, not `integerValue`'s Int, which is 32 bits in the WebAssembly build.
+            guard case .number(let number)? = root[name], let value = BundleNumber(exactly: number), value >= minimum,
+                value <= BundleFormat.largestExactInteger
+            else {
                 throw BundleRejection(
                     .malformed, "\"\(name)\" must be a whole number from \(minimum) to \(BundleFormat.largestExactInteger)")
             }
@@ -128,4 +131,14 @@ public struct BundleDocument: Sendable {
     /// Why a `revision` member is refused, in both layouts' readers.
     static let revisionRule =
         "\"revision\" must be \"\(PolicyRevision.prefix)\" followed by 64 lower-case hex digits"
+
+    /// JSON bundles beyond this are refused before parsing; the default policy is a few KiB and a
+    /// 100,000-handler chain about 10 MiB.
+    public static let maximumBytes = 32 << 20
+
+    /// Why a version-1 bundle is refused unless the reader accepts unversioned bundles.
+    static let unversionedRejection = BundleRejection(
+        .unversioned,
+        "a version-1 bundle has no signed policyVersion or expiry, so a replay cannot be told apart; rebuild it with this navpolicyd (or set acceptsUnversionedBundles)"
+    )
 }

@@ -25,9 +25,6 @@ public struct BundleTrust: Sendable {
         self.acceptsUnversionedBundles = acceptsUnversionedBundles
     }
 
-    /// True when a signature is required: some key is configured.
-    var requiresSignature: Bool { !trustedKeys.isEmpty || verifier != nil }
-
     /// Checks `signature` over `bytes` with the key `keyId` names; a version-1 bundle names none.
     func checkSignature(_ signature: [UInt8]?, bytes: [UInt8], isVersionOne: Bool, keyId: String?) throws(BundleRejection) {
         try checkSignature(signature, isVersionOne: isVersionOne, keyId: keyId) { $0.isValidSignature($1, for: bytes) }
@@ -42,29 +39,17 @@ public struct BundleTrust: Sendable {
         _ signature: [UInt8]?, isVersionOne: Bool, keyId: String?,
         verifies: (any BundleSignatureVerifier, [UInt8]) -> Bool
     ) throws(BundleRejection) {
-        guard requiresSignature else { return }
-        guard let signature else {
-            throw BundleRejection(.unsigned, "a signature verifier is configured and the bundle has no signature")
-        }
         let candidates: [any BundleSignatureVerifier]
-        if trustedKeys.isEmpty, let verifier {
-            candidates = [verifier]
-        } else if !isVersionOne {
-            guard let keyId else {
-                throw BundleRejection(.unknownKey, "the bundle names no keyId; it was built unsigned")
-            }
-            guard let key = trustedKeys[keyId] else {
-                let known = trustedKeys.keys.sorted().joined(separator: ", ")
-                throw BundleRejection(
-                    .unknownKey, "signed with key id \(keyId.debugDescription), which is not trusted (trusted: \(known))")
-            }
-            candidates = [key]
-        } else {
-            // A version-1 bundle, read only with acceptsUnversionedBundles: it names no key.
-            candidates = Array(trustedKeys.values)
+        switch try BundleKeyChoice.choose(
+            trustedKeyIDs: Array(trustedKeys.keys), hasSingleKey: verifier != nil, hasSignature: signature != nil,
+            isVersionOne: isVersionOne, keyId: keyId)
+        {
+        case .none: return
+        case .singleKey: candidates = verifier.map { [$0] } ?? []
+        case .trustedKeys(let ids): candidates = ids.compactMap { trustedKeys[$0] }
         }
-        guard candidates.contains(where: { verifies($0, signature) }) else {
-            throw BundleRejection(.badSignature, "the signature does not verify with the configured key")
+        guard let signature, candidates.contains(where: { verifies($0, signature) }) else {
+            throw BundleKeyChoice.badSignature
         }
     }
 }

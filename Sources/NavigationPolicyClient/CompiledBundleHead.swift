@@ -11,6 +11,11 @@ public struct CompiledBundleHead: Sendable {
     public let imageOffset: Int
     public let imageLength: Int
 
+    /// Compiled bundles beyond this are refused: the image of 1,000,000 hosts and 100,000 path
+    /// prefixes is 27.4 MiB (`bench/client-memory.sh`, 2026-12-05), so this leaves room for
+    /// lists many times that size while bounding what a download may make the client map.
+    public static let maximumBundleBytes = 512 << 20
+
     /// The head is within this many bytes; a longer first line is not a compiled bundle.
     static let maximumHeadLength = 64 * 1024
 
@@ -59,5 +64,21 @@ public struct CompiledBundleHead: Sendable {
         self.stamp = try BundleDocument.stamp(root)
         self.imageOffset = imageOffset
         self.imageLength = length
+    }
+
+    /// The image inside `whole` (the bundle this head was read from), checked (every offset,
+    /// length and order, and with `checksum` the image checksum too) and loaded in place;
+    /// `invalid-policy` when it is refused. The policy's tables read `whole`, which they keep.
+    public func policy(in whole: PolicyImageBytes, checksum: PolicyImage.Digest?) throws(BundleRejection)
+        -> CompiledPolicy
+    {
+        let window = UnsafeRawBufferPointer(rebasing: whole.buffer[imageOffset...])
+        // The window borrows `whole`: its release does nothing, `whole` (kept by the tables) frees it.
+        let image = PolicyImageBytes(buffer: window) { [whole] _ in _ = whole }
+        do {
+            return try PolicyImage.load(image, compiler: PolicyCompiler(), checksum: checksum).policy
+        } catch {
+            throw BundleRejection(.invalidPolicy, "compiled policy image refused: \(error.reason)")
+        }
     }
 }

@@ -4,9 +4,8 @@ public import NavigationPolicy
 /// A policy bundle as `GET /v1/policy/bundle` and `navpolicyd bundle` write it, parsed,
 /// checked against a ``BundleTrust`` and the clock, and compiled (docs/bundles.md).
 public struct VerifiedBundle: Sendable {
-    /// Bundles beyond this are refused before parsing; the default policy is a few KiB and a
-    /// 100,000-handler chain about 10 MiB.
-    public static let maximumBytes = 32 << 20
+    /// Bundles beyond this are refused before parsing (``BundleDocument/maximumBytes``).
+    public static let maximumBytes = BundleDocument.maximumBytes
 
     /// The daemon's policy revision (`sha256:` + 64 lower-case hex digits).
     public let revision: String
@@ -55,10 +54,7 @@ public struct VerifiedBundle: Sendable {
         let root = try BundleDocument.root(bytes)
         let hints = BundleDocument.signingHints(root)
         if hints.isVersionOne, !trust.acceptsUnversionedBundles {
-            throw BundleRejection(
-                .unversioned,
-                "a version-1 bundle has no signed policyVersion or expiry, so a replay cannot be told apart; rebuild it with this navpolicyd (or set acceptsUnversionedBundles)"
-            )
+            throw BundleDocument.unversionedRejection
         }
         try trust.checkSignature(signature, bytes: bytes, isVersionOne: hints.isVersionOne, keyId: hints.keyId)
         let document = try BundleDocument(root: root)
@@ -77,10 +73,8 @@ public struct VerifiedBundle: Sendable {
     /// Whether `bytes` are a compiled bundle (layout 3), for a caller that maps the file first.
     public static func isCompiledBundle(_ bytes: UnsafeRawBufferPointer) -> Bool { CompiledBundleHead.isCompiled(bytes) }
 
-    /// Compiled bundles beyond this are refused: the image of 1,000,000 hosts and 100,000 path
-    /// prefixes is 27.4 MiB (`bench/client-memory.sh`, 2026-12-05), so this leaves room for
-    /// lists many times that size while bounding what a download may make the client map.
-    public static let maximumCompiledBytes = 512 << 20
+    /// Compiled bundles beyond this are refused (``CompiledBundleHead/maximumBundleBytes``).
+    public static let maximumCompiledBytes = CompiledBundleHead.maximumBundleBytes
 
     /// A compiled bundle (`navpolicyd bundle --compiled`), held where it is (an app maps the
     /// downloaded file and hands the mapping over): the signature is checked over its bytes in
@@ -112,14 +106,7 @@ public struct VerifiedBundle: Sendable {
     public static func policy(inCompiled whole: PolicyImageBytes, head: CompiledBundleHead) throws(BundleRejection)
         -> CompiledPolicy
     {
-        let window = UnsafeRawBufferPointer(rebasing: whole.buffer[head.imageOffset...])
-        // The window borrows `whole`: its release does nothing, `whole` (kept by the caller) frees it.
-        let image = PolicyImageBytes(buffer: window) { [whole] _ in _ = whole }
-        do {
-            return try PolicyImage.load(image, compiler: PolicyCompiler(), checksum: nil).policy
-        } catch {
-            throw BundleRejection(.invalidPolicy, "compiled policy image refused: \(error.reason)")
-        }
+        try head.policy(in: whole, checksum: nil)
     }
 
     /// The single-key form from before key ids: `verifier` (when given) checks every bundle.

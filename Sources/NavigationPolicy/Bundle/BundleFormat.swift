@@ -36,9 +36,9 @@ public enum BundleFormat {
 
     /// The largest `policyVersion` (2^53 - 1): a JSON number past it is not exact in the double
     /// it is read as (2^53 + 1 reads as 2^53), so two different signed versions could compare equal.
-    public static let largestExactInteger = 9_007_199_254_740_991
+    public static let largestExactInteger: BundleNumber = 9_007_199_254_740_991
     /// The longest lifetime a bundle is issued for, a year: the daemon's
     /// `server.bundle.lifetimeSeconds` and `navpolicyd bundle --lifetime` stop there, and a
     /// reader refuses a longer one (it would outlive every key rotation the docs describe).
-    public static let longestLifetimeSeconds = 31_536_000
+    public static let longestLifetimeSeconds: BundleNumber = 31_536_000
 }

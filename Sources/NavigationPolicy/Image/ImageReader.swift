@@ -14,7 +14,12 @@ struct ImageReader {
         guard offset >= 0, offset <= bytes.count - 4 else {
             throw PolicyImageError("\(what): truncated", at: base + offset)
         }
-        return Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        let value = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        // Past 2^31 - 1 only where Int is 32 bits (the WebAssembly build), where Int(value) would trap.
+        guard let result = Int(exactly: value) else {
+            throw PolicyImageError("\(what): \(value) is out of range", at: base + offset)
+        }
+        return result
     }
 
     func u64(_ offset: Int, _ what: String) throws(PolicyImageError) -> Int {
@@ -22,10 +27,10 @@ struct ImageReader {
             throw PolicyImageError("\(what): truncated", at: base + offset)
         }
         let value = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        guard value <= UInt64(Int32.max) * 4 else {
+        guard value <= UInt64(Int32.max) * 4, let result = Int(exactly: value) else {
             throw PolicyImageError("\(what): \(value) is out of range", at: base + offset)
         }
-        return Int(value)
+        return result
     }
 
     /// The window `offset..<offset+length`, refused when any of it lies outside.

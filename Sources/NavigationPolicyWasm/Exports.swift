@@ -1,0 +1,134 @@
+import JSONSupport
+import NavigationPolicy
+
+// The module's exports (issue 43): what `navpolicy.mjs` calls. Bytes travel through linear
+// memory: JavaScript allocates with `navpolicy_alloc` (Shims/wasm-shims.c), copies a UTF-8
+// text or a bundle in and passes pointer and length; every call returns a status (a handle of
+// 1 or more, 0, or -1) and leaves its output in the call result (`navpolicy_result_pointer`,
+// `navpolicy_result_length`): a JSON document, or on -1 the failure as `{"code","message",…}`.
+// Nothing here parses, checks or writes a policy, a bundle or a decision itself: it hands
+// bytes to the engine and the client's bundle checks and their JSON back.
+
+/// Where the call result starts in linear memory.
+@_expose(wasm, "navpolicy_result_pointer")
+@_cdecl("navpolicy_result_pointer")
+public func navpolicyResultPointer() -> UnsafeRawPointer? { CallResult.pointer }
+
+/// How many bytes the call result has.
+@_expose(wasm, "navpolicy_result_length")
+@_cdecl("navpolicy_result_length")
+public func navpolicyResultLength() -> Int32 { Int32(truncatingIfNeeded: CallResult.count) }
+
+/// Compiles a JSON config (`count` UTF-8 bytes at `bytes`, still the caller's) as the daemon
+/// compiles its config file: a policy handle, or -1 with an `invalid-config` failure.
+/// The result: `{"handlers":N,"defaultDecision":"allow"|"cancel"}`.
+@_expose(wasm, "navpolicy_policy_from_config")
+@_cdecl("navpolicy_policy_from_config")
+public func navpolicyPolicyFromConfig(_ bytes: UnsafeRawPointer?, _ count: Int32) -> Int32 {
+    let policy: CompiledPolicy
+    do {
+        policy = try WasmEngine.configCompiler.compile(UnsafeRawBufferPointer(start: bytes, count: Int(max(count, 0))))
+    } catch {
+        return fail(WasmFailure(error))
+    }
+    CallResult.publish(
+        .object([
+            "handlers": .number(Double(policy.links.count)), "defaultDecision": .string(policy.defaultVerdict.rawValue),
+        ]))
+    return Handles.policies.insert(policy)
+}
+
+/// Reads a policy bundle up to its signature check (`OpenedBundle`). Takes `bytes` over (they
+/// were allocated with `navpolicy_alloc`): kept for a compiled bundle's tables, freed otherwise,
+/// also on failure. `keyIDs` is a JSON array of the ids of the trusted keys.
+/// Returns an opened-bundle handle, the result `{"keyIds":[…]}` naming the keys the signature
+/// must verify with (none: nothing to verify); or -1 (`malformed`, `unversioned`, `unsigned`,
+/// `unknown-key`, `too-large`).
+@_expose(wasm, "navpolicy_bundle_open")
+@_cdecl("navpolicy_bundle_open")
+public func navpolicyBundleOpen(
+    _ bytes: UnsafeMutableRawPointer?, _ count: Int32, _ keyIDs: UnsafeRawPointer?, _ keyIDsCount: Int32,
+    _ hasSignature: Int32, _ acceptsUnversionedBundles: Int32
+) -> Int32 {
+    guard let bytes, count >= 0 else { return fail(.misuse("no bundle bytes")) }
+    let whole = PolicyImageBytes(buffer: UnsafeRawBufferPointer(start: bytes, count: Int(count))) { buffer in
+        buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+    }
+    let trusted: [String]
+    switch try? JSONParser(maximumDepth: 2).parse(UnsafeRawBufferPointer(start: keyIDs, count: Int(max(keyIDsCount, 0)))) {
+    case .array(let values)?:
+        trusted = values.compactMap { $0.stringValue }
+        guard trusted.count == values.count else { return fail(.misuse("key ids must be strings")) }
+    default: return fail(.misuse("key ids must be a JSON array"))
+    }
+    do {
+        let opened = try OpenedBundle(
+            whole, trustedKeyIDs: trusted, hasSignature: hasSignature != 0,
+            acceptsUnversionedBundles: acceptsUnversionedBundles != 0)
+        CallResult.publish(.object(opened.verificationRequest))
+        return Handles.openedBundles.insert(opened)
+    } catch {
+        return fail(WasmFailure(error))
+    }
+}
+
+/// Finishes an opened bundle (and releases its handle): `signatureVerified` is whether
+/// JavaScript verified the signature with one of the keys `navpolicy_bundle_open` named;
+/// `nowSeconds` the Unix time the expiry is checked against. A policy handle and the result
+/// `{"layout","revision","policyVersion","issuedAt","expiresAt","keyId"}`, or -1
+/// (`bad-signature`, `malformed`, `expired`, `invalid-policy`).
+@_expose(wasm, "navpolicy_bundle_load")
+@_cdecl("navpolicy_bundle_load")
+public func navpolicyBundleLoad(_ opened: Int32, _ nowSeconds: Double, _ signatureVerified: Int32) -> Int32 {
+    guard let bundle = Handles.openedBundles.remove(opened) else { return fail(.misuse("no such opened bundle")) }
+    guard nowSeconds.isFinite, abs(nowSeconds) < 9.0e15 else { return fail(.misuse("the time is not a number of seconds")) }
+    do {
+        let (policy, summary) = try bundle.load(
+            nowSeconds: BundleNumber(nowSeconds.rounded(.down)), signatureVerified: signatureVerified != 0)
+        CallResult.publish(.object(summary))
+        return Handles.policies.insert(policy)
+    } catch {
+        return fail(WasmFailure(error))
+    }
+}
+
+/// Drops an opened bundle that will not be loaded (its signature did not verify).
+@_expose(wasm, "navpolicy_bundle_discard")
+@_cdecl("navpolicy_bundle_discard")
+public func navpolicyBundleDiscard(_ opened: Int32) { _ = Handles.openedBundles.remove(opened) }
+
+/// Decides a request: `count` UTF-8 bytes at `bytes` holding the members of a `POST /v1/decide`
+/// body (`url`, `method`, `navigationType`, `targetFrame`, `sourceURL`). 0 and the decision
+/// object as `/v1/decide` and `navpolicyd check` write it; or -1 (`invalid-request` with the
+/// `field`, `malformed-json`, `payload-too-large`). A caller cancels the navigation on -1.
+@_expose(wasm, "navpolicy_decide")
+@_cdecl("navpolicy_decide")
+public func navpolicyDecide(_ handle: Int32, _ bytes: UnsafeRawPointer?, _ count: Int32) -> Int32 {
+    guard let policy = Handles.policies.value(handle) else { return fail(.misuse("no such policy (released?)")) }
+    do {
+        let request = try WasmEngine.request(UnsafeRawBufferPointer(start: bytes, count: Int(max(count, 0))))
+        let decision: Decision
+        do {
+            decision = try policy.decide(request)
+        } catch {
+            return fail(WasmFailure(error))
+        }
+        decision.writeOpenObject(to: &CallResult.writer)
+        CallResult.writer.writeRaw("}")
+        CallResult.publishWriter()
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+/// Releases a policy; its handle is reused.
+@_expose(wasm, "navpolicy_policy_release")
+@_cdecl("navpolicy_policy_release")
+public func navpolicyPolicyRelease(_ handle: Int32) { _ = Handles.policies.remove(handle) }
+
+/// Publishes `failure` as the call result; the status JavaScript reads as "throw".
+private func fail(_ failure: WasmFailure) -> Int32 {
+    CallResult.publish(failure.jsonValue)
+    return -1
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The engine as WebAssembly (issue 43) against the native engine, in the same run:
+#
+# - decisions per CPU second in node through the JavaScript API (`policy.decide({url})`: JSON in
+#   and out, bench/wasm-bench.mjs) against `navpolicyd bench` (in process, release build) on the
+#   same URLs, alternating the two, medians of ROUNDS: the default policy with bench's built-in
+#   URLs (target ≥ 0.5×) and a 500-handler chain from generate-rules.py (target ≥ 0.4×). Per CPU
+#   second, not per wall second: the machine is shared (load averages of 10-20 while other
+#   builds run), and CPU time is what each side spent. navpolicyd's is the difference of two
+#   runs (`bench --iterations N` and `--iterations N0` under /usr/bin/time), so its start-up and
+#   compile cancel out; node's is process.cpuUsage() around the decision loop;
+# - a 1,000,000-host compiled bundle (generate-blocklist.py, `navpolicyd bundle --compiled`)
+#   loaded by fromBundle (checks, image checksum, tables in place; median of RUNS; target ≤ 0.3 s);
+# - navpolicy.wasm's size and gzipped size (targets ≤ 1.5 MB and ≤ 0.5 MB).
+#
+# A measurement, not a test: exit 0 unless setup fails. Figures: docs/performance.md, "Issue 43".
+# Environment: ROUNDS=3 DECISIONS=400000 RUNS=3 HOSTS=1000000 HANDLERS=500,
+#              BIN=path/to/navpolicyd (default .build/release/navpolicyd), DIST=dist/wasm.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+: "${ROUNDS:=3}" "${DECISIONS:=400000}" "${RUNS:=3}" "${HOSTS:=1000000}" "${HANDLERS:=500}"
+BIN=${BIN:-.build/release/navpolicyd}
+DIST=${DIST:-dist/wasm}
+[[ -x $BIN ]] || { echo "wasm.sh: $BIN is missing (swift build -c release)" >&2; exit 2; }
+[[ -f $DIST/navpolicy.wasm ]] || { echo "wasm.sh: $DIST/navpolicy.wasm is missing (make wasm)" >&2; exit 2; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+
+size=$(stat -c %s "$DIST/navpolicy.wasm")
+gzipped=$(gzip -9 -c "$DIST/navpolicy.wasm" | wc -c)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
+printf 'navpolicy.wasm          %s bytes (%.2f MB), gzipped %s bytes (%.2f MB)\n' "$size" \
+  "$(ratio "$size" 1000000)" "$gzipped" "$(ratio "$gzipped" 1000000)"
+
+# The default policy with the URLs navpolicyd bench decides by default (BenchCommand.builtInURLs).
+cat >"$TMP/default.urls" <<'URLS'
+https://app.example.com/home
+https://app.example.com/logout
+https://app.example.com/%6Cogout
+https://pay.example.com/checkout?order=42
+https://app.example.com/about
+https://cdn.example.net/a/b/c.js
+https://APP.example.com/account/../sign_out;x=1
+https://partner.example.org/landing?utm_source=app
+URLS
+python3 bench/generate-rules.py "$HANDLERS" "$TMP/rules.json" "$TMP/rules.urls" >/dev/null
+
+cpu_seconds() {  # command… → the user+system seconds it ran for
+  /usr/bin/time -f "%U %S" -o "$TMP/time" "$@" >/dev/null
+  awk '{ printf "%.4f", $1 + $2 }' "$TMP/time"
+}
+compare() {  # label config urls
+  local label=$1 config=$2 urls=$3 base=2000
+  : >"$TMP/native"
+  : >"$TMP/node"
+  for _ in $(seq 1 "$ROUNDS"); do
+    local long short
+    long=$(cpu_seconds "$BIN" bench --config "$config" --urls "$urls" --iterations "$DECISIONS" --format json)
+    short=$(cpu_seconds "$BIN" bench --config "$config" --urls "$urls" --iterations "$base" --format json)
+    ratio $((DECISIONS - base)) "$(awk -v a="$long" -v b="$short" 'BEGIN { print a - b }')" >>"$TMP/native"
+    echo >>"$TMP/native"
+    node bench/wasm-bench.mjs decide "$DIST" "$config" "$urls" "$DECISIONS" | field decisionsPerCPUSecond >>"$TMP/node"
+  done
+  local native node
+  native=$(median <"$TMP/native")
+  node=$(median <"$TMP/node")
+  printf '%-23s native %.0f/s  wasm in node %.0f/s  ratio %.2f (decisions per CPU second, median of %s)\n' \
+    "$label" "$native" "$node" "$(ratio "$node" "$native")" "$ROUNDS"
+}
+compare "default policy" config/navpolicy.json "$TMP/default.urls"
+compare "$HANDLERS handlers" "$TMP/rules.json" "$TMP/rules.urls"
+
+# One path prefix: the generator needs one; the figure is about the hosts.
+python3 bench/generate-blocklist.py "$HOSTS" 1 "$TMP/big.json" "$TMP/big.urls" >/dev/null
+"$BIN" bundle --config "$TMP/big.json" --compiled --output "$TMP/big.bundle" >/dev/null
+node bench/wasm-bench.mjs load "$DIST" "$TMP/big.bundle" "$RUNS" >"$TMP/load.json"
+printf '%s-host compiled bundle  %s MB loaded in %s s CPU, %s s wall (median of %s)\n' "$HOSTS" \
+  "$(( $(stat -c %s "$TMP/big.bundle") / 1048576 ))" "$(field loadCPUSeconds <"$TMP/load.json")" \
+  "$(field loadSeconds <"$TMP/load.json")" "$RUNS"
