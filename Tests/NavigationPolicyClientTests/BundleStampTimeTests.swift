@@ -1,5 +1,5 @@
 import Foundation
-import NavigationPolicyClient
+import NavigationPolicy
 import Testing
 
 /// `BundleStamp.iso8601` is plain arithmetic (the WebAssembly build has no Foundation); it must

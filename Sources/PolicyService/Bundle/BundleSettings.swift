@@ -26,9 +26,9 @@ public struct BundleSettings: Sendable, Equatable {
 
     /// Shortest and longest `lifetimeSeconds`: a minute (a bundle must outlive its own
     /// transfer) to a year (a shipped bundle in an app that is rarely updated).
-    public static let lifetimeRange = 60...BundleFormat.longestLifetimeSeconds
+    public static let lifetimeRange: ClosedRange<Int> = 60...BundleFormat.longestLifetimeSeconds
     /// `policyVersion` values: positive and exact in a JSON number (2^53 − 1), as every client reads it.
-    public static let policyVersionRange = 1...BundleFormat.largestExactInteger
+    public static let policyVersionRange: ClosedRange<Int> = 1...BundleFormat.largestExactInteger
 
     static let keys = ["maxAgeSeconds", "signingKeyFile", "lifetimeSeconds", "keyId", "policyVersion"]
 
