@@ -8,7 +8,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { host.contains(where: { $0 == ":" }) ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     public static func parse(_ text: String) -> Result<ListenAddress, ListenAddressError> {
         let host: Substring
@@ -27,7 +27,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         guard let port = UInt16(portText) else { return .failure(ListenAddressError("the port must be a number 0-65535")) }
         guard !host.isEmpty else { return .failure(ListenAddressError("missing host (use 127.0.0.1 or 0.0.0.0)")) }
         let hostText = host == "localhost" ? "127.0.0.1" : String(host)
-        guard isIPv4(hostText) || (hostText.contains(":") && hostText.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." })
+        guard
+            isIPv4(hostText)
+                || (hostText.contains(where: { $0 == ":" }) && hostText.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." })
         else { return .failure(ListenAddressError("the host must be an IP address or localhost")) }
         return .success(ListenAddress(host: hostText, port: port))
     }
