@@ -44,6 +44,13 @@ let package = Package(
             name: "NavigationPolicyClient", dependencies: ["NavigationPolicy", "JSONSupport"],
             swiftSettings: strictSettings),
 
+        // The daemon's config sections beside the chain (server, intake, decisionLog, proxy,
+        // extAuthz): their settings and validation rules, pure, so a core-only build (WebAssembly,
+        // an app) refuses exactly the configs the daemon refuses (DaemonConfigSections).
+        .target(
+            name: "PolicySections", dependencies: ["NavigationPolicy", "JSONSupport", "ConnectionSharing"],
+            swiftSettings: strictSettings),
+
         // The HTTP value types (header fields, responses, streamed bodies) shared by the server and
         // the proxy's origin client, so that neither depends on the other.
         .target(name: "HTTPTypes", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
@@ -69,7 +76,8 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Share intake: payload formats, web-URL rules, the IntakeStore protocol, its SQLite and PostgreSQL stores.
         .target(
-            name: "ShareIntake", dependencies: ["NavigationPolicy", "JSONSupport", "CSQLite", "CPostgres", "LockSupport"],
+            name: "ShareIntake",
+            dependencies: ["NavigationPolicy", "PolicySections", "JSONSupport", "CSQLite", "CPostgres", "LockSupport"],
             swiftSettings: strictSettings),
 
         // libcurl (typed setopt wrappers in the module's header) and the proxy's origin client on top.
@@ -84,7 +92,7 @@ let package = Package(
         // Ed25519 signing and verification of policy bundles, and the key formats (PEM PKCS#8
         // private keys, raw/base64 public keys), and SHA-256 for policy revisions; shared by the
         // daemon, the command line and the client's tests.
-        .target(name: "BundleSigning", dependencies: ["CSodium"], swiftSettings: strictSettings),
+        .target(name: "BundleSigning", dependencies: ["CSodium", "PolicySections"], swiftSettings: strictSettings),
         // The client's signature check with libsodium (apps on Apple platforms use CryptoKit instead).
         .target(
             name: "NavigationPolicyClientSodium", dependencies: ["NavigationPolicyClient", "BundleSigning"],
@@ -103,8 +111,8 @@ let package = Package(
         .target(
             name: "PolicyService",
             dependencies: [
-                "NavigationPolicy", "PolicyAuthoring", "HTTPServer", "JSONSupport", "ShareIntake", "PolicyProxy", "LockSupport",
-                "BundleSigning", "GRPCServer", "ExtAuthzProtocol",
+                "NavigationPolicy", "PolicyAuthoring", "PolicySections", "HTTPServer", "JSONSupport", "ShareIntake",
+                "PolicyProxy", "LockSupport", "BundleSigning", "GRPCServer", "ExtAuthzProtocol",
             ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,
@@ -182,8 +190,8 @@ let package = Package(
             name: "PolicyServiceTests",
             dependencies: [
                 "TestSelection",
-                "PolicyService", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake", "BundleSigning",
-                "TestScratchSupport", "LockSupport", "ExtAuthzProtocol", "GRPCServer",
+                "PolicyService", "PolicySections", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake",
+                "BundleSigning", "TestScratchSupport", "LockSupport", "ExtAuthzProtocol", "GRPCServer",
             ],
             swiftSettings: strictSettings),
         // The command line parsed, validated and rendered in-process: no process is started.

@@ -25,7 +25,7 @@ start=$(date +%s)
 # throwaway package's targets are read from Package.swift, so the layering is declared in one
 # place and this check cannot drift from it. A core module depending on anything outside the core
 # (a C target, the daemon) fails here.
-core_modules=(JSONSupport URLStandard PolicyPatterns NavigationPolicy PolicyAuthoring)
+core_modules=(JSONSupport URLStandard PolicyPatterns NavigationPolicy PolicyAuthoring ConnectionSharing PolicySections)
 core_tests=NavigationPolicyTests
 read -r -d '' graph_script <<'PY' || true
 import json, sys

@@ -1,3 +1,5 @@
+internal import ConnectionSharing
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -142,36 +144,12 @@ public struct HTTPServerConfiguration: Sendable {
             connectionLimit: connectionLimit, perIP: perIPConnectionLimit, perSubnet: perSubnetConnectionLimit)?.message
     }
 
-    /// The one rule for the three connection limits, for the server and for config
-    /// validation: a per-address or per-network limit (when not 0) stays below the total,
-    /// or one address (network) can take every connection, health checks included; and an
-    /// address cannot be allowed more than its network. Returns the offending setting's
-    /// name (`perIPConnectionLimit` or `perSubnetConnectionLimit`) and why.
+    /// The one rule for the three connection limits (``ConnectionSharingRule/problem(connectionLimit:perIP:perSubnet:)``,
+    /// pure, so config validation in a core-only build applies it too).
     public static func connectionSharingProblem(
         connectionLimit: Int, perIP: Int, perSubnet: Int
     ) -> (setting: String, message: String)? {
-        if perIP != 0 && perIP >= connectionLimit {
-            return (
-                "perIPConnectionLimit",
-                "perIPConnectionLimit \(perIP) must be below connectionLimit \(connectionLimit): one address could take "
-                    + "every connection, health checks included (0 turns the per-address limit off)"
-            )
-        }
-        if perSubnet != 0 && perSubnet >= connectionLimit {
-            return (
-                "perSubnetConnectionLimit",
-                "perSubnetConnectionLimit \(perSubnet) must be below connectionLimit \(connectionLimit): one network "
-                    + "could take every connection (0 turns the per-network limit off)"
-            )
-        }
-        if perSubnet != 0 && perIP > perSubnet {
-            return (
-                "perIPConnectionLimit",
-                "perIPConnectionLimit \(perIP) is above perSubnetConnectionLimit \(perSubnet): an address can never hold "
-                    + "more connections than its network; lower it or raise the network limit"
-            )
-        }
-        return nil
+        ConnectionSharingRule.problem(connectionLimit: connectionLimit, perIP: perIP, perSubnet: perSubnet)
     }
 
     /// The host as an IP literal the socket layer understands ("localhost" → "127.0.0.1").

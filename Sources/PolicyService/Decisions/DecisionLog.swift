@@ -1,4 +1,5 @@
 import Foundation
+public import PolicySections
 import Synchronization
 
 #if canImport(Glibc)

@@ -69,11 +69,11 @@ struct DecisionRecorder: Sendable {
         metrics.shadow.record(decision)
     }
 
-    /// Longest decision-log line, newline excluded. An ordinary line is ~400 bytes; only URLs
-    /// make one long (a `POST /v1/decide` may carry a 64 KiB URL, and its canonical form and a
-    /// `{url}` location repeat it), so a longer line is written with its URLs cut (see
-    /// ``writeLogLine(_:for:id:revisionTail:redaction:at:into:)``), and one still longer is dropped and counted.
-    static let maximumLineBytes = 16_384
+    /// Longest decision-log line, newline excluded (``DecisionLogSettings/maximumLineBytes``,
+    /// where the section's smallest budget is derived from it); a longer line is written with
+    /// its URLs cut (see ``writeLogLine(_:for:id:revisionTail:redaction:at:into:)``), and one
+    /// still longer is dropped and counted.
+    static var maximumLineBytes: Int { DecisionLogSettings.maximumLineBytes }
     /// What each URL field keeps in a line that had to be cut.
     static let truncatedURLBytes = 1024
     /// The cuts tried in turn: the second is for a decision with many shadow `{url}` locations,

@@ -1,4 +1,5 @@
 import JSONSupport
+import PolicySections
 
 /// `decisionLog.redactQueryParameters`, compiled once per policy: which query parameters'
 /// values the decision log replaces with ``marker``, and the password of a URL's userinfo,
@@ -10,9 +11,9 @@ import JSONSupport
 /// - Everything after the first `?` or `#` is parameters: the query and the fragment alike
 ///   (`#access_token=…`, `#/callback?code=…`), split at `&`, `;`, `?` and `#`.
 /// - A name is compared after `+` becomes a space and percent-escapes are decoded (repeatedly,
-///   so `%2563ode` is `code` too, up to ``decodingDepth`` levels; a name that would still
+///   so `%2563ode` is `code` too, up to ``QueryParameterName/decodingDepth`` levels; a name that would still
 ///   decode further is treated as listed), then read as the common server stacks read it
-///   (``normalizedName(_:)``): `CODE`, `%63ode`, `co%64e+`, `access.token`, `access token`
+///   (``QueryParameterName/normalizedName(_:)``): `CODE`, `%63ode`, `co%64e+`, `access.token`, `access token`
 ///   and `access[token` all name what is listed as `code` or `access_token`.
 /// - A value of another parameter that, once decoded, holds a redacted parameter (a
 ///   `return=https%3A%2F%2Fshop%2Fcb%3Fcode%3D…` made by a `{url}` location) is replaced whole.
@@ -27,7 +28,7 @@ struct QueryRedaction: Sendable, Equatable {
     /// parses and serializes to itself.
     static let marker = "REDACTED"
 
-    /// Normalized names (see ``normalizedName(_:)``).
+    /// Normalized names (see ``QueryParameterName/normalizedName(_:)``).
     private let names: Set<String>
     /// The names that are plain lower-case ASCII, as bytes: a raw name with nothing to decode is
     /// compared with these byte by byte, without building a string (the usual case, on every
@@ -38,9 +39,6 @@ struct QueryRedaction: Sendable, Equatable {
     private static let markerBytes = Array(marker.utf8)
     /// `"*"` was listed.
     private let everyValue: Bool
-
-    /// Levels of percent-decoding looked through; what is still escaped deeper is hidden.
-    private static let decodingDepth = 4
 
     /// The rule for the configured names; `"*"` means every value.
     init(names configured: [String]) {
@@ -62,17 +60,17 @@ struct QueryRedaction: Sendable, Equatable {
         guard raw.allSatisfy(Self.isPlain) else {
             // A name still escaped past the levels looked through is hidden, not trusted, as a
             // value is (`%2525252563ode` is `code` to an application that decodes five times).
-            let (name, stillEscaped) = Self.normalized(raw)
+            let (name, stillEscaped) = QueryParameterName.normalized(raw)
             return stillEscaped || names.contains(name)
         }
         for name in plainNames where name.count == raw.count {
             if zip(name, raw).allSatisfy({ $0 == Self.folded($1) }) { return true }
         }
         // A plain name that none matched can still equal a non-ASCII configured name lower-cased.
-        return !allNamesPlain && names.contains(Self.normalized(raw).name)
+        return !allNamesPlain && names.contains(QueryParameterName.normalized(raw).name)
     }
 
-    /// A plain name's byte as ``normalizedName(_:)`` reads it: lower-cased, `.` as `_` (PHP).
+    /// A plain name's byte as ``QueryParameterName/normalizedName(_:)`` reads it: lower-cased, `.` as `_` (PHP).
     private static func folded(_ byte: UInt8) -> UInt8 {
         if byte == UInt8(ascii: ".") { return UInt8(ascii: "_") }
         return byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
@@ -244,8 +242,8 @@ struct QueryRedaction: Sendable, Equatable {
     private func hidesRedacted(_ value: Bytes, depth: Int) -> Bool {
         guard value.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return false }
         // Escapes nested deeper than we look through are hidden rather than trusted.
-        guard depth <= Self.decodingDepth else { return true }
-        return Self.formDecoded(value).withUnsafeBufferPointer { decoded in
+        guard depth <= QueryParameterName.decodingDepth else { return true }
+        return QueryParameterName.formDecoded(value).withUnsafeBufferPointer { decoded in
             var entryStart = decoded.startIndex
             for index in decoded.indices where Self.isSeparator(decoded[index]) {
                 if entryHidesRedacted(decoded[entryStart..<index], depth: depth) { return true }
@@ -274,118 +272,7 @@ struct QueryRedaction: Sendable, Equatable {
     /// Bit `b` set for each separator byte `b`: `&` 0x26, `;` 0x3B, `?` 0x3F, `#` 0x23.
     private static var separatorBits: UInt64 { 1 << 0x26 | 1 << 0x3B | 1 << 0x3F | 1 << 0x23 }
 
-    /// A parameter name as compared: the one reading under which every name the common server
-    /// stacks take for a listed one compares equal to it (issue 38, item 6; docs/operations.md
-    /// lists the stacks). Listed and raw names both go through it, so a reading that merges
-    /// more names only hides more.
-    ///
-    /// - `+` as space and `%XX` decoded (form decoding: PHP, Rack, Django, Express, Go,
-    ///   servlets), repeatedly, at most ``decodingDepth`` times;
-    /// - ASCII tab and newlines dropped (the URL parser removes them);
-    /// - cut at the first NUL (PHP reads a name as a C string: `code%00x` is `code`);
-    /// - a `[…]` suffix with its `]` dropped (`code[]`, `code[0]`: PHP, Rack, qs), an unclosed
-    ///   `[` read as `_` (PHP: `access[token` is `access_token`);
-    /// - surrounding spaces trimmed (PHP drops leading ones);
-    /// - space and `.` read as `_` (PHP: `access.token`, `access token`, `access+token` are
-    ///   `access_token`);
-    /// - `%uXXXX` decoded as a UTF-16 code unit (IIS, ASP.NET's `HttpUtility.UrlDecode`);
-    /// - lower-cased through upper case (ASP.NET and IIS read names case-insensitively with
-    ///   `OrdinalIgnoreCase`, so `acceſs_token` is `access_token` there).
-    static func normalizedName(_ raw: ArraySlice<UInt8>) -> String {
-        raw.withUnsafeBufferPointer { normalized($0[...]).name }
-    }
-
-    /// ``normalizedName(_:)`` and whether the name would still decode further after
-    /// ``decodingDepth`` levels.
-    private static func normalized(_ raw: Bytes) -> (name: String, stillEscaped: Bool) {
-        // The URL parser removes every ASCII tab and newline from its input (WHATWG URL), so
-        // `co<TAB>de` in the logged, as-sent URL is `code` to the daemon and to the application:
-        // they are dropped here too, at every decoding level (hiding more, never less).
-        let isRemoved = { (byte: UInt8) in byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        var name = ArraySlice(raw.filter { !isRemoved($0) })
-        var stillEscaped = false
-        for level in 0...decodingDepth {
-            guard name.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { break }
-            let decoded = formDecoded(name).filter { !isRemoved($0) }
-            if decoded.elementsEqual(name) { break }
-            // One level more than is looked through still changes the name: it is hidden.
-            guard level < decodingDepth else {
-                stillEscaped = true
-                break
-            }
-            name = decoded[...]
-        }
-        if let nul = name.firstIndex(of: 0) { name = name[..<nul] }
-        var mangled = Array(name)
-        if let bracket = mangled.firstIndex(of: UInt8(ascii: "[")), bracket > mangled.startIndex {
-            if mangled[(bracket + 1)...].contains(UInt8(ascii: "]")) {
-                mangled.removeSubrange(bracket...)
-            } else {
-                mangled[bracket] = UInt8(ascii: "_")
-            }
-        }
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-        guard let first = mangled.firstIndex(where: { !isSpace($0) }),
-            let last = mangled.lastIndex(where: { !isSpace($0) })
-        else { return ("", stillEscaped) }
-        let read = mangled[first...last].map { $0 == 0x20 || $0 == UInt8(ascii: ".") ? UInt8(ascii: "_") : $0 }
-        let text = String(decoding: read, as: UTF8.self)
-        // ASP.NET compares names with OrdinalIgnoreCase, which upper-cases each character first:
-        // `ſ` (U+017F) and `K` (U+212A) are `S` and `K` there. Folding through upper case merges
-        // what it merges; ASCII-only names (nearly all) take the plain lower-casing.
-        guard read.contains(where: { $0 >= 0x80 }) else { return (text.lowercased(), stillEscaped) }
-        return (text.uppercased().lowercased(), stillEscaped)
-    }
-
-    /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; a `%` not
-    /// followed by two hex digits stays as it is (as WHATWG's percent-decode does).
-    private static func formDecoded<Input: RandomAccessCollection<UInt8>>(_ bytes: Input) -> [UInt8]
-    where Input.Index == Int {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "+") {
-                out.append(0x20)
-            } else if byte == UInt8(ascii: "%"), let high = hexValue(bytes, index + 1), let low = hexValue(bytes, index + 2) {
-                out.append(high << 4 | low)
-                index += 3
-                continue
-            } else if byte == UInt8(ascii: "%"), let unit = percentU(bytes, index) {
-                // `%uXXXX`: a UTF-16 code unit, as IIS and ASP.NET's HttpUtility.UrlDecode read it
-                // (`%u0063ode` is `code` there); a lone surrogate is U+FFFD, as they decode it.
-                out.append(contentsOf: String(Unicode.Scalar(unit) ?? "\u{FFFD}").utf8)
-                index += 6
-                continue
-            } else {
-                out.append(byte)
-            }
-            index += 1
-        }
-        return out
-    }
-
-    /// The code unit of a `%uXXXX` escape starting at `index` (the `%`), or nil.
-    private static func percentU<Input: RandomAccessCollection<UInt8>>(_ bytes: Input, _ index: Int) -> UInt16?
-    where Input.Index == Int {
-        guard index + 5 < bytes.endIndex, bytes[index + 1] | 0x20 == UInt8(ascii: "u") else { return nil }
-        var unit: UInt16 = 0
-        for offset in 2...5 {
-            guard let digit = hexValue(bytes, index + offset) else { return nil }
-            unit = unit << 4 | UInt16(digit)
-        }
-        return unit
-    }
-
-    private static func hexValue<Input: RandomAccessCollection<UInt8>>(_ bytes: Input, _ index: Int) -> UInt8?
-    where Input.Index == Int {
-        guard index >= bytes.startIndex, index < bytes.endIndex else { return nil }
-        switch bytes[index] {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return bytes[index] - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return bytes[index] - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return bytes[index] - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
+    /// A parameter name as compared (``QueryParameterName/normalizedName(_:)``, where the
+    /// `decisionLog` section's validator reads names by the same rule).
+    static func normalizedName(_ raw: ArraySlice<UInt8>) -> String { QueryParameterName.normalizedName(raw) }
 }

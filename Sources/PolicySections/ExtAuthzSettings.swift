@@ -18,7 +18,7 @@ public struct ExtAuthzSettings: Sendable, Equatable {
 
     public init() {}
 
-    static let keys = ["listen", "grpcListen", "pathPrefix"]
+    package static let keys = ["listen", "grpcListen", "pathPrefix"]
 
     /// Decodes the section, reporting every problem at its pointer.
     public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> ExtAuthzSettings {

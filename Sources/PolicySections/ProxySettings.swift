@@ -47,7 +47,7 @@ public struct ProxySettings: Sendable, Equatable {
             && lhs.resolve.elementsEqual(rhs.resolve) { $0.hostAndPort == $1.hostAndPort && $0.address == $1.address }
     }
 
-    static let keys = [
+    package static let keys = [
         "listen", "decide", "resolve", "upstream", "publicOrigin", "connectTimeoutMilliseconds", "timeoutMilliseconds",
         "maxResponseBytes", "maxRequestBodyBytes", "allowInternalDestinations", "connect",
     ]
@@ -116,7 +116,7 @@ public struct ProxySettings: Sendable, Equatable {
     }
 
     /// `scheme://host[:port]` without a trailing slash, or nil when `text` is not an http(s) origin.
-    static func normalizedOrigin(_ text: String) -> String? {
+    package static func normalizedOrigin(_ text: String) -> String? {
         var origin = text
         while origin.hasSuffix("/") { origin.removeLast() }
         let lower = origin.lowercased()

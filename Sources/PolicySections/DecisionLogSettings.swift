@@ -14,7 +14,7 @@ public struct DecisionLogSettings: Sendable, Equatable {
     public var maxBytes = DecisionLogSettings.defaultMaxBytes
 
     /// `redactQueryParameters`: names whose values the log replaces with
-    /// ``QueryRedaction/marker`` (`"*"` = every value); empty = URLs are logged whole.
+    /// the decision log's marker (`REDACTED`) (`"*"` = every value); empty = URLs are logged whole.
     public var redactQueryParameters: [String] = []
 
     public init() {}
@@ -22,12 +22,18 @@ public struct DecisionLogSettings: Sendable, Equatable {
     /// 512 MiB: days of ordinary traffic (about 1.4 million decisions at ~380 bytes a line), and
     /// no more than the shipped logrotate's `maxsize` allows for one file.
     public static let defaultMaxBytes = 512 << 20
+    /// Longest decision-log line, newline excluded. An ordinary line is ~400 bytes; only URLs
+    /// make one long (a `POST /v1/decide` may carry a 64 KiB URL, and its canonical form and a
+    /// `{url}` location repeat it), so the daemon's recorder writes a longer line with its URLs
+    /// cut, and drops and counts one still longer. Here because ``minimumMaxBytes`` is one
+    /// more; computed and inlinable so the recorder's per-line check stays a constant.
+    @inlinable public static var maximumLineBytes: Int { 16_384 }
     /// Smallest budget: room for one line at the longest a line can be.
-    public static let minimumMaxBytes = DecisionRecorder.maximumLineBytes + 1
+    public static let minimumMaxBytes = maximumLineBytes + 1
     /// Largest budget accepted: 1 TiB (a typo's extra digits are refused, not obeyed).
     public static let maximumMaxBytes = 1 << 40
 
-    static let keys = ["maxBytes", "redactQueryParameters"]
+    package static let keys = ["maxBytes", "redactQueryParameters"]
 
     /// Decodes the section, reporting every problem at its pointer.
     public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> DecisionLogSettings {
@@ -60,7 +66,7 @@ public struct DecisionLogSettings: Sendable, Equatable {
                 continue
             }
             // A name that normalizes to nothing could never match: it is a mistake, not a rule.
-            guard !QueryRedaction.normalizedName(Array(name.utf8)[...]).isEmpty else {
+            guard !QueryParameterName.normalizedName(Array(name.utf8)[...]).isEmpty else {
                 diagnostics.report(section.pointer(to: key, index), "empty query parameter name")
                 continue
             }

@@ -1,4 +1,4 @@
-import NavigationPolicy
+public import NavigationPolicy
 
 /// `proxy.connect`: how the forward proxy carries HTTPS (`CONNECT host:port`) — which ports,
 /// and the bounds on each tunnel (docs/proxy.md, "HTTPS: CONNECT tunnels").
@@ -18,10 +18,10 @@ public struct ConnectSettings: Sendable, Equatable {
 
     public init() {}
 
-    static let keys = ["ports", "clientHelloTimeoutMilliseconds", "idleTimeoutSeconds", "maxTunnels", "maxTunnelsPerIP"]
+    package static let keys = ["ports", "clientHelloTimeoutMilliseconds", "idleTimeoutSeconds", "maxTunnels", "maxTunnelsPerIP"]
 
     /// Decodes `proxy.connect`, reporting every problem at its pointer.
-    static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> ConnectSettings {
+    public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> ConnectSettings {
         section.checkKeys(allowed: keys, diagnostics: &diagnostics)
         var settings = ConnectSettings()
         if let value = section.object["ports"] {

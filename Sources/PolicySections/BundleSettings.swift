@@ -1,5 +1,4 @@
-import BundleSigning
-import NavigationPolicy
+public import NavigationPolicy
 
 /// `server.bundle`: how `GET /v1/policy/bundle` is cached and signed (docs/bundles.md).
 public struct BundleSettings: Sendable, Equatable {
@@ -12,7 +11,7 @@ public struct BundleSettings: Sendable, Equatable {
     /// a client refuses to adopt an expired bundle. Default 7 days.
     public var lifetimeSeconds = 604_800
     /// The signed `keyId` naming the signing key; nil = derived from the public key
-    /// (``BundleKeyID/derived(from:)``). Needs `signingKeyFile`.
+    /// (`BundleKeyID.derived(from:)` in BundleSigning). Needs `signingKeyFile`.
     public var keyId: String?
     /// The signed `policyVersion`, set by the operator (e.g. the release's Unix time) so every
     /// replica serves the same version for the same config; nil = the time the policy was
@@ -30,11 +29,11 @@ public struct BundleSettings: Sendable, Equatable {
     /// `policyVersion` values: positive and exact in a JSON number (2^53 − 1), as every client reads it.
     public static let policyVersionRange: ClosedRange<Int> = 1...BundleFormat.largestExactInteger
 
-    static let keys = ["maxAgeSeconds", "signingKeyFile", "lifetimeSeconds", "keyId", "policyVersion"]
+    package static let keys = ["maxAgeSeconds", "signingKeyFile", "lifetimeSeconds", "keyId", "policyVersion"]
 
     /// Decodes `server.bundle`, reporting every problem at its pointer. The key file is only
     /// named here; it is read when a snapshot is built (start and reload), see ``PolicySnapshot``.
-    static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> BundleSettings {
+    public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> BundleSettings {
         section.checkKeys(allowed: keys, diagnostics: &diagnostics)
         var settings = BundleSettings()
         if let value = section.integer("maxAgeSeconds", in: 0...maximumMaxAgeSeconds, diagnostics: &diagnostics) {
@@ -48,7 +47,7 @@ public struct BundleSettings: Sendable, Equatable {
             settings.policyVersion = value
         }
         if let id = section.string("keyId", diagnostics: &diagnostics) {
-            if let problem = BundleKeyID.problem(id) {
+            if let problem = BundleKeyIDFormat.problem(id) {
                 diagnostics.report(section.pointer.appending("keyId"), problem)
             } else if settings.signingKeyFile == nil {
                 // An id with nothing to sign would name no key: say so rather than ignore it.

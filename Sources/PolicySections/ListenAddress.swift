@@ -1,0 +1,54 @@
+/// A `HOST:PORT` listen address: IPv4, `[IPv6]`, or `localhost`.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { host.contains(where: { $0 == ":" }) ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    public static func parse(_ text: String) -> Result<ListenAddress, ListenAddressError> {
+        let host: Substring
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return .failure(ListenAddressError("expected [IPv6]:PORT"))
+            }
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return .failure(ListenAddressError("expected HOST:PORT")) }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        }
+        guard let port = UInt16(portText) else { return .failure(ListenAddressError("the port must be a number 0-65535")) }
+        guard !host.isEmpty else { return .failure(ListenAddressError("missing host (use 127.0.0.1 or 0.0.0.0)")) }
+        let hostText = host == "localhost" ? "127.0.0.1" : String(host)
+        guard
+            isIPv4(hostText)
+                || (hostText.contains(where: { $0 == ":" }) && hostText.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." })
+        else { return .failure(ListenAddressError("the host must be an IP address or localhost")) }
+        return .success(ListenAddress(host: hostText, port: port))
+    }
+
+    /// How two listeners would collide, or nil when both can bind: the same port (not 0,
+    /// which picks a free one) on the same host, or on a wildcard host ("0.0.0.0", "::")
+    /// that covers the other. The text completes "A … B" ("uses the same port as").
+    public static func clash(_ first: ListenAddress, _ second: ListenAddress) -> String? {
+        guard first.port != 0, first.port == second.port else { return nil }
+        if first.host == second.host { return "is the same address as" }
+        let wildcards: Set<String> = ["0.0.0.0", "::", "::0"]
+        if wildcards.contains(first.host) || wildcards.contains(second.host) {
+            return "overlaps (a wildcard host on the same port)"
+        }
+        return nil
+    }
+
+    private static func isIPv4(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && UInt8(part) != nil }
+    }
+}
