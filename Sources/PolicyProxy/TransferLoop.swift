@@ -363,12 +363,13 @@ final class TransferLoop: @unchecked Sendable {
         }
         if head.status == 204 || head.status == 304 {
             // No body by definition; libmicrohttpd frames these itself.
-            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers)))
+            exchange.onHead(.response(HTTPResponse(status: HTTPStatus(code: head.status), headers: headers)))
         } else if !isHead, let body = exchange.takeCompleteBody() {
-            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers, body: body)))
+            exchange.onHead(.response(HTTPResponse(status: HTTPStatus(code: head.status), headers: headers, body: body)))
         } else {
             exchange.contentLength = declared
-            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers, bodyStream: exchange)))
+            exchange.onHead(
+                .response(HTTPResponse(status: HTTPStatus(code: head.status), headers: headers, bodyStream: exchange)))
         }
     }
 

@@ -148,8 +148,8 @@ import Testing
     }
 
     struct HeaderEcho: HTTPResponder {
-        func respond(to request: HTTPRequest) -> HTTPResponse {
-            .text("\(request.path) \(request.headers["X-A"] ?? "-") \(request.headers.count)")
+        func respond(to request: HTTPRequest) -> HTTPResponderResult {
+            .now(.text("\(request.path) \(request.headers["X-A"] ?? "-") \(request.headers.count)"))
         }
     }
 

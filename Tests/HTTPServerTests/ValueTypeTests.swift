@@ -136,19 +136,20 @@ import Testing
         let response = problem.response(typePrefix: "urn:x:")
         #expect(response.status == 414)
         #expect(response.headers["content-type"] == "application/problem+json")
-        let parsed = try JSONParser().parse(response.body)
+        let parsed = try JSONParser().parse(response.bodyBytes)
         #expect(parsed.objectValue?.keys == ["type", "title", "status", "detail", "limit"])
         #expect(parsed.objectValue?["type"]?.stringValue == "urn:x:uri-too-long")
         #expect(parsed.objectValue?["status"]?.integerValue == 414)
         // The bytes are written directly; they must stay those of the JSON object form.
         let escaped = ProblemDetails(kind: "k", title: "T \"q\" \u{1}", status: 400, extensions: ["n": .array([.null])])
         #expect(
-            escaped.response(typePrefix: "p/").body == JSONValue.object(escaped.jsonObject(typePrefix: "p/")).serializedBytes)
-        #expect(response.body == JSONValue.object(problem.jsonObject(typePrefix: "urn:x:")).serializedBytes)
+            escaped.response(typePrefix: "p/").bodyBytes == JSONValue.object(escaped.jsonObject(typePrefix: "p/")).serializedBytes
+        )
+        #expect(response.bodyBytes == JSONValue.object(problem.jsonObject(typePrefix: "urn:x:")).serializedBytes)
 
         let extended = ProblemDetails(kind: "k", title: "T", status: 403, extensions: ["a": .number(1)])
             .response(typePrefix: "p/") { $0.writeRaw(#","b":{"c":null}"#) }
-        let extendedObject = try #require(try JSONParser().parse(extended.body).objectValue)
+        let extendedObject = try #require(try JSONParser().parse(extended.bodyBytes).objectValue)
         #expect(extendedObject.keys == ["type", "title", "status", "a", "b"])
         #expect(extendedObject["b"]?.objectValue?["c"] == .null)
     }

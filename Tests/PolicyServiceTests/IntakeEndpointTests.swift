@@ -78,7 +78,7 @@ struct IntakeServiceTests {
     {
         let harness = try ServiceHarness()
         let response = await harness.send("POST", "/v1/intake", headers: headers, body: body)
-        #expect(response.status == status, "\(response.text)")
+        #expect(response.status.code == status, "\(response.text)")
         #expect(response.headers["Content-Type"] == "application/problem+json")
         if let kind { #expect(response.problemKind == kind) }
         if let header { #expect(response.headers[header] != nil) }

@@ -329,7 +329,7 @@ extension ProblemDetails {
     }
 
     /// 503 or 429: too many tunnels open, in all or from this client.
-    static func tunnelLimit(status: Int, limit: Int, what: String) -> ProblemDetails {
+    static func tunnelLimit(status: HTTPStatus, limit: Int, what: String) -> ProblemDetails {
         ProblemDetails(
             kind: "tunnel-limit", title: status == 429 ? "Too many requests" : "Service unavailable", status: status,
             detail: "\(limit) tunnels are open (\(what)); try again when one has closed.")

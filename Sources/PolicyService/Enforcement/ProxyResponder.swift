@@ -10,7 +10,7 @@ import PolicyProxy
 /// `publicOrigin`) decides origin-form targets on `publicOrigin + target` and forwards to
 /// the upstream. The URL forwarded is the URL decided (its WHATWG serialization), so an
 /// origin never sees a spelling the policy did not judge.
-final class ProxyResponder: HTTPRoutingResponder {
+final class ProxyResponder: HTTPResponder {
     /// Decides and records, exactly as `/v1/authz` does.
     let decisions: DecisionPoint
     let problems = ProblemRenderer()
@@ -54,26 +54,26 @@ final class ProxyResponder: HTTPRoutingResponder {
 
     /// Cancels and errors are answered on the worker thread; a forward suspends the
     /// connection until the transfer loop has the origin's head (or a failure).
-    func route(_ request: HTTPRequest) -> HTTPResponderResult {
+    func respond(to request: HTTPRequest) -> HTTPResponderResult {
         // The HTTP server hands CONNECT over only on this listener (acceptsConnect).
         // Its answers (refusals) count in navpolicyd_proxy_requests_total like any other.
         if request.method == "CONNECT" {
             let metrics = metrics
             return tunnels.route(request).map { response in
-                metrics.recordProxyRequest(status: response.status)
+                metrics.recordProxyRequest(status: response.status.code)
                 return response
             }
         }
         switch plan(request) {
         case .answer(let response):
-            metrics.recordProxyRequest(status: response.status)
+            metrics.recordProxyRequest(status: response.status.code)
             return .now(response)
         case .forward(let upstream, let enforced):
             let client = client
             let metrics = metrics
             let refusals = refusals
             let peer = request.remoteAddress
-            return .deferred { respond in
+            return .deferred { respond, _ in
                 let started = ContinuousClock.now
                 client.start(upstream) { outcome in
                     Self.count(outcome, since: started, in: metrics)
@@ -81,7 +81,7 @@ final class ProxyResponder: HTTPRoutingResponder {
                         refusals.record(url: upstream.url, address: address, peer: peer, decisionID: enforced?.id)
                     }
                     let response = Self.relay(outcome, decided: enforced)
-                    metrics.recordProxyRequest(status: response.status)
+                    metrics.recordProxyRequest(status: response.status.code)
                     respond(response)
                 }
             }

@@ -119,7 +119,7 @@ struct IntakeEndpoints: Sendable {
         try enterGate()
         let gate = gate
         let problems = problems
-        return .deferred { respond in
+        return .deferred { respond, _ in
             DispatchQueue.global().async {
                 defer { gate.leave() }
                 do throws(ServiceProblem) {
@@ -284,7 +284,7 @@ struct IntakeEndpoints: Sendable {
     private static func response(_ stored: StoredResponse, replayed: Bool) -> HTTPResponse {
         var response =
             stored.status == 303
-            ? HTTPResponse(status: 303) : HTTPResponse.json(status: stored.status, body: stored.body)
+            ? HTTPResponse(status: 303) : HTTPResponse.json(status: HTTPStatus(code: stored.status), body: stored.body)
         if let location = stored.location {
             response.headers.add(name: stored.status == 200 ? "Content-Location" : "Location", value: location)
         }

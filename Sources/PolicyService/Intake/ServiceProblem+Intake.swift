@@ -5,7 +5,8 @@ import ShareIntake
 extension ServiceProblem {
     /// An intake failure as a problem, with the header fields its kind calls for.
     init(_ failure: IntakeFailure) {
-        var details = ProblemDetails(kind: failure.kind.rawValue, title: failure.kind.title, status: failure.kind.status)
+        var details = ProblemDetails(
+            kind: failure.kind.rawValue, title: failure.kind.title, status: HTTPStatus(code: failure.kind.status))
         details.detail = failure.detail
         details.extensions = failure.extensions
         var headers = HTTPHeaders()

@@ -9,7 +9,7 @@ import NavigationPolicy
 /// admits. The scheme is `X-Forwarded-Proto`, which the edge Envoy sets from the downstream
 /// connection. `Host` and `X-Forwarded-Proto` must each arrive exactly once: two spellings
 /// of one field leave unknown which one Envoy wrote, so such a request is refused (400).
-struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
+struct ExtAuthzHTTPResponder: HTTPResponder {
     let check: ExtAuthzCheck
     let settings: ExtAuthzSettings
     private let metrics: Metrics
@@ -24,7 +24,7 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
         metrics = check.decisions.recorder.metrics
     }
 
-    func route(_ request: HTTPRequest) -> HTTPResponderResult {
+    func respond(to request: HTTPRequest) -> HTTPResponderResult {
         let start = MonotonicTime.nanoseconds()
         var response: HTTPResponse
         do throws(ServiceProblem) {
@@ -36,7 +36,7 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
         // Every answer, refusals included, so malformed checks show in /metrics as 4xx.
         let seconds = Double(MonotonicTime.nanoseconds() &- start) / 1e9
         metrics.recordRequest(
-            endpoint: Self.endpointLabel, index: Self.endpointIndex, status: response.status, seconds: seconds)
+            endpoint: Self.endpointLabel, index: Self.endpointIndex, status: response.status.code, seconds: seconds)
         return .now(response)
     }
 
@@ -78,6 +78,6 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
     static func response(for answer: ExtAuthzAnswer) -> HTTPResponse {
         let fields = answer.allowed ? answer.upstreamHeaders : answer.clientHeaders
         return HTTPResponse(
-            status: answer.status, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }), body: answer.body)
+            status: HTTPStatus(code: answer.status), headers: HTTPHeaders(fields.map { ($0.name, $0.value) }), body: answer.body)
     }
 }

@@ -2,9 +2,9 @@
     import Glibc
 #endif
 
-/// One complete HTTP request as received, handed to an ``HTTPResponder``.
+/// One complete HTTP request as received, handed to an ``HTTPResponder`` by any transport.
 ///
-/// Everything is copied out of libmicrohttpd's buffers, so a request may outlive its
+/// Everything is copied out of the transport's buffers, so a request may outlive its
 /// connection (for example in an asynchronous responder).
 public struct HTTPRequest: Sendable {
     /// The method token exactly as sent ("GET", "POST", …).
@@ -94,8 +94,8 @@ public struct HTTPRequest: Sendable {
             remoteAddress: remoteAddress, httpVersion: httpVersion)
     }
 
-    /// A request as the server received it: the fields stay bytes until read.
-    init(
+    /// A request as a server received it: the fields stay bytes until read.
+    package init(
         method: String, rawTargetBytes: [UInt8], receivedHeaders: ReceivedHeaderFields, body: [UInt8],
         remoteAddress: String, httpVersion: String
     ) {

@@ -1,4 +1,3 @@
-import HTTPTypes
 import Synchronization
 
 /// A request's header fields as received: the name and value bytes of every field back to
@@ -18,7 +17,7 @@ import Synchronization
 /// written only before the request is handed out (by the connection's worker thread, the
 /// only holder then) and never after; the Strings made on first read are kept under a lock,
 /// since copies of a request may be read on several threads.
-final class ReceivedHeaderFields: @unchecked Sendable {
+package final class ReceivedHeaderFields: @unchecked Sendable {
     /// Offsets of one field in ``bytes``.
     private struct Span {
         var nameStart: Int
@@ -54,7 +53,7 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     /// that emptying an instance whose fields nobody read takes no lock.
     private let wasMaterialized = Atomic<Bool>(false)
 
-    init() {}
+    package init() {}
 
     deinit {
         bytes?.deallocate()
@@ -62,10 +61,10 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     }
 
     /// The number of fields received.
-    var count: Int { spanCount }
+    package var count: Int { spanCount }
 
     /// Appends one field (only while the head is collected, before the request is handed out).
-    func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    package func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         let nameStart = byteCount
         let valueStart = nameStart + name.count
         reserveBytes(valueStart + value.count)
@@ -107,7 +106,7 @@ final class ReceivedHeaderFields: @unchecked Sendable {
 
     /// Empties the fields for the next request of the connection, keeping the storage; only
     /// for an instance nothing else references.
-    func removeAll() {
+    package func removeAll() {
         // Spans are plain integers: nothing to deinitialize.
         byteCount = 0
         spanCount = 0
@@ -128,7 +127,7 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     /// field (a POST's `Content-Type`) skipped ≈ 2.8k instructions of materializing them all.
     /// Safe from any thread holding a reference: the bytes are not written after the request
     /// is handed out (see the type's lifetimes).
-    func withFirstValue<Result>(
+    package func withFirstValue<Result>(
         named name: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result? {
         let all = UnsafeRawBufferPointer(start: bytes, count: byteCount)
@@ -142,7 +141,7 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     }
 
     /// The fields as Strings, made on the first call and kept.
-    var headers: HTTPHeaders {
+    package var headers: HTTPHeaders {
         materialized.withLock { made in
             if !made.isMade {
                 made.headers.reserveCapacity(spanCount)
