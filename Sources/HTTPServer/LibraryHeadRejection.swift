@@ -70,7 +70,7 @@ enum LibraryHeadRejection {
         let reason = MHD_get_reason_phrase_for(UInt32(response.status.code)).map { String(cString: $0) } ?? ""
         var head = "HTTP/1.1 \(response.status) \(reason)\r\nConnection: close\r\nDate: \(httpDate())\r\n"
         for field in response.headers
-        where !HTTPHeaders.namesMatch(field.name, "Connection") && !HTTPHeaders.namesMatch(field.name, "Content-Length") {
+        where !HTTPFieldName.connection.matches(field.name) && !HTTPFieldName.contentLength.matches(field.name) {
             head += "\(field.name): \(field.value)\r\n"
         }
         let body = response.bodyBytes

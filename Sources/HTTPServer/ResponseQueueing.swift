@@ -8,9 +8,9 @@ enum ResponseQueueing {
     /// comparison: the loop over an array of names cost ≈ 150 instructions per field.
     private static func isManagedByMHD(_ name: String) -> Bool {
         switch name.utf8.count {
-        case 4: HTTPHeaders.namesMatch(name, "Date")
-        case 14: HTTPHeaders.namesMatch(name, "Content-Length")
-        case 17: HTTPHeaders.namesMatch(name, "Transfer-Encoding")
+        case 4: HTTPFieldName.date.matches(name)
+        case 14: HTTPFieldName.contentLength.matches(name)
+        case 17: HTTPFieldName.transferEncoding.matches(name)
         default: false
         }
     }
@@ -71,7 +71,7 @@ enum ResponseQueueing {
     {
         for field in response.headers {
             if isManagedByMHD(field.name) { continue }
-            if closeConnection && HTTPHeaders.namesMatch(field.name, "Connection") { continue }
+            if closeConnection && HTTPFieldName.connection.matches(field.name) { continue }
             // withCString: implicit String-to-pointer bridging heap-copies small strings.
             let added = field.name.withCString { name in
                 field.value.withCString { value in MHD_add_response_header(mhdResponse, name, value) }
@@ -93,7 +93,7 @@ enum ResponseQueueing {
     /// body. Nil for anything else (one decimal value, a 304 without body or stream).
     private static func notModifiedLength(of response: HTTPResponse, body: [UInt8]) -> UInt64? {
         guard response.status == .notModified, body.isEmpty,
-            let value = response.headers["Content-Length"], !value.isEmpty, value.utf8.count <= 18,
+            let value = response.headers[.contentLength], !value.isEmpty, value.utf8.count <= 18,
             value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return nil }
         return UInt64(value)

@@ -36,14 +36,14 @@ public struct HTTPRequest: Sendable {
     /// a String the way reading ``headers`` does; a value that is not UTF-8 is handed over as
     /// sent, where ``headers`` would have replaced it with U+FFFD.
     public func withFirstHeaderValue<Result>(
-        named name: String, _ body: (UnsafeRawBufferPointer) -> Result
+        named name: HTTPFieldName, _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result? {
         switch headerStorage {
         case .fields(let fields):
             guard var value = fields[name] else { return nil }
             return value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         case .received(let received):
-            var name = name
+            var name = name.rawName
             return name.withUTF8 { received.withFirstValue(named: UnsafeRawBufferPointer($0), body) }
         }
     }

@@ -72,7 +72,7 @@ public struct HTTPResponse: Sendable, Equatable {
     /// A UTF-8 plain-text response.
     public static func text(status: HTTPStatus = .ok, _ text: String) -> HTTPResponse {
         HTTPResponse(
-            status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]), body: Array(text.utf8))
+            status: status, headers: HTTPHeaders([(.contentType, "text/plain; charset=utf-8")]), body: Array(text.utf8))
     }
 
     /// A response without a body (204 by default).

@@ -350,7 +350,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         var headers = HopByHop.stripped(head.headers, excluding: Self.setByServer)
-        headers.add(name: "Via", value: UpstreamClient.via)
+        headers.add(name: .via, value: UpstreamClient.via)
         let declared = head.declaredContentLength
         let limit = configuration.maxResponseBytes
         let isHead = exchange.request.method == "HEAD"

@@ -81,7 +81,7 @@ struct IntakeServiceTests {
         #expect(response.status.code == status, "\(response.text)")
         #expect(response.headers["Content-Type"] == "application/problem+json")
         if let kind { #expect(response.problemKind == kind) }
-        if let header { #expect(response.headers[header] != nil) }
+        if let header { #expect(response.headers[HTTPFieldName(header)] != nil) }
         #expect(await harness.metricsText().contains("navpolicyd_intake_requests_total{result="))
     }
 

@@ -100,7 +100,7 @@ struct PolicyAdminEndpoints: Sendable {
     static let healthy = PreparedResponse(
         HTTPResponse(
             status: 200,
-            headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
+            headers: HTTPHeaders([(.contentType, "application/json"), (.cacheControl, "no-store")]),
             body: JSONValue.object(["status": .string("ok")]).serializedBytes))
 
     /// The probes alone (`/healthz`, `/readyz`, `/readyz/intake`): what the API listener keeps
@@ -170,7 +170,7 @@ struct PolicyAdminEndpoints: Sendable {
             openConnections: openConnections(), policyHandlers: snapshot?.policy.links.count,
             policyLoadedAt: snapshot?.loadedAt.timeIntervalSince1970)
         return HTTPResponse(
-            status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+            status: 200, headers: HTTPHeaders([(.contentType, "text/plain; version=0.0.4; charset=utf-8")]),
             body: Array(text.utf8))
     }
 

@@ -289,7 +289,7 @@ final class ConnectTunnels: Sendable {
     static func closing(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
         var headers = response.headers
-        headers.replaceOrAdd(name: "Connection", value: "close")
+        headers.replaceOrAdd(name: .connection, value: "close")
         response.headers = headers
         return response
     }

@@ -200,9 +200,9 @@ struct IntakeEndpoints: Sendable {
     /// Everything up to the write, in the order docs/intake.md gives the checks: key syntax, payload
     /// (type, size, encoding, format), URL count, web-URL rules, policy chain.
     private func prepare(_ request: HTTPRequest, reply: Reply) throws(IntakeFailure) -> IntakeSubmission {
-        let key = try IntakeRequestContent.idempotencyKey(request.headers["Idempotency-Key"])
+        let key = try IntakeRequestContent.idempotencyKey(request.headers[.idempotencyKey])
         let accepted = reply == .seeOther ? PayloadParser.formMediaTypes : PayloadParser.acceptedMediaTypes
-        let payload = try parser.parse(contentType: request.headers["Content-Type"], body: request.body, accepted: accepted)
+        let payload = try parser.parse(contentType: request.headers[.contentType], body: request.body, accepted: accepted)
         guard payload.urls.count <= settings.maxWebURLs else {
             throw IntakeFailure(
                 .tooManyURLs,
@@ -359,7 +359,7 @@ struct IntakeEndpoints: Sendable {
     func show(_ request: HTTPRequest, id: String) throws(ServiceProblem) -> HTTPResponderResult {
         let store = try openStore()
         guard let number = Self.itemID(id) else { throw Self.notFound(id) }
-        let prefersHTML = IntakeItemPage.prefersHTML(request.headers["Accept"])
+        let prefersHTML = IntakeItemPage.prefersHTML(request.headers[.accept])
         let failureLog = failureLog
         return try offWorker { () throws(ServiceProblem) in
             let found: IntakeItem?

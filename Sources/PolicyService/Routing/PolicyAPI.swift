@@ -166,7 +166,7 @@ public final class PolicyAPI: HTTPResponder {
             let route = routes.routes[index]
             throw ServiceProblem(
                 .methodNotAllowed(request.method, template: route.template, allowed: route.methods),
-                headers: HTTPHeaders([("Allow", route.methods.joined(separator: ", "))]))
+                headers: HTTPHeaders([(.allow, route.methods.joined(separator: ", "))]))
         }
         return try handler(RoutedRequest(http: request, parameters: parameters))
     }
@@ -176,7 +176,7 @@ public final class PolicyAPI: HTTPResponder {
         _ response: HTTPResponse, endpoint: String, index: Int?, started: UInt64, metrics: Metrics
     ) -> HTTPResponse {
         var response = response
-        if !hasCacheControl(response.headers) { response.headers.add(name: "Cache-Control", value: "no-store") }
+        if !hasCacheControl(response.headers) { response.headers.add(name: .cacheControl, value: "no-store") }
         let elapsed = MonotonicTime.nanoseconds() &- started
         metrics.recordRequest(endpoint: endpoint, index: index, status: response.status.code, seconds: Double(elapsed) / 1e9)
         return response
@@ -187,10 +187,12 @@ public final class PolicyAPI: HTTPResponder {
     /// is the same literal, so `==` answers at once) before any case-insensitive search.
     private static func hasCacheControl(_ headers: HTTPHeaders) -> Bool {
         var fields = headers.makeIterator()
-        if headers.count == 2, fields.next()?.name == "Content-Type", fields.next()?.name == "Cache-Control" {
+        if headers.count == 2, fields.next()?.name == HTTPFieldName.contentType.rawName,
+            fields.next()?.name == HTTPFieldName.cacheControl.rawName
+        {
             return true
         }
-        return headers["Cache-Control"] != nil
+        return headers[.cacheControl] != nil
     }
 }
 

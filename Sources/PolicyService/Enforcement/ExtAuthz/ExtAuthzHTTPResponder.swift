@@ -16,7 +16,7 @@ struct ExtAuthzHTTPResponder: HTTPResponder {
     private let problems = ProblemRenderer()
 
     /// The fields that place the request: each must be sent exactly once.
-    static let placingFields = ["Host", "X-Forwarded-Proto"]
+    static let placingFields: [HTTPFieldName] = [.host, .xForwardedProto]
 
     init(check: ExtAuthzCheck) {
         self.check = check
@@ -31,7 +31,7 @@ struct ExtAuthzHTTPResponder: HTTPResponder {
             response = Self.response(for: check.check(try originalRequest(request)))
         } catch {
             response = problems.response(error)
-            response.headers.add(name: "Cache-Control", value: "no-store")
+            response.headers.add(name: .cacheControl, value: "no-store")
         }
         // Every answer, refusals included, so malformed checks show in /metrics as 4xx.
         let seconds = Double(MonotonicTime.nanoseconds() &- start) / 1e9
@@ -53,7 +53,7 @@ struct ExtAuthzHTTPResponder: HTTPResponder {
             throw ServiceProblem(
                 .invalidRequest(
                     "\(name) must be sent exactly once, not \(headers.count(of: name)) times: Envoy sets it "
-                        + "(docs/envoy.md, \"Trusted fields\")", field: name))
+                        + "(docs/envoy.md, \"Trusted fields\")", field: name.rawName))
         }
         guard let path = settings.originalTarget(request.rawTarget) else {
             throw ServiceProblem(
@@ -70,7 +70,7 @@ struct ExtAuthzHTTPResponder: HTTPResponder {
             fields.append((name: lower ? field.name.lowercased() : field.name, value: field.value))
         }
         return ExtAuthzRequest(
-            method: request.method, scheme: headers["X-Forwarded-Proto"] ?? "", host: headers["Host"] ?? "", path: path,
+            method: request.method, scheme: headers[.xForwardedProto] ?? "", host: headers[.host] ?? "", path: path,
             headers: fields)
     }
 
