@@ -51,9 +51,11 @@ let package = Package(
             name: "PolicySections", dependencies: ["NavigationPolicy", "JSONSupport", "ConnectionSharing"],
             swiftSettings: strictSettings),
 
-        // The HTTP value types (header fields, responses, streamed bodies) shared by the server and
-        // the proxy's origin client, so that neither depends on the other.
-        .target(name: "HTTPTypes", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
+        // The HTTP model every transport serves: the request, the response (typed status, one body
+        // enum), header fields, streamed bodies, and the one responder protocol with its result;
+        // shared by the server, the proxy's origin client and any other transport, so that none
+        // depends on another.
+        .target(name: "HTTPTypes", dependencies: ["JSONSupport", "LockSupport"], swiftSettings: strictSettings),
         // A pthread lock with Mutex's shape: what `Mutex` means in sanitizer builds (TSan cannot see
         // Synchronization.Mutex's futex calls on Linux; see Sources/LockSupport).
         .target(name: "LockSupport", swiftSettings: strictSettings),

@@ -194,7 +194,7 @@ public final class GRPCServer: Sendable {
 
 /// Why a ``GRPCServer`` could not start.
 public struct GRPCServerError: Error, CustomStringConvertible, Sendable {
-    /// The kinds a caller maps to its own errors (the daemon to ``HTTPServerError``'s).
+    /// The kinds of failure, for a caller that acts on one (the daemon only reports them).
     public enum Kind: Sendable {
         case invalidAddress, addressInUse, addressNotAvailable, permissionDenied, socketFailure
     }

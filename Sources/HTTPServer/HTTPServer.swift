@@ -31,7 +31,9 @@ public final class HTTPServer: Sendable {
     /// still owns it and closes it itself in `MHD_stop_daemon`.
     private let quiescedListenSocket = Atomic<Int32>(-1)
 
-    /// Creates a server whose responses come synchronously from `responder`.
+    /// Creates a server that asks `responder` per request whether to answer at once on the
+    /// worker thread, to suspend the connection while a task or an event loop produces the
+    /// answer, or to take the connection over.
     /// - Parameters:
     ///   - configuration: address and limits.
     ///   - responder: called on worker threads for every valid request.
@@ -41,29 +43,7 @@ public final class HTTPServer: Sendable {
         responder: any HTTPResponder,
         logger: @escaping HTTPServerLogger = { _ in }
     ) {
-        core = ServerCore(
-            configuration: configuration, responder: SynchronousResponderAdapter(responder: responder), logger: logger)
-    }
-
-    /// Creates a server whose responses come from `asyncResponder`; each request's
-    /// connection is suspended until its response is ready.
-    public init(
-        configuration: HTTPServerConfiguration,
-        asyncResponder: any HTTPAsyncResponder,
-        logger: @escaping HTTPServerLogger = { _ in }
-    ) {
-        core = ServerCore(
-            configuration: configuration, responder: AsynchronousResponderAdapter(responder: asyncResponder), logger: logger)
-    }
-
-    /// Creates a server that asks `routingResponder` per request whether to answer at once
-    /// on the worker thread or to suspend the connection while a task produces the answer.
-    public init(
-        configuration: HTTPServerConfiguration,
-        routingResponder: any HTTPRoutingResponder,
-        logger: @escaping HTTPServerLogger = { _ in }
-    ) {
-        core = ServerCore(configuration: configuration, responder: routingResponder, logger: logger)
+        core = ServerCore(configuration: configuration, responder: responder, logger: logger)
     }
 
     deinit {

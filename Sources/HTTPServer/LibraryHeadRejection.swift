@@ -67,14 +67,15 @@ enum LibraryHeadRejection {
 
     /// `response` as the bytes of an HTTP/1.1 response that closes the connection.
     static func wireBytes(of response: HTTPResponse) -> [UInt8] {
-        let reason = MHD_get_reason_phrase_for(UInt32(response.status)).map { String(cString: $0) } ?? ""
+        let reason = MHD_get_reason_phrase_for(UInt32(response.status.code)).map { String(cString: $0) } ?? ""
         var head = "HTTP/1.1 \(response.status) \(reason)\r\nConnection: close\r\nDate: \(httpDate())\r\n"
         for field in response.headers
-        where !HTTPHeaders.namesMatch(field.name, "Connection") && !HTTPHeaders.namesMatch(field.name, "Content-Length") {
+        where !HTTPFieldName.connection.matches(field.name) && !HTTPFieldName.contentLength.matches(field.name) {
             head += "\(field.name): \(field.value)\r\n"
         }
-        head += "Content-Length: \(response.body.count)\r\n\r\n"
-        return Array(head.utf8) + response.body
+        let body = response.bodyBytes
+        head += "Content-Length: \(body.count)\r\n\r\n"
+        return Array(head.utf8) + body
     }
 
     /// The current time as an IMF-fixdate (RFC 9110 §5.6.7).
@@ -100,7 +101,7 @@ extension ServerCore {
         guard let tracked = connections.connectionRejectedByLibrary(rejection.stage) else {
             log(
                 .warning, "http.library_rejection_unanswered",
-                ["kind": .string(problem.kind), "status": .number(Double(problem.status))])
+                ["kind": .string(problem.kind), "status": .number(Double(problem.status.code))])
             return
         }
         let bytes = LibraryHeadRejection.wireBytes(of: problem.response(typePrefix: configuration.problemTypePrefix))
@@ -108,7 +109,7 @@ extension ServerCore {
         log(
             .info, "http.request_rejected",
             [
-                "status": .number(Double(problem.status)), "kind": .string(problem.kind),
+                "status": .number(Double(problem.status.code)), "kind": .string(problem.kind),
                 "remoteAddress": .string(tracked.remoteAddress), "answered": .bool(answered),
             ])
     }

@@ -10,14 +10,14 @@ public struct ProblemDetails: Sendable, Equatable, Error {
     /// Short human-readable summary that does not change between occurrences.
     public var title: String
     /// The HTTP status code, repeated in the body as RFC 9457 recommends.
-    public var status: Int
+    public var status: HTTPStatus
     /// Explanation of this occurrence (what to fix); nil to omit.
     public var detail: String?
     /// Additional members, written after the standard ones.
     public var extensions: JSONObject
 
     /// Creates a problem.
-    public init(kind: String, title: String, status: Int, detail: String? = nil, extensions: JSONObject = JSONObject()) {
+    public init(kind: String, title: String, status: HTTPStatus, detail: String? = nil, extensions: JSONObject = JSONObject()) {
         self.kind = kind
         self.title = title
         self.status = status
@@ -30,7 +30,7 @@ public struct ProblemDetails: Sendable, Equatable, Error {
         var object = JSONObject()
         object.append("type", .string(typePrefix + kind))
         object.append("title", .string(title))
-        object.append("status", .number(Double(status)))
+        object.append("status", .number(Double(status.code)))
         if let detail { object.append("detail", .string(detail)) }
         for member in extensions.members where !Self.reservedMembers.contains(member.key) {
             object.append(member.key, member.value)
@@ -55,7 +55,7 @@ public struct ProblemDetails: Sendable, Equatable, Error {
         writer.writeRaw(#","title":"#)
         writer.writeString(title)
         writer.writeRaw(#","status":"#)
-        writer.writeNumber(Double(status))
+        writer.writeNumber(Double(status.code))
         if let detail {
             writer.writeRaw(#","detail":"#)
             writer.writeString(detail)

@@ -207,7 +207,7 @@ package struct RequestHeadValidation: Sendable {
 
 /// The fields the head checks look at, gathered while the fields are collected.
 ///
-/// Three lookups (`count(of: "Host")`, `values(for:)` twice) walked every field three times
+/// Three lookups (`count(of: .host)`, `values(for:)` twice) walked every field three times
 /// and compared each name (≈ 600 instructions per request); then one pass over the collected
 /// fields (≈ 320: each tuple copied, retained and released); now the server notes each field
 /// as it collects it, on the name's bytes. The name's length picks the one name it could be
@@ -246,19 +246,9 @@ struct FramingFields: Equatable {
         }
     }
 
-    /// Whether `name` spells `lowercased` ignoring ASCII case (as ``HTTPHeaders/namesMatch(_:_:)``).
+    /// Whether `name` spells `lowercased` ignoring ASCII case (as every field lookup compares).
     private static func name(_ name: UnsafeRawBufferPointer, is lowercased: StaticString) -> Bool {
-        guard name.count == lowercased.utf8CodeUnitCount else { return false }
-        let expected = UnsafeRawBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
-        // Both hold `name.count` bytes (checked above).
-        var index = 0
-        while index < name.count {
-            let byte = name[index]
-            let lower = (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
-            guard lower == expected[index] else { return false }
-            index += 1
-        }
-        return true
+        ASCIICaseInsensitive.equal(name, lowercase: lowercased)
     }
 }
 

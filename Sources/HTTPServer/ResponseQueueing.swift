@@ -8,9 +8,9 @@ enum ResponseQueueing {
     /// comparison: the loop over an array of names cost ≈ 150 instructions per field.
     private static func isManagedByMHD(_ name: String) -> Bool {
         switch name.utf8.count {
-        case 4: HTTPHeaders.namesMatch(name, "Date")
-        case 14: HTTPHeaders.namesMatch(name, "Content-Length")
-        case 17: HTTPHeaders.namesMatch(name, "Transfer-Encoding")
+        case 4: HTTPFieldName.date.matches(name)
+        case 14: HTTPFieldName.contentLength.matches(name)
+        case 17: HTTPFieldName.transferEncoding.matches(name)
         default: false
         }
     }
@@ -21,31 +21,33 @@ enum ResponseQueueing {
         _ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, streams: StreamedBodies,
         bodyBuffer: ResponseBodyBuffer? = nil
     ) -> MHD_Result? {
-        guard (100...599).contains(response.status) else {
-            response.bodyStream?.close()
+        guard response.status.isValid else {
+            if case .stream(let stream) = response.body { stream.close() }
             return nil
         }
         let created: OpaquePointer?
-        if let stream = response.bodyStream {
+        switch response.body {
+        case .stream(let stream):
             created = streamedResponse(stream, on: connection, streams: streams)
-        } else if let length = notModifiedLength(of: response) {
-            created = MHD_create_response_from_callback(length, 256, mhdNoBodyRead, nil, nil)
-        } else if let lent = bodyBuffer?.lend(response.body) {
-            created = lent
-        } else {
-            created = bufferResponse(response.body)
+        case .bytes(let body):
+            if let length = notModifiedLength(of: response, body: body) {
+                created = MHD_create_response_from_callback(length, 256, mhdNoBodyRead, nil, nil)
+            } else if let lent = bodyBuffer?.lend(body) {
+                created = lent
+            } else {
+                created = bufferResponse(body)
+            }
         }
         guard let mhdResponse = created else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }  // MHD holds a reference while sending
         guard addHeaders(of: response, to: mhdResponse, closeConnection: closeConnection) else { return nil }
-        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        return MHD_queue_response(connection, UInt32(response.status.code), mhdResponse)
     }
 
     /// A complete MHD response for `response` (buffer body only), owned by the caller, for
     /// responses built once and queued many times; nil when it is invalid or has a stream.
     static func persistentResponse(for response: HTTPResponse, closeConnection: Bool) -> OpaquePointer? {
-        guard (100...599).contains(response.status), response.bodyStream == nil,
-            let created = bufferResponse(response.body)
+        guard response.status.isValid, case .bytes(let body) = response.body, let created = bufferResponse(body)
         else { return nil }
         guard addHeaders(of: response, to: created, closeConnection: closeConnection) else {
             MHD_destroy_response(created)
@@ -69,7 +71,7 @@ enum ResponseQueueing {
     {
         for field in response.headers {
             if isManagedByMHD(field.name) { continue }
-            if closeConnection && HTTPHeaders.namesMatch(field.name, "Connection") { continue }
+            if closeConnection && HTTPFieldName.connection.matches(field.name) { continue }
             // withCString: implicit String-to-pointer bridging heap-copies small strings.
             let added = field.name.withCString { name in
                 field.value.withCString { value in MHD_add_response_header(mhdResponse, name, value) }
@@ -89,9 +91,9 @@ enum ResponseQueueing {
     /// say `Content-Length: 0`, telling a cache the representation is empty. A response object
     /// of that length whose reader is never called says the real one; MHD never sends a 304's
     /// body. Nil for anything else (one decimal value, a 304 without body or stream).
-    private static func notModifiedLength(of response: HTTPResponse) -> UInt64? {
-        guard response.status == 304, response.bodyStream == nil, response.body.isEmpty,
-            let value = response.headers["Content-Length"], !value.isEmpty, value.utf8.count <= 18,
+    private static func notModifiedLength(of response: HTTPResponse, body: [UInt8]) -> UInt64? {
+        guard response.status == .notModified, body.isEmpty,
+            let value = response.headers[.contentLength], !value.isEmpty, value.utf8.count <= 18,
             value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { return nil }
         return UInt64(value)

@@ -82,7 +82,7 @@ extension ServerCore {
             log(
                 .info, "http.request_rejected",
                 [
-                    "status": .number(Double(problem.status)), "kind": .string(problem.kind),
+                    "status": .number(Double(problem.status.code)), "kind": .string(problem.kind),
                     "remoteAddress": .string(context.remoteAddress), "method": .string(context.method),
                     "targetBytes": .number(Double(context.targetBytes.count)),
                 ])
@@ -97,15 +97,13 @@ extension ServerCore {
     }
 
     private func respond(to request: HTTPRequest, on connection: OpaquePointer, context: RequestContext) -> MHD_Result {
-        switch responder.route(request) {
+        switch responder.respond(to: request) {
         case .now(let response):
             context.machine.responseSent()
             return send(response, on: connection, forceClose: false, bodyBuffer: context.responseBody)
         case .later(let work):
             return suspend(connection, context: context, work)
         case .deferred(let start):
-            return suspend(connection, context: context, start: { respond, _ in start(respond) })
-        case .deferredWatchingClient(let start):
             return suspend(connection, context: context, start: start)
         case .takeOver(let start):
             return takeOver(connection, context: context, start: start)
@@ -171,7 +169,7 @@ extension ServerCore {
     /// Queues `problem` and closes the connection; the prebuilt response when it is a fixed one.
     private func reject(_ problem: ProblemDetails, on connection: OpaquePointer) -> MHD_Result {
         if let native = prebuilt.rejection(for: problem) {
-            return MHD_queue_response(connection, UInt32(problem.status), native)
+            return MHD_queue_response(connection, UInt32(problem.status.code), native)
         }
         return send(problem.response(typePrefix: configuration.problemTypePrefix), on: connection, forceClose: true)
     }
@@ -186,16 +184,16 @@ extension ServerCore {
         // A prepared response still as prepared goes out prebuilt, unless `Connection: close`
         // must be added to it (the shared prebuilt copy cannot change).
         if !closing, let prepared = response.prepared, let native = prebuilt.native(for: prepared) {
-            return MHD_queue_response(connection, UInt32(response.status), native)
+            return MHD_queue_response(connection, UInt32(response.status.code), native)
         }
         if let queued = ResponseQueueing.queue(
             response, on: connection, closeConnection: closing, streams: streamedBodies, bodyBuffer: bodyBuffer)
         {
             return queued
         }
-        log(.error, "http.invalid_response", ["status": .number(Double(response.status))])
+        log(.error, "http.invalid_response", ["status": .number(Double(response.status.code))])
         if let native = prebuilt.rejection(for: .internalError) {
-            return MHD_queue_response(connection, UInt32(ProblemDetails.internalError.status), native)
+            return MHD_queue_response(connection, UInt32(ProblemDetails.internalError.status.code), native)
         }
         let fallback = ProblemDetails.internalError.response(typePrefix: configuration.problemTypePrefix)
         return ResponseQueueing.queue(fallback, on: connection, closeConnection: true, streams: streamedBodies) ?? .NO

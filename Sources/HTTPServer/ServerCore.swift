@@ -8,7 +8,7 @@ import Synchronization
 /// drop the server.
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
-    let responder: any HTTPRoutingResponder
+    let responder: any HTTPResponder
     let logger: HTTPServerLogger
     let headValidation: RequestHeadValidation
     /// ``HTTPServerConfiguration/bodyLimitsByPath``, laid out for the per-request lookup.
@@ -43,7 +43,7 @@ final class ServerCore: Sendable {
     /// The responder's prepared responses and the server's fixed rejections, built once.
     let prebuilt: PrebuiltResponses
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPRoutingResponder, logger: @escaping HTTPServerLogger) {
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: @escaping HTTPServerLogger) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger

@@ -6,7 +6,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// Connections suspended while an ``HTTPAsyncResponder`` works, so that shutdown can
+/// Connections suspended while an ``HTTPResponder``'s `.later` or `.deferred` answer is pending, so that shutdown can
 /// resume them: MHD never times out a suspended connection, and `MHD_stop_daemon` must
 /// not run while any is suspended.
 ///
@@ -66,7 +66,7 @@ final class SuspendedConnections: Sendable {
             MHD_resume_connection(entry.connection)
             return true
         }
-        if !delivered { response.bodyStream?.close() }
+        if !delivered, case .stream(let stream) = response.body { stream.close() }
     }
 
     /// Ends a taken-over connection: resumes it to send `response` (the taker wrote nothing),

@@ -1,7 +1,8 @@
 /// Header fields in the order they were received or added.
 ///
-/// Names keep their original spelling; lookups compare names case-insensitively (ASCII),
-/// as RFC 9110 §5.1 requires. Duplicates are kept so that callers can detect them.
+/// Names keep their original spelling; lookups take an ``HTTPFieldName`` and compare names
+/// case-insensitively (ASCII, ``ASCIICaseInsensitive``), as RFC 9110 §5.1 requires. Duplicates
+/// are kept so that callers can detect them.
 public struct HTTPHeaders: Sendable, Sequence, Equatable {
     /// One header field.
     public typealias Field = (name: String, value: String)
@@ -13,18 +14,24 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Creates headers from `(name, value)` pairs with typed names (`[(.contentType, "…")]`),
+    /// keeping their order.
+    public init(_ fields: [(HTTPFieldName, String)]) {
+        self.fields = fields.map { (name: $0.0.rawName, value: $0.1) }
+    }
+
     /// The number of fields, duplicates included.
     public var count: Int { fields.count }
 
     /// The value of the first field named `name` (case-insensitive), or nil.
-    public subscript(name: String) -> String? {
-        for field in fields where Self.namesMatch(field.name, name) { return field.value }
+    public subscript(name: HTTPFieldName) -> String? {
+        for field in fields where name.matches(field.name) { return field.value }
         return nil
     }
 
     /// The values of every field named `name` (case-insensitive), in order.
-    public func values(for name: String) -> [String] {
-        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    public func values(for name: HTTPFieldName) -> [String] {
+        fields.filter { name.matches($0.name) }.map(\.value)
     }
 
     /// Just `Content-Type`, with room for the fields responders usually add after it
@@ -32,13 +39,13 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
     public static func contentType(_ value: String) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.reserveCapacity(8)
-        headers.add(name: "Content-Type", value: value)
+        headers.add(name: .contentType, value: value)
         return headers
     }
 
     /// How many fields are named `name` (case-insensitive), without collecting their values.
-    public func count(of name: String) -> Int {
-        fields.reduce(0) { $0 + (Self.namesMatch($1.name, name) ? 1 : 0) }
+    public func count(of name: HTTPFieldName) -> Int {
+        fields.reduce(0) { $0 + (name.matches($1.name) ? 1 : 0) }
     }
 
     /// Makes room for `capacity` fields, so building a response's or request's fields
@@ -61,14 +68,14 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
     }
 
     /// Appends a field, keeping any existing field of the same name.
-    public mutating func add(name: String, value: String) {
-        fields.append((name: name, value: value))
+    public mutating func add(name: HTTPFieldName, value: String) {
+        fields.append((name: name.rawName, value: value))
     }
 
     /// Removes every field named `name` (case-insensitive) and appends one with `value`.
-    public mutating func replaceOrAdd(name: String, value: String) {
-        fields.removeAll { Self.namesMatch($0.name, name) }
-        fields.append((name: name, value: value))
+    public mutating func replaceOrAdd(name: HTTPFieldName, value: String) {
+        fields.removeAll { name.matches($0.name) }
+        fields.append((name: name.rawName, value: value))
     }
 
     /// Iterates the fields in order.
@@ -78,35 +85,5 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
-    }
-
-    /// Whether two field names are equal ignoring ASCII case, without allocating lowercased copies.
-    public static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        // Most comparisons are between different names: the length rejects them at once.
-        guard lhs.utf8.count == rhs.utf8.count else { return false }
-        // Over the contiguous UTF-8 of both (native and small Strings always have it): a
-        // plain byte loop, where `elementsEqual` on the views cost ~450 instructions a call.
-        if let matched = lhs.utf8.withContiguousStorageIfAvailable({ left in
-            rhs.utf8.withContiguousStorageIfAvailable { namesMatch(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer($0)) }
-        }), let matched {
-            return matched
-        }
-        return lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercased($0) == asciiLowercased($1) }
-    }
-
-    /// ``namesMatch(_:_:)`` on the names' bytes (as a server receives them): equal ignoring
-    /// ASCII case, only A–Z folded.
-    public static func namesMatch(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var index = 0
-        while index < lhs.count {
-            guard asciiLowercased(lhs[index]) == asciiLowercased(rhs[index]) else { return false }
-            index += 1
-        }
-        return true
-    }
-
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
     }
 }

@@ -2,7 +2,7 @@
 /// build once in its transport's own form and send again and again without rebuilding it.
 ///
 /// Return ``response`` from a responder: the value it gives carries this object, and the
-/// server sends its prebuilt copy when it has one (see `HTTPRoutingResponder.preparedResponses`).
+/// server sends its prebuilt copy when it has one (see `HTTPResponder.preparedResponses`).
 /// Changing the status, headers or body of that value drops the link, so a modified copy is
 /// always sent as modified; a server without a prebuilt copy sends the value as usual.
 public final class PreparedResponse: Sendable {

@@ -56,7 +56,7 @@ enum EasyRequestOptions {
         // the bytes sent) only when the client sent one, even an empty one; none otherwise.
         let method = request.method
         let headers = request.headers
-        let hasBody = !request.body.isEmpty || headers["Content-Length"] != nil || headers["Transfer-Encoding"] != nil
+        let hasBody = !request.body.isEmpty || headers[.contentLength] != nil || headers[.transferEncoding] != nil
         if method == "HEAD" {
             _ = ccurl_set_long(easy, CURLOPT_NOBODY, 1)
             // Bytes an origin sends after a HEAD head are discarded by libcurl, but they mean
@@ -85,7 +85,7 @@ enum EasyRequestOptions {
             // Defence in depth: the responder refuses such requests; nothing invalid is ever
             // written into the request libcurl sends.
             guard HeaderFieldSyntax.isValidName(field.name), HeaderFieldSyntax.isValidValue(field.value) else { continue }
-            if HTTPHeaders.namesMatch(field.name, "Via") {
+            if HTTPFieldName.via.matches(field.name) {
                 via = via.map { $0 + ", " + field.value } ?? field.value
                 continue
             }
@@ -96,8 +96,8 @@ enum EasyRequestOptions {
         // Suppress what libcurl would add on its own: Expect: 100-continue, Accept: */*, and
         // the form Content-Type it gives a POSTFIELDS body the client sent without one.
         fieldLines.append("Expect", ":", "")
-        if headers["Accept"] == nil { fieldLines.append("Accept", ":", "") }
-        if hasBody, method != "HEAD", headers["Content-Type"] == nil {
+        if headers[.accept] == nil { fieldLines.append("Accept", ":", "") }
+        if hasBody, method != "HEAD", headers[.contentType] == nil {
             fieldLines.append("Content-Type", ":", "")
         }
         _ = ccurl_set_list(easy, CURLOPT_HTTPHEADER, fieldLines.build())

@@ -18,7 +18,7 @@ public enum HopByHop {
         var result = HTTPHeaders()
         result.reserveCapacity(headers.count + 4)
         for field in headers where isForwarded(field.name, connection: connection, excluding: excluding) {
-            result.add(name: field.name, value: field.value)
+            result.add(name: HTTPFieldName(field.name), value: field.value)
         }
         return result
     }
@@ -39,8 +39,8 @@ public enum HopByHop {
             var count = 0
             var first: String?
             var lengths: UInt64 = 0
-            // The length first: `namesMatch` is a call with two views per field.
-            for field in headers where field.name.utf8.count == 10 && HTTPHeaders.namesMatch(field.name, "Connection") {
+            // The length first: the comparison is a call with two views per field.
+            for field in headers where field.name.utf8.count == 10 && HTTPFieldName.connection.matches(field.name) {
                 count += 1
                 if first == nil { first = field.value }
                 lengths |= HopByHop.elementLengths(of: field.value)
@@ -55,7 +55,7 @@ public enum HopByHop {
         func list(_ name: String) -> Bool {
             guard count > 0, elementLengths & HopByHop.lengthBit(name.utf8.count) != 0 else { return false }
             if let only { return HopByHop.lists(only, name) }
-            for field in headers where HTTPHeaders.namesMatch(field.name, "Connection") {
+            for field in headers where HTTPFieldName.connection.matches(field.name) {
                 if HopByHop.lists(field.value, name) { return true }
             }
             return false
@@ -116,7 +116,7 @@ public enum HopByHop {
         var name = name
         if name.withUTF8(isFixed) { return false }
         let length = name.utf8.count
-        for excluded in excluding where excluded.utf8.count == length && HTTPHeaders.namesMatch(excluded, name) {
+        for excluded in excluding where excluded.utf8.count == length && ASCIICaseInsensitive.equal(excluded, name) {
             return false
         }
         return !connection.list(name)
@@ -140,9 +140,7 @@ public enum HopByHop {
 
     /// Whether `bytes` spell `lowercaseName` ignoring ASCII case.
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercaseName: StaticString) -> Bool {
-        lowercaseName.withUTF8Buffer { expected in
-            expected.count == bytes.count && expected.indices.allSatisfy { lowercased(bytes[$0]) == expected[$0] }
-        }
+        ASCIICaseInsensitive.equal(UnsafeRawBufferPointer(bytes), lowercase: lowercaseName)
     }
 
     /// Whether the comma-separated `value` has `name` as one of its elements (blanks around
@@ -158,11 +156,9 @@ public enum HopByHop {
     private static func lists(_ list: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         forEachElement(of: list) { first, last in
             last - first == name.count
-                && name.indices.allSatisfy { lowercased(list[first + $0]) == lowercased(name[$0]) }
+                && ASCIICaseInsensitive.equal(
+                    UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: list[first..<(first + name.count)])),
+                    UnsafeRawBufferPointer(name))
         }
-    }
-
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 }

@@ -68,7 +68,7 @@ public struct ResponseHead: Sendable {
             isMalformed = true
             return
         }
-        headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        headers.add(name: HTTPFieldName(String(decoding: name, as: UTF8.self)), value: String(decoding: value, as: UTF8.self))
     }
 
     /// The body length the origin declared, when it is a plain `Content-Length` (no
@@ -79,9 +79,9 @@ public struct ResponseHead: Sendable {
         var declared: String?
         for field in headers {
             switch field.name.utf8.count {
-            case 17 where HTTPHeaders.namesMatch(field.name, "Transfer-Encoding"):
+            case 17 where HTTPFieldName.transferEncoding.matches(field.name):
                 return nil
-            case 14 where HTTPHeaders.namesMatch(field.name, "Content-Length"):
+            case 14 where HTTPFieldName.contentLength.matches(field.name):
                 if let earlier = declared, earlier != field.value { return nil }
                 declared = field.value
             default:

@@ -350,7 +350,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         var headers = HopByHop.stripped(head.headers, excluding: Self.setByServer)
-        headers.add(name: "Via", value: UpstreamClient.via)
+        headers.add(name: .via, value: UpstreamClient.via)
         let declared = head.declaredContentLength
         let limit = configuration.maxResponseBytes
         let isHead = exchange.request.method == "HEAD"
@@ -363,12 +363,13 @@ final class TransferLoop: @unchecked Sendable {
         }
         if head.status == 204 || head.status == 304 {
             // No body by definition; libmicrohttpd frames these itself.
-            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers)))
+            exchange.onHead(.response(HTTPResponse(status: HTTPStatus(code: head.status), headers: headers)))
         } else if !isHead, let body = exchange.takeCompleteBody() {
-            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers, body: body)))
+            exchange.onHead(.response(HTTPResponse(status: HTTPStatus(code: head.status), headers: headers, body: body)))
         } else {
             exchange.contentLength = declared
-            exchange.onHead(.response(HTTPResponse(status: head.status, headers: headers, bodyStream: exchange)))
+            exchange.onHead(
+                .response(HTTPResponse(status: HTTPStatus(code: head.status), headers: headers, bodyStream: exchange)))
         }
     }
 

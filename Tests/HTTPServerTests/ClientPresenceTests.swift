@@ -34,12 +34,12 @@ import Testing
         #expect(!ClientPresence.peerClosed(-1), "no socket: nothing to tell")
     }
 
-    /// The server's side: a `.deferredWatchingClient` route sees its client leave while the
+    /// The server's side: a `.deferred` route sees its client leave while the
     /// connection is suspended, and a client that stays is not reported gone.
     @Test func deferredRouteSeesItsClientLeave() throws {
         let sawLeave = Atomic<Bool>(false)
         let sawStay = Atomic<Bool>(false)
-        let watched = HTTPResponderResult.deferredWatchingClient { respond, client in
+        let watched = HTTPResponderResult.deferred { respond, client in
             Thread.detachNewThread {
                 // Present while the client waits; then poll until it leaves (bounded).
                 sawStay.store(!client.hasLeft, ordering: .relaxed)

@@ -105,7 +105,7 @@ import Testing
         let request = context.makeRequest(body: [])
         let given = HTTPRequest(method: "GET", rawTarget: "/", headers: request.headers)
         for candidate in [request, given] {
-            func read(_ name: String) -> [UInt8]? { candidate.withFirstHeaderValue(named: name) { Array($0) } }
+            func read(_ name: HTTPFieldName) -> [UInt8]? { candidate.withFirstHeaderValue(named: name) { Array($0) } }
             // The first field of that name in any case, as `headers[name]` returns it.
             #expect(read("Content-Type") == Array("application/json; charset=utf-8".utf8))
             #expect(read("CONTENT-type") == read("content-type"))
@@ -148,8 +148,8 @@ import Testing
     }
 
     struct HeaderEcho: HTTPResponder {
-        func respond(to request: HTTPRequest) -> HTTPResponse {
-            .text("\(request.path) \(request.headers["X-A"] ?? "-") \(request.headers.count)")
+        func respond(to request: HTTPRequest) -> HTTPResponderResult {
+            .now(.text("\(request.path) \(request.headers["X-A"] ?? "-") \(request.headers.count)"))
         }
     }
 

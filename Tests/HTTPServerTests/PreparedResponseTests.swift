@@ -10,17 +10,17 @@ import Testing
     /// Prepared but never registered with the server: sent the ordinary way.
     static let unregistered = PreparedResponse(HTTPResponse(status: 202, body: Array("unregistered".utf8)))
 
-    struct Responder: HTTPRoutingResponder {
+    struct Responder: HTTPResponder {
         var preparedResponses: [PreparedResponse] { [PreparedResponseTests.health] }
 
-        func route(_ request: HTTPRequest) -> HTTPResponderResult {
+        func respond(to request: HTTPRequest) -> HTTPResponderResult {
             switch request.path {
             case "/health":
                 return .now(PreparedResponseTests.health.response)
             case "/changed":
                 var response = PreparedResponseTests.health.response
                 response.headers.add(name: "X-Changed", value: "1")
-                response.body = Array("changed".utf8)
+                response.body = .bytes(Array("changed".utf8))
                 return .now(response)
             default:
                 return .now(PreparedResponseTests.unregistered.response)
@@ -36,7 +36,7 @@ import Testing
         headers.headers.add(name: "X", value: "y")
         #expect(headers.prepared == nil)
         var body = linked
-        body.body = []
+        body.body = .bytes([])
         #expect(body.prepared == nil)
         var status = linked
         status.status = 500
@@ -61,7 +61,7 @@ import Testing
     @Test func preparedChangedAndUnregisteredResponsesAreSentAsTheyAre() throws {
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix),
-            routingResponder: Responder())
+            responder: Responder())
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         // Twice on one connection: the prebuilt response is queued again, not consumed.
@@ -80,7 +80,7 @@ import Testing
     @Test func aPrebuiltRejectionClosesTheConnection() throws {
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix),
-            routingResponder: Responder())
+            responder: Responder())
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         // HTTP/1.1 without Host: the fixed missing-host 400, then the server closes.

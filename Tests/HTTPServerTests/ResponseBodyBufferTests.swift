@@ -32,7 +32,9 @@ import Testing
 
     /// `/<count>/<letter>`: `count` copies of `letter`.
     struct SizedBodies: HTTPResponder {
-        func respond(to request: HTTPRequest) -> HTTPResponse {
+        func respond(to request: HTTPRequest) -> HTTPResponderResult { .now(response(for: request)) }
+
+        private func response(for request: HTTPRequest) -> HTTPResponse {
             let parts = request.path.split(separator: "/")
             guard parts.count == 2, let count = Int(parts[0]), let letter = parts[1].utf8.first else {
                 return HTTPResponse(status: 404)

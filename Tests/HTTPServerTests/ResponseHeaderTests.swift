@@ -9,7 +9,9 @@ import Testing
 /// twice or contradicting the framing.
 @Suite(.tags(.live, .sanitizerRelevant)) struct ResponseHeaderTests {
     struct FieldSetter: HTTPResponder {
-        func respond(to request: HTTPRequest) -> HTTPResponse {
+        func respond(to request: HTTPRequest) -> HTTPResponderResult { .now(response(for: request)) }
+
+        private func response(for request: HTTPRequest) -> HTTPResponse {
             var headers = HTTPHeaders.contentType("text/plain")
             // Managed by MHD, in unusual spellings.
             headers.add(name: "content-length", value: "999")

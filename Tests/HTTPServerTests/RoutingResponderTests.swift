@@ -8,10 +8,10 @@ import Testing
 /// and body limits chosen per path.
 @Suite(.tags(.live, .sanitizerRelevant)) struct RoutingResponderTests {
     /// `/later/...` answers after 20 ms from a task; everything else at once with the body size.
-    final class MixedResponder: HTTPRoutingResponder {
+    final class MixedResponder: HTTPResponder {
         let laterCalls = Atomic<Int>(0)
 
-        func route(_ request: HTTPRequest) -> HTTPResponderResult {
+        func respond(to request: HTTPRequest) -> HTTPResponderResult {
             guard request.path.hasPrefix("/later") else { return .now(.text("now \(request.body.count)")) }
             laterCalls.add(1, ordering: .relaxed)
             return .later {
@@ -26,7 +26,7 @@ import Testing
     @Test func nowAndLaterRoutesShareOneServer() async throws {
         let responder = MixedResponder()
         let server = HTTPServer(
-            configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix), routingResponder: responder
+            configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix), responder: responder
         )
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }
@@ -41,7 +41,7 @@ import Testing
     @Test func bodyLimitsApplyPerPath() throws {
         let configuration = HTTPServerConfiguration(
             port: 0, maxBodyBytes: 100, bodyLimitsByPath: ["/upload": 10_000], problemTypePrefix: testProblemTypePrefix)
-        let server = HTTPServer(configuration: configuration, routingResponder: MixedResponder())
+        let server = HTTPServer(configuration: configuration, responder: MixedResponder())
         let port = try server.start()
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         let body = Data(repeating: 0x61, count: 5_000)

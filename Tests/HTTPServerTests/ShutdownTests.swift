@@ -15,10 +15,10 @@ import Testing
         let arrived: DispatchSemaphore
         let delay: useconds_t
 
-        func respond(to request: HTTPRequest) -> HTTPResponse {
+        func respond(to request: HTTPRequest) -> HTTPResponderResult {
             arrived.signal()
             usleep(delay)
-            return .text("slow done")
+            return .now(.text("slow done"))
         }
     }
 
@@ -58,13 +58,16 @@ import Testing
     }
 
     /// Answers after 50 ms, except `/stuck`, which signals `arrived` and takes 20 s.
-    struct DelayedResponder: HTTPAsyncResponder {
+    struct DelayedResponder: HTTPResponder {
         let arrived: DispatchSemaphore
 
-        func respond(to request: HTTPRequest) async -> HTTPResponse {
-            if request.path == "/stuck" { arrived.signal() }
-            try? await Task.sleep(for: request.path == "/stuck" ? .seconds(20) : .milliseconds(50))
-            return .text("async \(request.path)")
+        func respond(to request: HTTPRequest) -> HTTPResponderResult {
+            let arrived = arrived
+            return .later {
+                if request.path == "/stuck" { arrived.signal() }
+                try? await Task.sleep(for: request.path == "/stuck" ? .seconds(20) : .milliseconds(50))
+                return .text("async \(request.path)")
+            }
         }
     }
 
@@ -74,7 +77,7 @@ import Testing
         let arrived = DispatchSemaphore(value: 0)
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix),
-            asyncResponder: DelayedResponder(arrived: arrived))
+            responder: DelayedResponder(arrived: arrived))
         let port = try server.start()
         #expect(try await curlOffPool(["http://127.0.0.1:\(port)/quick"]).stdout == "async /quick")
         async let stuck = curlOffPool(["-i", "http://127.0.0.1:\(port)/stuck"])

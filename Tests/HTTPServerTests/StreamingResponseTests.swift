@@ -89,30 +89,18 @@ import Testing
     }
 
     /// Answers each path of `routes` with its result and every other path with "ok".
-    struct ScriptedRouter: HTTPRoutingResponder {
+    struct ScriptedRouter: HTTPResponder {
         let routes: [String: HTTPResponderResult]
 
-        func route(_ request: HTTPRequest) -> HTTPResponderResult {
+        func respond(to request: HTTPRequest) -> HTTPResponderResult {
             routes[request.path] ?? .now(.text("ok"))
         }
     }
 
-    /// Starts a server on port 0 answering with `ScriptedRouter(routes)`; `synchronous` uses a
-    /// plain ``HTTPResponder`` instead (only `.now` routes make sense then).
-    static func startServer(routes: [String: HTTPResponderResult], synchronous: Bool = false) throws -> (
-        server: HTTPServer, port: UInt16
-    ) {
-        let router = ScriptedRouter(routes: routes)
+    /// Starts a server on port 0 answering with `ScriptedRouter(routes)`.
+    static func startServer(routes: [String: HTTPResponderResult]) throws -> (server: HTTPServer, port: UInt16) {
         let configuration = HTTPServerConfiguration(port: 0, problemTypePrefix: testProblemTypePrefix)
-        let server =
-            synchronous
-            ? HTTPServer(
-                configuration: configuration,
-                responder: HTTPClosureResponder { request in
-                    guard case .now(let response) = router.route(request) else { return .text(status: 500, "later") }
-                    return response
-                })
-            : HTTPServer(configuration: configuration, routingResponder: router)
+        let server = HTTPServer(configuration: configuration, responder: ScriptedRouter(routes: routes))
         return (server, try server.start())
     }
 
@@ -150,8 +138,7 @@ import Testing
         return fd
     }
 
-    @Test(arguments: [false, true])
-    func knownLengthArrivesWholeAcrossPausesWokenFromAnotherThread(synchronousResponder: Bool) throws {
+    @Test func knownLengthArrivesWholeAcrossPausesWokenFromAnotherThread() throws {
         let parts = [Self.letters(20_000, seed: 0), Self.letters(5, seed: 1), Self.letters(9_000, seed: 2)]
         let stream = ScriptedBodyStream(
             contentLength: 29_005,
@@ -159,7 +146,7 @@ import Testing
                 .bytes(parts[0]), .pauseWakingAfter(milliseconds: 5), .bytes(parts[1]),
                 .pauseWakingAfter(milliseconds: 5), .bytes(parts[2]),
             ])
-        let (server, port) = try Self.startServer(routes: ["/stream": Self.streamed(stream)], synchronous: synchronousResponder)
+        let (server, port) = try Self.startServer(routes: ["/stream": Self.streamed(stream)])
         defer { server.shutdown(drainTimeout: .seconds(1)) }
         let result = try curl(["-i", "http://127.0.0.1:\(port)/stream"])
         #expect(result.exitCode == 0)
@@ -259,7 +246,7 @@ import Testing
         let parts = [Self.letters(2_000, seed: 11), Self.letters(2_000, seed: 12)]
         let stream = ScriptedBodyStream(
             contentLength: nil, [.bytes(parts[0]), .pauseWakingAfter(milliseconds: 5), .bytes(parts[1])])
-        let deferred = HTTPResponderResult.deferred { respond in
+        let deferred = HTTPResponderResult.deferred { respond, _ in
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) {
                 respond(HTTPResponse(status: 200, headers: HTTPHeaders([("X-Deferred", "yes")]), bodyStream: stream))
             }

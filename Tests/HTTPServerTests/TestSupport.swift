@@ -9,7 +9,9 @@ import Synchronization
 
 /// Responder used by the live tests.
 struct TestResponder: HTTPResponder {
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    func respond(to request: HTTPRequest) -> HTTPResponderResult { .now(response(for: request)) }
+
+    private func response(for request: HTTPRequest) -> HTTPResponse {
         switch request.path {
         case "/echo":
             return HTTPResponse(

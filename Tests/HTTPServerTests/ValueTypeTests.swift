@@ -14,13 +14,25 @@ import Testing
         #expect(headers["missing"] == nil)
     }
 
-    @Test func namesMatchFoldsASCIICaseOnly() {
-        #expect(HTTPHeaders.namesMatch("Content-Length", "content-LENGTH"))
-        #expect(!HTTPHeaders.namesMatch("Host", "Hosu"))
-        #expect(!HTTPHeaders.namesMatch("Host", "Hos"))
-        #expect(!HTTPHeaders.namesMatch("é", "É"))
-        #expect(HTTPHeaders.namesMatch("", ""))
-        #expect(HTTPHeaders.namesMatch(String(repeating: "X-Long-Name-", count: 4), String(repeating: "x-long-name-", count: 4)))
+    @Test func theOneComparisonFoldsASCIILettersOnly() {
+        #expect(ASCIICaseInsensitive.equal("Content-Length", "content-LENGTH"))
+        #expect(!ASCIICaseInsensitive.equal("Host", "Hosu"))
+        #expect(!ASCIICaseInsensitive.equal("Host", "Hos"))
+        #expect(!ASCIICaseInsensitive.equal("é", "É"))
+        #expect(ASCIICaseInsensitive.equal("", ""))
+        #expect(
+            ASCIICaseInsensitive.equal(String(repeating: "X-Long-Name-", count: 4), String(repeating: "x-long-name-", count: 4)))
+        // Only A–Z fold: the bytes just outside the range ("@" 0x40, "[" 0x5B) and every byte
+        // above ASCII stay themselves.
+        for byte in UInt8.min...UInt8.max {
+            let expected = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 0x20 : byte
+            #expect(ASCIICaseInsensitive.lowercased(byte) == expected)
+        }
+        #expect(!ASCIICaseInsensitive.equal("@", "`") && !ASCIICaseInsensitive.equal("[", "{"))
+        #expect(ASCIICaseInsensitive.hasPrefix(Array("Bearer abc".utf8), lowercase: "bearer "))
+        #expect(!ASCIICaseInsensitive.hasPrefix(Array("Bearer".utf8), lowercase: "bearer "))
+        #expect(Array("CONTENT-length".utf8).withUnsafeBytes { ASCIICaseInsensitive.equal($0, lowercase: "content-length") })
+        #expect(HTTPFieldName.contentLength.matches("content-LENGTH") && !HTTPFieldName.host.matches("Hosts"))
     }
 
     @Test func requestSplitsTargetAndDecodesQueryItems() {
@@ -115,7 +127,7 @@ import Testing
             "Transfer-Encodinh", "Transfer-Encodings", "X-Other", "Content-Type", "Ho\u{C5}F", "Content-Lengt\u{130}",
         ]
         var headers = HTTPHeaders()
-        for (index, name) in names.enumerated() { headers.add(name: name, value: "v\(index)") }
+        for (index, name) in names.enumerated() { headers.add(name: HTTPFieldName(name), value: "v\(index)") }
         let noted = FramingFields(headers)
         #expect(noted.hosts == headers.count(of: "Host"))
         #expect(noted.contentLengths == headers.values(for: "Content-Length"))
@@ -136,19 +148,20 @@ import Testing
         let response = problem.response(typePrefix: "urn:x:")
         #expect(response.status == 414)
         #expect(response.headers["content-type"] == "application/problem+json")
-        let parsed = try JSONParser().parse(response.body)
+        let parsed = try JSONParser().parse(response.bodyBytes)
         #expect(parsed.objectValue?.keys == ["type", "title", "status", "detail", "limit"])
         #expect(parsed.objectValue?["type"]?.stringValue == "urn:x:uri-too-long")
         #expect(parsed.objectValue?["status"]?.integerValue == 414)
         // The bytes are written directly; they must stay those of the JSON object form.
         let escaped = ProblemDetails(kind: "k", title: "T \"q\" \u{1}", status: 400, extensions: ["n": .array([.null])])
         #expect(
-            escaped.response(typePrefix: "p/").body == JSONValue.object(escaped.jsonObject(typePrefix: "p/")).serializedBytes)
-        #expect(response.body == JSONValue.object(problem.jsonObject(typePrefix: "urn:x:")).serializedBytes)
+            escaped.response(typePrefix: "p/").bodyBytes == JSONValue.object(escaped.jsonObject(typePrefix: "p/")).serializedBytes
+        )
+        #expect(response.bodyBytes == JSONValue.object(problem.jsonObject(typePrefix: "urn:x:")).serializedBytes)
 
         let extended = ProblemDetails(kind: "k", title: "T", status: 403, extensions: ["a": .number(1)])
             .response(typePrefix: "p/") { $0.writeRaw(#","b":{"c":null}"#) }
-        let extendedObject = try #require(try JSONParser().parse(extended.body).objectValue)
+        let extendedObject = try #require(try JSONParser().parse(extended.bodyBytes).objectValue)
         #expect(extendedObject.keys == ["type", "title", "status", "a", "b"])
         #expect(extendedObject["b"]?.objectValue?["c"] == .null)
     }

@@ -271,4 +271,20 @@ struct DaemonLifecycleTests {
         #expect(conflict.status == 2)
         #expect(conflict.stderr.contains("cannot start"))
     }
+
+    /// Each server reports its own start error, and `serve` prints it as before the HTTP and
+    /// gRPC servers stopped sharing one error type: the HTTP server's detail as it is, the gRPC
+    /// server's after the listener's name.
+    @Test("a listener whose port is taken: exit 2 with that server's own reason")
+    func listenerStartErrorsKeepTheirServersReason() throws {
+        let occupied = try DaemonProcess()
+        let address = "127.0.0.1:\(occupied.port)"
+        let http = try BinaryRunner.run(["serve", "--listen", "127.0.0.1:0", "--proxy-listen", address])
+        #expect(http.status == 2)
+        #expect(http.stderr.contains(": cannot listen on \(address): address already in use"), "\(http.stderr)")
+        let grpc = try BinaryRunner.run(["serve", "--listen", "127.0.0.1:0", "--ext-authz-grpc-listen", address])
+        #expect(grpc.status == 2)
+        #expect(
+            grpc.stderr.contains(": ext_authz gRPC listener: bind \(address): Address already in use"), "\(grpc.stderr)")
+    }
 }

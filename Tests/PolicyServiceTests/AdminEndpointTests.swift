@@ -13,7 +13,7 @@ struct AdminEndpointTests {
         let harness = try ServiceHarness()
         let response = await harness.send("GET", "/healthz")
         #expect(response.status == 200)
-        #expect(response.body == JSONValue.object(["status": .string("ok")]).serializedBytes)
+        #expect(response.bodyBytes == JSONValue.object(["status": .string("ok")]).serializedBytes)
         #expect(Array(response.headers.map(\.name)) == ["Content-Type", "Cache-Control"])
         #expect(response.headers["Content-Type"] == "application/json")
         #expect(response.headers["Cache-Control"] == "no-store")

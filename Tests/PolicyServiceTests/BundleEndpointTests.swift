@@ -95,14 +95,14 @@ struct BundleEndpointTests {
         let signature = try #require(Base64Text.decode(header))
         #expect(signature.count == 64)
         let publicKey = try Ed25519PrivateKey(pemFile: keyPath).publicKey
-        #expect(publicKey.isValidSignature(signature, for: response.body))
-        #expect(!publicKey.isValidSignature(signature, for: response.body + [0x20]))
+        #expect(publicKey.isValidSignature(signature, for: response.bodyBytes))
+        #expect(!publicKey.isValidSignature(signature, for: response.bodyBytes + [0x20]))
     }
 
     @Test("the bundle's policy compiles with PolicyCompiler() to the daemon's decisions")
     func sameDecisions() async throws {
         let (harness, _) = try Self.signedHarness()
-        let body = await harness.send("GET", "/v1/policy/bundle").body
+        let body = await harness.send("GET", "/v1/policy/bundle").bodyBytes
         let policyValue = try #require(try JSONParser().parse(body)["policy"])
         let app = try PolicyCompiler().compile(policyValue)
         let daemon = try #require(harness.store.snapshot?.policy)
@@ -125,7 +125,7 @@ struct BundleEndpointTests {
         let value = condition.replacing("{tag}", with: revision)
         let response = await harness.send("GET", "/v1/policy/bundle", headers: [("If-None-Match", value)])
         #expect(response.status == 304, "\(value)")
-        #expect(response.body.isEmpty)
+        #expect(response.bodyBytes.isEmpty)
         #expect(response.headers["ETag"] == "\"\(revision)\"")
         #expect(response.headers["Cache-Control"] == "max-age=300, no-transform")
         #expect(response.headers[BundleEndpoints.signatureField] == nil)
@@ -154,7 +154,7 @@ struct BundleEndpointTests {
         let value = condition.replacing("{tag}", with: revision)
         let response = await harness.send("GET", "/v1/policy/bundle", headers: [("If-None-Match", value)])
         #expect(response.status == 200, "\(value)")
-        #expect(!response.body.isEmpty)
+        #expect(!response.bodyBytes.isEmpty)
     }
 
     @Test("a reload changes the ETag, the bytes and the signature; the old tag then gets a 200")
@@ -167,7 +167,7 @@ struct BundleEndpointTests {
         let after = await harness.send("GET", "/v1/policy/bundle")
         #expect(after.status == 200)
         #expect(after.headers["ETag"] != before.headers["ETag"])
-        #expect(after.body != before.body)
+        #expect(after.bodyBytes != before.bodyBytes)
         #expect(after.text.contains(#""defaultDecision":"allow""#))
         #expect(after.headers[BundleEndpoints.signatureField] != before.headers[BundleEndpoints.signatureField])
         let stale = await harness.send(
@@ -190,7 +190,7 @@ struct BundleEndpointTests {
         #expect(errors.contains { $0.contains("/server/bundle/signingKeyFile") && $0.contains(badKey) }, "\(errors)")
         let after = await harness.send("GET", "/v1/policy/bundle")
         #expect(before.status == 200 && after.status == 200)
-        #expect(after.body == before.body)
+        #expect(after.bodyBytes == before.bodyBytes)
         #expect(after.headers[BundleEndpoints.signatureField] == before.headers[BundleEndpoints.signatureField])
     }
 

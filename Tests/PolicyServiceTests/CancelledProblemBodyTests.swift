@@ -23,7 +23,7 @@ struct CancelledProblemBodyTests {
         for decision in Self.decisions {
             let fast = try #require(CancelledProblemBody.bytes(for: decision))
             let general = ProblemRenderer().cancelled(decision)
-            #expect(fast == general.body, "\(String(decoding: fast, as: UTF8.self))")
+            #expect(fast == general.bodyBytes, "\(String(decoding: fast, as: UTF8.self))")
         }
     }
 
@@ -35,8 +35,8 @@ struct CancelledProblemBodyTests {
         let short = Decision(verdict: .cancel, handler: nil, action: "block", location: nil, url: "http://o/")
         let first = try #require(CancelledProblemBody.bytes(for: long))
         let second = try #require(CancelledProblemBody.bytes(for: short))
-        #expect(first == ProblemRenderer().cancelled(long).body)
-        #expect(second == ProblemRenderer().cancelled(short).body)
+        #expect(first == ProblemRenderer().cancelled(long).bodyBytes)
+        #expect(second == ProblemRenderer().cancelled(short).bodyBytes)
     }
 
     @Test("a handler name that needs escaping in the detail text is left to the general renderer")

@@ -78,10 +78,10 @@ struct IntakeServiceTests {
     {
         let harness = try ServiceHarness()
         let response = await harness.send("POST", "/v1/intake", headers: headers, body: body)
-        #expect(response.status == status, "\(response.text)")
+        #expect(response.status.code == status, "\(response.text)")
         #expect(response.headers["Content-Type"] == "application/problem+json")
         if let kind { #expect(response.problemKind == kind) }
-        if let header { #expect(response.headers[header] != nil) }
+        if let header { #expect(response.headers[HTTPFieldName(header)] != nil) }
         #expect(await harness.metricsText().contains("navpolicyd_intake_requests_total{result="))
     }
 

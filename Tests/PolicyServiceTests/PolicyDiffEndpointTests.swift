@@ -67,7 +67,7 @@ struct PolicyDiffEndpointTests {
     func errors(headers: [(String, String)], body: String, status: Int, kind: String) async throws {
         let harness = try ServiceHarness()
         let response = await harness.send("POST", "/v1/policy/diff", headers: headers, body: body)
-        #expect(response.status == status, "\(response.text)")
+        #expect(response.status.code == status, "\(response.text)")
         #expect(response.problemKind == kind)
         let guarded = try ServiceHarness(adminToken: serviceTestToken)
         let refused = await guarded.send("POST", "/v1/policy/diff", headers: Self.json, body: #"{"config":{}}"#)

@@ -85,16 +85,12 @@ struct ServiceHarness {
         _ method: String, _ target: String, headers: [(String, String)] = [], body: String = ""
     ) async -> HTTPResponse {
         let request = HTTPRequest(method: method, rawTarget: target, headers: HTTPHeaders(headers), body: Array(body.utf8))
-        switch api.route(request) {
+        switch api.respond(to: request) {
         case .now(let response):
             return response
         case .later(let work):
             return await work()
         case .deferred(let start):
-            return await withCheckedContinuation { continuation in
-                start { response in continuation.resume(returning: response) }
-            }
-        case .deferredWatchingClient(let start):
             // In process there is no connection to leave: the client stays.
             return await withCheckedContinuation { continuation in
                 start({ response in continuation.resume(returning: response) }, .unknown)
@@ -114,14 +110,14 @@ struct ServiceHarness {
 
     /// The scrape text.
     func metricsText() async -> String {
-        String(decoding: await send("GET", "/metrics").body, as: UTF8.self)
+        String(decoding: await send("GET", "/metrics").bodyBytes, as: UTF8.self)
     }
 }
 
 extension HTTPResponse {
     /// The body parsed as a JSON object (empty when it is not one).
     var object: JSONObject {
-        guard case .object(let object)? = try? JSONParser().parse(body) else { return [:] }
+        guard case .object(let object)? = try? JSONParser().parse(bodyBytes) else { return [:] }
         return object
     }
 
@@ -130,7 +126,7 @@ extension HTTPResponse {
         object["type"]?.stringValue.map { String($0.dropFirst(ProblemRenderer.typePrefix.count)) }
     }
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    var text: String { String(decoding: bodyBytes, as: UTF8.self) }
 }
 
 extension JSONValue {

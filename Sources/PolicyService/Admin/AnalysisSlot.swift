@@ -49,5 +49,5 @@ final class AnalysisSlot: Sendable {
             detail:
                 "This daemon runs one policy analysis or diff at a time and one is running now; retry after \(retryAfterSeconds) seconds.",
             extensions: ["retryAfter": .number(Double(retryAfterSeconds))]),
-        headers: HTTPHeaders([("Retry-After", String(retryAfterSeconds))]))
+        headers: HTTPHeaders([(.retryAfter, String(retryAfterSeconds))]))
 }

@@ -56,7 +56,7 @@ struct PolicyAdminEndpoints: Sendable {
             let slot = analysisSlot
             let counters = metrics.analysis
             // Compiling and searching take up to a second or so: a thread of its own, as for diff.
-            return .deferredWatchingClient { respond, client in
+            return .deferred { respond, client in
                 // Taken here, where the run starts: a request the server refuses to suspend
                 // (shutting down) never holds the slot.
                 guard slot.take() else {
@@ -100,7 +100,7 @@ struct PolicyAdminEndpoints: Sendable {
     static let healthy = PreparedResponse(
         HTTPResponse(
             status: 200,
-            headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
+            headers: HTTPHeaders([(.contentType, "application/json"), (.cacheControl, "no-store")]),
             body: JSONValue.object(["status": .string("ok")]).serializedBytes))
 
     /// The probes alone (`/healthz`, `/readyz`, `/readyz/intake`): what the API listener keeps
@@ -115,7 +115,7 @@ struct PolicyAdminEndpoints: Sendable {
         group.on("GET", "HEAD", path: PolicyAPI.Route.readyzIntake.rawValue) { _ throws(ServiceProblem) in
             // The store's check waits on the database (up to the busy timeout when PostgreSQL
             // stalls): off the worker thread, which also serves /healthz and /v1/decide.
-            .deferred { [self] respond in
+            .deferred { [self] respond, _ in
                 DispatchQueue.global().async {
                     do throws(ServiceProblem) {
                         respond(try intakeReadiness())
@@ -170,7 +170,7 @@ struct PolicyAdminEndpoints: Sendable {
             openConnections: openConnections(), policyHandlers: snapshot?.policy.links.count,
             policyLoadedAt: snapshot?.loadedAt.timeIntervalSince1970)
         return HTTPResponse(
-            status: 200, headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+            status: 200, headers: HTTPHeaders([(.contentType, "text/plain; version=0.0.4; charset=utf-8")]),
             body: Array(text.utf8))
     }
 
@@ -179,7 +179,7 @@ struct PolicyAdminEndpoints: Sendable {
     /// would hold one of the few threads async work shares. A thread of its own does neither,
     /// and answers the suspended connection itself.
     private func reloadLater() -> HTTPResponderResult {
-        .deferred { [self] respond in
+        .deferred { [self] respond, _ in
             Thread.detachNewThread { respond(self.reloadResponse(self.reload("http"))) }
         }
     }
@@ -189,7 +189,7 @@ struct PolicyAdminEndpoints: Sendable {
     /// On a thread of its own, holding the analysis slot (``AnalysisSlot``: one analysis or
     /// diff at a time); 503 `analysis-busy` while another holds it.
     private func diffLater(body: [UInt8], live: CompiledPolicy) -> HTTPResponderResult {
-        .deferred { [self] respond in
+        .deferred { [self] respond, _ in
             // Taken where the run starts, as analyze takes it.
             guard analysisSlot.take() else {
                 metrics.analysis.recordDiffBusy()

@@ -10,7 +10,7 @@ struct BundleEndpoints: Sendable {
     let store: PolicyStore
 
     /// The response field that carries the detached signature.
-    static let signatureField = BundleFormat.signatureField
+    static let signatureField = HTTPFieldName(BundleFormat.signatureField)
 
     func register(in group: inout RouteGroup) {
         group.on("GET", "HEAD", path: PolicyAPI.Route.bundle.rawValue) { request throws(ServiceProblem) in
@@ -23,18 +23,18 @@ struct BundleEndpoints: Sendable {
     static func response(for request: HTTPRequest, snapshot: PolicySnapshot) -> HTTPResponse {
         let bundle = snapshot.bundle
         var headers = HTTPHeaders([
-            ("ETag", bundle.entityTag), ("Cache-Control", snapshot.settings.bundle.cacheControl),
+            (.eTag, bundle.entityTag), (.cacheControl, snapshot.settings.bundle.cacheControl),
         ])
-        if let condition = EntityTagCondition(fieldValues: request.headers.values(for: "If-None-Match")),
+        if let condition = EntityTagCondition(fieldValues: request.headers.values(for: .ifNoneMatch)),
             condition.matches(bundle.entityTag)
         {
             // The 200's length (RFC 9110 §8.6): without it the server would write the empty
             // body's `Content-Length: 0`, which says the bundle is empty.
-            headers.add(name: "Content-Length", value: String(bundle.bytes.count))
+            headers.add(name: .contentLength, value: String(bundle.bytes.count))
             return HTTPResponse(status: 304, headers: headers)
         }
         // A compiled bundle is a JSON line and then binary image bytes (docs/bundles.md).
-        headers.add(name: "Content-Type", value: bundle.compiledImage == nil ? "application/json" : "application/octet-stream")
+        headers.add(name: .contentType, value: bundle.compiledImage == nil ? "application/json" : "application/octet-stream")
         if let signature = bundle.signatureBase64 { headers.add(name: signatureField, value: signature) }
         return HTTPResponse(status: 200, headers: headers, body: bundle.bytes)
     }

@@ -10,6 +10,9 @@ struct Listener: Sendable {
     /// The event logged with the bound address once it listens (`proxy.listening`); nil when
     /// the daemon's own `listening` line reports it.
     let listeningEvent: String?
+    /// Names the listener before its server's start error (`ext_authz gRPC listener: …`); nil
+    /// when the error says enough (the HTTP listeners' name the address they could not bind).
+    var startFailureLabel: String? = nil
     /// Runs once the server has shut down: the proxy ends the transfers still running (their
     /// bodies were cut when the server closed the connections).
     let finish: @Sendable () -> Void

@@ -40,14 +40,14 @@ struct ListenerContext: Sendable {
     ///     default as the `rejected` endpoint of `navpolicyd_http_requests_total`.
     ///   - finish: see ``Listener/finish``.
     func listener(
-        _ responder: any HTTPRoutingResponder, configuration: HTTPServerConfiguration, logLabel: String?,
+        _ responder: any HTTPResponder, configuration: HTTPServerConfiguration, logLabel: String?,
         listeningEvent: String?, countRejected: (@Sendable (Int) -> Void)? = nil,
         finish: @escaping @Sendable () -> Void = {}
     ) -> Listener {
         let log = services.log
         let metrics = services.metrics
         let countRejected = countRejected ?? { metrics.recordRequest(endpoint: "rejected", status: $0, seconds: 0) }
-        let server = HTTPServer(configuration: configuration, routingResponder: responder) { event in
+        let server = HTTPServer(configuration: configuration, responder: responder) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the
             // responder; count them too, so /metrics shows the abuse a client log would not.

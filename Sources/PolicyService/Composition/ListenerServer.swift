@@ -1,3 +1,4 @@
+import GRPCServer
 import HTTPServer
 
 /// What the daemon drives on every listener's server, whatever it speaks: libmicrohttpd's
@@ -5,7 +6,9 @@ import HTTPServer
 /// ``PolicyDaemon`` starts, reports and drains them in one loop through these five members.
 protocol ListenerServer: Sendable {
     /// Binds (or takes the inherited socket) and starts serving; returns the bound port.
-    func start() throws(HTTPServerError) -> UInt16
+    /// Throws the server's own start error (``HTTPServerError``, ``GRPCServerError``), which
+    /// the daemon reports as a ``ListenerStartError`` naming the listener.
+    func start() throws -> UInt16
     /// The bound port once started; nil before, and once it stopped serving.
     var boundPort: UInt16? { get }
     /// Connections open now (`/readyz` and the status page report the API listener's).
@@ -17,3 +20,5 @@ protocol ListenerServer: Sendable {
 }
 
 extension HTTPServer: ListenerServer {}
+
+extension GRPCServer: ListenerServer {}

@@ -1,5 +1,5 @@
 import Foundation
-public import HTTPServer
+import HTTPServer
 import JSONSupport
 import ShareIntake
 import Synchronization
@@ -64,10 +64,16 @@ public final class PolicyDaemon: Sendable {
 
     /// Binds and starts every listener, in registration order, and logs `listening`. Starts
     /// the config watcher if enabled and tells systemd it is ready.
-    public func start() throws(HTTPServerError) {
+    public func start() throws(ListenerStartError) {
         var apiAddress = configuration.apiAddress
         for (index, listener) in listeners.enumerated() {
-            let bound = listener.endpoint.bound(port: try listener.server.start())
+            let port: UInt16
+            do {
+                port = try listener.server.start()
+            } catch {
+                throw ListenerStartError(role: listener.role, reason: error, label: listener.startFailureLabel)
+            }
+            let bound = listener.endpoint.bound(port: port)
             if index == 0 { apiAddress = bound }
             if let event = listener.listeningEvent { log.log(.info, event, ["address": .string(bound.description)]) }
             services.directory.add(role: listener.role, address: bound.description)

@@ -232,7 +232,7 @@ struct DecideEndpoints: Sendable {
 
     /// `Content-Type` and the `Cache-Control: no-store` every API answer gets, built once:
     /// a response that shares them allocates no header storage.
-    static let jsonHeaders = HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")])
+    static let jsonHeaders = HTTPHeaders([(.contentType, "application/json"), (.cacheControl, "no-store")])
 
     /// `application/json`, with or without parameters; a `charset`, when given, must be UTF-8.
     /// 415 with `Accept-Post: application/json` unless the body is declared JSON in UTF-8. The
@@ -240,16 +240,16 @@ struct DecideEndpoints: Sendable {
     static func requireJSON(_ request: HTTPRequest) throws(ServiceProblem) {
         // On the field's bytes: reading `request.headers` would make every field a String
         // (≈ 2.8k instructions per POST) to look at one. Only the refusal needs the String.
-        let reading = request.withFirstHeaderValue(named: "Content-Type") { bytes -> (isJSON: Bool, hasParameters: Bool) in
+        let reading = request.withFirstHeaderValue(named: .contentType) { bytes -> (isJSON: Bool, hasParameters: Bool) in
             isJSONMediaType(bytes) ? (true, bytes.contains(UInt8(ascii: ";"))) : (false, false)
         }
         guard let reading, reading.isJSON else {
             throw ServiceProblem(
-                .unsupportedMediaType(request.headers["Content-Type"]),
-                headers: HTTPHeaders([("Accept-Post", "application/json")]))
+                .unsupportedMediaType(request.headers[.contentType]),
+                headers: HTTPHeaders([(.acceptPost, "application/json")]))
         }
         // Parameters are rare (`charset=utf-8` at most): only then is the field read as text.
-        if reading.hasParameters { try requireUTF8Charset(request.headers["Content-Type"]) }
+        if reading.hasParameters { try requireUTF8Charset(request.headers[.contentType]) }
     }
 
     static func isJSON(_ contentType: String?) -> Bool {
@@ -274,13 +274,6 @@ struct DecideEndpoints: Sendable {
         var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        let expected: StaticString = "application/json"
-        guard end - start == expected.utf8CodeUnitCount else { return false }
-        for offset in 0..<expected.utf8CodeUnitCount {
-            let byte = bytes[start + offset]
-            let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-            guard lower == expected.utf8Start[offset] else { return false }
-        }
-        return true
+        return ASCIICaseInsensitive.equal(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), lowercase: "application/json")
     }
 }

@@ -18,7 +18,7 @@ extension DecideEndpoints {
                 ProblemDetails(
                     kind: "unsupported-media-type", title: "Unsupported media type", status: 415,
                     detail: "only UTF-8 is accepted, not charset=\(value)"),
-                headers: HTTPHeaders([("Accept-Post", "application/json")]))
+                headers: HTTPHeaders([(.acceptPost, "application/json")]))
         }
     }
 }

@@ -52,9 +52,9 @@ struct AuthzTarget: Equatable {
     var hostField: String
 
     /// The fields of the origin-form spelling; all three are required together.
-    static let originFormFields = ["X-Original-URI", "X-Forwarded-Host", "X-Forwarded-Proto"]
+    static let originFormFields: [HTTPFieldName] = [.xOriginalURI, .xForwardedHost, .xForwardedProto]
     /// Every field the endpoint trusts: each may appear at most once.
-    static let trustedFields = originFormFields + ["X-Original-URL", "X-Original-Method"]
+    static let trustedFields = originFormFields + [.xOriginalURL, .xOriginalMethod]
 
     /// `X-Original-URL` alone, or `X-Forwarded-Proto` + `X-Forwarded-Host` + `X-Original-URI`.
     static func from(_ headers: HTTPHeaders) throws(ServiceProblem) -> AuthzTarget {
@@ -62,11 +62,11 @@ struct AuthzTarget: Equatable {
             throw ServiceProblem(
                 .invalidRequest(
                     "\(name) is sent more than once; the front proxy must set it exactly once (proxy_set_header)",
-                    field: name))
+                    field: name.rawName))
         }
         // Not a token → the decision itself refuses it (400), as for /v1/decide.
-        let method = headers["X-Original-Method"] ?? "GET"
-        if let url = headers["X-Original-URL"] {
+        let method = headers[.xOriginalMethod] ?? "GET"
+        if let url = headers[.xOriginalURL] {
             // Two spellings of the target could disagree; which one a proxy overwrote is unknown.
             if let other = originFormFields.first(where: { headers[$0] != nil }) {
                 throw ServiceProblem(
@@ -76,7 +76,7 @@ struct AuthzTarget: Equatable {
             }
             return AuthzTarget(url: url, method: method, hostField: "X-Original-URL")
         }
-        guard let uri = headers["X-Original-URI"] else {
+        guard let uri = headers[.xOriginalURI] else {
             throw ServiceProblem(
                 .invalidRequest(
                     "send X-Original-URI, X-Forwarded-Host and X-Forwarded-Proto (nginx: proxy_set_header "
@@ -86,7 +86,7 @@ struct AuthzTarget: Equatable {
         guard uri.hasPrefix("/") else {
             throw ServiceProblem(.invalidRequest("X-Original-URI must start with \"/\"", field: "X-Original-URI"))
         }
-        guard let host = headers["X-Forwarded-Host"], !host.isEmpty else {
+        guard let host = headers[.xForwardedHost], !host.isEmpty else {
             throw ServiceProblem(
                 .invalidRequest(
                     "X-Forwarded-Host is required and must not be empty: the decision is taken on the host the "
@@ -96,7 +96,7 @@ struct AuthzTarget: Equatable {
         guard ClientAuthority.isHostField(host) else {
             throw ServiceProblem(.invalidRequest("X-Forwarded-Host must be a host[:port]", field: "X-Forwarded-Host"))
         }
-        guard let proto = headers["X-Forwarded-Proto"] else {
+        guard let proto = headers[.xForwardedProto] else {
             throw ServiceProblem(
                 .invalidRequest(
                     "X-Forwarded-Proto is required (nginx: proxy_set_header X-Forwarded-Proto $scheme)",
@@ -108,4 +108,13 @@ struct AuthzTarget: Equatable {
         }
         return AuthzTarget(url: scheme + "://" + host + uri, method: method, hostField: "X-Forwarded-Host")
     }
+}
+
+extension HTTPFieldName {
+    /// nginx `auth_request`: the original request's target (`proxy_set_header X-Original-URI $request_uri`).
+    static var xOriginalURI: HTTPFieldName { "X-Original-URI" }
+    /// The original request's whole URL, for front ends that send it in one field.
+    static var xOriginalURL: HTTPFieldName { "X-Original-URL" }
+    /// The original request's method (GET when absent).
+    static var xOriginalMethod: HTTPFieldName { "X-Original-Method" }
 }

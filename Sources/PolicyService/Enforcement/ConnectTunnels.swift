@@ -289,7 +289,7 @@ final class ConnectTunnels: Sendable {
     static func closing(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
         var headers = response.headers
-        headers.replaceOrAdd(name: "Connection", value: "close")
+        headers.replaceOrAdd(name: .connection, value: "close")
         response.headers = headers
         return response
     }
@@ -329,7 +329,7 @@ extension ProblemDetails {
     }
 
     /// 503 or 429: too many tunnels open, in all or from this client.
-    static func tunnelLimit(status: Int, limit: Int, what: String) -> ProblemDetails {
+    static func tunnelLimit(status: HTTPStatus, limit: Int, what: String) -> ProblemDetails {
         ProblemDetails(
             kind: "tunnel-limit", title: status == 429 ? "Too many requests" : "Service unavailable", status: status,
             detail: "\(limit) tunnels are open (\(what)); try again when one has closed.")

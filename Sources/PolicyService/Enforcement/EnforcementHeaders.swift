@@ -22,7 +22,7 @@ public enum EnforcementHeaders {
         _ decision: Decision, id: String, includeLocation: Bool, to headers: inout HTTPHeaders
     ) {
         forEachField(of: decision, id: id, includeLocation: includeLocation) { name, value in
-            headers.add(name: name, value: value)
+            headers.add(name: HTTPFieldName(name), value: value)
         }
     }
 

@@ -38,10 +38,10 @@ public struct FetchMetadata: Sendable, Equatable {
         var destination: String?
         // Both names are 14 bytes: other lengths skip the comparisons.
         for field in headers where field.name.utf8.count == 14 {
-            if HTTPHeaders.namesMatch(field.name, "Sec-Fetch-Mode") {
+            if HTTPFieldName.secFetchMode.matches(field.name) {
                 modes += 1
                 mode = field.value
-            } else if HTTPHeaders.namesMatch(field.name, "Sec-Fetch-Dest") {
+            } else if HTTPFieldName.secFetchDest.matches(field.name) {
                 destinations += 1
                 destination = field.value
             }

@@ -10,7 +10,7 @@ import PolicyProxy
 /// `publicOrigin`) decides origin-form targets on `publicOrigin + target` and forwards to
 /// the upstream. The URL forwarded is the URL decided (its WHATWG serialization), so an
 /// origin never sees a spelling the policy did not judge.
-final class ProxyResponder: HTTPRoutingResponder {
+final class ProxyResponder: HTTPResponder {
     /// Decides and records, exactly as `/v1/authz` does.
     let decisions: DecisionPoint
     let problems = ProblemRenderer()
@@ -54,26 +54,26 @@ final class ProxyResponder: HTTPRoutingResponder {
 
     /// Cancels and errors are answered on the worker thread; a forward suspends the
     /// connection until the transfer loop has the origin's head (or a failure).
-    func route(_ request: HTTPRequest) -> HTTPResponderResult {
+    func respond(to request: HTTPRequest) -> HTTPResponderResult {
         // The HTTP server hands CONNECT over only on this listener (acceptsConnect).
         // Its answers (refusals) count in navpolicyd_proxy_requests_total like any other.
         if request.method == "CONNECT" {
             let metrics = metrics
             return tunnels.route(request).map { response in
-                metrics.recordProxyRequest(status: response.status)
+                metrics.recordProxyRequest(status: response.status.code)
                 return response
             }
         }
         switch plan(request) {
         case .answer(let response):
-            metrics.recordProxyRequest(status: response.status)
+            metrics.recordProxyRequest(status: response.status.code)
             return .now(response)
         case .forward(let upstream, let enforced):
             let client = client
             let metrics = metrics
             let refusals = refusals
             let peer = request.remoteAddress
-            return .deferred { respond in
+            return .deferred { respond, _ in
                 let started = ContinuousClock.now
                 client.start(upstream) { outcome in
                     Self.count(outcome, since: started, in: metrics)
@@ -81,7 +81,7 @@ final class ProxyResponder: HTTPRoutingResponder {
                         refusals.record(url: upstream.url, address: address, peer: peer, decisionID: enforced?.id)
                     }
                     let response = Self.relay(outcome, decided: enforced)
-                    metrics.recordProxyRequest(status: response.status)
+                    metrics.recordProxyRequest(status: response.status.code)
                     respond(response)
                 }
             }
@@ -122,7 +122,7 @@ final class ProxyResponder: HTTPRoutingResponder {
         // wins over a malformed field wherever each is, as when they were two passes.
         var invalid: String?
         for field in request.headers {
-            if field.name.utf8.count == 3, HTTPHeaders.namesMatch(field.name, "Via"), field.value.contains(UpstreamClient.via) {
+            if field.name.utf8.count == 3, HTTPFieldName.via.matches(field.name), field.value.contains(UpstreamClient.via) {
                 return .answer(problem(.proxyLoop))
             }
             // Only fields this proxy has checked itself are ever forwarded (defence in depth
@@ -180,14 +180,14 @@ final class ProxyResponder: HTTPRoutingResponder {
         // -Proto, -Host) in Connection cannot strip the fields the proxy adds next.
         var headers = HopByHop.stripped(request.headers)
         if reverse, let forwardedOrigin {
-            headers.replaceOrAdd(name: "X-Forwarded-Proto", value: forwardedOrigin.proto)
-            headers.replaceOrAdd(name: "X-Forwarded-Host", value: forwardedOrigin.host)
+            headers.replaceOrAdd(name: .xForwardedProto, value: forwardedOrigin.proto)
+            headers.replaceOrAdd(name: .xForwardedHost, value: forwardedOrigin.host)
         }
         if !request.remoteAddress.isEmpty {
             // The client's chain is kept (as proxies do); only the last entry is this proxy's word.
             // Joined in place (no array of values): most requests carry none.
             var received = ""
-            for field in headers where field.name.utf8.count == 15 && HTTPHeaders.namesMatch(field.name, "X-Forwarded-For") {
+            for field in headers where field.name.utf8.count == 15 && HTTPFieldName.xForwardedFor.matches(field.name) {
                 received += received.isEmpty ? field.value : ", " + field.value
             }
             headers.replaceOrAdd(
@@ -201,18 +201,14 @@ final class ProxyResponder: HTTPRoutingResponder {
     /// Whether `target` starts with `http://` or `https://`, scheme in any case (compared on
     /// the bytes: no lower-cased copy per request).
     static func isAbsoluteHTTP(_ target: String) -> Bool {
-        var utf8 = target.utf8.makeIterator()
-        for expected in "http".utf8 {
-            guard let byte = utf8.next(), byte | 0x20 == expected else { return false }
-        }
-        var next = utf8.next()
-        if let byte = next, byte | 0x20 == UInt8(ascii: "s") { next = utf8.next() }
-        guard next == UInt8(ascii: ":"), utf8.next() == UInt8(ascii: "/"), utf8.next() == UInt8(ascii: "/") else {
-            return false
-        }
+        let utf8 = target.utf8
+        let schemeLength =
+            ASCIICaseInsensitive.hasPrefix(utf8, lowercase: "https://")
+            ? 8 : ASCIICaseInsensitive.hasPrefix(utf8, lowercase: "http://") ? 7 : 0
+        guard schemeLength > 0 else { return false }
         // A non-ASCII byte right after "//" may be a combining mark that makes "/" part of a
         // longer character: the character-wise comparison decides that rare case, as before.
-        guard let following = utf8.next(), following >= 0x80 else { return true }
+        guard let following = utf8.dropFirst(schemeLength).first, following >= 0x80 else { return true }
         let lower = target.prefix(8).lowercased()
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
@@ -242,8 +238,8 @@ final class ProxyResponder: HTTPRoutingResponder {
     static func cancelled(_ enforced: EnforcedDecision, request: HTTPRequest, problems: ProblemRenderer) -> HTTPResponse {
         var response: HTTPResponse
         if let location = enforced.decision.location {
-            response = HTTPResponse(status: 302, headers: HTTPHeaders([("Location", location)]))
-        } else if Self.acceptsHTML(request.headers["Accept"] ?? "") {
+            response = HTTPResponse(status: 302, headers: HTTPHeaders([(.location, location)]))
+        } else if Self.acceptsHTML(request.headers[.accept] ?? "") {
             response = HTTPResponse(
                 status: 403, headers: .contentType("text/html; charset=utf-8"),
                 body: Array(PolicyPage.html(for: enforced).utf8))
@@ -253,7 +249,7 @@ final class ProxyResponder: HTTPRoutingResponder {
             response = problems.cancelled(enforced.decision)
         }
         Self.updateHeaders(of: &response, adding: 5) { headers in
-            headers.add(name: "Cache-Control", value: "no-store")
+            headers.add(name: .cacheControl, value: "no-store")
             EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: false, to: &headers)
         }
         return response
@@ -278,17 +274,14 @@ final class ProxyResponder: HTTPRoutingResponder {
     static func acceptsHTML(_ accept: String) -> Bool {
         var accept = accept
         return accept.withUTF8 { bytes in
-            guard bytes.count >= htmlMediaType.count else { return false }
-            return (0...bytes.count - htmlMediaType.count).contains { start in
-                htmlMediaType.indices.allSatisfy { offset in
-                    let byte = bytes[start + offset]
-                    return (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == htmlMediaType[offset]
-                }
+            guard bytes.count >= htmlMediaType.utf8CodeUnitCount else { return false }
+            return (0...bytes.count - htmlMediaType.utf8CodeUnitCount).contains { start in
+                ASCIICaseInsensitive.hasPrefix(bytes[start...], lowercase: htmlMediaType)
             }
         }
     }
 
-    private static let htmlMediaType = Array("text/html".utf8)
+    private static let htmlMediaType: StaticString = "text/html"
 
     private func problem(_ problem: ProblemDetails) -> HTTPResponse {
         problems.response(problem)
@@ -313,9 +306,8 @@ final class ProxyResponder: HTTPRoutingResponder {
 
     /// Whether `name` is one of the `X-Navigation-*` fields (ASCII case-insensitive).
     static func isDecisionHeader(_ name: String) -> Bool {
-        let prefix = "x-navigation-".utf8
-        return name.utf8.count > prefix.count
-            && zip(name.utf8, prefix).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+        let prefix: StaticString = "x-navigation-"
+        return name.utf8.count > prefix.utf8CodeUnitCount && ASCIICaseInsensitive.hasPrefix(name.utf8, lowercase: prefix)
     }
 
     private static func relayed(_ outcome: UpstreamOutcome) -> HTTPResponse {

@@ -119,7 +119,7 @@ struct IntakeEndpoints: Sendable {
         try enterGate()
         let gate = gate
         let problems = problems
-        return .deferred { respond in
+        return .deferred { respond, _ in
             DispatchQueue.global().async {
                 defer { gate.leave() }
                 do throws(ServiceProblem) {
@@ -200,9 +200,9 @@ struct IntakeEndpoints: Sendable {
     /// Everything up to the write, in the order docs/intake.md gives the checks: key syntax, payload
     /// (type, size, encoding, format), URL count, web-URL rules, policy chain.
     private func prepare(_ request: HTTPRequest, reply: Reply) throws(IntakeFailure) -> IntakeSubmission {
-        let key = try IntakeRequestContent.idempotencyKey(request.headers["Idempotency-Key"])
+        let key = try IntakeRequestContent.idempotencyKey(request.headers[.idempotencyKey])
         let accepted = reply == .seeOther ? PayloadParser.formMediaTypes : PayloadParser.acceptedMediaTypes
-        let payload = try parser.parse(contentType: request.headers["Content-Type"], body: request.body, accepted: accepted)
+        let payload = try parser.parse(contentType: request.headers[.contentType], body: request.body, accepted: accepted)
         guard payload.urls.count <= settings.maxWebURLs else {
             throw IntakeFailure(
                 .tooManyURLs,
@@ -284,7 +284,7 @@ struct IntakeEndpoints: Sendable {
     private static func response(_ stored: StoredResponse, replayed: Bool) -> HTTPResponse {
         var response =
             stored.status == 303
-            ? HTTPResponse(status: 303) : HTTPResponse.json(status: stored.status, body: stored.body)
+            ? HTTPResponse(status: 303) : HTTPResponse.json(status: HTTPStatus(code: stored.status), body: stored.body)
         if let location = stored.location {
             response.headers.add(name: stored.status == 200 ? "Content-Location" : "Location", value: location)
         }
@@ -359,7 +359,7 @@ struct IntakeEndpoints: Sendable {
     func show(_ request: HTTPRequest, id: String) throws(ServiceProblem) -> HTTPResponderResult {
         let store = try openStore()
         guard let number = Self.itemID(id) else { throw Self.notFound(id) }
-        let prefersHTML = IntakeItemPage.prefersHTML(request.headers["Accept"])
+        let prefersHTML = IntakeItemPage.prefersHTML(request.headers[.accept])
         let failureLog = failureLog
         return try offWorker { () throws(ServiceProblem) in
             let found: IntakeItem?

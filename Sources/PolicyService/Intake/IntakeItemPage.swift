@@ -15,11 +15,11 @@ enum IntakeItemPage {
     /// read CSP, `X-Frame-Options: DENY` for those that do not; `nosniff` so the bytes are never
     /// read as anything but this HTML (the title and URL are the sharer's text).
     static let headers = HTTPHeaders([
-        ("Content-Type", "text/html; charset=utf-8"),
-        ("Content-Security-Policy", "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
-        ("X-Frame-Options", "DENY"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
+        (.contentType, "text/html; charset=utf-8"),
+        (.contentSecurityPolicy, "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+        (.xFrameOptions, "DENY"),
+        (.xContentTypeOptions, "nosniff"),
+        (.referrerPolicy, "no-referrer"),
     ])
 
     static func response(for item: IntakeItem) -> HTTPResponse {

@@ -5,7 +5,8 @@ import ShareIntake
 extension ServiceProblem {
     /// An intake failure as a problem, with the header fields its kind calls for.
     init(_ failure: IntakeFailure) {
-        var details = ProblemDetails(kind: failure.kind.rawValue, title: failure.kind.title, status: failure.kind.status)
+        var details = ProblemDetails(
+            kind: failure.kind.rawValue, title: failure.kind.title, status: HTTPStatus(code: failure.kind.status))
         details.detail = failure.detail
         details.extensions = failure.extensions
         var headers = HTTPHeaders()
@@ -13,11 +14,11 @@ extension ServiceProblem {
         case .unsupportedMediaType:
             let accepted =
                 failure.extensions["accepted"]?.arrayValue?.compactMap(\.stringValue) ?? PayloadParser.acceptedMediaTypes
-            headers.add(name: "Accept-Post", value: accepted.joined(separator: ", "))
+            headers.add(name: .acceptPost, value: accepted.joined(separator: ", "))
         case .idempotencyInFlight, .storageUnavailable:
             // The store says how long its fault usually lasts (a lock: 1 s; a full disk: 30 s).
             let seconds = failure.extensions["retryAfter"]?.integerValue ?? 1
-            headers.add(name: "Retry-After", value: String(max(1, seconds)))
+            headers.add(name: .retryAfter, value: String(max(1, seconds)))
         default:
             break
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// Why a configured bearer token was refused at start-up; the reason names the source
 /// (environment variable or file) and the rule, never the token itself.
@@ -52,7 +53,7 @@ public struct AdminToken: Sendable {
         let folded = String(
             decoding: bytes.compactMap { byte -> UInt8? in
                 if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") { return nil }
-                return byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                return ASCIICaseInsensitive.lowercased(byte)
             }, as: UTF8.self)
         if let word = placeholderWords.first(where: { folded.contains($0) }) {
             return .failure(
@@ -74,19 +75,18 @@ public struct AdminToken: Sendable {
     /// of a different length never matches, whatever the difference.
     public func authorizes(_ authorization: String?) -> Bool {
         guard let authorization else { return false }
-        let scheme = Array("bearer ".utf8)
+        let scheme: StaticString = "bearer "
         let bytes = Array(authorization.utf8)
-        guard bytes.count > scheme.count, bytes.count - scheme.count <= Self.maximumLength else { return false }
-        for (offset, expected) in scheme.enumerated() {
-            let byte = bytes[offset]
-            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return false }
-        }
-        let presentedCount = bytes.count - scheme.count
+        let schemeCount = scheme.utf8CodeUnitCount
+        guard bytes.count > schemeCount, bytes.count - schemeCount <= Self.maximumLength,
+            ASCIICaseInsensitive.hasPrefix(bytes, lowercase: scheme)
+        else { return false }
+        let presentedCount = bytes.count - schemeCount
         // Lengths are compared as whole integers: truncating the difference (e.g. to 8
         // bits) would accept the right token followed by any multiple of 256 bytes.
         var difference = presentedCount == secret.count ? 0 : 1
         for index in 0..<secret.count {
-            let presented = index < presentedCount ? bytes[scheme.count + index] : 0
+            let presented = index < presentedCount ? bytes[schemeCount + index] : 0
             difference |= Int(secret[index] ^ presented)
         }
         return difference == 0

@@ -42,13 +42,11 @@ final class AuthFailureLog: Sendable {
     static func reason(for authorization: String?) -> Reason {
         guard let authorization else { return .missing }
         let bytes = Array(authorization.utf8)
-        let scheme = Array("bearer ".utf8)
-        guard bytes.count > scheme.count else { return .malformed }
-        for (offset, expected) in scheme.enumerated() {
-            let byte = bytes[offset]
-            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return .malformed }
+        let scheme: StaticString = "bearer "
+        guard bytes.count > scheme.utf8CodeUnitCount, ASCIICaseInsensitive.hasPrefix(bytes, lowercase: scheme) else {
+            return .malformed
         }
-        let token = bytes.dropFirst(scheme.count)
+        let token = bytes.dropFirst(scheme.utf8CodeUnitCount)
         guard token.count <= AdminToken.maximumLength, token.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
             return .malformed
         }
@@ -60,7 +58,7 @@ final class AuthFailureLog: Sendable {
         line.record {
             [
                 "route": .string(route), "method": .string(request.method), "peer": .string(request.remoteAddress),
-                "reason": .string(Self.reason(for: request.headers.values(for: "Authorization")).rawValue),
+                "reason": .string(Self.reason(for: request.headers.values(for: .authorization)).rawValue),
                 "realm": .string(realm),
             ]
         }

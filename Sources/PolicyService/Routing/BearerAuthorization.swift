@@ -15,7 +15,7 @@ struct BearerAuthorization: Sendable {
     /// Throws 401 `unauthorized` with the challenge unless the request presents the token;
     /// `route` (the matched template) goes into the `auth.failed` event.
     func check(_ request: HTTPRequest, route: String) throws(ServiceProblem) {
-        let fields = request.headers.values(for: "Authorization")
+        let fields = request.headers.values(for: .authorization)
         let presented = fields.first
         // Two Authorization fields are ambiguous (which one did a front proxy set?): neither
         // counts, whatever their order, so a client's extra field can never ride on a good one.
@@ -28,6 +28,6 @@ struct BearerAuthorization: Sendable {
                 ? "The bearer token is not valid." : "Send Authorization: Bearer <\(tokenName)>."
         let challenge =
             presented != nil ? #"Bearer realm="\#(realm)", error="invalid_token""# : #"Bearer realm="\#(realm)""#
-        throw ServiceProblem(.unauthorized(detail), headers: HTTPHeaders([("WWW-Authenticate", challenge)]))
+        throw ServiceProblem(.unauthorized(detail), headers: HTTPHeaders([(.wwwAuthenticate, challenge)]))
     }
 }

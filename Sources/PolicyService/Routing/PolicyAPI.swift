@@ -8,11 +8,11 @@ import Synchronization
 /// answer shares: 404/405 from the table, problems rendered once, `Cache-Control` and the
 /// request metrics written in one place.
 ///
-/// Runs synchronously on the libmicrohttpd worker that owns the connection; every request
+/// Runs synchronously on the transport's thread that owns the connection (a libmicrohttpd worker); every request
 /// takes one policy snapshot and decides entirely on it. Only the intake writes (which wait
 /// for a disk commit) and reloads answer later, with the connection suspended.
 /// docs/architecture.md follows one request through it.
-public final class PolicyAPI: HTTPRoutingResponder {
+public final class PolicyAPI: HTTPResponder {
     /// Every endpoint's path template, in the order the 404 detail lists them; the raw
     /// value is also the endpoint's metrics label. The route table registers exactly these.
     public enum Route: String, CaseIterable, Sendable {
@@ -134,7 +134,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
     /// Built once by the server: the health answer.
     public var preparedResponses: [PreparedResponse] { [PolicyAdminEndpoints.healthy] }
 
-    public func route(_ request: HTTPRequest) -> HTTPResponderResult {
+    public func respond(to request: HTTPRequest) -> HTTPResponderResult {
         let started = MonotonicTime.nanoseconds()
         let matched = routes.match(request)
         let result: HTTPResponderResult
@@ -166,7 +166,7 @@ public final class PolicyAPI: HTTPRoutingResponder {
             let route = routes.routes[index]
             throw ServiceProblem(
                 .methodNotAllowed(request.method, template: route.template, allowed: route.methods),
-                headers: HTTPHeaders([("Allow", route.methods.joined(separator: ", "))]))
+                headers: HTTPHeaders([(.allow, route.methods.joined(separator: ", "))]))
         }
         return try handler(RoutedRequest(http: request, parameters: parameters))
     }
@@ -176,9 +176,9 @@ public final class PolicyAPI: HTTPRoutingResponder {
         _ response: HTTPResponse, endpoint: String, index: Int?, started: UInt64, metrics: Metrics
     ) -> HTTPResponse {
         var response = response
-        if !hasCacheControl(response.headers) { response.headers.add(name: "Cache-Control", value: "no-store") }
+        if !hasCacheControl(response.headers) { response.headers.add(name: .cacheControl, value: "no-store") }
         let elapsed = MonotonicTime.nanoseconds() &- started
-        metrics.recordRequest(endpoint: endpoint, index: index, status: response.status, seconds: Double(elapsed) / 1e9)
+        metrics.recordRequest(endpoint: endpoint, index: index, status: response.status.code, seconds: Double(elapsed) / 1e9)
         return response
     }
 
@@ -187,10 +187,12 @@ public final class PolicyAPI: HTTPRoutingResponder {
     /// is the same literal, so `==` answers at once) before any case-insensitive search.
     private static func hasCacheControl(_ headers: HTTPHeaders) -> Bool {
         var fields = headers.makeIterator()
-        if headers.count == 2, fields.next()?.name == "Content-Type", fields.next()?.name == "Cache-Control" {
+        if headers.count == 2, fields.next()?.name == HTTPFieldName.contentType.rawName,
+            fields.next()?.name == HTTPFieldName.cacheControl.rawName
+        {
             return true
         }
-        return headers["Cache-Control"] != nil
+        return headers[.cacheControl] != nil
     }
 }
 

@@ -28,7 +28,7 @@ struct ProblemRenderer: Sendable {
     /// The problem's response, with its header fields.
     func response(_ problem: ServiceProblem) -> HTTPResponse {
         var response = problem.details.response(typePrefix: Self.typePrefix)
-        for field in problem.headers { response.headers.add(name: field.name, value: field.value) }
+        for field in problem.headers { response.headers.add(name: HTTPFieldName(field.name), value: field.value) }
         return response
     }
 

@@ -22,7 +22,7 @@ struct StatusEndpoints: Sendable {
         }
         for route in [PolicyAPI.Route.statusPage, .statusPageAlias] {
             group.on("GET", "HEAD", path: route.rawValue) { request throws(ServiceProblem) in
-                guard IntakeItemPage.prefersHTML(request.http.headers["Accept"]) else {
+                guard IntakeItemPage.prefersHTML(request.http.headers[.accept]) else {
                     var problem = ProblemDetails.notFound(path: request.http.path, endpoints: endpoints())
                     problem.detail =
                         "\(request.http.path) is the status page for browsers (Accept: text/html); "

@@ -24,12 +24,12 @@ enum StatusPage {
         HTTPResponse(
             status: 200,
             headers: HTTPHeaders([
-                ("Content-Type", "text/html; charset=utf-8"),
-                ("Content-Security-Policy", contentSecurityPolicy),
-                ("X-Content-Type-Options", "nosniff"),
+                (.contentType, "text/html; charset=utf-8"),
+                (.contentSecurityPolicy, contentSecurityPolicy),
+                (.xContentTypeOptions, "nosniff"),
                 // frame-ancestors 'none' above, for browsers that do not read it.
-                ("X-Frame-Options", "DENY"),
-                ("Referrer-Policy", "no-referrer"),
+                (.xFrameOptions, "DENY"),
+                (.referrerPolicy, "no-referrer"),
             ]), body: Array(html(report).utf8))
     }
 

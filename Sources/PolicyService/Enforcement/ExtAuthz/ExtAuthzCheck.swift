@@ -83,7 +83,7 @@ struct ExtAuthzCheck: Sendable {
             fields.append((name: "location", value: location))
         } else {
             fields.append((name: "content-type", value: "application/problem+json"))
-            body = CancelledProblemBody.bytes(for: decision) ?? problems.cancelled(decision).body
+            body = CancelledProblemBody.bytes(for: decision) ?? problems.cancelled(decision).bodyBytes
         }
         fields.append((name: "cache-control", value: "no-store"))
         EnforcementHeaders.forEachField(
@@ -97,6 +97,6 @@ struct ExtAuthzCheck: Sendable {
         var fields: [(name: String, value: String)] = [(name: "cache-control", value: "no-store")]
         for field in response.headers { fields.append((name: field.name.lowercased(), value: field.value)) }
         return ExtAuthzAnswer(
-            allowed: false, status: response.status, upstreamHeaders: [], clientHeaders: fields, body: response.body)
+            allowed: false, status: response.status.code, upstreamHeaders: [], clientHeaders: fields, body: response.bodyBytes)
     }
 }

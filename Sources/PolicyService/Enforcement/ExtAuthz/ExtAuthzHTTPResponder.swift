@@ -9,14 +9,14 @@ import NavigationPolicy
 /// admits. The scheme is `X-Forwarded-Proto`, which the edge Envoy sets from the downstream
 /// connection. `Host` and `X-Forwarded-Proto` must each arrive exactly once: two spellings
 /// of one field leave unknown which one Envoy wrote, so such a request is refused (400).
-struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
+struct ExtAuthzHTTPResponder: HTTPResponder {
     let check: ExtAuthzCheck
     let settings: ExtAuthzSettings
     private let metrics: Metrics
     private let problems = ProblemRenderer()
 
     /// The fields that place the request: each must be sent exactly once.
-    static let placingFields = ["Host", "X-Forwarded-Proto"]
+    static let placingFields: [HTTPFieldName] = [.host, .xForwardedProto]
 
     init(check: ExtAuthzCheck) {
         self.check = check
@@ -24,19 +24,19 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
         metrics = check.decisions.recorder.metrics
     }
 
-    func route(_ request: HTTPRequest) -> HTTPResponderResult {
+    func respond(to request: HTTPRequest) -> HTTPResponderResult {
         let start = MonotonicTime.nanoseconds()
         var response: HTTPResponse
         do throws(ServiceProblem) {
             response = Self.response(for: check.check(try originalRequest(request)))
         } catch {
             response = problems.response(error)
-            response.headers.add(name: "Cache-Control", value: "no-store")
+            response.headers.add(name: .cacheControl, value: "no-store")
         }
         // Every answer, refusals included, so malformed checks show in /metrics as 4xx.
         let seconds = Double(MonotonicTime.nanoseconds() &- start) / 1e9
         metrics.recordRequest(
-            endpoint: Self.endpointLabel, index: Self.endpointIndex, status: response.status, seconds: seconds)
+            endpoint: Self.endpointLabel, index: Self.endpointIndex, status: response.status.code, seconds: seconds)
         return .now(response)
     }
 
@@ -53,7 +53,7 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
             throw ServiceProblem(
                 .invalidRequest(
                     "\(name) must be sent exactly once, not \(headers.count(of: name)) times: Envoy sets it "
-                        + "(docs/envoy.md, \"Trusted fields\")", field: name))
+                        + "(docs/envoy.md, \"Trusted fields\")", field: name.rawName))
         }
         guard let path = settings.originalTarget(request.rawTarget) else {
             throw ServiceProblem(
@@ -70,7 +70,7 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
             fields.append((name: lower ? field.name.lowercased() : field.name, value: field.value))
         }
         return ExtAuthzRequest(
-            method: request.method, scheme: headers["X-Forwarded-Proto"] ?? "", host: headers["Host"] ?? "", path: path,
+            method: request.method, scheme: headers[.xForwardedProto] ?? "", host: headers[.host] ?? "", path: path,
             headers: fields)
     }
 
@@ -78,6 +78,6 @@ struct ExtAuthzHTTPResponder: HTTPRoutingResponder {
     static func response(for answer: ExtAuthzAnswer) -> HTTPResponse {
         let fields = answer.allowed ? answer.upstreamHeaders : answer.clientHeaders
         return HTTPResponse(
-            status: answer.status, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }), body: answer.body)
+            status: HTTPStatus(code: answer.status), headers: HTTPHeaders(fields.map { ($0.name, $0.value) }), body: answer.body)
     }
 }

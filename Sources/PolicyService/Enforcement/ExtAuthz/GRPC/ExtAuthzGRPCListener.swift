@@ -56,7 +56,7 @@ extension ListenerKind {
                 },
                 answered: { path, status in metrics.answered(path: path, status: status) }))
         return Listener(
-            role: context.role, endpoint: context.endpoint, server: GRPCListenerServer(server: server),
-            listeningEvent: "ext_authz_grpc.listening", finish: {})
+            role: context.role, endpoint: context.endpoint, server: server, listeningEvent: "ext_authz_grpc.listening",
+            startFailureLabel: "ext_authz gRPC listener", finish: {})
     }
 }

@@ -1,4 +1,3 @@
-import HTTPTypes
 import Synchronization
 
 /// A request's header fields as received: the name and value bytes of every field back to
@@ -18,7 +17,7 @@ import Synchronization
 /// written only before the request is handed out (by the connection's worker thread, the
 /// only holder then) and never after; the Strings made on first read are kept under a lock,
 /// since copies of a request may be read on several threads.
-final class ReceivedHeaderFields: @unchecked Sendable {
+package final class ReceivedHeaderFields: @unchecked Sendable {
     /// Offsets of one field in ``bytes``.
     private struct Span {
         var nameStart: Int
@@ -54,7 +53,7 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     /// that emptying an instance whose fields nobody read takes no lock.
     private let wasMaterialized = Atomic<Bool>(false)
 
-    init() {}
+    package init() {}
 
     deinit {
         bytes?.deallocate()
@@ -62,10 +61,10 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     }
 
     /// The number of fields received.
-    var count: Int { spanCount }
+    package var count: Int { spanCount }
 
     /// Appends one field (only while the head is collected, before the request is handed out).
-    func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    package func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         let nameStart = byteCount
         let valueStart = nameStart + name.count
         reserveBytes(valueStart + value.count)
@@ -107,7 +106,7 @@ final class ReceivedHeaderFields: @unchecked Sendable {
 
     /// Empties the fields for the next request of the connection, keeping the storage; only
     /// for an instance nothing else references.
-    func removeAll() {
+    package func removeAll() {
         // Spans are plain integers: nothing to deinitialize.
         byteCount = 0
         spanCount = 0
@@ -122,27 +121,27 @@ final class ReceivedHeaderFields: @unchecked Sendable {
     }
 
     /// Calls `body` with the value bytes of the first field whose name matches `name` by
-    /// `HTTPHeaders.namesMatch` (the field `HTTPHeaders`' subscript finds); nil when none has it.
+    /// ``ASCIICaseInsensitive`` (the field `HTTPHeaders`' subscript finds); nil when none has it.
     ///
     /// Reads the received bytes without making the fields into Strings: a route that needs one
     /// field (a POST's `Content-Type`) skipped ≈ 2.8k instructions of materializing them all.
     /// Safe from any thread holding a reference: the bytes are not written after the request
     /// is handed out (see the type's lifetimes).
-    func withFirstValue<Result>(
+    package func withFirstValue<Result>(
         named name: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result? {
         let all = UnsafeRawBufferPointer(start: bytes, count: byteCount)
         for span in UnsafeBufferPointer(start: spans, count: spanCount) where span.nameCount == name.count {
             // Every span was appended with bytes of its own counts at its offsets, inside `all`.
             let candidate = UnsafeRawBufferPointer(rebasing: all[span.nameStart..<(span.nameStart + span.nameCount)])
-            guard HTTPHeaders.namesMatch(candidate, name) else { continue }
+            guard ASCIICaseInsensitive.equal(candidate, name) else { continue }
             return body(UnsafeRawBufferPointer(rebasing: all[span.valueStart..<(span.valueStart + span.valueCount)]))
         }
         return nil
     }
 
     /// The fields as Strings, made on the first call and kept.
-    var headers: HTTPHeaders {
+    package var headers: HTTPHeaders {
         materialized.withLock { made in
             if !made.isMade {
                 made.headers.reserveCapacity(spanCount)
@@ -160,7 +159,7 @@ final class ReceivedHeaderFields: @unchecked Sendable {
             // Every span was appended with bytes of its own counts at its offsets, inside `all`.
             let name = UnsafeRawBufferPointer(rebasing: all[span.nameStart..<(span.nameStart + span.nameCount)])
             let value = UnsafeRawBufferPointer(rebasing: all[span.valueStart..<(span.valueStart + span.valueCount)])
-            headers.add(name: InternedTokens.fieldName(name), value: String(decoding: value, as: UTF8.self))
+            headers.add(name: HTTPFieldName(InternedTokens.fieldName(name)), value: String(decoding: value, as: UTF8.self))
         }
     }
 }

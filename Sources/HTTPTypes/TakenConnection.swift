@@ -23,7 +23,7 @@ public final class TakenConnection: Sendable {
     private let transform: @Sendable (HTTPResponse) -> HTTPResponse
     private let ended = Atomic<Bool>(false)
 
-    init(
+    package init(
         socket: Int32, remoteAddress: String, transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse = { $0 },
         release: @escaping @Sendable (HTTPResponse?) -> Void
     ) {
@@ -35,7 +35,7 @@ public final class TakenConnection: Sendable {
 
     /// This connection with `next` applied to the answer given to ``respond(_:)``
     /// (``HTTPResponderResult/map(_:)``); ending it ends this one.
-    func mapping(_ next: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> TakenConnection {
+    package func mapping(_ next: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> TakenConnection {
         TakenConnection(socket: socket, remoteAddress: remoteAddress, transform: next) { [self] response in
             if let response { respond(response) } else { close() }
         }

@@ -4,7 +4,7 @@
 
 /// The request-line tokens almost every request uses, as shared constants: a request with
 /// a known method or version gets the literal instead of a String built from MHD's bytes.
-enum InternedTokens {
+package enum InternedTokens {
     /// The registered methods a policy daemon sees; anything else is copied as sent.
     private static let methods = Token.table(["GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE"])
     private static let versions = Token.table(["HTTP/1.1", "HTTP/1.0"])
@@ -26,21 +26,21 @@ enum InternedTokens {
     }
 
     /// The method MHD parsed (NUL-terminated in its read buffer), interned when known.
-    static func method(_ text: UnsafePointer<CChar>) -> String { interned(text, among: methods) }
+    package static func method(_ text: UnsafePointer<CChar>) -> String { interned(text, among: methods) }
 
     /// The protocol version MHD parsed, interned when known.
-    static func version(_ text: UnsafePointer<CChar>) -> String { interned(text, among: versions) }
+    package static func version(_ text: UnsafePointer<CChar>) -> String { interned(text, among: versions) }
 
     /// A header field name MHD reported (already checked to be a token), interned when it is
     /// one of the common names spelled the usual way: `String(decoding:)` validates and
     /// builds a String per name (≈ 170 instructions), a length check and `memcmp` is ≈ 30.
-    static func fieldName(_ bytes: UnsafeRawBufferPointer) -> String { interned(bytes, among: fieldNames) }
+    package static func fieldName(_ bytes: UnsafeRawBufferPointer) -> String { interned(bytes, among: fieldNames) }
 
     /// The interned literal when `bytes` spell one of the common field names exactly, else nil.
-    static func knownFieldName(_ bytes: UnsafeRawBufferPointer) -> String? { known(bytes, among: fieldNames) }
+    package static func knownFieldName(_ bytes: UnsafeRawBufferPointer) -> String? { known(bytes, among: fieldNames) }
 
     /// The common field names handed out as literals (for the tests: each must be a token).
-    static var knownFieldNames: [String] { fieldNames.map(\.text) }
+    package static var knownFieldNames: [String] { fieldNames.map(\.text) }
 
     private static func interned(_ text: UnsafePointer<CChar>, among known: [Token]) -> String {
         interned(UnsafeRawBufferPointer(start: text, count: strlen(text)), among: known)

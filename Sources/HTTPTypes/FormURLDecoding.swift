@@ -6,7 +6,7 @@ public enum FormURLDecoding {
     /// Splits `text` on `&`, then each part on its first `=`; '+' becomes a space and
     /// percent escapes are decoded. Empty parts are skipped; invalid escapes stay literal
     /// and invalid UTF-8 becomes U+FFFD, so hostile input never fails.
-    static func pairs(_ text: Substring) -> [(name: String, value: String)] {
+    package static func pairs(_ text: Substring) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []
         var parts = RawPairs(text.utf8)
         while let part = parts.next() {
@@ -17,7 +17,7 @@ public enum FormURLDecoding {
 
     /// The decoded value of the first pair whose decoded name is `name`, or nil; the same
     /// answer as searching ``pairs(_:)``, without decoding the other pairs.
-    static func firstValue(named name: String, in text: Substring) -> String? {
+    package static func firstValue(named name: String, in text: Substring) -> String? {
         var parts = RawPairs(text.utf8)
         while let part = parts.next() {
             if nameMatches(part.name, name) { return decode(part.value) }
@@ -36,7 +36,7 @@ public enum FormURLDecoding {
     }
 
     /// Percent-decodes one component, treating '+' as a space.
-    static func decode(_ component: some Collection<UInt8>) -> String {
+    package static func decode(_ component: some Collection<UInt8>) -> String {
         // Most names and values have no escapes: one copy, no intermediate array.
         guard needsDecoding(component) else { return String(decoding: component, as: UTF8.self) }
         // Decoding only shrinks the text, so the input's length is enough room; the

@@ -2,9 +2,9 @@
     import Glibc
 #endif
 
-/// One complete HTTP request as received, handed to an ``HTTPResponder``.
+/// One complete HTTP request as received, handed to an ``HTTPResponder`` by any transport.
 ///
-/// Everything is copied out of libmicrohttpd's buffers, so a request may outlive its
+/// Everything is copied out of the transport's buffers, so a request may outlive its
 /// connection (for example in an asynchronous responder).
 public struct HTTPRequest: Sendable {
     /// The method token exactly as sent ("GET", "POST", …).
@@ -36,14 +36,14 @@ public struct HTTPRequest: Sendable {
     /// a String the way reading ``headers`` does; a value that is not UTF-8 is handed over as
     /// sent, where ``headers`` would have replaced it with U+FFFD.
     public func withFirstHeaderValue<Result>(
-        named name: String, _ body: (UnsafeRawBufferPointer) -> Result
+        named name: HTTPFieldName, _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result? {
         switch headerStorage {
         case .fields(let fields):
             guard var value = fields[name] else { return nil }
             return value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         case .received(let received):
-            var name = name
+            var name = name.rawName
             return name.withUTF8 { received.withFirstValue(named: UnsafeRawBufferPointer($0), body) }
         }
     }
@@ -94,8 +94,8 @@ public struct HTTPRequest: Sendable {
             remoteAddress: remoteAddress, httpVersion: httpVersion)
     }
 
-    /// A request as the server received it: the fields stay bytes until read.
-    init(
+    /// A request as a server received it: the fields stay bytes until read.
+    package init(
         method: String, rawTargetBytes: [UInt8], receivedHeaders: ReceivedHeaderFields, body: [UInt8],
         remoteAddress: String, httpVersion: String
     ) {
