@@ -48,30 +48,19 @@ public struct BundleStamp: Sendable, Equatable {
 
     /// Unix seconds as an RFC 3339 UTC time (`2026-12-05T00:00:00Z`), for people.
     ///
-    /// Plain arithmetic (the proleptic Gregorian calendar, days to civil date as in Howard
-    /// Hinnant's `civil_from_days`), not Foundation's formatter: the WebAssembly build compiles
+    /// Plain arithmetic (``CivilDate``), not Foundation's formatter: the WebAssembly build compiles
     /// this file and has no Foundation (issue 43). `BundleStampTimeTests` holds it to
     /// `ISO8601DateFormatter`.
     public static func iso8601(unixSeconds: BundleNumber) -> String {
         let secondsPerDay: BundleNumber = 86_400
         let days = unixSeconds >= 0 ? unixSeconds / secondsPerDay : (unixSeconds + 1) / secondsPerDay - 1
         let secondOfDay = unixSeconds - days * secondsPerDay
-        // Days since 0000-03-01, in 400-year eras of 146,097 days (March first, so that the
-        // leap day is the last day of a year).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func padded(_ value: BundleNumber, _ width: Int) -> String {
+        let date = CivilDate(daysSinceEpoch: Int64(days))
+        func padded<Number: BinaryInteger>(_ value: Number, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.utf8.count)) + digits
         }
-        return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2) + "T" + padded(secondOfDay / 3600, 2) + ":"
-            + padded(secondOfDay / 60 % 60, 2) + ":" + padded(secondOfDay % 60, 2) + "Z"
+        return padded(date.year, 4) + "-" + padded(date.month, 2) + "-" + padded(date.day, 2) + "T"
+            + padded(secondOfDay / 3600, 2) + ":" + padded(secondOfDay / 60 % 60, 2) + ":" + padded(secondOfDay % 60, 2) + "Z"
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import NavigationPolicy
 
 #if canImport(Glibc)
     import Glibc
@@ -113,21 +114,10 @@ struct UTCTime: Sendable, Equatable {
         8081828384858687888990919293949596979899
         """
 
-    /// Year, month (1–12) and day (1–31) of a day count from 1970-01-01 (≥ 0).
-    ///
-    /// Counts from 0000-03-01 so that the leap day ends the year: a 400-year era has 146,097
-    /// days, a year of the era starts at `365 × y + y/4 − y/100`, and months from March have
-    /// the lengths `(153 × m + 2) / 5` reproduces.
+    /// Year, month (1–12) and day (1–31) of a day count from 1970-01-01 (≥ 0): the core's
+    /// ``CivilDate``, the one conversion every printed time goes through.
     static func civilDate(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468  // days from 0000-03-01 to 1970-01-01
-        let era = shifted / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
+        let date = CivilDate(daysSinceEpoch: Int64(days))
+        return (Int(date.year), Int(date.month), Int(date.day))
     }
 }
