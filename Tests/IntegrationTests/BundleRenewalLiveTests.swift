@@ -179,21 +179,29 @@ struct BundleRenewalLiveTests {
         #expect(await client.refresh() == .notModified(revision: setup.revision))
     }
 
+    /// One refresh of `setup`'s client against an origin that answers every request with an
+    /// injected 304 naming `etag` and a day's `max-age`; the reason, when the outcome is
+    /// `unavailable` (an issue recorded otherwise).
+    static func refreshAgainstInjectedNotModified(_ setup: Setup, etag: String) async throws -> (RefreshOutcome, String?) {
+        let origin = try BundleOrigin(
+            body: setup.held.url.path, signature: setup.held.signature, etag: etag,
+            extraArguments: ["--not-modified-after", "0", "--cache-control", "max-age=86400"])
+        let outcome = await (try setup.client(origin.baseURL)).refresh()
+        guard case .unavailable(let reason) = outcome else {
+            Issue.record("expected unavailable, got \(outcome)")
+            return (outcome, nil)
+        }
+        return (outcome, reason)
+    }
+
     /// Finding F2 of the outside attack: a renewal sends no `If-None-Match`, so a 304 to it
     /// answers nothing the client asked; it is stale or injected and must not count as success
     /// nor hand the client its `max-age` (which would put the renewal off by a day).
     @Test("a 304 to a renewal, which sent no If-None-Match, is unavailable, not a success")
     func aNotModifiedToAnUnconditionalRenewalIsUnavailable() async throws {
         let setup = try Self.setUp()
-        let origin = try BundleOrigin(
-            body: setup.held.url.path, signature: setup.held.signature, etag: "\"\(setup.revision)\"",
-            extraArguments: ["--not-modified-after", "0", "--cache-control", "max-age=86400"])
-        let client = try setup.client(origin.baseURL)
-        let outcome = await client.refresh()
-        guard case .unavailable(let reason) = outcome else {
-            Issue.record("expected unavailable, got \(outcome)")
-            return
-        }
+        let (outcome, reason) = try await Self.refreshAgainstInjectedNotModified(setup, etag: "\"\(setup.revision)\"")
+        guard let reason else { return }
         #expect(reason.contains("without If-None-Match"), "\(reason)")
         #expect(!outcome.isSuccess)
         #expect(try Self.cachedStamp(setup) == nil)
@@ -208,15 +216,8 @@ struct BundleRenewalLiveTests {
         let fresh = try Self.build(aged.configPath, issuedAt: Self.now(), signingKey: aged.key.path)
         let setup = Setup(key: aged.key, configPath: aged.configPath, revision: aged.revision, held: fresh)
         let other = "\"sha256:" + String(repeating: "0", count: 64) + "\""
-        let origin = try BundleOrigin(
-            body: fresh.url.path, signature: fresh.signature, etag: other,
-            extraArguments: ["--not-modified-after", "0", "--cache-control", "max-age=86400"])
-        let client = try setup.client(origin.baseURL)
-        let outcome = await client.refresh()
-        guard case .unavailable(let reason) = outcome else {
-            Issue.record("expected unavailable, got \(outcome)")
-            return
-        }
+        let (_, reason) = try await Self.refreshAgainstInjectedNotModified(setup, etag: other)
+        guard let reason else { return }
         #expect(reason.contains("not the held revision"), "\(reason)")
     }
 }
