@@ -16,11 +16,20 @@ scratch=.build/fuzz
 
 # The toolchain keeps only the last -sanitize= of a compile job: --sanitize=fuzzer turns on the
 # fuzzer link and main, -Xswiftc -sanitize=fuzzer,address instruments for both.
+# The build's own status decides: a binary left by an earlier build must not hide a target that no
+# longer compiles (stop 48's CI caught FuzzRequestHead that way after local runs had passed).
+mkdir -p "$scratch"
 for target in "${targets[@]}"; do
+    build_log="$scratch/$target.build.log"
+    build_status=0
     NAVPOLICYD_FUZZ=1 swift build -c debug --scratch-path "$scratch" --product "$target" \
-        --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 |
-        grep -v "warning: Cannot export local symbol" || true
-    [[ -x "$scratch/debug/$target" ]] || { echo "fuzz: $target did not build" >&2; exit 1; }
+        --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >"$build_log" 2>&1 ||
+        build_status=$?
+    grep -v "warning: Cannot export local symbol" "$build_log" || true
+    if [[ $build_status -ne 0 || ! -x "$scratch/debug/$target" ]]; then
+        echo "fuzz: $target did not build (exit $build_status)" >&2
+        exit 1
+    fi
 done
 
 mkdir -p "$scratch/artifacts"

@@ -1,4 +1,5 @@
 import HTTPServer
+import HTTPTypes
 
 /// The request-head checks libmicrohttpd does not make: the field-syntax checks, the walk
 /// over the head MHD parsed in place (``HeaderSectionLayout``), and the framing and Host
@@ -55,7 +56,7 @@ public func fuzzRequestHead(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
             violation = .invalidValue
             break
         }
-        headers.add(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        headers.add(name: HTTPFieldName(String(decoding: name, as: UTF8.self)), value: String(decoding: value, as: UTF8.self))
         headerBytes += name.count + value.count + 4
     }
     let validation = RequestHeadValidation(maxTargetBytes: 8192, maxHeaderBytes: 16384)
