@@ -44,25 +44,6 @@ public struct MatchPath: Sendable, Equatable {
         }
     }
 
-    /// The match form of a configured path that is already what both the URL parser and the
-    /// normalization would make of it, or nil (then parse it as a URL path).
-    ///
-    /// Such a path (printable ASCII, no `\\`, `%` or byte of the path percent-encode set, so the
-    /// parser copies it as it is; no `;`, empty or dot segment, so ``isOwnForm(_:isOpaque:)``
-    /// holds) is its own match form. Config compiles read 100,000 paths; building and parsing a
-    /// URL for each cost ~2k instructions. `RequestMatcher` falls back to the parser for the rest.
-    package init?(plainPath path: String) {
-        var path = path
-        let isPlain = path.withUTF8 { bytes in
-            bytes.allSatisfy { byte in
-                byte >= 0x21 && byte <= 0x7E && byte != UInt8(ascii: "\\") && byte != UInt8(ascii: "%")
-                    && !PercentEncodeSet.path.contains(byte)
-            } && Self.isOwnForm(bytes, isOpaque: false)
-        }
-        guard isPlain else { return nil }
-        self.init(textForm: Substring(path))
-    }
-
     @usableFromInline init(textForm: Substring) {
         self.textForm = textForm
         self.foldedForm = asciiLowercased(textForm)

@@ -64,47 +64,6 @@ struct ConfigShortcutTests {
         #expect(HostPattern.plainDomain("a.1") == nil)
     }
 
-    static let pathNearMisses = [
-        "/", "/route12", "/section3", "/a/b/c", "/a/b/", "/a//b", "//a", "/a/./b", "/a/../b", "/.", "/..", "/...",
-        "/a.", "/.a", "/a/.", "/a/..", "/a;b", "/a%41", "/a%2F", "/%", "/a b", "/a\"b", "/a<b", "/a>b", "/a`b",
-        "/a{b}", "/a^b", "/a|b", "/a\\b", "/é", "/A/B", "/~user", "/a:b@c", "/a,b=c&d", "/a'b", "/a\u{7F}",
-        "/a\tb", "/a\nb", "/a\u{0}",
-    ]
-
-    /// The config path through the URL parser, or nil when it fails.
-    static func parsed(_ path: String) -> MatchPath? {
-        try? RequestMatcher.parsedConfigPath(path).get()
-    }
-
-    @Test("config paths: the plain-path shortcut answers as the URL parser does", arguments: pathNearMisses)
-    func configPathAgrees(path: String) {
-        guard let plain = MatchPath(plainPath: path) else { return }
-        #expect(plain == Self.parsed(path))
-    }
-
-    @Test("config paths: random inputs over the bytes that matter")
-    func configPathRandom() {
-        let alphabet: [String] = ["/", "/", "a", "B", "0", ".", ".", ";", "%", "2", "e", "-", "~", " ", "\\", "é", "{"]
-        var generator = ChainIndexEquivalenceTests.SeededGenerator(state: 0xFA57)
-        var shortcutAnswers = 0
-        for _ in 0..<20_000 {
-            let length = Int(generator.next() % 8)
-            let path = "/" + (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }.joined()
-            guard let plain = MatchPath(plainPath: path) else { continue }
-            shortcutAnswers += 1
-            #expect(plain == Self.parsed(path), "\(path.debugDescription)")
-        }
-        #expect(shortcutAnswers > 1_000)
-    }
-
-    @Test("config paths: the generated configs' shapes take the shortcut")
-    func pathShortcutTaken() {
-        #expect(MatchPath(plainPath: "/route12")?.text == "/route12")
-        #expect(MatchPath(plainPath: "/Section3")?.folded == "/section3")
-        #expect(MatchPath(plainPath: "/a/") == nil)
-        #expect(MatchPath(plainPath: "/a/./b") == nil)
-    }
-
     @Test("errors in list entries name the entry, at every position and in every list")
     func entryPointers() throws {
         let text = """
