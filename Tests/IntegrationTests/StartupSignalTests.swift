@@ -3,9 +3,10 @@ import TestScratchSupport
 import Testing
 
 /// A stop signal sent the moment the daemon says it is listening is always acted on: the
-/// signal sources are registered before the start, so the signal cannot fall between
-/// `signal(SIG_IGN)` and a source's registration (where the kernel drops it and the daemon
-/// would run on; this hung an AddressSanitizer CI run once).
+/// signals are blocked in the daemon's threads and libdispatch's handlers are installed before
+/// the start, so the signal cannot fall between `signal(SIG_IGN)` and a source's registration
+/// on libdispatch's manager thread (where the kernel drops it and the daemon would run on; this
+/// hung an AddressSanitizer CI run once, and a loaded run of ListenerLifecycleTests later).
 @Suite("signals right after start")
 struct StartupSignalTests {
     @Test("SIGTERM or SIGINT right after the listening line drains and exits 0, every time")

@@ -29,7 +29,14 @@ final class DaemonSignals: Sendable {
         let queue = DispatchQueue(label: "navpolicyd.signals")
         let startup = startup
         var sources: [SignalSource] = []
-        for signalNumber in [SIGHUP, SIGTERM, SIGINT, SIGUSR1] {
+        // Blocked in this (main) thread from here on, and so in every thread it starts later
+        // (the listeners' threads): a signal sent before libdispatch has taken it over stays
+        // pending for the source's signalfd instead of meeting `SIG_IGN` in a thread that
+        // does not block it, where the kernel drops it (a CI run under load 35 lost a SIGTERM
+        // that way: the daemon listened, ignored the stop and served on).
+        var handled = Self.handledSet()
+        pthread_sigmask(SIG_BLOCK, &handled, nil)
+        for signalNumber in Self.handled {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler {
@@ -48,6 +55,42 @@ final class DaemonSignals: Sendable {
             sources.append(SignalSource(source: source))
         }
         self.sources = sources
+        Self.waitForDispatchHandlers()
+    }
+
+    /// The signals `serve` handles.
+    private static let handled = [SIGHUP, SIGTERM, SIGINT, SIGUSR1]
+
+    private static func handledSet() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signalNumber in handled { sigaddset(&set, signalNumber) }
+        return set
+    }
+
+    /// Whether `action` is `SIG_IGN` (C function pointers are compared by address).
+    private static func isIgnored(_ action: sigaction) -> Bool {
+        guard let handler = action.__sigaction_handler.sa_handler else { return false }
+        return unsafeBitCast(handler, to: UInt.self) == unsafeBitCast(SIG_IGN, to: UInt.self)
+    }
+
+    /// Waits until libdispatch has installed its handler for every handled signal.
+    ///
+    /// `resume()` registers a signal source later, on libdispatch's manager thread, which then
+    /// replaces `SIG_IGN` with a handler that hands the signal to the source's signalfd. Until
+    /// then a signal delivered to a thread that does not block it is dropped; once this
+    /// returns, the daemon may say it is listening. Bounded: were a libdispatch to register
+    /// without a handler, the start would go on after a second as before.
+    private static func waitForDispatchHandlers() {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(1))
+        for signalNumber in handled {
+            var current = sigaction()
+            while ContinuousClock.now < deadline {
+                sigaction(signalNumber, nil, &current)
+                if !Self.isIgnored(current) { break }
+                usleep(1_000)
+            }
+        }
     }
 
     /// The signals `serve` handles, unblocked in the calling (main) thread before the config
@@ -59,9 +102,7 @@ final class DaemonSignals: Sendable {
     /// then discarded it: the daemon went on to serve after being told to stop. Threads the
     /// daemon starts later inherit this mask (libdispatch's workers block what they must).
     static func unblockInheritedMask() {
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for signalNumber in [SIGHUP, SIGTERM, SIGINT, SIGUSR1] { sigaddset(&handled, signalNumber) }
+        var handled = handledSet()
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
     }
 
