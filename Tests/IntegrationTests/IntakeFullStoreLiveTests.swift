@@ -24,6 +24,7 @@ struct IntakeFullStoreLiveTests {
         var stored = 0
         var refused = 0
         var index = 0
+        var firstRefusal: ContinuousClock.Instant?
         // Fill the store, then keep sending: 200 requests answered 503 after it is full.
         while refused < 200, index < 2000 {
             let body = #"{"url":"https://flood.example/\#(index)","title":"\#(title)"}"#
@@ -34,6 +35,7 @@ struct IntakeFullStoreLiveTests {
                 stored += 1
             } else {
                 #expect(response.status == 503, "\(response.body)")
+                firstRefusal = firstRefusal ?? .now
                 refused += 1
             }
         }
@@ -46,14 +48,19 @@ struct IntakeFullStoreLiveTests {
         )
 
         let lines = daemon.logLines.filter { $0.contains(#""event":"intake.storage_failed""#) }
-        // The first failure at once; the test runs well within one 10 s interval.
-        #expect((1...2).contains(lines.count), "\(lines.count) intake.storage_failed lines for \(refused) failures")
+        // The first failure at once, then at most one line per 10 s interval: the refusals take
+        // about a second on a quiet machine, but a loaded CI machine may stretch them over more.
+        let refusalSeconds = firstRefusal.map { (ContinuousClock.now - $0).components.seconds } ?? 0
+        let intervals = Int(refusalSeconds / 10) + 1
+        #expect(
+            (1...(intervals + 1)).contains(lines.count),
+            "\(lines.count) intake.storage_failed lines for \(refused) failures over \(refusalSeconds) s")
         let metrics = try Curl.request(daemon.baseURL + "/metrics").body
         let suppressed = metrics.split(separator: "\n").first {
             $0.hasPrefix(#"navpolicyd_log_lines_suppressed_total{event="intake.storage_failed"}"#)
         }
         let count = suppressed.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) } ?? 0
-        #expect(count >= refused - 2, "\(suppressed ?? "no suppressed-lines counter")")
+        #expect(count >= refused - lines.count, "\(suppressed ?? "no suppressed-lines counter")")
         #expect(metrics.contains(#"navpolicyd_intake_requests_total{result="storage-unavailable"} "#))
     }
 }
