@@ -121,6 +121,17 @@ struct AuthzEndpointTests {
                 "X-Forwarded-Host"
             ),
             ([("X-Original-URI", "/"), ("X-Forwarded-Host", "a.example"), ("X-Forwarded-Proto", "ftp")], "X-Forwarded-Proto"),
+            // nginx forwards `GET /#/../logout` as it came, while the URL parser ends the path
+            // at `#` and would decide `/` (attack round 7, F6).
+            (
+                [("X-Original-URI", "/#/../logout"), ("X-Forwarded-Host", "a.example"), ("X-Forwarded-Proto", "https")],
+                "X-Original-URI"
+            ),
+            (
+                [("X-Original-URI", "/a\tb"), ("X-Forwarded-Host", "a.example"), ("X-Forwarded-Proto", "https")],
+                "X-Original-URI"
+            ),
+            ([("X-Original-URL", "https://a.example/ok#/../logout")], "X-Original-URL"),
         ] as [([(String, String)], String)])
     func invalidTargets(headers: [(String, String)], field: String) async throws {
         let harness = try ServiceHarness()

@@ -74,6 +74,10 @@ struct AuthzTarget: Equatable {
                         "send either X-Original-URL or X-Forwarded-Proto + X-Forwarded-Host + X-Original-URI, "
                             + "not both (\(other) is present too)", field: "X-Original-URL"))
             }
+            guard !ForwardedTargetSyntax.isReinterpreted(url) else {
+                throw ServiceProblem(
+                    .invalidRequest("X-Original-URL \(ForwardedTargetSyntax.refusal)", field: "X-Original-URL"))
+            }
             return AuthzTarget(url: url, method: method, hostField: "X-Original-URL")
         }
         guard let uri = headers[.xOriginalURI] else {
@@ -85,6 +89,10 @@ struct AuthzTarget: Equatable {
         }
         guard uri.hasPrefix("/") else {
             throw ServiceProblem(.invalidRequest("X-Original-URI must start with \"/\"", field: "X-Original-URI"))
+        }
+        guard !ForwardedTargetSyntax.isReinterpreted(uri) else {
+            throw ServiceProblem(
+                .invalidRequest("X-Original-URI \(ForwardedTargetSyntax.refusal)", field: "X-Original-URI"))
         }
         guard let host = headers[.xForwardedHost], !host.isEmpty else {
             throw ServiceProblem(

@@ -54,12 +54,8 @@ struct ExtAuthzCheck: Sendable {
                     "the original path must be origin-form, starting with \"/\" (an asterisk or absolute-form target "
                         + "names no page to decide)", field: "path"))
         }
-        // The URL parser drops tabs and newlines and ends the path at "#": a path carrying
-        // them is not what the upstream will see, so it is refused rather than reinterpreted.
-        guard !request.path.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
-            throw ServiceProblem(
-                .invalidRequest(
-                    "the original path must not contain spaces, control characters or \"#\"", field: "path"))
+        guard !ForwardedTargetSyntax.isReinterpreted(request.path) else {
+            throw ServiceProblem(.invalidRequest("the original path \(ForwardedTargetSyntax.refusal)", field: "path"))
         }
         return scheme + "://" + request.host + request.path
     }
