@@ -48,7 +48,7 @@ let package = Package(
         // extAuthz): their settings and validation rules, pure, so a core-only build (WebAssembly,
         // an app) refuses exactly the configs the daemon refuses (DaemonConfigSections).
         .target(
-            name: "PolicySections", dependencies: ["NavigationPolicy", "JSONSupport", "ConnectionSharing"],
+            name: "PolicySections", dependencies: ["NavigationPolicy", "URLStandard", "JSONSupport", "ConnectionSharing"],
             swiftSettings: strictSettings),
 
         // The HTTP model every transport serves: the request, the response (typed status, one body

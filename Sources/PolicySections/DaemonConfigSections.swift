@@ -34,7 +34,7 @@ public enum DaemonConfigSections {
     public static let all = [server, intake, decisionLog, proxy, extAuthz]
 
     /// The checks over the whole document, run after the sections' own.
-    public static let documentValidators: [PolicyCompiler.SectionValidator] = [checkProxyListenerClash]
+    public static let documentValidators: [PolicyCompiler.SectionValidator] = [checkListenerClashes]
 
     /// A compiler that accepts and checks every section and the checks across them: the
     /// daemon's, without the daemon.
@@ -44,23 +44,47 @@ public enum DaemonConfigSections {
         return compiler
     }
 
-    /// `proxy.listen` must not take the port of `server.listen` or `server.adminListen`:
-    /// the second bind would fail at start, after the config was accepted.
-    public static func checkProxyListenerClash(_ root: ConfigObject, diagnostics: inout ConfigDiagnostics) {
-        guard let proxyText = root.object["proxy"]?.objectValue?["listen"]?.stringValue,
-            let proxy = validAddress(proxyText)
-        else { return }
-        let server = root.object["server"]?.objectValue
-        let listeners = [
-            ("server.listen", server?["listen"]?.stringValue ?? ServerSettings().listen),
-            ("server.adminListen", server?["adminListen"]?.stringValue),
-        ]
-        for case (let name, let text?) in listeners {
-            guard let address = validAddress(text), let clash = ListenAddress.clash(proxy, address) else {
-                continue
+    /// A config member that holds a listen address, and the address the daemon binds when the
+    /// member is absent (nil: no listener then).
+    public struct ListenMember: Sendable {
+        /// The section (`server`).
+        public let section: String
+        /// The member in it (`adminListen`).
+        public let member: String
+        /// The address bound when the member is absent, or nil.
+        public let fallback: String?
+
+        /// `section.member`, as messages name it.
+        public var name: String { section + "." + member }
+    }
+
+    /// Every listen address a config can set. The daemon's listener kinds read their addresses
+    /// from these members (`ListenerKind.configured`; a PolicyServiceTests check holds each
+    /// kind to its entry), so `validate` sees the clashes `serve` would refuse.
+    public static let listenMembers = [
+        ListenMember(section: "server", member: "listen", fallback: ServerSettings().listen),
+        ListenMember(section: "server", member: "adminListen", fallback: nil),
+        ListenMember(section: "proxy", member: "listen", fallback: nil),
+        ListenMember(section: "extAuthz", member: "listen", fallback: nil),
+        ListenMember(section: "extAuthz", member: "grpcListen", fallback: nil),
+    ]
+
+    /// No two listen addresses of the document may bind the same port (or a wildcard over
+    /// it): the second bind would fail at start, after the config was accepted. The check
+    /// `serve` runs over the resolved listeners (flags applied) is the same `ListenAddress.clash`.
+    public static func checkListenerClashes(_ root: ConfigObject, diagnostics: inout ConfigDiagnostics) {
+        var seen: [(member: ListenMember, text: String, address: ListenAddress)] = []
+        for member in listenMembers {
+            let configured = root.object[member.section]?.objectValue?[member.member]?.stringValue
+            guard let text = configured ?? member.fallback, let address = validAddress(text) else { continue }
+            for earlier in seen {
+                guard let clash = ListenAddress.clash(address, earlier.address) else { continue }
+                diagnostics.report(
+                    root.pointer.appending(member.section).appending(member.member),
+                    "\"\(text)\" \(clash) \(earlier.member.name) \"\(earlier.text)\"")
+                break
             }
-            diagnostics.report(
-                root.pointer.appending("proxy").appending("listen"), "\"\(proxyText)\" \(clash) \(name) \"\(text)\"")
+            seen.append((member, text, address))
         }
     }
 }

@@ -1,3 +1,5 @@
+import URLStandard
+
 /// A `HOST:PORT` listen address: IPv4, `[IPv6]`, or `localhost`.
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
@@ -27,11 +29,14 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         guard let port = UInt16(portText) else { return .failure(ListenAddressError("the port must be a number 0-65535")) }
         guard !host.isEmpty else { return .failure(ListenAddressError("missing host (use 127.0.0.1 or 0.0.0.0)")) }
         let hostText = host == "localhost" ? "127.0.0.1" : String(host)
-        guard
-            isIPv4(hostText)
-                || (hostText.contains(where: { $0 == ":" }) && hostText.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." })
+        if isIPv4(hostText) { return .success(ListenAddress(host: hostText, port: port)) }
+        // One spelling per IPv6 address (RFC 5952, as the URL Standard serializes it), so
+        // `[0:0::1]` and `[::1]` are seen as one address when clashes are checked.
+        guard hostText.contains(where: { $0 == ":" }), hostText.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }),
+            let record = try? URLRecord.parse("http://[" + hostText + "]/"),
+            case .ipv6 = record.host
         else { return .failure(ListenAddressError("the host must be an IP address or localhost")) }
-        return .success(ListenAddress(host: hostText, port: port))
+        return .success(ListenAddress(host: String(record.hostname.dropFirst().dropLast()), port: port))
     }
 
     /// How two listeners would collide, or nil when both can bind: the same port (not 0,
@@ -47,8 +52,14 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// Dotted decimal as `inet_pton` reads it: four parts 0-255, no leading zero (`127.000.0.1`
+    /// is refused at bind time, so it is refused here, before the config is accepted).
     private static func isIPv4(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && UInt8(part) != nil }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.utf8.count <= 3 && part.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+                    && UInt8(part) != nil && (part.utf8.count == 1 || !part.hasPrefix("0"))
+            }
     }
 }

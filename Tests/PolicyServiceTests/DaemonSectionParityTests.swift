@@ -165,6 +165,12 @@ struct DaemonSectionParityTests {
                 "\"server\":{\"threads\":-1},\"intake\":{\"pool\":0},\"decisionLog\":{\"maxBytes\":1},"
                     + "\"proxy\":{\"decide\":1},\"extAuthz\":{\"pathPrefix\":1}"),
             document("\"proxy\":{\"upstream\":\"http://127.0.0.1:3000\"}"),
+            // Clashes between any two listen members (attack round 7, F5: `validate` passed
+            // these and `serve` refused to start).
+            document("\"extAuthz\":{\"grpcListen\":\"127.0.0.1:8080\"}"),
+            document("\"extAuthz\":{\"listen\":\"127.0.0.1:9001\",\"grpcListen\":\"0.0.0.0:9001\"}"),
+            document("\"extAuthz\":{\"listen\":\"[::1]:9002\"},\"proxy\":{\"listen\":\"[0:0::1]:9002\"}"),
+            document("\"server\":{\"adminListen\":\"127.000.0.1:9003\"}"),
         ]
         return documents
     }
@@ -192,6 +198,24 @@ struct DaemonSectionParityTests {
         }
         // The corpus must exercise both verdicts, or it would prove nothing.
         #expect(accepted >= 50 && refused >= 300, "accepted \(accepted), refused \(refused)")
+    }
+
+    @Test("every listener kind that reads its address from the config reads a member the clash check knows")
+    func listenMembersMatchTheKinds() throws {
+        var readByKinds: [String] = []
+        for kind in ListenerKind.all {
+            var readers: [String] = []
+            for member in DaemonConfigSections.listenMembers {
+                let config = "{\"handlers\":[],\(member.section.quoted):{\(member.member.quoted):\"127.0.0.1:4321\"}}"
+                let snapshot = try PolicySnapshot.build(from: Array(config.utf8)).get()
+                if kind.configured(snapshot) == "127.0.0.1:4321" { readers.append(member.name) }
+            }
+            // One member per kind (or none: an address from a flag or systemd only).
+            #expect(readers.count <= 1, "\(kind.role): \(readers)")
+            readByKinds += readers
+        }
+        // And no member that no kind binds: the clash check would refuse what serve allows.
+        #expect(readByKinds.sorted() == DaemonConfigSections.listenMembers.map(\.name).sorted())
     }
 
     @Test("the corpus names every documented field, and both compilers the same sections in the same order")
