@@ -29,7 +29,7 @@ struct RoutingTests {
     }
 
     @Test(
-        "a method a route lacks is 405 with Allow in registration order",
+        "a method a route lacks is 405 with Allow in declaration order",
         arguments: [
             ("DELETE", "/v1/decide", "GET, HEAD, POST"), ("GET", "/v1/policy/reload", "POST"),
             ("POST", "/v1/policy", "GET, HEAD"), ("POST", "/healthz", "GET, HEAD"), ("PUT", "/readyz", "GET, HEAD"),
