@@ -45,8 +45,8 @@ struct DocsDriftTests {
     func serveHelpListsEveryRoute() throws {
         let help = try BinaryRunner.run(["serve", "--help"])
         #expect(help.status == 0)
-        for route in PolicyAPI.Route.allCases {
-            #expect(help.stdout.contains("\n  \(route.rawValue) "), "serve --help lacks \(route.rawValue)")
+        for route in RouteDeclaration.all {
+            #expect(help.stdout.contains("\n  \(route.path) "), "serve --help lacks \(route.path)")
         }
         for path in try Self.documentedPaths() {
             #expect(help.stdout.contains("  \(path) "), "serve --help lacks documented \(path)")

@@ -75,12 +75,20 @@ struct OpenAPIContractTests {
         }
     }
 
+    @Test("documented paths and methods are exactly the declared routes")
+    func declaredRoutes() throws {
+        let document = try OpenAPIDocument.load()
+        let documented = Dictionary(uniqueKeysWithValues: document.operations.map { ($0.path, Set($0.methods)) })
+        let declared = Dictionary(uniqueKeysWithValues: RouteDeclaration.all.map { ($0.path, Set($0.methods)) })
+        #expect(documented == declared)
+    }
+
     @Test("documented paths and methods are exactly the server's routes and Allow headers")
     func routesAndMethods() throws {
         let document = try OpenAPIDocument.load()
         let daemon = try DaemonProcess()
         let documented = Dictionary(uniqueKeysWithValues: document.operations.map { ($0.path, Set($0.methods)) })
-        #expect(Set(documented.keys) == Set(PolicyAPI.Route.allCases.map(\.rawValue)))
+        #expect(Set(documented.keys) == Set(RouteDeclaration.all.map(\.path)))
         for (path, methods) in documented {
             // An unsupported method gets 405 with Allow (and so also proves the path is not a 404).
             let probe = try Curl.request(daemon.baseURL + path, ["-X", "PATCH"])

@@ -78,7 +78,7 @@ struct DecisionRecorderTests {
         #expect(text.contains(#"navpolicyd_http_request_duration_seconds_sum{endpoint="/v1/decide"} 7.75\#n"#))
         #expect(text.contains(#"navpolicyd_http_request_duration_seconds_count{endpoint="/custom"} 1\#n"#))
         // Every route template has an atomic series, and no two share one.
-        for route in PolicyAPI.Route.allCases { #expect(Metrics.endpointIndex(route.rawValue) != nil) }
+        for route in RouteDeclaration.all { #expect(Metrics.endpointIndex(route.path) != nil) }
         #expect(Set(Metrics.endpointLabels).count == Metrics.endpointLabels.count)
     }
 }

@@ -6,10 +6,10 @@ import Testing
 /// What the route table answers before any handler runs.
 @Suite("route table")
 struct RoutingTests {
-    @Test("the table registers every documented endpoint, in the order the 404 lists them")
+    @Test("the table registers every declared endpoint, in the order the 404 lists them")
     func tableMatchesTheCatalogue() throws {
         let harness = try ServiceHarness()
-        #expect(harness.api.routes.routes.map(\.template) == PolicyAPI.Route.allCases.map(\.rawValue))
+        #expect(harness.api.routes.routes.map(\.template) == RouteDeclaration.all.map(\.path))
     }
 
     @Test("an unknown path is 404 not-found, listing the endpoints, counted as endpoint \"other\"")
@@ -23,13 +23,13 @@ struct RoutingTests {
             #expect(response.headers["Cache-Control"] == "no-store")
             #expect(
                 response.object["detail"]?.stringValue?.hasSuffix(
-                    PolicyAPI.Route.allCases.map(\.rawValue).joined(separator: ", ")) == true)
+                    RouteDeclaration.all.map(\.path).joined(separator: ", ")) == true)
         }
         #expect(await harness.metricsText().contains(#"navpolicyd_http_requests_total{endpoint="other",code="404"} 5"#))
     }
 
     @Test(
-        "a method a route lacks is 405 with Allow in registration order",
+        "a method a route lacks is 405 with Allow in declaration order",
         arguments: [
             ("DELETE", "/v1/decide", "GET, HEAD, POST"), ("GET", "/v1/policy/reload", "POST"),
             ("POST", "/v1/policy", "GET, HEAD"), ("POST", "/healthz", "GET, HEAD"), ("PUT", "/readyz", "GET, HEAD"),
@@ -61,16 +61,18 @@ struct RoutingTests {
         #expect(harness.api.routes.match("/v1/intake/") == nil)
     }
 
-    @Test("a group check runs before the handler, once per request")
-    func groupCheck() async throws {
-        var table = RouteTable()
-        table.group(checking: { request, _ throws(ServiceProblem) in
-            guard request.headers["X-Pass"] != nil else { throw ServiceProblem(.noPolicy) }
-        }) { group in
-            group.on("GET", path: "/guarded") { _ throws(ServiceProblem) in .now(.empty()) }
-        }
-        table.group { group in
-            group.on("GET", path: "/open") { _ throws(ServiceProblem) in .now(.empty(status: 200)) }
+    @Test("the check of a route's declared access runs before the handler, once per request")
+    func accessCheck() async throws {
+        let guardedRoute = RouteDeclaration("/guarded", ["GET"], on: .api, access: .admin, summary: "")
+        let openRoute = RouteDeclaration("/open", ["GET"], on: .api, access: .open, summary: "")
+        var handlers = RouteHandlers()
+        handlers.on("GET", route: guardedRoute) { _ throws(ServiceProblem) in .now(.empty()) }
+        handlers.on("GET", route: openRoute) { _ throws(ServiceProblem) in .now(.empty(status: 200)) }
+        let table = RouteTable([guardedRoute, openRoute], handlers: handlers) { access -> RouteCheck? in
+            guard access == .admin else { return nil }
+            return { request, _ throws(ServiceProblem) in
+                guard request.headers["X-Pass"] != nil else { throw ServiceProblem(.noPolicy) }
+            }
         }
         let guarded = try #require(table.match("/guarded")?.route.handler(for: "GET"))
         #expect(throws: ServiceProblem.self) {

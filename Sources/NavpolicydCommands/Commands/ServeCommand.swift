@@ -31,12 +31,12 @@ package struct ServeCommand: ParsableCommand {
         CommandDeclaration(
             name: "serve",
             summary: "Run the HTTP daemon (decisions, policy, health and metrics endpoints)",
-            // The route list comes from the route catalogue, so a new endpoint shows up here by itself.
+            // The route list comes from the route declarations, so a new endpoint shows up here by itself.
             discussion: """
                 Listens on 127.0.0.1:8080 unless --listen or the config's server.listen says otherwise,
                 and serves these routes (with --admin-listen, /v1/policy, its reload and diff, /metrics
                 and the status routes move to the admin listener; docs/api.md has the table):
-                \(PolicyAPI.Route.helpList)
+                \(RouteDeclaration.helpList)
                 """,
             notes: """
                 Reloads the policy on SIGHUP, when the config file changes, and on POST /v1/policy/reload;

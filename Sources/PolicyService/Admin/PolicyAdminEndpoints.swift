@@ -23,32 +23,43 @@ struct PolicyAdminEndpoints: Sendable {
     let intakeHealth: @Sendable () throws(ServiceProblem) -> IntakeStoreHealth
     let problems = ProblemRenderer()
 
-    /// `/v1/policy`: registered in the group of the decision endpoints (it reveals the whole
-    /// chain, more than the decision oracle), so it needs the token exactly when they do.
-    func registerPolicy(in group: inout RouteGroup) {
-        group.on("GET", "HEAD", path: PolicyAPI.Route.policy.rawValue) { _ throws(ServiceProblem) in
+    /// Binds the handlers of the policy views, administration and probes; each route's
+    /// declaration (``RouteDeclaration/policy`` …) says which token guards it.
+    func register(in handlers: inout RouteHandlers) {
+        registerPolicy(in: &handlers)
+        registerReload(in: &handlers)
+        registerDiff(in: &handlers)
+        registerAnalyze(in: &handlers)
+        registerHealthProbes(in: &handlers)
+        registerMetrics(in: &handlers)
+    }
+
+    /// `/v1/policy`: guarded like the decision endpoints (it reveals the whole chain, more
+    /// than the decision oracle), so it needs the token exactly when they do.
+    private func registerPolicy(in handlers: inout RouteHandlers) {
+        handlers.on("GET", "HEAD", route: .policy) { _ throws(ServiceProblem) in
             .now(.json(.object(policyDescription())))
         }
     }
 
-    /// `/v1/policy/reload`: registered in the admin-token group.
-    func registerReload(in group: inout RouteGroup) {
-        group.on("POST", path: PolicyAPI.Route.reload.rawValue) { _ throws(ServiceProblem) in reloadLater() }
+    /// `/v1/policy/reload`: behind the admin token.
+    private func registerReload(in handlers: inout RouteHandlers) {
+        handlers.on("POST", route: .reload) { _ throws(ServiceProblem) in reloadLater() }
     }
 
-    /// `/v1/policy/diff`: registered in the admin-token group, like reload.
-    func registerDiff(in group: inout RouteGroup) {
-        group.on("POST", path: PolicyAPI.Route.policyDiff.rawValue) { request throws(ServiceProblem) in
+    /// `/v1/policy/diff`: behind the admin token, like reload.
+    private func registerDiff(in handlers: inout RouteHandlers) {
+        handlers.on("POST", route: .policyDiff) { request throws(ServiceProblem) in
             try DecideEndpoints.requireJSON(request.http)
             guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
             return diffLater(body: request.http.body, live: snapshot.policy)
         }
     }
 
-    /// `/v1/policy/analyze`: registered in the admin-token group, like diff. One run at a time
+    /// `/v1/policy/analyze`: behind the admin token, like diff. One run at a time
     /// (``AnalysisSlot``), and a run stops when its client leaves or the daemon shuts down.
-    func registerAnalyze(in group: inout RouteGroup) {
-        group.on("POST", path: PolicyAPI.Route.policyAnalyze.rawValue) { request throws(ServiceProblem) in
+    private func registerAnalyze(in handlers: inout RouteHandlers) {
+        handlers.on("POST", route: .policyAnalyze) { request throws(ServiceProblem) in
             try DecideEndpoints.requireJSON(request.http)
             let body = request.http.body
             let problems = self.problems
@@ -87,9 +98,9 @@ struct PolicyAdminEndpoints: Sendable {
         }
     }
 
-    /// `/metrics`: registered like `/v1/policy`, since its labels name the chain's handlers.
-    func registerMetrics(in group: inout RouteGroup) {
-        group.on("GET", "HEAD", path: PolicyAPI.Route.metrics.rawValue) { _ throws(ServiceProblem) in
+    /// `/metrics`: guarded like `/v1/policy`, since its labels name the chain's handlers.
+    private func registerMetrics(in handlers: inout RouteHandlers) {
+        handlers.on("GET", "HEAD", route: .metrics) { _ throws(ServiceProblem) in
             .now(metricsResponse())
         }
     }
@@ -103,16 +114,15 @@ struct PolicyAdminEndpoints: Sendable {
             headers: HTTPHeaders([(.contentType, "application/json"), (.cacheControl, "no-store")]),
             body: JSONValue.object(["status": .string("ok")]).serializedBytes))
 
-    /// The probes alone (`/healthz`, `/readyz`, `/readyz/intake`): what the API listener keeps
-    /// beside an admin listener.
-    func registerHealthProbes(in group: inout RouteGroup) {
-        group.on("GET", "HEAD", path: PolicyAPI.Route.healthz.rawValue) { _ throws(ServiceProblem) in
+    /// The probes (`/healthz`, `/readyz`, `/readyz/intake`): open, and served on both listeners.
+    private func registerHealthProbes(in handlers: inout RouteHandlers) {
+        handlers.on("GET", "HEAD", route: .healthz) { _ throws(ServiceProblem) in
             .now(Self.healthy.response)
         }
-        group.on("GET", "HEAD", path: PolicyAPI.Route.readyz.rawValue) { _ throws(ServiceProblem) in
+        handlers.on("GET", "HEAD", route: .readyz) { _ throws(ServiceProblem) in
             .now(try readiness())
         }
-        group.on("GET", "HEAD", path: PolicyAPI.Route.readyzIntake.rawValue) { _ throws(ServiceProblem) in
+        handlers.on("GET", "HEAD", route: .readyzIntake) { _ throws(ServiceProblem) in
             // The store's check waits on the database (up to the busy timeout when PostgreSQL
             // stalls): off the worker thread, which also serves /healthz and /v1/decide.
             .deferred { [self] respond, _ in

@@ -12,8 +12,8 @@ struct BundleEndpoints: Sendable {
     /// The response field that carries the detached signature.
     static let signatureField = HTTPFieldName(BundleFormat.signatureField)
 
-    func register(in group: inout RouteGroup) {
-        group.on("GET", "HEAD", path: PolicyAPI.Route.bundle.rawValue) { request throws(ServiceProblem) in
+    func register(in handlers: inout RouteHandlers) {
+        handlers.on("GET", "HEAD", route: .bundle) { request throws(ServiceProblem) in
             guard let snapshot = store.snapshotForBundle() else { throw ServiceProblem(.noPolicy) }
             return .now(Self.response(for: request.http, snapshot: snapshot))
         }

@@ -18,11 +18,11 @@ struct DecideEndpoints: Sendable {
         + "percent-encode the url value (& as %26, ? as %3F, # as %23), "
         + "e.g. curl -G --data-urlencode 'url=https://a.example/?x=1&y=2' http://HOST:PORT/v1/decide"
 
-    func register(in group: inout RouteGroup) {
-        group.on("GET", "HEAD", path: PolicyAPI.Route.decide.rawValue) { request throws(ServiceProblem) in
+    func register(in handlers: inout RouteHandlers) {
+        handlers.on("GET", "HEAD", route: .decide) { request throws(ServiceProblem) in
             .now(try decideGET(request.http))
         }
-        group.on("POST", path: PolicyAPI.Route.decide.rawValue) { request throws(ServiceProblem) in
+        handlers.on("POST", route: .decide) { request throws(ServiceProblem) in
             .now(try decidePOST(request.http))
         }
     }

@@ -7,8 +7,8 @@ struct AuthzEndpoints: Sendable {
     let decisions: DecisionPoint
     let problems = ProblemRenderer()
 
-    func register(in group: inout RouteGroup) {
-        group.on("GET", "HEAD", path: PolicyAPI.Route.authz.rawValue) { request throws(ServiceProblem) in
+    func register(in handlers: inout RouteHandlers) {
+        handlers.on("GET", "HEAD", route: .authz) { request throws(ServiceProblem) in
             .now(try authorize(request.http))
         }
     }

@@ -62,20 +62,20 @@ struct IntakeEndpoints: Sendable {
         case seeOther
     }
 
-    func register(in group: inout RouteGroup) {
-        group.on("GET", path: PolicyAPI.Route.intake.rawValue) { request throws(ServiceProblem) in
+    func register(in handlers: inout RouteHandlers) {
+        handlers.on("GET", route: .intake) { request throws(ServiceProblem) in
             try list(request.http)
         }
-        group.on("POST", path: PolicyAPI.Route.intake.rawValue) { request throws(ServiceProblem) in
+        handlers.on("POST", route: .intake) { request throws(ServiceProblem) in
             try submit(request.http, reply: .created)
         }
-        group.on("POST", path: PolicyAPI.Route.intakeShareTarget.rawValue) { request throws(ServiceProblem) in
+        handlers.on("POST", route: .intakeShareTarget) { request throws(ServiceProblem) in
             try submit(request.http, reply: .seeOther)
         }
-        group.on("GET", path: PolicyAPI.Route.intakeItem.rawValue) { request throws(ServiceProblem) in
+        handlers.on("GET", route: .intakeItem) { request throws(ServiceProblem) in
             try show(request.http, id: request.parameter("id"))
         }
-        group.on("DELETE", path: PolicyAPI.Route.intakeItem.rawValue) { request throws(ServiceProblem) in
+        handlers.on("DELETE", route: .intakeItem) { request throws(ServiceProblem) in
             try delete(id: request.parameter("id"))
         }
     }

@@ -116,10 +116,11 @@ public final class Metrics: Sendable {
         let decisionDurations = DecisionDurations()
     }
 
-    /// The endpoint labels counted with atomics, in index order: every route template, then
+    /// The endpoint labels counted with atomics, in index order: every declared route's
+    /// template (so a counter exists before any route table does), then
     /// `other` (no route matched), `rejected` (refused before routing) and `ext_authz` (every
     /// answer of the ext_authz HTTP service, which has no routes).
-    static let endpointLabels = PolicyAPI.Route.allCases.map(\.rawValue) + ["other", "rejected", "ext_authz"]
+    static let endpointLabels = RouteDeclaration.allPaths + ["other", "rejected", "ext_authz"]
 
     /// The index of `label` in ``endpointLabels``.
     static func endpointIndex(_ label: String) -> Int? { endpointLabels.firstIndex(of: label) }

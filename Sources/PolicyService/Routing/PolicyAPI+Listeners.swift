@@ -1,5 +1,3 @@
-import ShareIntake
-
 /// The listeners that serve ``PolicyAPI``: the API listener, and the admin listener when
 /// `server.adminListen` (or `--admin-listen`) asks for one.
 extension ListenerKind {
@@ -39,17 +37,10 @@ extension ListenerKind {
 }
 
 extension PolicyDaemon {
-    /// Paths whose bodies may exceed the server-wide 64 KiB: the intake POST endpoints
-    /// (multipart forms may hold 256 KiB; the other intake formats are held to 64 KiB by the
-    /// payload parser) and the admin-only policy diff. `/v1/decide` keeps 64 KiB.
-    static let bodyLimitsByPath = [
-        PolicyAPI.Route.intake.rawValue: IntakeLimits().multipartBytes,
-        PolicyAPI.Route.intakeShareTarget.rawValue: IntakeLimits().multipartBytes,
-        // A candidate config plus the requests to replay; admin-only.
-        PolicyAPI.Route.policyDiff.rawValue: 8 << 20,
-        // One or two configs to analyze; admin-only, and the search itself is bounded.
-        PolicyAPI.Route.policyAnalyze.rawValue: 8 << 20,
-    ]
+    /// Paths whose bodies may exceed the server-wide 64 KiB, as their routes declare: the
+    /// intake POST endpoints and the admin-only policy diff and analysis. `/v1/decide` keeps 64 KiB.
+    static let bodyLimitsByPath = Dictionary(
+        uniqueKeysWithValues: RouteDeclaration.all.compactMap { route in route.bodyLimit.map { (route.path, $0) } })
 
     /// Admin traffic is a few probes and scrapes: one worker thread and connection limits of
     /// its own, so neither a flood on the API port nor one here starves the other.

@@ -3,8 +3,9 @@ import JSONSupport
 import NavigationPolicy
 import Synchronization
 
-/// The daemon's HTTP API: a route table built once from each area's registrations
-/// (decisions, policy administration, share intake, nginx authorization), plus what every
+/// The daemon's HTTP API: a route table built once from the declared routes
+/// (``RouteDeclaration/all``) and the handlers each area binds to them (decisions, policy
+/// administration, share intake, nginx authorization, bundle, status), plus what every
 /// answer shares: 404/405 from the table, problems rendered once, `Cache-Control` and the
 /// request metrics written in one place.
 ///
@@ -13,35 +14,6 @@ import Synchronization
 /// for a disk commit) and reloads answer later, with the connection suspended.
 /// docs/architecture.md follows one request through it.
 public final class PolicyAPI: HTTPResponder {
-    /// Every endpoint's path template, in the order the 404 detail lists them; the raw
-    /// value is also the endpoint's metrics label. The route table registers exactly these.
-    public enum Route: String, CaseIterable, Sendable {
-        case decide = "/v1/decide"
-        case policy = "/v1/policy"
-        case reload = "/v1/policy/reload"
-        case policyDiff = "/v1/policy/diff"
-        /// Reachability, equivalence and queries over posted configs (issue 32).
-        case policyAnalyze = "/v1/policy/analyze"
-        case healthz = "/healthz"
-        case readyz = "/readyz"
-        /// Intake readiness: the policy and the intake store (`/readyz` needs only the policy).
-        case readyzIntake = "/readyz/intake"
-        case metrics = "/metrics"
-        case intake = "/v1/intake"
-        case intakeShareTarget = "/v1/intake/share-target"
-        /// `/v1/intake/{id}`: the id is the last segment.
-        case intakeItem = "/v1/intake/{id}"
-        case authz = "/v1/authz"
-        /// The policy bundle apps decide with (docs/bundles.md).
-        case bundle = "/v1/policy/bundle"
-        /// The status report as JSON (what the status page polls).
-        case status = "/v1/status"
-        /// The HTML status page, for browsers (`Accept: text/html`).
-        case statusPage = "/"
-        /// The status page under a name that says what it is.
-        case statusPageAlias = "/status"
-    }
-
     /// Which endpoints one listener serves.
     public enum Surface: Sendable {
         /// Everything: the only listener when `server.adminListen` is not set.
@@ -62,7 +34,8 @@ public final class PolicyAPI: HTTPResponder {
     let metrics: Metrics
     let draining: DrainingFlag
 
-    /// Assembles the table: each area registers its routes, behind the check its group needs.
+    /// Assembles the table: each area binds its handlers, each behind the check its route's
+    /// declared access needs.
     /// ``ServiceFactory/api(_:)`` is the one caller, for the daemon and the tests alike.
     init(
         store: PolicyStore, metrics: Metrics, recorder: DecisionRecorder, adminToken: AdminToken?,
@@ -87,40 +60,23 @@ public final class PolicyAPI: HTTPResponder {
             analysisSlot: analysisSlot, decisionLogPath: decisionLogPath,
             intakeHealth: { () throws(ServiceProblem) in try intake.readiness() })
 
-        let servesAPI = surface != .admin
-        let servesAdmin = surface != .api
-        var table = RouteTable()
-        if servesAPI {
-            table.group(checking: decisionCheck) { DecideEndpoints(store: store, recorder: recorder).register(in: &$0) }
-        }
-        if servesAdmin {
-            table.group(checking: decisionCheck) { policyAdmin.registerPolicy(in: &$0) }
-            table.group(checking: adminCheck) {
-                policyAdmin.registerReload(in: &$0)
-                policyAdmin.registerDiff(in: &$0)
-                policyAdmin.registerAnalyze(in: &$0)
+        var handlers = RouteHandlers()
+        DecideEndpoints(store: store, recorder: recorder).register(in: &handlers)
+        policyAdmin.register(in: &handlers)
+        intake.register(in: &handlers)
+        AuthzEndpoints(decisions: points).register(in: &handlers)
+        BundleEndpoints(store: store).register(in: &handlers)
+        StatusEndpoints(store: store, metrics: metrics, sources: status, intake: intake).register(in: &handlers)
+        // Each route's declared access picks its check; the surface picks the routes.
+        routes = RouteTable(serving: surface, handlers: handlers) { access -> RouteCheck? in
+            switch access {
+            case .open: nil
+            case .decisions: decisionCheck
+            case .admin: adminCheck
+            case .intake: intake.check
             }
-            table.group { policyAdmin.registerHealthProbes(in: &$0) }
-            table.group(checking: decisionCheck) { policyAdmin.registerMetrics(in: &$0) }
-        } else {
-            table.group { policyAdmin.registerHealthProbes(in: &$0) }
-        }
-        if servesAPI {
-            table.group(checking: intake.check) { intake.register(in: &$0) }
-            table.group(checking: decisionCheck) { AuthzEndpoints(decisions: points).register(in: &$0) }
-            // The bundle is the whole chain, more than the decision oracle reveals: it needs the
-            // token exactly when decisions do (open by default, as apps must fetch it to decide).
-            table.group(checking: decisionCheck) { BundleEndpoints(store: store).register(in: &$0) }
-        }
-        if servesAdmin {
-            // The status page shows the whole chain and the intake database path: admin data.
-            let statusEndpoints = StatusEndpoints(
-                store: store, metrics: metrics, sources: status, intake: intake,
-                endpoints: { Route.allCases.map(\.rawValue) })
-            table.group(checking: adminCheck) { statusEndpoints.register(in: &$0) }
         }
 
-        self.routes = table
         self.metrics = metrics
         self.draining = draining
     }

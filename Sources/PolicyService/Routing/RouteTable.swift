@@ -22,20 +22,22 @@ typealias RouteHandler = @Sendable (RoutedRequest) throws(ServiceProblem) -> HTT
 /// request and the template it matched.
 typealias RouteCheck = @Sendable (HTTPRequest, _ route: String) throws(ServiceProblem) -> Void
 
-/// Path template → method → handler, built once when the API is assembled.
+/// Path template → method → handler, built once when the API is assembled from the routes
+/// ``RouteDeclaration/all`` declares and the handlers the areas bind to them.
 ///
 /// Everything the API answers before a handler runs comes from here: 404 for a path no
-/// template matches, 405 with `Allow` (methods in registration order) for a method a
-/// route lacks, and the metrics label (the template). So a method can never be allowed
-/// without a handler, nor routed to the wrong one.
+/// template matches, 405 with `Allow` (the declared methods, in declaration order) for a
+/// method a route lacks, and the metrics label (the template). A method is allowed only when
+/// it is both declared and bound, so `Allow` never names a method without a handler; any
+/// difference between the two is in ``mismatches`` (empty, as `RouteDeclarationTests` holds).
 struct RouteTable: Sendable {
     /// One path template and its handlers.
     struct Route: Sendable {
-        /// The template as registered (`/v1/intake/{id}`); also the metrics label.
+        /// The declared template (`/v1/intake/{id}`); also the metrics label.
         let template: String
         /// The template's `/`-separated segments; `{name}` segments match any non-empty segment.
         fileprivate let segments: [Substring]
-        /// The allowed methods in registration order (what `Allow` lists).
+        /// The allowed methods in declaration order (what `Allow` lists).
         private(set) var methods: [String] = []
         /// `handlers[i]` answers `methods[i]`: a route has a handful of methods, and comparing
         /// small method Strings is cheaper than hashing one per request.
@@ -59,12 +61,8 @@ struct RouteTable: Sendable {
         fileprivate var hasParameters: Bool { segments.contains { $0.hasPrefix("{") } }
 
         fileprivate mutating func add(_ method: String, _ handler: @escaping RouteHandler) {
-            if let index = methods.firstIndex(of: method), index < handlers.count {
-                handlers[index] = Handler(call: handler)
-            } else {
-                methods.append(method)
-                handlers.append(Handler(call: handler))
-            }
+            methods.append(method)
+            handlers.append(Handler(call: handler))
         }
 
         /// The handler for `method`, nil when the route does not allow it (405).
@@ -74,7 +72,7 @@ struct RouteTable: Sendable {
         }
     }
 
-    /// Routes in registration order (the order the 404 detail lists them).
+    /// Routes in declaration order (the order the 404 detail lists them).
     private(set) var routes: [Route] = []
 
     /// The template of the route at `index` (from ``match(_:)-(HTTPRequest)``), else `fallback`.
@@ -97,37 +95,50 @@ struct RouteTable: Sendable {
     /// with the few templates of its length in place, without a path String or a hash.
     private var literalsByLength: [[(bytes: [UInt8], index: Int)]] = []
 
-    /// Registers the routes `register` adds, each behind `check` when one is given: the
-    /// check is chained to the handler here, once, not repeated inside every handler.
-    mutating func group(checking check: RouteCheck? = nil, _ register: (inout RouteGroup) -> Void) {
-        var group = RouteGroup()
-        register(&group)
-        for (method, template, handler) in group.added {
-            let guarded: RouteHandler
-            if let check {
-                guarded = { request throws(ServiceProblem) in
-                    try check(request.http, template)
-                    return try handler(request)
+    /// Where the declared routes and the bound handlers disagree: a declared method without
+    /// a handler, a handler for a method or path no declaration has. Empty in a correct build.
+    private(set) var mismatches: [String] = []
+
+    /// The table of the routes of `declarations` served on `surface` (in their order), each
+    /// method answered by the handler `handlers` binds to it, behind the check `check` gives
+    /// for the route's access: chained to the handler here, once, not repeated inside every
+    /// handler. Handlers bound to the other listener's routes are left out.
+    init(
+        _ declarations: [RouteDeclaration] = RouteDeclaration.all, serving surface: PolicyAPI.Surface = .all,
+        handlers: RouteHandlers, check: (RouteDeclaration.Access) -> RouteCheck? = { _ in nil }
+    ) {
+        for declaration in declarations where declaration.isServed(on: surface) {
+            var route = Route(template: declaration.path)
+            let guardedBy = check(declaration.access)
+            for method in declaration.methods {
+                guard let handler = handlers.handler(declaration.path, method) else {
+                    mismatches.append("\(method) \(declaration.path) is declared but has no handler")
+                    continue
                 }
-            } else {
-                guarded = handler
+                route.add(method, Self.guarded(handler, by: guardedBy, template: declaration.path))
             }
-            add(method, template, guarded)
+            add(route)
+        }
+        for (method, path, _) in handlers.added
+        where !declarations.contains(where: { $0.path == path && $0.methods.contains(method) }) {
+            mismatches.append("\(method) \(path) has a handler but no declaration")
         }
     }
 
-    private mutating func add(_ method: String, _ template: String, _ handler: @escaping RouteHandler) {
-        if let index = routes.firstIndex(where: { $0.template == template }) {
-            routes[index].add(method, handler)
-            return
+    private static func guarded(_ handler: @escaping RouteHandler, by check: RouteCheck?, template: String) -> RouteHandler {
+        guard let check else { return handler }
+        return { request throws(ServiceProblem) in
+            try check(request.http, template)
+            return try handler(request)
         }
-        var route = Route(template: template)
-        route.add(method, handler)
+    }
+
+    private mutating func add(_ route: Route) {
         if !route.hasParameters {
-            literalIndex[template] = routes.count
-            let length = template.utf8.count
+            literalIndex[route.template] = routes.count
+            let length = route.template.utf8.count
             while literalsByLength.count <= length { literalsByLength.append([]) }
-            literalsByLength[length].append((Array(template.utf8), routes.count))
+            literalsByLength[length].append((Array(route.template.utf8), routes.count))
         }
         routes.append(route)
     }
@@ -187,13 +198,18 @@ struct RouteTable: Sendable {
     }
 }
 
-/// The routes of one area that share a check (Hummingbird's `RouterGroup` with its
-/// middleware): collected here, guarded and added to the table by ``RouteTable/group(checking:_:)``.
-struct RouteGroup {
-    fileprivate var added: [(method: String, template: String, handler: RouteHandler)] = []
+/// The handlers the areas bind to declared routes (each area's `register(in:)`), before
+/// ``RouteTable/init(_:serving:handlers:check:)`` pairs them with the declarations.
+struct RouteHandlers {
+    fileprivate var added: [(method: String, path: String, handler: RouteHandler)] = []
 
-    /// Routes `methods` on `template` to `handler`.
-    mutating func on(_ methods: String..., path template: String, _ handler: @escaping RouteHandler) {
-        for method in methods { added.append((method, template, handler)) }
+    /// Answers `methods` of `route` with `handler`.
+    mutating func on(_ methods: String..., route: RouteDeclaration, _ handler: @escaping RouteHandler) {
+        for method in methods { added.append((method, route.path, handler)) }
+    }
+
+    /// The handler bound last to `method` on `path`.
+    fileprivate func handler(_ path: String, _ method: String) -> RouteHandler? {
+        added.last { $0.path == path && $0.method == method }?.handler
     }
 }
