@@ -107,7 +107,9 @@ struct ConfigLoader {
         case .invalid(let path, let configError):
             let count = configError.issues.count
             output.err("\(prefix)\(subject(path)) is invalid (\(count) error\(count == 1 ? "" : "s"))\(hint):")
-            for issue in configError.issues { output.err("  \(issue)") }
+            // A config's keys and values are echoed in its issues: a hostile file must not reach the
+            // terminal with escape sequences (attack round 7, F8).
+            for issue in configError.issues { output.err("  " + TerminalText.escaped("\(issue)")) }
         }
     }
 
@@ -124,7 +126,9 @@ struct ConfigLoader {
             output.err(
                 "navpolicyd: config \(path) is invalid (\(configError.issues.count) error\(configError.issues.count == 1 ? "" : "s")):"
             )
-            for issue in configError.issues { output.err("  \(issue)") }
+            // A config's keys and values are echoed in its issues: a hostile file must not reach the
+            // terminal with escape sequences (attack round 7, F8).
+            for issue in configError.issues { output.err("  " + TerminalText.escaped("\(issue)")) }
         }
     }
 }

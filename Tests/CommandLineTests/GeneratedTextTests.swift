@@ -141,6 +141,17 @@ struct GeneratedTextTests {
         #expect(check.out.contains("\u{1B}[31mcancel\u{1B}[0m"))
     }
 
+    @Test("a config's own bytes in validate's errors reach the terminal escaped (no escape sequences, no NUL)")
+    func configIssuesEscaped() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("escape-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try #"{"handlers": [], "\u001b[31mred\u0007": {"x": "\u0000"}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = run(["validate", "--config", path])
+        #expect(result.status != 0)
+        #expect(result.err.contains(#"\u{1B}[31mred\u{7}"#), "\(result.err.debugDescription)")
+        #expect(!result.err.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(result.err.debugDescription)")
+    }
+
     @Test("bench shows progress only where progress is shown (a terminal), and keeps stdout clean either way")
     func progress() {
         for shows in [false, true] {
