@@ -2,7 +2,8 @@
 # Builds the policy engine as WebAssembly into dist/wasm/ (make wasm; issue 43, docs/integrations/web.md):
 #
 #   navpolicy.wasm        the core's engine layers (JSONSupport, URLStandard, PolicyPatterns,
-#                         NavigationPolicy) and the exports module (Sources/NavigationPolicyWasm),
+#                         NavigationPolicy), the daemon's config sections (ConnectionSharing,
+#                         PolicySections) and the exports module (Sources/NavigationPolicyWasm),
 #                         compiled with Embedded Swift for wasm32 from the same sources as the daemon
 #   navpolicy.mjs         the ES module that loads it (browsers, node, Electron, workers)
 #   navpolicy-engine.mjs  the same without top-level await (service workers)
@@ -74,7 +75,9 @@ compile() {
 
 sources() { find "Sources/$1" -name '*.swift' | sort; }
 
-for module in JSONSupport URLStandard PolicyPatterns NavigationPolicy; do
+# PolicySections (with ConnectionSharing, which it checks connection limits with) holds the
+# daemon's config sections and their validators: fromConfig refuses what `navpolicyd validate` refuses.
+for module in JSONSupport URLStandard PolicyPatterns NavigationPolicy ConnectionSharing PolicySections; do
   mapfile -t files < <(sources "$module")
   compile "$module" "${files[@]}"
 done
@@ -87,7 +90,7 @@ compile NavigationPolicyWasm "${files[@]}" "${client_files[@]/#/Sources/Navigati
   -Wall -Werror -c Sources/NavigationPolicyWasm/Shims/wasm-shims.c -o "$work/wasm-shims.o"
 
 "$toolchain/bin/wasm-ld" \
-  "$work"/{JSONSupport,URLStandard,PolicyPatterns,NavigationPolicy,NavigationPolicyWasm,wasm-shims}.o \
+  "$work"/{JSONSupport,URLStandard,PolicyPatterns,NavigationPolicy,ConnectionSharing,PolicySections,NavigationPolicyWasm,wasm-shims}.o \
   "$wasi/crt1-reactor.o" -L"$wasi" -lc "$unicode" "$builtins" \
   --no-entry --export=_initialize -z stack-size="$stack_bytes" --stack-first --gc-sections --strip-all \
   -o "$work/navpolicy.wasm"

@@ -4,7 +4,9 @@
 # `Mirror`, Foundation and the `_StringProcessing` string APIs cannot creep back into the core.
 #
 # The core's layers that an app and the WebAssembly build link (JSONSupport, URLStandard,
-# PolicyPatterns, NavigationPolicy; not PolicyAuthoring, which only helps write a policy) are
+# PolicyPatterns, NavigationPolicy, and the daemon's config sections in ConnectionSharing and
+# PolicySections, which the WebAssembly build validates configs with; not PolicyAuthoring, which
+# only helps write a policy) are
 # compiled one module at a time, lowest first, as Package.swift layers them, for
 # `-target wasm32-unknown-none-wasm -enable-experimental-feature Embedded -wmo`, to objects (no
 # link: the WebAssembly package's build links, with -Osize). Two flags differ from that build, on
@@ -23,7 +25,7 @@ out=.build/embedded
 start=$(date +%s)
 
 # Lowest first: each module imports only those before it (Package.swift's dependencies).
-layers=(JSONSupport URLStandard PolicyPatterns NavigationPolicy)
+layers=(JSONSupport URLStandard PolicyPatterns NavigationPolicy ConnectionSharing PolicySections)
 flags=(
   -target wasm32-unknown-none-wasm -enable-experimental-feature Embedded
   -wmo -Onone -enable-testing -parse-as-library

@@ -18,15 +18,18 @@ Tests/NavigationPolicyTests/Resources expects (Unicode 17.0: it treats CJK Exten
 The script refuses to run on other versions, and its output is deterministic (same input,
 same bytes). Only regeneration needs Python; the build and the tests do not.
 
-Each table is a little-endian [UInt32] array written as a base64 string literal and decoded
-once at first use: a string literal costs the Swift compiler nothing, unlike a large array
-literal of integers, which the type checker is slow on.
+Each table is a [UInt32] array written as a string literal and decoded once at first use
+(PackedTable.decode): a string literal costs the Swift compiler nothing, unlike a large array
+literal of integers, which the type checker is slow on. The literal is "~" and then, per word,
+its difference from the word before (modulo 2^32, zigzag-coded) as a base64 VLQ (source maps'
+variable-length quantity: 5 bits a character, the sixth says "more follows"). The tables are
+sorted or run-coded, so most differences take one or two characters: the WebAssembly build's
+data is a third of what base64 of the raw words took, and compresses to less than half
+(docs/performance.md, issue 43).
 """
 
-import base64
 from importlib import metadata
 import os
-import struct
 import sys
 
 import idna
@@ -178,9 +181,25 @@ def mark_table():
     return [start << 8 | value for start, value in runs]
 
 
+BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
 def encode(words):
-    data = b"".join(struct.pack("<I", w) for w in words)
-    return base64.b64encode(data).decode("ascii")
+    """"~", then each word's zigzag-coded difference from the one before as a base64 VLQ."""
+    out = ["~"]
+    previous = 0
+    for word in words:
+        assert 0 <= word <= 0xFFFFFFFF
+        difference = (word - previous) & 0xFFFFFFFF
+        previous = word
+        # Zigzag over 32 bits: 0, -1, 1, -2 … → 0, 1, 2, 3 …
+        zigzag = ((difference << 1) & 0xFFFFFFFF) ^ (0xFFFFFFFF if difference >> 31 else 0)
+        while True:
+            digit, zigzag = zigzag & 31, zigzag >> 5
+            out.append(BASE64[digit | 32] if zigzag else BASE64[digit])
+            if not zigzag:
+                break
+    return "".join(out)
 
 
 def swift_literal(name, doc, words):
@@ -219,7 +238,7 @@ def main():
     out.append(f"// Unicode {UNICODE_VERSION}: idna {idna.__version__} (uts46data {uts46data.__version__}, ")
     out.append(f"idnadata {idnadata.__version__}), unicodedata2 {metadata.version('unicodedata2')} (UCD {ud.unidata_version}).\n")
     out.append("// Regenerate: pip install idna==3.19 unicodedata2==17.0.1; python3 scripts/generate-idna-tables.py\n")
-    out.append("// Each table is a little-endian [UInt32] array in base64, decoded once by PackedTable.\n\n")
+    out.append("// Each table is a [UInt32] array as \"~\" and base64 VLQs of its words' differences, decoded once by PackedTable.\n\n")
     out.append("/// Unicode data for UTS #46 ToASCII, generated from one Unicode version.\n")
     out.append("enum IDNATables {\n")
     out.append("    /// The Unicode version every table below comes from.\n")

@@ -51,11 +51,18 @@ public enum JSONValue: Sendable, Equatable {
     ///
     /// Also nil beyond `Int`'s range, which is 32 bits in the WebAssembly build: `Int(value)`
     /// would trap there on a config's or a bundle's large number (issue 43).
-    public var integerValue: Int? {
+    public var integerValue: Int? { wholeNumberValue.flatMap { Int(exactly: $0) } }
+
+    /// The number as an exact integer of 64 bits on every platform, or nil when it is not a
+    /// number, has a fraction or is beyond ±2^53 (where a double stops being exact).
+    ///
+    /// What a reader uses that must tell "out of range" from "not a whole number" alike with a
+    /// 32-bit `Int` (the WebAssembly build) and a 64-bit one.
+    public var wholeNumberValue: Int64? {
         guard case .number(let value) = self, value.rounded() == value,
             value >= -9_007_199_254_740_992, value <= 9_007_199_254_740_992
         else { return nil }
-        return Int(exactly: value)
+        return Int64(exactly: value)
     }
 }
 

@@ -1,11 +1,14 @@
 import JSONSupport
 import NavigationPolicy
+import PolicySections
 
 /// The engine as the exports use it: the compiler a config goes through and the request reader.
 enum WasmEngine {
-    /// What a config is compiled with: the daemon's deciding compiler's choice of tables for
-    /// large lists, so a blocklist config decides from the same structures as in the daemon.
-    static let configCompiler = PolicyCompiler().storingLargeListsAsTables()
+    /// What a config is compiled with: the daemon's sections and their validators (so
+    /// `fromConfig` refuses exactly the configs `navpolicyd validate` refuses, a daemon section
+    /// included) and the daemon's deciding compiler's choice of tables for large lists, so a
+    /// blocklist config decides from the same structures as in the daemon.
+    static let configCompiler = DaemonConfigSections.compiler.storingLargeListsAsTables()
 
     /// A request body's limit, the HTTP API's (docs/api.md, "Limits").
     static let maximumRequestBytes = 65_536

@@ -1,3 +1,4 @@
+import JSONSupport
 public import NavigationPolicy
 
 /// `server.bundle`: how `GET /v1/policy/bundle` is cached and signed (docs/bundles.md).
@@ -16,7 +17,7 @@ public struct BundleSettings: Sendable, Equatable {
     /// The signed `policyVersion`, set by the operator (e.g. the release's Unix time) so every
     /// replica serves the same version for the same config; nil = the time the policy was
     /// loaded, in seconds, and never lower than the previous one of this daemon.
-    public var policyVersion: Int?
+    public var policyVersion: BundleNumber?
 
     public init() {}
 
@@ -25,9 +26,9 @@ public struct BundleSettings: Sendable, Equatable {
 
     /// Shortest and longest `lifetimeSeconds`: a minute (a bundle must outlive its own
     /// transfer) to a year (a shipped bundle in an app that is rarely updated).
-    public static let lifetimeRange: ClosedRange<Int> = 60...BundleFormat.longestLifetimeSeconds
+    public static let lifetimeRange: ClosedRange<Int> = 60...Int(BundleFormat.longestLifetimeSeconds)
     /// `policyVersion` values: positive and exact in a JSON number (2^53 − 1), as every client reads it.
-    public static let policyVersionRange: ClosedRange<Int> = 1...BundleFormat.largestExactInteger
+    public static let policyVersionRange: ClosedRange<BundleNumber> = 1...BundleFormat.largestExactInteger
 
     package static let keys = ["maxAgeSeconds", "signingKeyFile", "lifetimeSeconds", "keyId", "policyVersion"]
 

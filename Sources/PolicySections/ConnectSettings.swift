@@ -1,3 +1,4 @@
+import JSONSupport
 public import NavigationPolicy
 
 /// `proxy.connect`: how the forward proxy carries HTTPS (`CONNECT host:port`) — which ports,

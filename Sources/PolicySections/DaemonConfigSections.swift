@@ -1,3 +1,4 @@
+import JSONSupport
 public import NavigationPolicy
 
 /// Every top-level section the daemon accepts beside the chain, with its validator, and the

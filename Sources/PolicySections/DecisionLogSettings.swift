@@ -1,3 +1,4 @@
+import JSONSupport
 public import NavigationPolicy
 
 /// The `decisionLog` section of the config: how much disk the decision log may take, and
@@ -11,7 +12,7 @@ public struct DecisionLogSettings: Sendable, Equatable {
     /// counted in `navpolicyd_decision_log_dropped_total`. The count starts from the file's
     /// size when it is opened (start, and SIGUSR1 after a rotation), so the budget is per file:
     /// a rotation gives a fresh one.
-    public var maxBytes = DecisionLogSettings.defaultMaxBytes
+    public var maxBytes: ConfigInteger = DecisionLogSettings.defaultMaxBytes
 
     /// `redactQueryParameters`: names whose values the log replaces with
     /// the decision log's marker (`REDACTED`) (`"*"` = every value); empty = URLs are logged whole.
@@ -21,7 +22,7 @@ public struct DecisionLogSettings: Sendable, Equatable {
 
     /// 512 MiB: days of ordinary traffic (about 1.4 million decisions at ~380 bytes a line), and
     /// no more than the shipped logrotate's `maxsize` allows for one file.
-    public static let defaultMaxBytes = 512 << 20
+    public static let defaultMaxBytes: ConfigInteger = 512 << 20
     /// Longest decision-log line, newline excluded. An ordinary line is ~400 bytes; only URLs
     /// make one long (a `POST /v1/decide` may carry a 64 KiB URL, and its canonical form and a
     /// `{url}` location repeat it), so the daemon's recorder writes a longer line with its URLs
@@ -29,9 +30,9 @@ public struct DecisionLogSettings: Sendable, Equatable {
     /// more; computed and inlinable so the recorder's per-line check stays a constant.
     @inlinable public static var maximumLineBytes: Int { 16_384 }
     /// Smallest budget: room for one line at the longest a line can be.
-    public static let minimumMaxBytes = maximumLineBytes + 1
+    public static let minimumMaxBytes = ConfigInteger(maximumLineBytes) + 1
     /// Largest budget accepted: 1 TiB (a typo's extra digits are refused, not obeyed).
-    public static let maximumMaxBytes = 1 << 40
+    public static let maximumMaxBytes: ConfigInteger = 1 << 40
 
     package static let keys = ["maxBytes", "redactQueryParameters"]
 

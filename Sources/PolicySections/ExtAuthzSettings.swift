@@ -1,3 +1,4 @@
+import JSONSupport
 public import NavigationPolicy
 
 /// The `extAuthz` section of the config: Envoy external authorization (docs/envoy.md).

@@ -1,3 +1,4 @@
+import JSONSupport
 public import NavigationPolicy
 
 /// The `intake` section of the config: where shares are stored and which rules apply.
@@ -41,7 +42,7 @@ public struct IntakeSettings: Sendable, Equatable {
     /// The most bytes the database file may grow to; past it writes answer 503
     /// `storage-unavailable` as on a full disk, and `/readyz/intake` turns 503 until items are
     /// deleted. Nil: only the disk limits it. Bounds the disk a share flood can take.
-    public var maxDatabaseBytes: Int?
+    public var maxDatabaseBytes: ConfigInteger?
     /// The most intake requests (writes, reads, `/readyz/intake`) that may wait on the
     /// database at once; more are answered 503 `storage-unavailable` at once. Each waiting
     /// request holds a connection, so this keeps a stalled database from taking the
@@ -74,7 +75,9 @@ public struct IntakeSettings: Sendable, Equatable {
             settings.busyTimeoutMilliseconds = timeout
         }
         // 64 KiB holds the schema and a few items; 1 TiB is beyond what one SQLite file should serve here.
-        if let bytes = section.integer("maxDatabaseBytes", in: 65536...(1 << 40), diagnostics: &diagnostics) {
+        if let bytes = section.integer(
+            "maxDatabaseBytes", in: 65536...(1 << 40) as ClosedRange<ConfigInteger>, diagnostics: &diagnostics)
+        {
             settings.maxDatabaseBytes = bytes
         }
         if let count = section.integer("maxWaitingRequests", in: 1...4096, diagnostics: &diagnostics) {

@@ -1,3 +1,4 @@
+import JSONSupport
 public import NavigationPolicy
 
 /// The `proxy` section of the config: the forward/reverse proxy listener.
@@ -26,7 +27,7 @@ public struct ProxySettings: Sendable, Equatable {
     public var timeoutMilliseconds = 30_000
     /// Largest origin response body relayed, 0 = no limit (bodies are streamed, so size
     /// costs no memory): a larger declared length gets 502, a body growing past it is cut.
-    public var maxResponseBytes = 0
+    public var maxResponseBytes: ConfigInteger = 0
     /// Largest request body forwarded.
     public var maxRequestBodyBytes = 1 << 20
     /// Whether forwards may connect to internal addresses (loopback, unspecified, private,
@@ -104,7 +105,10 @@ public struct ProxySettings: Sendable, Equatable {
         }
         integer("connectTimeoutMilliseconds", 1...600_000) { settings.connectTimeoutMilliseconds = $0 }
         integer("timeoutMilliseconds", 1...3_600_000) { settings.timeoutMilliseconds = $0 }
-        integer("maxResponseBytes", 0...1 << 50) { settings.maxResponseBytes = $0 }
+        let responseBytes: ClosedRange<ConfigInteger> = 0...1 << 50
+        if let value = section.integer("maxResponseBytes", in: responseBytes, diagnostics: &diagnostics) {
+            settings.maxResponseBytes = value
+        }
         integer("maxRequestBodyBytes", 0...1 << 30) { settings.maxRequestBodyBytes = $0 }
         if let allow = section.bool("allowInternalDestinations", diagnostics: &diagnostics) {
             settings.allowInternalDestinations = allow

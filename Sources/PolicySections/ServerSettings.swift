@@ -1,4 +1,5 @@
 import ConnectionSharing
+import JSONSupport
 public import NavigationPolicy
 
 /// The `server` section of the config: how the daemon listens and protects itself.

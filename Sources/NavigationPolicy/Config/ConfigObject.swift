@@ -96,8 +96,25 @@ public struct ConfigObject: Sendable {
 
     /// An integer within `range`.
     public func integer(_ key: String, in range: ClosedRange<Int>, diagnostics: inout ConfigDiagnostics) -> Int? {
+        wholeNumber(key, in: Int64(range.lowerBound)...Int64(range.upperBound), diagnostics: &diagnostics).map {
+            Int($0)  // within `range`, so within `Int`
+        }
+    }
+
+    #if !_pointerBitWidth(_64)
+        /// An integer within `range`, a range past 32 bits (``ConfigInteger``), where `Int` has 32.
+        public func integer(
+            _ key: String, in range: ClosedRange<ConfigInteger>, diagnostics: inout ConfigDiagnostics
+        ) -> ConfigInteger? {
+            wholeNumber(key, in: range, diagnostics: &diagnostics)
+        }
+    #endif
+
+    /// Reads with 64 bits whatever `Int` has, so a number past 2^31 is "out of range" in the
+    /// WebAssembly build exactly as it is natively, not "not a whole number".
+    private func wholeNumber(_ key: String, in range: ClosedRange<Int64>, diagnostics: inout ConfigDiagnostics) -> Int64? {
         guard let value = object[key] else { return nil }
-        guard let number = value.integerValue else {
+        guard let number = value.wholeNumberValue else {
             diagnostics.report(pointer.appending(key), "expected a whole number, got \(value.kindName)")
             return nil
         }
