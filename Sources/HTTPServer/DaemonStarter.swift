@@ -106,10 +106,12 @@ enum DaemonStarter {
         }
         let endpoint = "\(configuration.host):\(configuration.port)"
         switch error.kind {
-        case .addressInUse: throw HTTPServerError.addressInUse.with(detail: "cannot listen on \(endpoint): address already in use")
+        case .addressInUse:
+            throw HTTPServerError.addressInUse.with(detail: "cannot listen on \(endpoint): address already in use")
         case .addressNotAvailable:
             throw HTTPServerError.addressNotAvailable.with(detail: "cannot listen on \(endpoint): \(error.reason)")
-        case .permissionDenied: throw HTTPServerError.permissionDenied.with(detail: "cannot listen on \(endpoint): \(error.reason)")
+        case .permissionDenied:
+            throw HTTPServerError.permissionDenied.with(detail: "cannot listen on \(endpoint): \(error.reason)")
         case .notAListeningSocket, .systemError:
             throw HTTPServerError.socketFailure.with(detail: "cannot listen on \(endpoint): \(error.reason)")
         }

@@ -12,9 +12,11 @@ import Testing
 @Suite(.tags(.live, .sanitizerRelevant)) struct ListenSocketTests {
     /// A blocking TCP client connected to `address`:`port` (nil when the connect failed).
     static func connect(_ address: IPAddress, _ port: UInt16) -> Int32? {
-        guard case .inProgress(let socket) = StreamSocket.startConnecting(to: address, port: port) else {
-            if case .connected(let socket) = StreamSocket.startConnecting(to: address, port: port) { return socket }
-            return nil
+        let socket: Int32
+        switch StreamSocket.startConnecting(to: address, port: port) {
+        case .failed: return nil
+        case .connected(let connected): return connected
+        case .inProgress(let connecting): socket = connecting
         }
         var entry = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
         guard poll(&entry, 1, 5_000) == 1, StreamSocket.connectResult(of: socket) == 0 else {
@@ -24,13 +26,18 @@ import Testing
         return socket
     }
 
-    static let loopback = IPAddress(literal: "127.0.0.1")!
+    /// 127.0.0.1.
+    let loopback: IPAddress
+
+    init() throws {
+        loopback = try #require(IPAddress(literal: "127.0.0.1"))
+    }
 
     @Test func portZeroPicksAPortAndAcceptNamesThePeer() throws {
-        let listen = try ListenSocket.open(address: Self.loopback, port: 0, backlog: 8, nonBlocking: false).get()
+        let listen = try ListenSocket.open(address: loopback, port: 0, backlog: 8, nonBlocking: false).get()
         defer { close(listen.descriptor) }
         #expect(listen.port > 0)
-        let client = try #require(Self.connect(Self.loopback, listen.port))
+        let client = try #require(Self.connect(loopback, listen.port))
         defer { close(client) }
         guard case .connection(let accepted, let peer) = ListenSocket.accept(on: listen.descriptor) else {
             Issue.record("no connection accepted")
@@ -42,9 +49,9 @@ import Testing
     }
 
     @Test func aTakenPortIsAddressInUse() throws {
-        let first = try ListenSocket.open(address: Self.loopback, port: 0, backlog: 8, nonBlocking: true).get()
+        let first = try ListenSocket.open(address: loopback, port: 0, backlog: 8, nonBlocking: true).get()
         defer { close(first.descriptor) }
-        let second = ListenSocket.open(address: Self.loopback, port: first.port, backlog: 8, nonBlocking: true)
+        let second = ListenSocket.open(address: loopback, port: first.port, backlog: 8, nonBlocking: true)
         guard case .failure(let error) = second else {
             if case .success(let socket) = second { close(socket.descriptor) }
             Issue.record("bound a port another socket listens on")
@@ -61,7 +68,7 @@ import Testing
             return  // no IPv6 on this host: nothing to hold
         }
         defer { close(listen.descriptor) }
-        let client = try #require(Self.connect(Self.loopback, listen.port), "an IPv4 client reaches \"::\"")
+        let client = try #require(Self.connect(loopback, listen.port), "an IPv4 client reaches \"::\"")
         defer { close(client) }
         guard case .connection(let accepted, let peer) = ListenSocket.accept(on: listen.descriptor) else {
             Issue.record("no connection accepted")
@@ -73,7 +80,7 @@ import Testing
 
     /// An inherited (systemd) socket: checked, its port read, and set to the listener's mode.
     @Test func adoptChecksTheDescriptorAndSetsItsMode() throws {
-        let listen = try ListenSocket.open(address: Self.loopback, port: 0, backlog: 8, nonBlocking: true).get()
+        let listen = try ListenSocket.open(address: loopback, port: 0, backlog: 8, nonBlocking: true).get()
         defer { close(listen.descriptor) }
         let blocking = try ListenSocket.adopt(listen.descriptor, nonBlocking: false).get()
         #expect(blocking.port == listen.port)
@@ -101,10 +108,10 @@ import Testing
     }
 
     @Test func aStoppedSocketRefusesAtOnce() throws {
-        let listen = try ListenSocket.open(address: Self.loopback, port: 0, backlog: 8, nonBlocking: true).get()
+        let listen = try ListenSocket.open(address: loopback, port: 0, backlog: 8, nonBlocking: true).get()
         defer { close(listen.descriptor) }
         #expect(ListenSocket.refuseNewConnections(listen.descriptor))
-        #expect(Self.connect(Self.loopback, listen.port) == nil)
+        #expect(Self.connect(loopback, listen.port) == nil)
     }
 
     @Test func addressesParseStrictlyAndPrint() throws {
