@@ -64,12 +64,21 @@ let package = Package(
         // one pure rule that the HTTP listeners and the gRPC listener both apply at accept.
         .target(name: "ConnectionSharing", swiftSettings: strictSettings),
 
+        // The one socket layer under every listener and the CONNECT tunnel: IP addresses parsed
+        // and printed, listen sockets bound (SO_REUSEADDR, dual-stack IPv6) or adopted from
+        // systemd, stopped, accepted from, and outgoing connects; the system calls in a tiny C shim.
+        .target(name: "CSockets"),
+        .target(name: "NetworkSockets", dependencies: ["CSockets"], swiftSettings: strictSettings),
+
         // libmicrohttpd, its non-variadic C shim, and a Swift HTTP server on top that knows nothing of policies.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "CMHDShim", dependencies: ["CMicroHTTPD"]),
+        .target(name: "CMHDShim", dependencies: ["CMicroHTTPD", "CSockets"]),
         .target(
             name: "HTTPServer",
-            dependencies: ["CMicroHTTPD", "CMHDShim", "ConnectionSharing", "HTTPTypes", "JSONSupport", "LockSupport"],
+            dependencies: [
+                "CMicroHTTPD", "CMHDShim", "CSockets", "NetworkSockets", "ConnectionSharing", "HTTPTypes", "JSONSupport",
+                "LockSupport",
+            ],
             swiftSettings: strictSettings),
 
         // SQLite for the durable share-intake store.
@@ -84,10 +93,12 @@ let package = Package(
 
         // libcurl (typed setopt wrappers in the module's header) and the proxy's origin client on top.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // splice(2) for the CONNECT tunnel's relay (Glibc hides it behind _GNU_SOURCE).
+        // splice(2) for the CONNECT tunnel's relay (Glibc hides it behind _GNU_SOURCE); its sockets
+        // are NetworkSockets'.
         .target(name: "CTunnel"),
         .target(
-            name: "PolicyProxy", dependencies: ["CCurl", "CTunnel", "HTTPTypes", "LockSupport"], swiftSettings: strictSettings),
+            name: "PolicyProxy", dependencies: ["CCurl", "CTunnel", "NetworkSockets", "HTTPTypes", "LockSupport"],
+            swiftSettings: strictSettings),
 
         // libsodium: Ed25519 for signed policy bundles and SHA-256 (the one crypto library, from Debian).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -104,7 +115,8 @@ let package = Package(
         // that the Envoy ext_authz gRPC listener runs (h2c); knows nothing of policies.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .target(
-            name: "GRPCServer", dependencies: ["CNGHTTP2", "ConnectionSharing", "LockSupport"], swiftSettings: strictSettings),
+            name: "GRPCServer", dependencies: ["CNGHTTP2", "ConnectionSharing", "NetworkSockets", "LockSupport"],
+            swiftSettings: strictSettings),
         // The protobuf messages of Envoy's ext_authz gRPC API and the gRPC health protocol: a strict
         // pure-Swift codec for exactly the fields the listener reads and writes (fuzzed on its own).
         .target(name: "ExtAuthzProtocol", swiftSettings: strictSettings),
@@ -168,7 +180,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "HTTPServerTests", dependencies: ["TestSelection", "HTTPServer", "CMicroHTTPD", "JSONSupport", "LockSupport"],
+            name: "HTTPServerTests",
+            dependencies: ["TestSelection", "HTTPServer", "CMicroHTTPD", "JSONSupport", "LockSupport", "NetworkSockets"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "PolicyProxyTests", dependencies: ["TestSelection", "PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),

@@ -1,7 +1,7 @@
 #include "CMHDShim.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include <CSockets.h>
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -13,25 +13,10 @@ struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AcceptPolicyCallbac
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
-int cmhd_address_bytes(const struct sockaddr *address, uint8_t bytes[16]) {
-    if (address == NULL) return 0;
-    if (address->sa_family == AF_INET) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
-        memcpy(bytes, &v4->sin_addr, 4);
-        return 4;
-    }
-    if (address->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
-        memcpy(bytes, &v6->sin6_addr, 16);
-        return 6;
-    }
-    return 0;
-}
-
 int cmhd_connection_address_bytes(struct MHD_Connection *connection, uint8_t bytes[16]) {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    return info == NULL ? 0 : cmhd_address_bytes(info->client_addr, bytes);
+    return info == NULL ? 0 : csock_address_bytes(info->client_addr, bytes);
 }
 
 unsigned int cmhd_current_connections(struct MHD_Daemon *daemon) {
@@ -68,16 +53,9 @@ int cmhd_client_address(struct MHD_Connection *connection, char *buffer, size_t 
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (info == NULL || info->client_addr == NULL || buffer_size == 0) return -1;
-    const struct sockaddr *address = info->client_addr;
-    const char *written = NULL;
-    if (address->sa_family == AF_INET) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
-        written = inet_ntop(AF_INET, &v4->sin_addr, buffer, (socklen_t)buffer_size);
-    } else if (address->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
-        written = inet_ntop(AF_INET6, &v6->sin6_addr, buffer, (socklen_t)buffer_size);
-    }
-    return written == NULL ? -1 : 0;
+    uint8_t bytes[16];
+    int version = csock_address_bytes(info->client_addr, bytes);
+    return csock_address_text(version, bytes, buffer, buffer_size);
 }
 
 void cmhd_format_log(void *target, const char *format, va_list arguments) {

@@ -2,12 +2,7 @@
 #include "CTunnel.h"
 
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-int ctunnel_stream_socket(int family) {
-    return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-}
 
 ssize_t ctunnel_splice(int from, int to, size_t length) {
     return splice(from, NULL, to, NULL, length, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);

@@ -1,6 +1,7 @@
 import ConnectionSharing
 import Foundation
 import Glibc
+import NetworkSockets
 import Synchronization
 
 /// A unary gRPC server over cleartext HTTP/2 (h2c with prior knowledge, as Envoy's
@@ -66,13 +67,9 @@ public final class GRPCServer: Sendable {
     /// Binds (or takes the inherited socket), listens, and starts accepting; returns the bound port.
     public func start() throws(GRPCServerError) -> UInt16 {
         guard drainSignal.read >= 0 else { throw GRPCServerError("pipe: could not create the drain signal") }
-        let socket: Int32
-        if let inherited = configuration.inheritedListenSocket {
-            socket = inherited
-        } else {
-            socket = try ListenSocket.bind(host: configuration.host, port: configuration.port)
-        }
-        let port = try ListenSocket.port(of: socket)
+        let listen = try openListenSocket()
+        let socket = listen.descriptor
+        let port = listen.port
         state.withLock {
             $0.listenSocket = socket
             $0.boundPort = port
@@ -91,22 +88,22 @@ public final class GRPCServer: Sendable {
             state.withLock { $0.acceptThreadDone = true }
         }
         while state.withLock({ $0.accepting }) {
-            var address = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let socket = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenSocket, $0, &length) }
+            let socket: Int32
+            let address: IPAddress?
+            switch ListenSocket.accept(on: listenSocket) {
+            case .retry: continue
+            case .outOfDescriptors:
+                usleep(10_000)  // out of descriptors: let connections close instead of spinning
+                continue
+            case .closed: return  // the listening socket was shut down (stopAccepting)
+            case .connection(let accepted, let peer):
+                socket = accepted
+                address = peer
             }
-            if socket < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
-                    usleep(10_000)  // out of descriptors: let connections close instead of spinning
-                    continue
-                }
-                return  // the listening socket was shut down (stopAccepting)
-            }
-            _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
-            let peer = ListenSocket.host(of: address)
-            let subnet = ListenSocket.subnet(of: address)
+            // The per-address limit's key and the per-network share's (IPv4 /24, IPv6 /64; an
+            // IPv4-mapped IPv6 peer is its IPv4 /24); a peer with neither family has no share.
+            let peer = address?.text ?? "unknown"
+            let subnet = address.flatMap { ClientSubnet(family: $0.version, bytes: $0.bytes) }
             if let refusal = admit(socket, peer: peer, subnet: subnet) {
                 var fields = ["peer": peer, "reason": refusal.rawValue]
                 if let subnet { fields["network"] = subnet.description }
@@ -114,8 +111,7 @@ public final class GRPCServer: Sendable {
                 close(socket)
                 continue
             }
-            var one: Int32 = 1
-            _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            StreamSocket.setNoDelay(socket)
             let thread = Thread { [self] in
                 H2Connection(
                     socket: socket, configuration: configuration, methods: methods, drainSignal: drainSignal.read,
@@ -126,6 +122,28 @@ public final class GRPCServer: Sendable {
             thread.name = "grpc-connection"
             thread.stackSize = 1 << 20
             thread.start()
+        }
+    }
+
+    /// The socket to serve: the inherited one, checked (and made blocking: the accept thread
+    /// waits in `accept(2)`), or a new one bound to the configured address.
+    private func openListenSocket() throws(GRPCServerError) -> ListenSocket {
+        let opened: Result<ListenSocket, SocketError>
+        if let inherited = configuration.inheritedListenSocket {
+            opened = ListenSocket.adopt(inherited, nonBlocking: false)
+        } else {
+            guard let address = IPAddress(literal: configuration.host) else {
+                throw GRPCServerError("\(configuration.host): not an IPv4 or IPv6 address", kind: .invalidAddress)
+            }
+            opened = ListenSocket.open(address: address, port: configuration.port, backlog: 1024, nonBlocking: false)
+        }
+        switch opened {
+        case .success(let socket): return socket
+        case .failure(let error):
+            let what =
+                configuration.inheritedListenSocket.map { "inherited descriptor \($0)" }
+                ?? "bind \(configuration.host):\(configuration.port)"
+            throw GRPCServerError("\(what): \(error.reason)", kind: GRPCServerError.Kind(error.kind))
         }
     }
 
@@ -208,14 +226,16 @@ public struct GRPCServerError: Error, CustomStringConvertible, Sendable {
         self.kind = kind
         self.description = description
     }
+}
 
-    /// The kind a failed `bind(2)` means, from its errno.
-    static func kind(bindErrno: Int32) -> Kind {
-        switch bindErrno {
-        case EADDRINUSE: .addressInUse
-        case EADDRNOTAVAIL: .addressNotAvailable
-        case EACCES, EPERM: .permissionDenied
-        default: .socketFailure
+extension GRPCServerError.Kind {
+    /// The kind a socket-layer failure is.
+    init(_ kind: SocketError.Kind) {
+        switch kind {
+        case .addressInUse: self = .addressInUse
+        case .addressNotAvailable: self = .addressNotAvailable
+        case .permissionDenied: self = .permissionDenied
+        case .notAListeningSocket, .systemError: self = .socketFailure
         }
     }
 }

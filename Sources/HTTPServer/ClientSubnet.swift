@@ -1,4 +1,5 @@
 import CMHDShim
+import CSockets
 internal import ConnectionSharing
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ extension ClientSubnet {
     init?(_ address: UnsafePointer<sockaddr>?) {
         let subnet = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { bytes -> ClientSubnet? in
             bytes.initialize(repeating: 0)
-            return ClientSubnet(family: cmhd_address_bytes(address, bytes.baseAddress), bytes: UnsafeBufferPointer(bytes))
+            return ClientSubnet(family: csock_address_bytes(address, bytes.baseAddress), bytes: UnsafeBufferPointer(bytes))
         }
         guard let subnet else { return nil }
         self = subnet

@@ -1,6 +1,7 @@
 import CMHDShim
 import CMicroHTTPD
 import JSONSupport
+import NetworkSockets
 
 #if canImport(Glibc)
     import Glibc
@@ -81,36 +82,38 @@ enum DaemonStarter {
 
     /// Checks that an inherited descriptor is a listening TCP socket and learns its port:
     /// serving a wrong descriptor (a file, a UDP socket) must fail at start, not later.
+    /// Non-blocking, as MHD's epoll loops expect.
     private static func inheritedSocket(_ socket: Int32) throws(HTTPServerError) -> (socket: Int32, port: UInt16) {
-        var boundPort: UInt16 = 0
-        var errorNumber: Int32 = 0
-        guard cmhd_inspect_listen_socket(socket, &boundPort, &errorNumber) == 0 else {
-            let reason = errorNumber == 0 ? "not a listening TCP socket" : String(cString: strerror(errorNumber))
-            throw HTTPServerError.socketFailure.with(detail: "inherited descriptor \(socket): \(reason)")
+        switch ListenSocket.adopt(socket, nonBlocking: true) {
+        case .success(let listen): return (listen.descriptor, listen.port)
+        case .failure(let error):
+            throw HTTPServerError.socketFailure.with(detail: "inherited descriptor \(socket): \(error.reason)")
         }
-        return (socket, boundPort)
     }
 
     private static func openListenSocket(_ configuration: HTTPServerConfiguration) throws(HTTPServerError) -> (
         socket: Int32, port: UInt16
     ) {
-        var boundPort: UInt16 = 0
-        var errorNumber: Int32 = 0
-        let backlog = Int32(clamping: min(configuration.connectionLimit, 4096))
-        let address = configuration.bindAddressLiteral
-        let socket = cmhd_open_listen_socket(address, configuration.port, backlog, &boundPort, &errorNumber)
-        if socket >= 0 { return (socket, boundPort) }
-        let endpoint = "\(configuration.host):\(configuration.port)"
-        if socket == Int32(CMHD_LISTEN_INVALID_ADDRESS) {
+        guard let address = IPAddress(literal: configuration.bindAddressLiteral) else {
             throw HTTPServerError.invalidAddress.with(
                 detail: "\(configuration.host) is not an IPv4 or IPv6 address literal (or localhost)")
         }
-        let reason = String(cString: strerror(errorNumber))
-        switch errorNumber {
-        case EADDRINUSE: throw HTTPServerError.addressInUse.with(detail: "cannot listen on \(endpoint): address already in use")
-        case EADDRNOTAVAIL: throw HTTPServerError.addressNotAvailable.with(detail: "cannot listen on \(endpoint): \(reason)")
-        case EACCES, EPERM: throw HTTPServerError.permissionDenied.with(detail: "cannot listen on \(endpoint): \(reason)")
-        default: throw HTTPServerError.socketFailure.with(detail: "cannot listen on \(endpoint): \(reason)")
+        let backlog = Int32(clamping: min(configuration.connectionLimit, 4096))
+        let error: SocketError
+        switch ListenSocket.open(address: address, port: configuration.port, backlog: backlog, nonBlocking: true) {
+        case .success(let listen): return (listen.descriptor, listen.port)
+        case .failure(let failure): error = failure
+        }
+        let endpoint = "\(configuration.host):\(configuration.port)"
+        switch error.kind {
+        case .addressInUse:
+            throw HTTPServerError.addressInUse.with(detail: "cannot listen on \(endpoint): address already in use")
+        case .addressNotAvailable:
+            throw HTTPServerError.addressNotAvailable.with(detail: "cannot listen on \(endpoint): \(error.reason)")
+        case .permissionDenied:
+            throw HTTPServerError.permissionDenied.with(detail: "cannot listen on \(endpoint): \(error.reason)")
+        case .notAListeningSocket, .systemError:
+            throw HTTPServerError.socketFailure.with(detail: "cannot listen on \(endpoint): \(error.reason)")
         }
     }
 

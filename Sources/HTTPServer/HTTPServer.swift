@@ -1,6 +1,7 @@
 import CMHDShim
 import CMicroHTTPD
 import JSONSupport
+import NetworkSockets
 import Synchronization
 
 #if canImport(Glibc)
@@ -130,7 +131,7 @@ public final class HTTPServer: Sendable {
         // MHD removes the socket from every worker's epoll set before returning it to us.
         let listenSocket = MHD_quiesce_daemon(daemon.daemon)
         quiescedListenSocket.store(listenSocket, ordering: .relaxed)
-        let refused = daemon.ownsListenSocket && listenSocket >= 0 && cmhd_refuse_new_connections(listenSocket) == 0
+        let refused = daemon.ownsListenSocket && listenSocket >= 0 && ListenSocket.refuseNewConnections(listenSocket)
         core.log(.info, "http.accepting_stopped", ["newConnectionsRefused": .bool(refused)])
     }
 

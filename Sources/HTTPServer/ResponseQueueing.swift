@@ -16,12 +16,16 @@ enum ResponseQueueing {
     }
 
     /// Queues `response`; returns nil when the response itself is invalid (bad status or
-    /// header), so the caller can fall back to a 500, or MHD's own result otherwise.
+    /// header, or trailers), so the caller can fall back to a 500, or MHD's own result otherwise.
+    /// Trailers are refused, not dropped: HTTP/1.1 carries them only after a chunked body (here
+    /// only a stream of unknown length, and never to an HTTP/1.0 client), a recipient may
+    /// discard them (RFC 9110 section 6.5), and a response whose meaning is in its trailers (a
+    /// gRPC status) must not arrive without them.
     static func queue(
         _ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, streams: StreamedBodies,
         bodyBuffer: ResponseBodyBuffer? = nil
     ) -> MHD_Result? {
-        guard response.status.isValid else {
+        guard response.status.isValid, response.trailers.count == 0 else {
             if case .stream(let stream) = response.body { stream.close() }
             return nil
         }
@@ -47,7 +51,8 @@ enum ResponseQueueing {
     /// A complete MHD response for `response` (buffer body only), owned by the caller, for
     /// responses built once and queued many times; nil when it is invalid or has a stream.
     static func persistentResponse(for response: HTTPResponse, closeConnection: Bool) -> OpaquePointer? {
-        guard response.status.isValid, case .bytes(let body) = response.body, let created = bufferResponse(body)
+        guard response.status.isValid, response.trailers.count == 0, case .bytes(let body) = response.body,
+            let created = bufferResponse(body)
         else { return nil }
         guard addHeaders(of: response, to: created, closeConnection: closeConnection) else {
             MHD_destroy_response(created)

@@ -191,7 +191,9 @@ extension ServerCore {
         {
             return queued
         }
-        log(.error, "http.invalid_response", ["status": .number(Double(response.status.code))])
+        var fields: JSONObject = ["status": .number(Double(response.status.code))]
+        if response.trailers.count > 0 { fields.append("trailers", .number(Double(response.trailers.count))) }
+        log(.error, "http.invalid_response", fields)
         if let native = prebuilt.rejection(for: .internalError) {
             return MHD_queue_response(connection, UInt32(ProblemDetails.internalError.status.code), native)
         }

@@ -1,8 +1,14 @@
 public import JSONSupport
 
-/// A response: status, header fields and a body, either complete bytes or a stream.
+/// A response: status, header fields, a body (complete bytes or a stream) and trailer fields.
 ///
 /// `Content-Length` and `Date` are written by the transport; do not set them.
+///
+/// Trailers are fields sent after the body (an HTTP/2 HEADERS frame ending the stream; gRPC
+/// carries its `grpc-status` there). A transport that cannot send them refuses the whole
+/// response rather than drop them: the HTTP/1.1 ``HTTPServer`` answers 500 and logs
+/// `http.invalid_response`, as for a status outside 100–599, since a response whose meaning is
+/// in its trailers must never arrive without them.
 public struct HTTPResponse: Sendable, Equatable {
     /// What follows the head: the whole body, or a stream the transport pulls while it sends.
     public enum Body: Sendable, Equatable {
@@ -30,6 +36,9 @@ public struct HTTPResponse: Sendable, Equatable {
     public var headers: HTTPHeaders { didSet { prepared = nil } }
     /// The body: bytes or a stream.
     public var body: Body { didSet { prepared = nil } }
+    /// Fields sent after the body; empty for nearly every response (see the type's note on
+    /// the transports that cannot send them).
+    public var trailers = HTTPHeaders() { didSet { prepared = nil } }
     /// The prepared response this value came from, unchanged; nil for any other response.
     public internal(set) var prepared: PreparedResponse?
 
@@ -56,7 +65,7 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// Equal parts; streams are equal only when they are the same object.
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
-        lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.body == rhs.body
+        lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.trailers == rhs.trailers
     }
 
     /// A JSON response from already serialized bytes.

@@ -114,7 +114,8 @@ struct SystemdIntegrationTests {
     /// Binds listening sockets on 127.0.0.1 (names from `$TEST_SOCKET_NAMES`), moves them to
     /// descriptors 3, 4, … and execs the daemon with LISTEN_FDS, LISTEN_FDNAMES and LISTEN_PID
     /// (this process's pid, which exec keeps; `$TEST_LISTEN_PID_OFFSET` makes it another
-    /// process's), as systemd does; logs the ports as a `test.sockets` JSON line first.
+    /// process's), as systemd does; logs the ports as a `test.sockets` JSON line first. With
+    /// `$TEST_SOCKETS_NONBLOCKING` set the sockets are non-blocking (systemd's `NonBlocking=yes`).
     static let activator = """
         import fcntl, json, os, socket, sys
         names = os.environ["TEST_SOCKET_NAMES"].split(",")
@@ -123,6 +124,8 @@ struct SystemdIntegrationTests {
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.bind(("127.0.0.1", 0))
             s.listen(64)
+            if os.environ.get("TEST_SOCKETS_NONBLOCKING"):
+                s.setblocking(False)
             ports[name] = s.getsockname()[1]
             held.append(fcntl.fcntl(s.fileno(), fcntl.F_DUPFD, 100 + index))
             s.close()
@@ -137,12 +140,14 @@ struct SystemdIntegrationTests {
         os.execv(sys.argv[1], sys.argv[1:])
         """
 
-    static func activated(names: [String], pidOffset: Int = 0, config: String = #"{"handlers": []}"#) throws -> (
-        DaemonProcess, [String: Int]
-    ) {
+    static func activated(
+        names: [String], pidOffset: Int = 0, nonBlocking: Bool = false, config: String = #"{"handlers": []}"#
+    ) throws -> (DaemonProcess, [String: Int]) {
+        var environment = ["TEST_SOCKET_NAMES": names.joined(separator: ","), "TEST_LISTEN_PID_OFFSET": String(pidOffset)]
+        if nonBlocking { environment["TEST_SOCKETS_NONBLOCKING"] = "1" }
         let daemon = try DaemonProcess(
             config: config,
-            environment: ["TEST_SOCKET_NAMES": names.joined(separator: ","), "TEST_LISTEN_PID_OFFSET": String(pidOffset)],
+            environment: environment,
             launcher: (URL(fileURLWithPath: "/usr/bin/python3"), ["-c", activator]))
         let line = try #require(daemon.logLines.first { $0.contains(#""event":"test.sockets""#) })
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -170,6 +175,26 @@ struct SystemdIntegrationTests {
         let stopped = daemon.logLines.filter { $0.contains("http.accepting_stopped") }
         #expect(stopped.count == 3)
         #expect(stopped.allSatisfy { $0.contains(#""newConnectionsRefused":false"#) }, "systemd's sockets keep listening")
+    }
+
+    /// The gRPC listener's accept thread waits in accept(2): a passed socket is checked and made
+    /// blocking first (NetworkSockets' `ListenSocket.adopt`), as the HTTP listeners' is made
+    /// non-blocking; served as passed, a non-blocking one ended the accept loop at its first
+    /// EAGAIN and the port took connections nobody answered.
+    @Test("socket activation: the ext_authz gRPC listener serves a passed NonBlocking=yes socket")
+    func grpcSocketActivation() throws {
+        let (daemon, ports) = try Self.activated(names: ["api", "ext-authz-grpc"], nonBlocking: true)
+        let grpc = try #require(ports["ext-authz-grpc"])
+        // HTTP/1.1 on the h2c port gets the listener's own 505: a connection thread answered.
+        // Twice: a first connection queued before the accept thread's first accept(2) was served
+        // even from a non-blocking socket; the second finds the loop waiting (or, before, ended).
+        for attempt in 1...2 {
+            let answer = try Curl.request("http://127.0.0.1:\(grpc)/", ["--max-time", "5"])
+            #expect(answer.status == 505, "connection \(attempt): the gRPC listener accepts on its passed socket")
+        }
+        #expect(daemon.port == ports["api"], "the API listener is its passed socket too")
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit() == 0)
     }
 
     @Test("LISTEN_PID of another process: the passed sockets are not ours, the daemon binds --listen")

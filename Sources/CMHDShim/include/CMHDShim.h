@@ -21,11 +21,8 @@ struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_AcceptPolicyCallbac
                                      void *accept_policy_context, MHD_AccessHandlerCallback handler,
                                      void *handler_context, const struct MHD_OptionItem *options);
 
-/// Copies the raw address of `address` into `bytes`: 4 bytes for IPv4 (returns 4), 16 for
-/// IPv6 (returns 6); returns 0 for NULL or any other family.
-int cmhd_address_bytes(const struct sockaddr *address, uint8_t bytes[16]);
-
-/// cmhd_address_bytes for a connection's peer (MHD_CONNECTION_INFO_CLIENT_ADDRESS).
+/// csock_address_bytes (CSockets) for a connection's peer (MHD_CONNECTION_INFO_CLIENT_ADDRESS):
+/// 4 or 6 with the address in `bytes`, 0 when unknown or not IP.
 int cmhd_connection_address_bytes(struct MHD_Connection *connection, uint8_t bytes[16]);
 
 /// Number of connections the daemon currently holds (MHD_DAEMON_INFO_CURRENT_CONNECTIONS).
@@ -76,26 +73,5 @@ void cmhd_format_log(void *target, const char *format, va_list arguments);
 /// cmhd_format_log as an MHD_LogCallback value (Swift cannot form a C function pointer
 /// to a function taking va_list).
 MHD_LogCallback cmhd_format_log_callback(void);
-
-/// Outcome codes of cmhd_open_listen_socket besides a valid descriptor.
-enum {
-    CMHD_LISTEN_INVALID_ADDRESS = -1,  /* host is not an IPv4 or IPv6 literal */
-    CMHD_LISTEN_SYSTEM_ERROR = -2      /* socket/bind/listen failed; see *error_number */
-};
-
-/// Creates a non-blocking TCP listen socket bound to host:port (host is an IP literal).
-/// Binding here instead of inside MHD lets the caller report EADDRINUSE precisely and
-/// learn the ephemeral port. Returns the descriptor, or a CMHD_LISTEN_* code.
-int cmhd_open_listen_socket(const char *host, uint16_t port, int backlog,
-                            uint16_t *bound_port, int *error_number);
-
-/// Checks that fd is a listening IPv4/IPv6 TCP socket (one passed by socket activation),
-/// writes its port, and makes it non-blocking and close-on-exec. Returns 0, or -1 with
-/// *error_number set (0 when the descriptor is valid but not a listening TCP socket).
-int cmhd_inspect_listen_socket(int fd, uint16_t *bound_port, int *error_number);
-
-/// Makes the kernel refuse new connections on a listening socket at once, keeping the
-/// descriptor open (see listen_socket.c). Returns shutdown(2)'s result.
-int cmhd_refuse_new_connections(int fd);
 
 #endif

@@ -15,9 +15,4 @@ ssize_t ctunnel_splice(int from, int to, size_t length);
 /// kernel allows (fewer splice calls per MB). Returns the capacity it has, or -1.
 int ctunnel_pipe(int fds[2], int capacity);
 
-/// A non-blocking, close-on-exec TCP socket of `family` (AF_INET or AF_INET6), or -1. In C
-/// because Swift's Glibc module does not reliably export SOCK_NONBLOCK and SOCK_CLOEXEC
-/// (a release build of TunnelSockets.swift could not find them).
-int ctunnel_stream_socket(int family);
-
 #endif
