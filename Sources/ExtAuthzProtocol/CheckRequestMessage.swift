@@ -3,8 +3,8 @@
 ///
 /// Field numbers are Envoy's published API (`envoy/service/auth/v3/external_auth.proto`,
 /// `attribute_context.proto`, `envoy/config/core/v3/base.proto`), checked against the
-/// descriptors of the PyPI `xds-protos` package. Every other field (peers, TLS, metadata, the
-/// body) is skipped by the protobuf rules without being parsed, so the decoder never recurses
+/// descriptors of the PyPI `xds-protos` package, plus the source peer's address (for the
+/// decision log). Every other field (the destination peer, TLS, metadata, the body) is skipped by the protobuf rules without being parsed, so the decoder never recurses
 /// into a message it does not need and its depth is fixed at five.
 public struct CheckRequestMessage: Equatable, Sendable {
     /// `HttpRequest.method` (2).
@@ -19,6 +19,10 @@ public struct CheckRequestMessage: Equatable, Sendable {
     public var httpProtocol = ""
     /// `HttpRequest.id` (1): Envoy's request id, for the decision log.
     public var id = ""
+    /// `attributes.source` (1) → `address` (1) → `socket_address` (1) → `address` (2): the
+    /// downstream client's address as Envoy saw it (with `use_remote_address`, the TCP peer of
+    /// the edge), for the decision log; empty when Envoy sent none (a pipe, a non-Envoy client).
+    public var sourceAddress = ""
     /// The request's headers, names as Envoy sent them (lowercase), in wire order: from
     /// `header_map` (13) when Envoy sends it (`encode_raw_headers`), else from the `headers`
     /// map (3), where a repeated key replaces the earlier value as the protobuf map rules say.
@@ -67,7 +71,10 @@ public struct CheckRequestMessage: Equatable, Sendable {
         let name = "AttributeContext"
         var reader = ProtobufReader(bytes)
         while let field = try reader.nextField(in: name) {
-            if field.number == 4 {
+            if field.number == 1 {
+                try reader.require(field.wireType, .lengthDelimited, in: name, field: "source")
+                sourceAddress = try Self.peerAddress(reader.lengthDelimited(in: name))
+            } else if field.number == 4 {
                 try reader.require(field.wireType, .lengthDelimited, in: name, field: "request")
                 var inner = ProtobufReader(try reader.lengthDelimited(in: name))
                 while let requestField = try inner.nextField(in: "AttributeContext.Request") {
@@ -161,6 +168,38 @@ public struct CheckRequestMessage: Equatable, Sendable {
         return (key, rawValue ?? value)
     }
 
+    /// `Peer.address` (1) → `Address.socket_address` (1) → `SocketAddress.address` (2); every
+    /// other field of the three messages is skipped. Three fixed levels, no recursion.
+    private static func peerAddress(_ bytes: ArraySlice<UInt8>) throws(ProtobufError) -> String {
+        var address = ""
+        var peer = ProtobufReader(bytes)
+        while let field = try peer.nextField(in: "Peer") {
+            guard field.number == 1 else {
+                try peer.skip(field.wireType, in: "Peer")
+                continue
+            }
+            try peer.require(field.wireType, .lengthDelimited, in: "Peer", field: "address")
+            var outer = ProtobufReader(try peer.lengthDelimited(in: "Peer"))
+            while let outerField = try outer.nextField(in: "Address") {
+                guard outerField.number == 1 else {
+                    try outer.skip(outerField.wireType, in: "Address")
+                    continue
+                }
+                try outer.require(outerField.wireType, .lengthDelimited, in: "Address", field: "socket_address")
+                var socket = ProtobufReader(try outer.lengthDelimited(in: "Address"))
+                while let socketField = try socket.nextField(in: "SocketAddress") {
+                    guard socketField.number == 2 else {
+                        try socket.skip(socketField.wireType, in: "SocketAddress")
+                        continue
+                    }
+                    try socket.require(socketField.wireType, .lengthDelimited, in: "SocketAddress", field: "address")
+                    address = try socket.string(in: "SocketAddress", field: "address")
+                }
+            }
+        }
+        return address
+    }
+
     private static func checkCount(_ count: Int) throws(ProtobufError) {
         guard count < maxHeaderCount else { throw ProtobufError("HttpRequest: more than \(maxHeaderCount) headers") }
     }
@@ -168,7 +207,7 @@ public struct CheckRequestMessage: Equatable, Sendable {
     /// Equal when every field and every header (in order) is.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.method == rhs.method && lhs.path == rhs.path && lhs.host == rhs.host && lhs.scheme == rhs.scheme
-            && lhs.httpProtocol == rhs.httpProtocol && lhs.id == rhs.id
+            && lhs.httpProtocol == rhs.httpProtocol && lhs.id == rhs.id && lhs.sourceAddress == rhs.sourceAddress
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }
