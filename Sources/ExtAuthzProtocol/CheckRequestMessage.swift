@@ -171,33 +171,33 @@ public struct CheckRequestMessage: Equatable, Sendable {
     /// `Peer.address` (1) → `Address.socket_address` (1) → `SocketAddress.address` (2); every
     /// other field of the three messages is skipped. Three fixed levels, no recursion.
     private static func peerAddress(_ bytes: ArraySlice<UInt8>) throws(ProtobufError) -> String {
-        var address = ""
-        var peer = ProtobufReader(bytes)
-        while let field = try peer.nextField(in: "Peer") {
-            guard field.number == 1 else {
-                try peer.skip(field.wireType, in: "Peer")
-                continue
-            }
-            try peer.require(field.wireType, .lengthDelimited, in: "Peer", field: "address")
-            var outer = ProtobufReader(try peer.lengthDelimited(in: "Peer"))
-            while let outerField = try outer.nextField(in: "Address") {
-                guard outerField.number == 1 else {
-                    try outer.skip(outerField.wireType, in: "Address")
-                    continue
-                }
-                try outer.require(outerField.wireType, .lengthDelimited, in: "Address", field: "socket_address")
-                var socket = ProtobufReader(try outer.lengthDelimited(in: "Address"))
-                while let socketField = try socket.nextField(in: "SocketAddress") {
-                    guard socketField.number == 2 else {
-                        try socket.skip(socketField.wireType, in: "SocketAddress")
-                        continue
-                    }
-                    try socket.require(socketField.wireType, .lengthDelimited, in: "SocketAddress", field: "address")
-                    address = try socket.string(in: "SocketAddress", field: "address")
-                }
-            }
+        guard let address = try lastLengthDelimited(1, of: bytes, in: "Peer", field: "address"),
+            let socket = try lastLengthDelimited(1, of: address, in: "Address", field: "socket_address"),
+            let text = try lastLengthDelimited(2, of: socket, in: "SocketAddress", field: "address")
+        else { return "" }
+        // A string field: proto3 requires valid UTF-8, as ProtobufReader.string checks.
+        guard let address = String(validating: text, as: UTF8.self) else {
+            throw ProtobufError("SocketAddress.address: not valid UTF-8")
         }
         return address
+    }
+
+    /// The last occurrence of the length-delimited field `number` of `bytes` (protobuf: the
+    /// last one wins), every other field skipped; nil when it is absent.
+    private static func lastLengthDelimited(
+        _ number: UInt64, of bytes: ArraySlice<UInt8>, in message: String, field name: String
+    ) throws(ProtobufError) -> ArraySlice<UInt8>? {
+        var found: ArraySlice<UInt8>?
+        var reader = ProtobufReader(bytes)
+        while let field = try reader.nextField(in: message) {
+            guard field.number == number else {
+                try reader.skip(field.wireType, in: message)
+                continue
+            }
+            try reader.require(field.wireType, .lengthDelimited, in: message, field: name)
+            found = try reader.lengthDelimited(in: message)
+        }
+        return found
     }
 
     private static func checkCount(_ count: Int) throws(ProtobufError) {

@@ -206,10 +206,13 @@ struct DecisionRecorder: Sendable {
         // fields allow, and the enumerations are literals of their own: a line is written
         // on every logged decision, and each append costs its checks again.
         if origin.clientAddress.isEmpty {
-            writer.writeRaw(origin.frontEnd.logMembers(quoted: false))
-            writer.writeRaw(origin.requestID == nil ? #"null,"requestId":null,"request":{"url":""# : #"null,"requestId":""#)
+            writer.writeRaw(#","frontend":""#)
+            writer.writeStringContents(origin.frontEnd.rawValue)
+            writer.writeRaw(
+                origin.requestID == nil
+                    ? #"","clientAddress":null,"requestId":null,"request":{"url":""# : #"","clientAddress":null,"requestId":""#)
         } else {
-            writer.writeRaw(origin.frontEnd.logMembers(quoted: true))
+            writer.writeRaw(origin.frontEnd.logMembers)
             writer.writeStringContents(origin.clientAddress)
             writer.writeRaw(origin.requestID == nil ? #"","requestId":null,"request":{"url":""# : #"","requestId":""#)
         }

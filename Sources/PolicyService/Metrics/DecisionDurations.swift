@@ -35,25 +35,18 @@ enum DecisionFrontEnd: String, CaseIterable, Sendable {
         }
     }
 
-    /// The decision log's `,"frontend":"…","clientAddress":` up to the address's value,
-    /// with its opening quote when `quoted` (an address follows) or without (`null` follows):
-    /// one literal per front end, so the line pays one append for both names.
-    func logMembers(quoted: Bool) -> StaticString {
-        switch (self, quoted) {
-        case (.decide, true): #","frontend":"decide","clientAddress":""#
-        case (.decide, false): #","frontend":"decide","clientAddress":"#
-        case (.authz, true): #","frontend":"authz","clientAddress":""#
-        case (.authz, false): #","frontend":"authz","clientAddress":"#
-        case (.proxy, true): #","frontend":"proxy","clientAddress":""#
-        case (.proxy, false): #","frontend":"proxy","clientAddress":"#
-        case (.tunnel, true): #","frontend":"tunnel","clientAddress":""#
-        case (.tunnel, false): #","frontend":"tunnel","clientAddress":"#
-        case (.intake, true): #","frontend":"intake","clientAddress":""#
-        case (.intake, false): #","frontend":"intake","clientAddress":"#
-        case (.extAuthzHTTP, true): #","frontend":"ext_authz_http","clientAddress":""#
-        case (.extAuthzHTTP, false): #","frontend":"ext_authz_http","clientAddress":"#
-        case (.extAuthzGRPC, true): #","frontend":"ext_authz_grpc","clientAddress":""#
-        case (.extAuthzGRPC, false): #","frontend":"ext_authz_grpc","clientAddress":"#
+    /// The decision log's `,"frontend":"…","clientAddress":"` up to the address: one literal
+    /// per front end, so the line pays one append for both names and the address's quote.
+    /// (A line without an address, which is rare, writes the same members piece by piece.)
+    var logMembers: StaticString {
+        switch self {
+        case .decide: #","frontend":"decide","clientAddress":""#
+        case .authz: #","frontend":"authz","clientAddress":""#
+        case .proxy: #","frontend":"proxy","clientAddress":""#
+        case .tunnel: #","frontend":"tunnel","clientAddress":""#
+        case .intake: #","frontend":"intake","clientAddress":""#
+        case .extAuthzHTTP: #","frontend":"ext_authz_http","clientAddress":""#
+        case .extAuthzGRPC: #","frontend":"ext_authz_grpc","clientAddress":""#
         }
     }
 }
