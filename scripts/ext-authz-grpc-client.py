@@ -5,6 +5,8 @@ gRPC client) and xds-protos (Envoy's API, generated). The live tests
 prints one JSON object per call on stdout.
 
   check PORT METHOD SCHEME HOST PATH [NAME=VALUE...]   Authorization/Check with these http fields
+                                                       (@id=VALUE: http.id, Envoy's x-request-id;
+                                                       @source=ADDRESS: attributes.source's address)
   health PORT [SERVICE]                                grpc.health.v1.Health/Check
   raw PORT GRPC_PATH HEX                               a unary call carrying these bytes as the message
   vectors PORT DECIDE_BASE VECTOR_FILE                 every conformance case via Check and GET /v1/decide
@@ -28,8 +30,10 @@ def channel(port):
 
 
 def check_request(method, scheme, host, path, headers):
+    fields = {name[1:]: value for name, value in headers if name.startswith("@")}
+    headers = [(name, value) for name, value in headers if not name.startswith("@")]
     http = attribute_context_pb2.AttributeContext.HttpRequest(
-        method=method, scheme=scheme, host=host, path=path, protocol="HTTP/1.1", id="1")
+        method=method, scheme=scheme, host=host, path=path, protocol="HTTP/1.1", id=fields.get("id", "1"))
     # What Envoy puts in the map: the pseudo-headers and the request's headers, lowercase.
     http.headers[":authority"] = host
     http.headers[":method"] = method
@@ -38,6 +42,11 @@ def check_request(method, scheme, host, path, headers):
         http.headers[name.lower()] = value
     request = external_auth_pb2.CheckRequest()
     request.attributes.request.http.CopyFrom(http)
+    if "source" in fields:
+        request.attributes.source.address.socket_address.address = fields["source"]
+        request.attributes.source.address.socket_address.port_value = 50000
+    # Envoy also fills the destination peer: the daemon must skip it.
+    request.attributes.destination.address.socket_address.address = "10.0.0.2"
     return request
 
 
@@ -58,6 +67,8 @@ def call_check(port, method, scheme, host, path, headers):
         result.update(
             allowed=False, httpStatus=response.denied_response.status.code, body=response.denied_response.body)
     result["headers"] = {option.header.key: option.header.value for option in options}
+    result["dynamicMetadata"] = {
+        key: value.string_value for key, value in response.dynamic_metadata.fields.items()}
     result["appendActions"] = sorted({option.append_action for option in options})
     return result
 

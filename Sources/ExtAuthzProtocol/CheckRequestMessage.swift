@@ -3,8 +3,8 @@
 ///
 /// Field numbers are Envoy's published API (`envoy/service/auth/v3/external_auth.proto`,
 /// `attribute_context.proto`, `envoy/config/core/v3/base.proto`), checked against the
-/// descriptors of the PyPI `xds-protos` package. Every other field (peers, TLS, metadata, the
-/// body) is skipped by the protobuf rules without being parsed, so the decoder never recurses
+/// descriptors of the PyPI `xds-protos` package, plus the source peer's address (for the
+/// decision log). Every other field (the destination peer, TLS, metadata, the body) is skipped by the protobuf rules without being parsed, so the decoder never recurses
 /// into a message it does not need and its depth is fixed at five.
 public struct CheckRequestMessage: Equatable, Sendable {
     /// `HttpRequest.method` (2).
@@ -19,6 +19,10 @@ public struct CheckRequestMessage: Equatable, Sendable {
     public var httpProtocol = ""
     /// `HttpRequest.id` (1): Envoy's request id, for the decision log.
     public var id = ""
+    /// `attributes.source` (1) → `address` (1) → `socket_address` (1) → `address` (2): the
+    /// downstream client's address as Envoy saw it (with `use_remote_address`, the TCP peer of
+    /// the edge), for the decision log; empty when Envoy sent none (a pipe, a non-Envoy client).
+    public var sourceAddress = ""
     /// The request's headers, names as Envoy sent them (lowercase), in wire order: from
     /// `header_map` (13) when Envoy sends it (`encode_raw_headers`), else from the `headers`
     /// map (3), where a repeated key replaces the earlier value as the protobuf map rules say.
@@ -67,7 +71,10 @@ public struct CheckRequestMessage: Equatable, Sendable {
         let name = "AttributeContext"
         var reader = ProtobufReader(bytes)
         while let field = try reader.nextField(in: name) {
-            if field.number == 4 {
+            if field.number == 1 {
+                try reader.require(field.wireType, .lengthDelimited, in: name, field: "source")
+                sourceAddress = try Self.peerAddress(reader.lengthDelimited(in: name))
+            } else if field.number == 4 {
                 try reader.require(field.wireType, .lengthDelimited, in: name, field: "request")
                 var inner = ProtobufReader(try reader.lengthDelimited(in: name))
                 while let requestField = try inner.nextField(in: "AttributeContext.Request") {
@@ -161,6 +168,38 @@ public struct CheckRequestMessage: Equatable, Sendable {
         return (key, rawValue ?? value)
     }
 
+    /// `Peer.address` (1) → `Address.socket_address` (1) → `SocketAddress.address` (2); every
+    /// other field of the three messages is skipped. Three fixed levels, no recursion.
+    private static func peerAddress(_ bytes: ArraySlice<UInt8>) throws(ProtobufError) -> String {
+        guard let address = try lastLengthDelimited(1, of: bytes, in: "Peer", field: "address"),
+            let socket = try lastLengthDelimited(1, of: address, in: "Address", field: "socket_address"),
+            let text = try lastLengthDelimited(2, of: socket, in: "SocketAddress", field: "address")
+        else { return "" }
+        // A string field: proto3 requires valid UTF-8, as ProtobufReader.string checks.
+        guard let address = String(validating: text, as: UTF8.self) else {
+            throw ProtobufError("SocketAddress.address: not valid UTF-8")
+        }
+        return address
+    }
+
+    /// The last occurrence of the length-delimited field `number` of `bytes` (protobuf: the
+    /// last one wins), every other field skipped; nil when it is absent.
+    private static func lastLengthDelimited(
+        _ number: UInt64, of bytes: ArraySlice<UInt8>, in message: String, field name: String
+    ) throws(ProtobufError) -> ArraySlice<UInt8>? {
+        var found: ArraySlice<UInt8>?
+        var reader = ProtobufReader(bytes)
+        while let field = try reader.nextField(in: message) {
+            guard field.number == number else {
+                try reader.skip(field.wireType, in: message)
+                continue
+            }
+            try reader.require(field.wireType, .lengthDelimited, in: message, field: name)
+            found = try reader.lengthDelimited(in: message)
+        }
+        return found
+    }
+
     private static func checkCount(_ count: Int) throws(ProtobufError) {
         guard count < maxHeaderCount else { throw ProtobufError("HttpRequest: more than \(maxHeaderCount) headers") }
     }
@@ -168,7 +207,7 @@ public struct CheckRequestMessage: Equatable, Sendable {
     /// Equal when every field and every header (in order) is.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.method == rhs.method && lhs.path == rhs.path && lhs.host == rhs.host && lhs.scheme == rhs.scheme
-            && lhs.httpProtocol == rhs.httpProtocol && lhs.id == rhs.id
+            && lhs.httpProtocol == rhs.httpProtocol && lhs.id == rhs.id && lhs.sourceAddress == rhs.sourceAddress
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }

@@ -78,7 +78,8 @@ struct DaemonEndpointTests {
         #expect(metrics.status == 200)
         #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         for needle in [
-            #"navpolicyd_decisions_total{handler="about",decision="cancel",action="show-about"} "#,
+            #"navpolicyd_decisions_total{handler="about",decision="cancel",action="show-about",frontend="decide"} "#,
+            "navpolicyd_policy_config_valid 1",
             #"navpolicyd_http_request_duration_seconds_bucket{endpoint="/v1/decide",le="+Inf"} "#,
             "navpolicyd_policy_reloads_total{result=\"failed\"} 0", "navpolicyd_open_connections ",
             "navpolicyd_build_info{version=", "navpolicyd_decision_log_dropped_total 0",

@@ -57,7 +57,8 @@ struct ExtAuthzHTTPLiveTests {
         #expect(response.body.isEmpty)
         let metrics = try service.metrics()
         #expect(metrics.contains(#"navpolicyd_decision_duration_seconds_count{frontend="ext_authz"} 1"#))
-        #expect(metrics.contains(#"navpolicyd_decisions_total{handler="",decision="allow",action=""} 1"#))
+        #expect(
+            metrics.contains(#"navpolicyd_decisions_total{handler="",decision="allow",action="",frontend="ext_authz_http"} 1"#))
         #expect(metrics.contains(#"navpolicyd_http_requests_total{endpoint="ext_authz",code="200"} 1"#))
     }
 

@@ -55,15 +55,29 @@ struct OperatorMetricsLiveTests {
         for path in ["/logout", "/logout", "/open"] { #expect(try daemon.decide("https://a.example" + path).status == 200) }
         #expect(try Curl.request(daemon.baseURL + "/v1/decide?url=not%20a%20url").status == 400)
 
+        func decideFigures() throws -> [String: Any] {
+            let report = try #require(try Curl.request(daemon.baseURL + "/v1/status", ["-H", "Accept: application/json"]).json)
+            let latency = try #require(report["latency"] as? [String: Any], "\(report)")
+            let decisions = try #require(latency["decisions"] as? [[String: Any]])
+            #expect(decisions.first { $0["frontend"] as? String == "authz" }?["p50Seconds"] is NSNull)
+            return try #require(decisions.first { $0["frontend"] as? String == "decide" })
+        }
+        // Three decisions are too few for a median, let alone a p99: neither is shown.
+        let few = try decideFigures()
+        #expect(few["count"] as? Int == 3)
+        #expect(few["p50Seconds"] is NSNull && few["p99Seconds"] is NSNull, "\(few)")
+        // A batch of 100 more: enough for both (p50 from 20, p99 from 100 observations).
+        let entries = (0..<100).map { #"{"url": "https://a.example/b\#($0)"}"# }.joined(separator: ",")
+        let batch = try Curl.request(
+            daemon.baseURL + "/v1/decide", ["-H", "Content-Type: application/json", "-d", #"{"requests": ["# + entries + "]}"])
+        #expect(batch.status == 200)
+        let decide = try decideFigures()
+        #expect(decide["count"] as? Int == 103)
+        let p50 = try #require(decide["p50Seconds"] as? Double, "\(decide)")
+        let p99 = try #require(decide["p99Seconds"] as? Double, "\(decide)")
+        #expect(p50 > 0 && p50 <= p99 && p99 <= 0.01, "\(decide)")
         let report = try #require(try Curl.request(daemon.baseURL + "/v1/status", ["-H", "Accept: application/json"]).json)
         let latency = try #require(report["latency"] as? [String: Any], "\(report)")
-        let decisions = try #require(latency["decisions"] as? [[String: Any]])
-        let decide = try #require(decisions.first { $0["frontend"] as? String == "decide" })
-        #expect(decide["count"] as? Int == 3)
-        let p50 = try #require(decide["p50Seconds"] as? Double)
-        let p99 = try #require(decide["p99Seconds"] as? Double)
-        #expect(p50 > 0 && p50 <= p99 && p99 <= 0.01, "\(decide)")
-        #expect(decisions.first { $0["frontend"] as? String == "authz" }?["p50Seconds"] is NSNull)
         let http = try #require(latency["http"] as? [[String: Any]])
         #expect(http.contains { $0["endpoint"] as? String == "/v1/decide" && ($0["count"] as? Int ?? 0) >= 4 }, "\(http)")
         let errors = try #require(report["errors"] as? [String: Any])
@@ -76,7 +90,8 @@ struct OperatorMetricsLiveTests {
         #expect(html.contains(#"<dd id="intake-health">ok</dd>"#), "intake health in words, not JSON")
         #expect(!html.contains(#"{&quot;status&quot;"#) && !html.contains(#"{"status""#))
         #expect(html.contains(#"<section id="latency"><h2>Latency</h2>"#))
-        #expect(html.contains("<th>decide in chain: decide</th><td>3</td>"), "\(html)")
+        #expect(html.contains("<th>decide in chain: decide</th><td>103</td>"), "\(html)")
+        #expect(html.contains("<th>decide in chain: authz</th><td>0</td><td>–</td><td>–</td>"), "\(html)")
         #expect(html.contains(#"<dt>HTTP 4xx answers</dt><dd id="errors-http4xx">1</dd>"#))
         // The logout handler can only cancel: its counts show no allow row; "open" no cancel row.
         let logout = try #require(Self.item(html, handler: "logout"))

@@ -22,7 +22,9 @@ struct DecideEndpointTests {
         let head = await harness.send("HEAD", "/v1/decide?url=https%3A%2F%2Fapp.example.com%2F")
         #expect(head.status == 200)
         let metrics = await harness.metricsText()
-        #expect(metrics.contains(#"navpolicyd_decisions_total{handler="logout",decision="cancel",action="logout"} 1"#))
+        #expect(
+            metrics.contains(
+                #"navpolicyd_decisions_total{handler="logout",decision="cancel",action="logout",frontend="decide"} 1"#))
         #expect(metrics.contains(#"navpolicyd_http_requests_total{endpoint="/v1/decide",code="200"} 2"#))
     }
 

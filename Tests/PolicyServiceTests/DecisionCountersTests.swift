@@ -15,7 +15,7 @@ struct DecisionCountersTests {
             ("sso", "cancel", "logout"), (nil, "cancel", "block"), ("sso", "allow", nil),
         ]
         for (handler, decision, action) in decisions {
-            metrics.recordDecision(handler: handler, decision: decision, action: action)
+            metrics.recordDecision(handler: handler, decision: decision, action: action, frontEnd: .decide)
         }
         let counts = metrics.decisionCounts()
         #expect(

@@ -16,14 +16,15 @@ struct DecisionRecorderTests {
         let decision = try snapshot.policy.decide(navigation, explain: true)
         let time = Date(timeIntervalSince1970: 1_700_000_000)
         let line = DecisionRecorder.logLine(
-            decision, for: navigation, id: DecisionID(prefix: 0xabcd, sequence: 1), revision: "sha256:r",
-            redaction: QueryRedaction(names: []),
-            at: time)
+            decision, for: navigation, id: DecisionID(prefix: 0xabcd, sequence: 1),
+            origin: DecisionOrigin(.extAuthzGRPC, clientAddress: "203.0.113.7", requestID: "r-1"), revision: "sha256:r",
+            redaction: QueryRedaction(names: []), at: time)
         // The object as the decision log documents it, built as a tree and serialized.
         var logged = decision
         logged.trace = nil
         var expected: JSONObject = [
             "time": .string(Timestamp.iso8601(time)), "decisionId": .string("0000abcd-000000000001"),
+            "frontend": .string("ext_authz_grpc"), "clientAddress": .string("203.0.113.7"), "requestId": .string("r-1"),
             "request": .object([
                 "url": .string(navigation.url), "method": .string("POST"), "navigationType": .string("formSubmitted"),
                 "targetFrame": .string(navigation.targetFrame.rawValue), "sourceURL": .null,
@@ -43,15 +44,16 @@ struct DecisionRecorderTests {
             for task in 0..<8 {
                 group.addTask {
                     for _ in 0..<1000 {
-                        metrics.recordDecision(handler: task % 2 == 0 ? "a" : nil, decision: "allow", action: nil)
+                        metrics.recordDecision(
+                            handler: task % 2 == 0 ? "a" : nil, decision: "allow", action: nil, frontEnd: .decide)
                         metrics.recordRequest(endpoint: "/v1/decide", status: 200, seconds: 0.0002)
                     }
                 }
             }
         }
         let text = metrics.render(openConnections: 0, policyHandlers: nil, policyLoadedAt: nil)
-        #expect(text.contains(#"navpolicyd_decisions_total{handler="a",decision="allow",action=""} 4000"#))
-        #expect(text.contains(#"navpolicyd_decisions_total{handler="",decision="allow",action=""} 4000"#))
+        #expect(text.contains(#"navpolicyd_decisions_total{handler="a",decision="allow",action="",frontend="decide"} 4000"#))
+        #expect(text.contains(#"navpolicyd_decisions_total{handler="",decision="allow",action="",frontend="decide"} 4000"#))
         #expect(text.contains(#"navpolicyd_http_requests_total{endpoint="/v1/decide",code="200"} 8000"#))
         #expect(text.contains(#"navpolicyd_http_request_duration_seconds_bucket{endpoint="/v1/decide",le="0.00025"} 8000"#))
         #expect(text.contains(#"navpolicyd_http_request_duration_seconds_count{endpoint="/v1/decide"} 8000"#))

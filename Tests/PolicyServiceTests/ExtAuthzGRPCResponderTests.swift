@@ -23,7 +23,7 @@ struct ExtAuthzGRPCResponderTests {
     private func responder(_ harness: ServiceHarness) -> ExtAuthzGRPCResponder {
         let store = harness.store
         return ExtAuthzGRPCResponder(
-            check: ExtAuthzCheck(decisions: harness.services.decisions(for: .extAuthz), settings: ExtAuthzSettings()),
+            check: ExtAuthzCheck(decisions: harness.services.decisions(for: .extAuthzGRPC), settings: ExtAuthzSettings()),
             hasPolicy: { store.snapshot != nil }, draining: harness.services.draining)
     }
 
@@ -55,7 +55,7 @@ struct ExtAuthzGRPCResponderTests {
             let again = responder.check.check(
                 ExtAuthzRequest(method: "GET", scheme: "https", host: host, path: path, headers: []))
             #expect(again.allowed == allowed && again.status == status, "\(host)\(path)")
-            let expected = ExtAuthzGRPCResponder.response(for: again).serialized
+            let expected = ExtAuthzGRPCResponder.serialized(again)
             #expect(bytes.count == expected.count, "\(host)\(path)")
             if case .denied(let code, let httpStatus, _, _) = ExtAuthzGRPCResponder.response(for: again) {
                 #expect(code == CheckResponseMessage.permissionDenied && httpStatus == status)

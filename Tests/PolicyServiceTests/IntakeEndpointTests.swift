@@ -54,7 +54,7 @@ struct IntakeServiceTests {
         #expect(created.status == 201)
         #expect(
             await harness.metricsText().contains(
-                #"navpolicyd_decisions_total{handler="logout",decision="cancel",action="logout"} 1"#))
+                #"navpolicyd_decisions_total{handler="logout",decision="cancel",action="logout",frontend="intake"} 1"#))
         let lines = try harness.closeDecisionLog()
         #expect(lines.count == 1)
         let line = try #require(lines.first)

@@ -70,7 +70,8 @@ final class ServiceFactory: Sendable {
             store: store, metrics: metrics, recorder: recorder, adminToken: adminToken,
             requireTokenForDecide: requireTokenForDecide, reload: reloader.reload(trigger:),
             openConnections: openConnections, intake: intake, decisionLogPath: decisionLogPath,
-            authFailures: authFailures, status: StatusSources(listeners: directory), surface: surface,
+            authFailures: authFailures, status: StatusSources(listeners: directory, decisionLog: decisionLog),
+            surface: surface,
             draining: draining, analysisSlot: analysisSlot)
     }
 

@@ -40,7 +40,7 @@ struct DecideEndpoints: Sendable {
         default: (navigation, explain) = try Self.readQueryItems(request.queryItems)
         }
         guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
-        return try decideOne(navigation, explain: explain, snapshot: snapshot)
+        return try decideOne(navigation, explain: explain, snapshot: snapshot, client: request.remoteAddress)
     }
 
     /// The navigation and `explain` from the raw query bytes; nil when the query needs the
@@ -135,7 +135,7 @@ struct DecideEndpoints: Sendable {
         // The usual one-request body is read in place; anything else gets the strict parser.
         if let read = request.body.withUnsafeBufferPointer({ DecideBody.read($0) }) {
             guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
-            return try decideOne(read.navigation, explain: read.explain, snapshot: snapshot)
+            return try decideOne(read.navigation, explain: read.explain, snapshot: snapshot, client: request.remoteAddress)
         }
         let document: JSONValue
         do {
@@ -161,17 +161,21 @@ struct DecideEndpoints: Sendable {
             } catch {
                 throw ServiceProblem(.invalidRequest(error.description, field: error.field))
             }
-            return try decideOne(navigation, explain: explain, snapshot: snapshot)
+            return try decideOne(navigation, explain: explain, snapshot: snapshot, client: request.remoteAddress)
         }
         return try decideBatch(
-            batch, object: object, explain: explain, snapshot: snapshot, logAllowance: LogAllowance(bytes: request.body.count))
+            batch, object: object, explain: explain, snapshot: snapshot, logAllowance: LogAllowance(bytes: request.body.count),
+            client: request.remoteAddress)
     }
 
     /// Decides every request of a batch, or none: one invalid entry rejects the whole batch,
     /// so a client never gets a partial answer it could misalign.
-    /// - Parameter logAllowance: the decision-log bytes the batch may cause (its body's size).
+    /// - Parameters:
+    ///   - logAllowance: the decision-log bytes the batch may cause (its body's size).
+    ///   - client: the peer's address, for each entry's log line.
     private func decideBatch(
-        _ batch: JSONValue, object: JSONObject, explain: Bool, snapshot: PolicySnapshot, logAllowance: LogAllowance
+        _ batch: JSONValue, object: JSONObject, explain: Bool, snapshot: PolicySnapshot, logAllowance: LogAllowance,
+        client: String
     ) throws(ServiceProblem) -> HTTPResponse {
         if let extra = object.keys.first(where: { $0 != "requests" && $0 != "explain" }) {
             throw ServiceProblem(.invalidRequest("unknown field \"\(extra)\" next to \"requests\"", field: extra))
@@ -201,12 +205,12 @@ struct DecideEndpoints: Sendable {
         var writer = JSONWriter(reservingCapacity: 64 + 320 * canonical.count)
         writer.writeRaw(#"{"decisions":["#)
         var allowance: LogAllowance? = logAllowance
+        let origin = DecisionOrigin(.decide, clientAddress: client)
         for (index, request) in canonical.enumerated() {
             if index > 0 { writer.writeRaw(",") }
             recorder.record(
                 recorder.decide(request, on: snapshot, explain: explain, frontEnd: .decide), for: request.original,
-                snapshot: snapshot,
-                into: &writer, allowance: &allowance)
+                snapshot: snapshot, origin: origin, into: &writer, allowance: &allowance)
         }
         writer.writeRaw(#"],"policyRevision":"#)
         writer.writeString(snapshot.revision)
@@ -215,7 +219,7 @@ struct DecideEndpoints: Sendable {
     }
 
     private func decideOne(
-        _ navigation: NavigationRequest, explain: Bool, snapshot: PolicySnapshot
+        _ navigation: NavigationRequest, explain: Bool, snapshot: PolicySnapshot, client: String
     ) throws(ServiceProblem) -> HTTPResponse {
         let decision: Decision
         do {
@@ -225,7 +229,9 @@ struct DecideEndpoints: Sendable {
         }
         let body = ThreadResponseBuffer.json(reservingCapacity: 384) { writer in
             var once: LogAllowance?
-            recorder.record(decision, for: navigation, snapshot: snapshot, into: &writer, allowance: &once)
+            recorder.record(
+                decision, for: navigation, snapshot: snapshot, origin: DecisionOrigin(.decide, clientAddress: client),
+                into: &writer, allowance: &once)
         }
         return HTTPResponse(status: 200, headers: Self.jsonHeaders, body: body)
     }

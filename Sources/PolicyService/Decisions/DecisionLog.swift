@@ -50,6 +50,12 @@ public final class DecisionLog: Sendable {
     public let path: String
     /// Reports the outcome of each reopen (nil = success, else the reason), on the writer thread.
     private let onReopen: @Sendable (_ failure: String?) -> Void
+    /// The writer's count of the file's bytes (``OpenFile/bytes``), for the status page.
+    private let writtenBytes = Atomic<Int>(0)
+
+    /// The bytes in the current file as the writer counts them: its size when opened plus
+    /// every line written since (what `decisionLog.maxBytes` is checked against).
+    public var fileBytes: Int { writtenBytes.load(ordering: .relaxed) }
 
     /// Opens `path` for appending, creating it if needed.
     ///
@@ -72,6 +78,7 @@ public final class DecisionLog: Sendable {
         self.maximumBytes = maximumBytes
         self.onFull = onFull
         let file = OpenFile(descriptor)
+        writtenBytes.store(file.bytes, ordering: .relaxed)
         let thread = Thread { [self] in self.drainLoop(file) }
         thread.name = "decision-log"
         thread.start()
@@ -184,6 +191,7 @@ public final class DecisionLog: Sendable {
                     let descriptor = try Self.open(path)
                     file.close()
                     file = OpenFile(descriptor)
+                    writtenBytes.store(file.bytes, ordering: .relaxed)
                     onReopen(nil)
                 } catch {
                     onReopen(error.reason)
@@ -223,6 +231,7 @@ extension DecisionLog {
         if !kept.isEmpty {
             // Counted as written even if the write fails: a disk error must not reopen the budget.
             file.bytes += kept.count
+            writtenBytes.store(file.bytes, ordering: .relaxed)
             kept.withUnsafeBufferPointer { file.write($0) }
         }
         guard dropped > 0 else { return }

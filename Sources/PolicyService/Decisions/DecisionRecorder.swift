@@ -18,11 +18,13 @@ struct DecisionRecorder: Sendable {
     }
 
     /// Counts the decision and queues its log line; returns the decision's identifier.
-    func record(_ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot) -> String {
+    func record(
+        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, origin: DecisionOrigin
+    ) -> String {
         let id = identifiers.nextID()
-        account(decision)
+        account(decision, frontEnd: origin.frontEnd)
         var unlimited: LogAllowance?
-        queueLine(decision, for: navigation, id: id, snapshot: snapshot, allowance: &unlimited)
+        queueLine(decision, for: navigation, id: id, snapshot: snapshot, origin: origin, allowance: &unlimited)
         return id.text
     }
 
@@ -34,12 +36,12 @@ struct DecisionRecorder: Sendable {
     /// - Parameter allowance: the log bytes the request has left (a batch's, see
     ///   ``LogAllowance``); nil for a request that decides once.
     func record(
-        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, into writer: inout JSONWriter,
-        allowance: inout LogAllowance?
+        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, origin: DecisionOrigin,
+        into writer: inout JSONWriter, allowance: inout LogAllowance?
     ) {
         let id = identifiers.nextID()
-        account(decision)
-        queueLine(decision, for: navigation, id: id, snapshot: snapshot, allowance: &allowance)
+        account(decision, frontEnd: origin.frontEnd)
+        queueLine(decision, for: navigation, id: id, snapshot: snapshot, origin: origin, allowance: &allowance)
         decision.writeOpenObject(to: &writer)
         id.writeMember(to: &writer)
         snapshot.closingRevisionMemberJSON.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
@@ -64,8 +66,9 @@ struct DecisionRecorder: Sendable {
     }
 
     /// The decision's counters in `/metrics` (and the shadow counters when it carries shadow results).
-    private func account(_ decision: Decision) {
-        metrics.recordDecision(handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action)
+    private func account(_ decision: Decision, frontEnd: DecisionFrontEnd) {
+        metrics.recordDecision(
+            handler: decision.handler, decision: decision.verdict.rawValue, action: decision.action, frontEnd: frontEnd)
         metrics.shadow.record(decision)
     }
 
@@ -91,15 +94,15 @@ struct DecisionRecorder: Sendable {
     /// the log is off.
     private func queueLine(
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, snapshot: PolicySnapshot,
-        allowance: inout LogAllowance?
+        origin: DecisionOrigin, allowance: inout LogAllowance?
     ) {
         guard let log else { return }
         let time = UTCTime.now()
         Self.lineScratch.withWriter(reservingCapacity: 1024) { writer in
             guard
                 Self.writeLogLine(
-                    decision, for: navigation, id: id, revisionTail: snapshot.logLineEndJSON, redaction: snapshot.logRedaction,
-                    at: time, into: &writer),
+                    decision, for: navigation, id: id, origin: origin, revisionTail: snapshot.logLineEndJSON,
+                    redaction: snapshot.logRedaction, at: time, into: &writer),
                 allowance?.take(writer.bytes.count + 1) ?? true
             else {
                 metrics.recordDecisionLogDrop()
@@ -113,19 +116,23 @@ struct DecisionRecorder: Sendable {
     /// One decision-log line (no newline), as ``writeLogLine(_:for:id:revisionTail:redaction:at:into:)``
     /// writes it; empty when it is too long even cut.
     static func logLine(
-        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revision: String,
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID,
+        origin: DecisionOrigin = DecisionOrigin(.decide, clientAddress: ""), revision: String,
         redaction: QueryRedaction, at time: Date
     ) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 1024)
         let written = writeLogLine(
-            decision, for: navigation, id: id, revisionTail: logLineEnd(revision: revision), redaction: redaction,
-            at: UTCTime(time.timeIntervalSince1970), into: &writer)
+            decision, for: navigation, id: id, origin: origin, revisionTail: logLineEnd(revision: revision),
+            redaction: redaction, at: UTCTime(time.timeIntervalSince1970), into: &writer)
         return written ? writer.bytes : []
     }
 
     /// Writes one decision-log line (no newline) into the empty `writer`: `time`, `decisionId`,
+    /// `frontend`, `clientAddress` (null when unknown), `requestId` (null when none),
     /// `request` (every field, defaults included), `decision` (without its trace), `handler`,
-    /// `revision`.
+    /// `revision`. The origin's fields are bounded where they are taken
+    /// (``DecisionOrigin/requestID(_:)``, ``DecisionOrigin/address(_:)``, an address from the
+    /// socket) and escaped here all the same.
     ///
     /// Every URL the line carries (`request.url`, `request.sourceURL`, `decision.url`,
     /// `decision.location`, each `decision.shadow[].location`) goes through `redaction`
@@ -144,14 +151,14 @@ struct DecisionRecorder: Sendable {
     /// - Parameter time: when the decision was taken; nil (a clock past year 9999) writes the
     ///   current time through Foundation.
     static func writeLogLine(
-        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
-        redaction: QueryRedaction, at time: UTCTime?, into writer: inout JSONWriter
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, origin: DecisionOrigin,
+        revisionTail: [UInt8], redaction: QueryRedaction, at time: UTCTime?, into writer: inout JSONWriter
     ) -> Bool {
         for cut in lineAttempts {
             writer.removeAll()
             writeLine(
-                decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redaction: redaction, cut: cut,
-                into: &writer)
+                decision, for: navigation, id: id, origin: origin, revisionTail: revisionTail, at: time,
+                redaction: redaction, cut: cut, into: &writer)
             if writer.bytes.count <= maximumLineBytes { return true }
         }
         writer.removeAll()
@@ -172,8 +179,8 @@ struct DecisionRecorder: Sendable {
     }
 
     private static func writeLine(
-        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
-        at time: UTCTime?, redaction: QueryRedaction, cut: Int?, into writer: inout JSONWriter
+        _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, origin: DecisionOrigin,
+        revisionTail: [UInt8], at time: UTCTime?, redaction: QueryRedaction, cut: Int?, into writer: inout JSONWriter
     ) {
         var urls = LogURLWriter(
             redaction: redaction, cut: cut, expandable: (navigation.url, decision.url, navigation.sourceURL))
@@ -196,22 +203,45 @@ struct DecisionRecorder: Sendable {
         let redactedMarkOffset = writer.bytes.count
         if cut != nil { writer.writeRaw(#","truncated":true"#) }
         // Member names and the quotes between values are merged into as few literals as the
-        // fields allow, and the two enumerations are literals of their own: a line is written
+        // fields allow, and the enumerations are literals of their own: a line is written
         // on every logged decision, and each append costs its checks again.
-        writer.writeRaw(#","request":{"url":""#)
-        urls.writeRequestURL(navigation.url, into: &writer)
-        writer.writeRaw(#"","method":""#)
-        writer.writeStringContents(navigation.method)
-        writer.writeRaw(Self.navigationTypeMembers(navigation.navigationType))
-        writer.writeRaw(Self.targetFrameMembers(navigation.targetFrame))
-        if let source = navigation.sourceURL {
-            writer.writeRaw(#"""#)
-            urls.write(source, into: &writer)
-            writer.writeRaw(#"""#)
+        if origin.clientAddress.isEmpty {
+            writer.writeRaw(#","frontend":""#)
+            writer.writeStringContents(origin.frontEnd.rawValue)
+            writer.writeRaw(
+                origin.requestID == nil
+                    ? #"","clientAddress":null,"requestId":null,"request":{"url":""# : #"","clientAddress":null,"requestId":""#)
         } else {
-            writer.writeRaw("null")
+            writer.writeRaw(origin.frontEnd.logMembers)
+            writer.writeStringContents(origin.clientAddress)
+            writer.writeRaw(origin.requestID == nil ? #"","requestId":null,"request":{"url":""# : #"","requestId":""#)
         }
-        writer.writeRaw(#"},"decision":{"#)
+        if let requestID = origin.requestID {
+            writer.writeStringContents(requestID)
+            writer.writeRaw(#"","request":{"url":""#)
+        }
+        urls.writeRequestURL(navigation.url, into: &writer)
+        if navigation.sourceURL == nil, navigation.navigationType == .other, navigation.targetFrame == .main,
+            navigation.method == "GET"
+        {
+            // What a GET /v1/decide, an Envoy check of a page load and most proxied requests
+            // carry: the rest of `request` in one literal, the bytes the general path below
+            // writes with five appends (DecisionLogOriginTests compares the two).
+            writer.writeRaw(Self.plainGETMembers)
+        } else {
+            writer.writeRaw(#"","method":""#)
+            writer.writeStringContents(navigation.method)
+            writer.writeRaw(Self.navigationTypeMembers(navigation.navigationType))
+            writer.writeRaw(Self.targetFrameMembers(navigation.targetFrame))
+            if let source = navigation.sourceURL {
+                writer.writeRaw(#"""#)
+                urls.write(source, into: &writer)
+                writer.writeRaw(#"""#)
+            } else {
+                writer.writeRaw("null")
+            }
+            writer.writeRaw(#"},"decision":{"#)
+        }
         decision.writeMembers(to: &writer, includingTrace: false) { url, writer in urls.write(url, into: &writer) }
         writer.writeRaw(#"},"handler":"#)
         writer.writeOptionalString(decision.handler)
@@ -228,6 +258,11 @@ struct DecisionRecorder: Sendable {
         writer.writeRaw("}")
         return writer.bytes
     }
+
+    /// The end of `request.url` to the opening of `decision` for a `GET` with the default
+    /// `navigationType` and `targetFrame` and no `sourceURL`.
+    static let plainGETMembers: StaticString =
+        #"","method":"GET","navigationType":"other","targetFrame":"main","sourceURL":null},"decision":{"#
 
     /// The end of `method`'s string and the `navigationType` member, up to `targetFrame`'s opening quote.
     private static func navigationTypeMembers(_ type: NavigationType) -> StaticString {
@@ -266,9 +301,19 @@ struct DecisionPoint: Sendable {
     /// Which enforcement point decides through it (the label of its decision times).
     let frontEnd: DecisionFrontEnd
 
+    /// The same point recording its decisions as `frontEnd` (the proxy's `CONNECT` tunnels).
+    func on(_ frontEnd: DecisionFrontEnd) -> DecisionPoint {
+        DecisionPoint(store: store, recorder: recorder, frontEnd: frontEnd)
+    }
+
     /// Decides a navigation on the current snapshot and records it exactly like `/v1/decide`.
+    /// - Parameters:
+    ///   - clientAddress: the client's address as this front end saw it (``DecisionOrigin``).
+    ///   - requestID: Envoy's request id, checked by ``DecisionOrigin/requestID(_:)``.
     /// - Throws: 400 `invalid-request` for a request the policy cannot decide, 503 `no-policy`.
-    func enforce(_ navigation: NavigationRequest) throws(ServiceProblem) -> EnforcedDecision {
+    func enforce(
+        _ navigation: NavigationRequest, clientAddress: String, requestID: String? = nil
+    ) throws(ServiceProblem) -> EnforcedDecision {
         guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
         let decision: Decision
         do {
@@ -276,7 +321,8 @@ struct DecisionPoint: Sendable {
         } catch {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }
-        let id = recorder.record(decision, for: navigation, snapshot: snapshot)
+        let origin = DecisionOrigin(frontEnd, clientAddress: clientAddress, requestID: requestID)
+        let id = recorder.record(decision, for: navigation, snapshot: snapshot, origin: origin)
         return EnforcedDecision(decision: decision, id: id)
     }
 }

@@ -25,7 +25,8 @@ struct AuthzEndpoints: Sendable {
         // The front proxy's host fields carry the port the client named (ClientAuthority).
         var navigation = try ClientAuthority.navigation(url: target.url, method: target.method, field: target.hostField)
         FetchMetadata(request.headers).apply(to: &navigation)
-        let enforced = try decisions.enforce(navigation)
+        // The peer is the nginx in front: the client's own address is nginx's to log.
+        let enforced = try decisions.enforce(navigation, clientAddress: request.remoteAddress)
         var response: HTTPResponse
         if enforced.decision.verdict == .allow {
             response = .empty(status: 204)

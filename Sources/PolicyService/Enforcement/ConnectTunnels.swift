@@ -81,7 +81,8 @@ final class ConnectTunnels: Sendable {
         // and internal-host classes apply) and the method CONNECT; no path exists to match.
         let enforced: EnforcedDecision
         do throws(ServiceProblem) {
-            enforced = try decisions.enforce(NavigationRequest(url: url, method: "CONNECT"))
+            enforced = try decisions.on(.tunnel).enforce(
+                NavigationRequest(url: url, method: "CONNECT"), clientAddress: request.remoteAddress)
         } catch {
             return .now(Self.closing(problems.response(error)))
         }

@@ -160,7 +160,7 @@ final class ProxyResponder: HTTPResponder {
             metadata.apply(to: &navigation)
             let enforced: EnforcedDecision
             do throws(ServiceProblem) {
-                enforced = try decisions.enforce(navigation)
+                enforced = try decisions.enforce(navigation, clientAddress: request.remoteAddress)
             } catch {
                 return .answer(problems.response(error))
             }

@@ -217,7 +217,7 @@ struct IntakeEndpoints: Sendable {
         }
         var items: [NewIntakeItem] = []
         for url in urls {
-            let decision = try decide(url, snapshot: snapshot)
+            let decision = try decide(url, snapshot: snapshot, client: request.remoteAddress)
             items.append(
                 NewIntakeItem(
                     url: url, title: payload.title, text: payload.text, tags: payload.tags, source: payload.format.rawValue,
@@ -232,7 +232,7 @@ struct IntakeEndpoints: Sendable {
     }
 
     /// Runs the URL through the same chain as `/v1/decide`.
-    private func decide(_ url: WebURL, snapshot: PolicySnapshot) throws(IntakeFailure) -> JSONObject {
+    private func decide(_ url: WebURL, snapshot: PolicySnapshot, client: String) throws(IntakeFailure) -> JSONObject {
         let decision: Decision
         do {
             decision = try recorder.decide(NavigationRequest(url: url.href), on: snapshot, frontEnd: .intake)
@@ -241,7 +241,9 @@ struct IntakeEndpoints: Sendable {
         }
         // Recorded like every other decision (id, metrics, log line); the stored item keeps
         // its documented shape, so the id appears in the decision log only.
-        _ = recorder.record(decision, for: NavigationRequest(url: url.href), snapshot: snapshot)
+        _ = recorder.record(
+            decision, for: NavigationRequest(url: url.href), snapshot: snapshot,
+            origin: DecisionOrigin(.intake, clientAddress: client))
         var object = decision.jsonObject
         object.append("policyRevision", .string(snapshot.revision))
         if settings.onCancel == .reject, decision.verdict == .cancel {

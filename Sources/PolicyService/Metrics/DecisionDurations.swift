@@ -1,7 +1,8 @@
 import Synchronization
 
-/// The front ends that take decisions, as the `frontend` label of
-/// `navpolicyd_decision_duration_seconds`: a fixed set, so the series cannot grow.
+/// The front ends that take decisions: the decision log's `frontend` field and the `frontend`
+/// label of `navpolicyd_decisions_total`, a fixed set, so the series cannot grow.
+/// `navpolicyd_decision_duration_seconds` keeps its coarser labels (``durationLabel``).
 enum DecisionFrontEnd: String, CaseIterable, Sendable {
     /// `/v1/decide`: GET, POST and batch.
     case decide
@@ -9,19 +10,43 @@ enum DecisionFrontEnd: String, CaseIterable, Sendable {
     case authz
     /// The forward and reverse proxy listener.
     case proxy
+    /// The proxy listener's `CONNECT` tunnels.
+    case tunnel
     /// Share intake (`/v1/intake`), one decision per URL.
     case intake
-    /// Envoy external authorization: the HTTP service and the gRPC `Check` listener alike.
-    case extAuthz = "ext_authz"
+    /// Envoy's ext_authz HTTP service.
+    case extAuthzHTTP = "ext_authz_http"
+    /// Envoy's ext_authz gRPC `Check`.
+    case extAuthzGRPC = "ext_authz_grpc"
 
-    /// Its position in ``allCases``, without a search on the hot path.
-    var index: Int {
+    /// The `frontend` labels of `navpolicyd_decision_duration_seconds`, in slot order: the
+    /// labels that histogram has always had (a tunnel is timed as the proxy, both Envoy
+    /// transports as `ext_authz`), so dashboards built on it keep working.
+    static let durationLabels = ["decide", "authz", "proxy", "intake", "ext_authz"]
+
+    /// Its slot in ``durationLabels``, without a search on the hot path.
+    var durationIndex: Int {
         switch self {
         case .decide: 0
         case .authz: 1
-        case .proxy: 2
+        case .proxy, .tunnel: 2
         case .intake: 3
-        case .extAuthz: 4
+        case .extAuthzHTTP, .extAuthzGRPC: 4
+        }
+    }
+
+    /// The decision log's `,"frontend":"…","clientAddress":"` up to the address: one literal
+    /// per front end, so the line pays one append for both names and the address's quote.
+    /// (A line without an address, which is rare, writes the same members piece by piece.)
+    var logMembers: StaticString {
+        switch self {
+        case .decide: #","frontend":"decide","clientAddress":""#
+        case .authz: #","frontend":"authz","clientAddress":""#
+        case .proxy: #","frontend":"proxy","clientAddress":""#
+        case .tunnel: #","frontend":"tunnel","clientAddress":""#
+        case .intake: #","frontend":"intake","clientAddress":""#
+        case .extAuthzHTTP: #","frontend":"ext_authz_http","clientAddress":""#
+        case .extAuthzGRPC: #","frontend":"ext_authz_grpc","clientAddress":""#
         }
     }
 }
@@ -44,12 +69,12 @@ final class DecisionDurations: Sendable {
         static let sum = 13
     }
 
-    private let frontEnds = DecisionFrontEnd.allCases.map { _ in Slots() }
+    private let frontEnds = DecisionFrontEnd.durationLabels.map { _ in Slots() }
 
     /// Counts one decision of `frontEnd` that took `nanoseconds` in the chain.
     func record(_ frontEnd: DecisionFrontEnd, nanoseconds: UInt64) {
-        guard frontEnd.index < frontEnds.count else { return }
-        let slots = frontEnds[frontEnd.index]
+        guard frontEnd.durationIndex < frontEnds.count else { return }
+        let slots = frontEnds[frontEnd.durationIndex]
         let seconds = Double(nanoseconds) / 1e9
         if let bucket = Self.buckets.firstIndex(where: { seconds <= $0 }), bucket < Slots.count {
             slots.values[bucket].wrappingAdd(1, ordering: .relaxed)

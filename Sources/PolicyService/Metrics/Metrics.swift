@@ -15,11 +15,13 @@ public final class Metrics: Sendable {
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
     ]
 
-    /// One decision counter: the deciding handler ("" = the default decision), verdict and action.
+    /// One decision counter: the deciding handler ("" = the default decision), verdict, action
+    /// and the front end that decided (shadow counts, which have no front end, leave the default).
     struct DecisionKey: Hashable, Sendable {
         var handler: String
         var decision: String
         var action: String
+        var frontEnd: DecisionFrontEnd = .decide
     }
 
     struct RequestKey: Hashable {
@@ -139,6 +141,8 @@ public final class Metrics: Sendable {
         /// Intake requests waiting on storage now (read at scrape time).
         var intakeWaiting: (@Sendable () -> Int)?
         var intakeWaitingRefused: UInt64 = 0
+        /// Whether the config file loaded at the last attempt (start or reload).
+        var configValid = true
     }
 
     private let state = Mutex(State())
@@ -150,6 +154,9 @@ public final class Metrics: Sendable {
     let tunnels = TunnelMetrics()
     /// The ext_authz gRPC listener's calls and refused connections (rendered when it runs).
     let grpc = GRPCMetrics()
+    /// `navpolicyd_ext_authz_checks_total`, by transport and result (rendered when either
+    /// ext_authz listener runs).
+    let extAuthz = ExtAuthzMetrics()
     /// `POST /v1/policy/analyze` refused while busy, and runs abandoned by their client.
     let analysis = AnalysisMetrics()
     /// Whether a proxy listener runs: only then are the `navpolicyd_proxy_*` families rendered.
@@ -169,8 +176,8 @@ public final class Metrics: Sendable {
         self.version = version
     }
 
-    public func recordDecision(handler: String?, decision: String, action: String?) {
-        let key = DecisionKey(handler: handler ?? "", decision: decision, action: action ?? "")
+    func recordDecision(handler: String?, decision: String, action: String?, frontEnd: DecisionFrontEnd) {
+        let key = DecisionKey(handler: handler ?? "", decision: decision, action: action ?? "", frontEnd: frontEnd)
         let second = RecentCounts.currentSecond()
         stripe.counters.withLock { $0.decisions.record(key, second: second) }
     }
@@ -197,9 +204,9 @@ public final class Metrics: Sendable {
         stripe.decisionDurations.record(frontEnd, nanoseconds: nanoseconds)
     }
 
-    /// The decision-time histograms since start, one per ``DecisionFrontEnd`` in case order.
+    /// The decision-time histograms since start, one per ``DecisionFrontEnd/durationLabels`` entry.
     func decisionDurations() -> [Histogram] {
-        var histograms = DecisionFrontEnd.allCases.map { _ in Histogram(bounds: DecisionDurations.buckets) }
+        var histograms = DecisionFrontEnd.durationLabels.map { _ in Histogram(bounds: DecisionDurations.buckets) }
         for stripe in stripes { stripe.decisionDurations.add(to: &histograms) }
         return histograms
     }
@@ -227,8 +234,13 @@ public final class Metrics: Sendable {
         }
     }
 
+    /// One reload attempt's result; it also sets `navpolicyd_policy_config_valid` (the file
+    /// on disk loaded, or not), whatever triggered the attempt.
     public func recordReload(result: String) {
-        state.withLock { $0.reloads[result, default: 0] += 1 }
+        state.withLock { state in
+            state.reloads[result, default: 0] += 1
+            state.configValid = result != "failed"
+        }
     }
 
     /// One intake request's outcome: `created`, `duplicate`, `replayed`, or its problem kind (a fixed set).
@@ -346,11 +358,11 @@ public final class Metrics: Sendable {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         }
         family(
-            "navpolicyd_decisions_total", "counter", "Decisions made, by handler (empty = default decision), decision and action."
-        )
+            "navpolicyd_decisions_total", "counter",
+            "Decisions made, by handler (empty = default decision), decision, action and front end.")
         for (key, value) in decisions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             out +=
-                "navpolicyd_decisions_total{handler=\"\(escape(key.handler))\",decision=\"\(key.decision)\",action=\"\(escape(key.action))\"} \(value)\n"
+                "navpolicyd_decisions_total{handler=\"\(escape(key.handler))\",decision=\"\(key.decision)\",action=\"\(escape(key.action))\",frontend=\"\(key.frontEnd.rawValue)\"} \(value)\n"
         }
         family("navpolicyd_http_requests_total", "counter", "HTTP requests answered, by endpoint and status code.")
         for (key, value) in hot.requests.sorted(by: { ($0.key.endpoint, $0.key.status) < ($1.key.endpoint, $1.key.status) }) {
@@ -364,13 +376,17 @@ public final class Metrics: Sendable {
         family(
             "navpolicyd_decision_duration_seconds", "histogram",
             "Time in the policy chain per decision (URL already canonicalized), by front end.")
-        for (frontEnd, histogram) in zip(DecisionFrontEnd.allCases, decisionDurations()) {
-            out += histogram.rendered(as: "navpolicyd_decision_duration_seconds", labels: "frontend=\"\(frontEnd.rawValue)\",")
+        for (frontEnd, histogram) in zip(DecisionFrontEnd.durationLabels, decisionDurations()) {
+            out += histogram.rendered(as: "navpolicyd_decision_duration_seconds", labels: "frontend=\"\(frontEnd)\",")
         }
         family("navpolicyd_policy_reloads_total", "counter", "Policy reload attempts, by result.")
         for (result, value) in snapshot.reloads.sorted(by: { $0.key < $1.key }) {
             out += "navpolicyd_policy_reloads_total{result=\"\(result)\"} \(value)\n"
         }
+        family(
+            "navpolicyd_policy_config_valid", "gauge",
+            "1 when the config file loaded at the last attempt (start or reload), 0 when that attempt failed.")
+        out += "navpolicyd_policy_config_valid \(snapshot.configValid ? 1 : 0)\n"
         family(
             "navpolicyd_intake_requests_total", "counter",
             "Intake POSTs, by result (created, duplicate, replayed or problem kind).")
@@ -421,6 +437,7 @@ public final class Metrics: Sendable {
             out += tunnels.render()
         }
         out += grpc.render()
+        out += extAuthz.render()
         out += ProcessMetrics.render()
         return out
     }

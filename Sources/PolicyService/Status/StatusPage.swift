@@ -77,6 +77,7 @@ enum StatusPage {
         out += row("Health", health, id: "intake-health")
         out += "</dl></section>"
         out += latency(report["latency"]?.objectValue ?? [:])
+        out += decisionLog(report["decisionLog"]?.objectValue ?? [:])
         out += errors(report["errors"]?.objectValue ?? [:])
         out += #"<section id="listeners"><h2>Listeners</h2><ul class="listeners">"#
         for listener in report["listeners"]?.arrayValue ?? [] {
@@ -165,6 +166,24 @@ enum StatusPage {
             out += "<td>\(e(duration(figures["p99Seconds"]?.doubleValue)))</td></tr>"
         }
         return out + "</table></section>"
+    }
+
+    /// The decision log's rows: off, or its path, size against the budget, redaction and drops.
+    /// The page's script renders the same rows (``StatusPageScript``).
+    private static func decisionLog(_ log: JSONObject) -> String {
+        var out = #"<section id="decision-log"><h2>Decision log</h2><dl>"#
+        guard log["enabled"]?.boolValue == true else {
+            return out + row("State", "off", id: "decision-log-state") + "</dl></section>"
+        }
+        out += row("State", "on", id: "decision-log-state")
+        out += row("Path", log["path"]?.stringValue ?? "", id: "decision-log-path")
+        let bytes = log["bytes"]?.integerValue ?? 0
+        let maxBytes = log["maxBytes"]?.integerValue ?? 0
+        out += row("Size", "\(bytes) of \(maxBytes) bytes (decisionLog.maxBytes)", id: "decision-log-size")
+        let redaction = log["redaction"]?.boolValue == true ? "query parameters by name and passwords" : "passwords only"
+        out += row("Redaction", redaction, id: "decision-log-redaction")
+        out += row("Lines dropped", String(log["dropped"]?.integerValue ?? 0), id: "decision-log-dropped")
+        return out + "</dl></section>"
     }
 
     /// The error figures, in the report's order.

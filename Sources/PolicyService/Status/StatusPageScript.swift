@@ -97,6 +97,16 @@ enum StatusPageAssets {
                 el("td", {}, duration(f.p99Seconds))));
             }
             append(main, append(el("section", { id: "latency" }), el("h2", {}, "Latency"), latency));
+            const log = status.decisionLog;
+            const logRows = log.enabled
+              ? [...row("State", "on", "decision-log-state"), ...row("Path", log.path, "decision-log-path"),
+                ...row("Size", log.bytes + " of " + log.maxBytes + " bytes (decisionLog.maxBytes)", "decision-log-size"),
+                ...row("Redaction", log.redaction ? "query parameters by name and passwords" : "passwords only",
+                  "decision-log-redaction"),
+                ...row("Lines dropped", log.dropped, "decision-log-dropped")]
+              : row("State", "off", "decision-log-state");
+            append(main, append(el("section", { id: "decision-log" }), el("h2", {}, "Decision log"),
+              append(el("dl"), ...logRows)));
             const errors = el("dl");
             for (const [key, label] of errorLabels) append(errors, ...row(label, status.errors[key], "errors-" + key));
             append(main, append(el("section", { id: "errors" }), el("h2", {}, "Errors since start"), errors));

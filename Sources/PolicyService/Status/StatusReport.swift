@@ -63,6 +63,7 @@ struct StatusReport {
         object.append("reloads", .object(reloads()))
         object.append("intake", .object(intake.statusObject))
         object.append("latency", .object(latency()))
+        object.append("decisionLog", .object(decisionLog(snapshot)))
         object.append("errors", .object(errors()))
         object.append(
             "listeners",

@@ -9,6 +9,8 @@ struct StatusSources: Sendable {
     var startedAt = Date()
     /// The bound listeners, filled in by the daemon once they are listening.
     var listeners = ListenerDirectory()
+    /// The decision log, when one is written (its path and the size of its file).
+    var decisionLog: DecisionLog?
 }
 
 /// The daemon's bound listeners (`api`, `proxy`), as the status page lists them.

@@ -13,24 +13,39 @@ import NavigationPolicy
 struct ExtAuthzCheck: Sendable {
     let decisions: DecisionPoint
     let settings: ExtAuthzSettings
+    /// The transport asking, for `navpolicyd_ext_authz_checks_total` (from the point's front end).
+    let transport: ExtAuthzMetrics.Transport
     private let problems = ProblemRenderer()
 
     init(decisions: DecisionPoint, settings: ExtAuthzSettings) {
         self.decisions = decisions
         self.settings = settings
+        transport = decisions.frontEnd == .extAuthzGRPC ? .grpc : .http
+        decisions.recorder.metrics.extAuthz.enable()
     }
 
     /// Never throws: a request that cannot be decided (bad scheme, host, path, method) is a
-    /// deny with status 400 and a problem body (fail closed).
+    /// deny with status 400 and a problem body (fail closed). Every check is counted in
+    /// `navpolicyd_ext_authz_checks_total`.
     func check(_ request: ExtAuthzRequest) -> ExtAuthzAnswer {
         do throws(ServiceProblem) {
             // Host is the client's `Host`/`:authority`: its port is the client's choice (ClientAuthority).
             var navigation = try ClientAuthority.navigation(url: try Self.url(of: request), method: request.method, field: "host")
             FetchMetadata(request.headers).apply(to: &navigation)
-            return answer(try decisions.enforce(navigation))
+            let enforced = try decisions.enforce(
+                navigation, clientAddress: request.clientAddress, requestID: request.requestID)
+            count(enforced.decision.verdict == .allow ? .allow : .deny)
+            return answer(enforced)
         } catch {
+            count(error.details.status.code == 400 ? .invalid : .deny)
             return refusal(problems.response(error))
         }
+    }
+
+    /// Counts a check by what it got (the transports count the checks they refuse themselves
+    /// before asking here: malformed protobuf, a missing placing field).
+    func count(_ result: ExtAuthzMetrics.Result) {
+        decisions.recorder.metrics.extAuthz.record(transport, result)
     }
 
     /// The URL to decide, or 400 when a field could move it or leave it undecidable.
@@ -70,7 +85,8 @@ struct ExtAuthzCheck: Sendable {
             EnforcementHeaders.forEachField(
                 of: decision, id: enforced.id, includeLocation: false, lowercase: true, includeShadow: true
             ) { fields.append((name: $0, value: $1)) }
-            return ExtAuthzAnswer(allowed: true, status: 200, upstreamHeaders: fields, clientHeaders: [], body: [])
+            return ExtAuthzAnswer(
+                allowed: true, status: 200, upstreamHeaders: fields, clientHeaders: [], body: [], decisionID: enforced.id)
         }
         var status = 403
         var body: [UInt8] = []
@@ -85,7 +101,8 @@ struct ExtAuthzCheck: Sendable {
         EnforcementHeaders.forEachField(
             of: decision, id: enforced.id, includeLocation: false, lowercase: true, includeShadow: true
         ) { fields.append((name: $0, value: $1)) }
-        return ExtAuthzAnswer(allowed: false, status: status, upstreamHeaders: [], clientHeaders: fields, body: body)
+        return ExtAuthzAnswer(
+            allowed: false, status: status, upstreamHeaders: [], clientHeaders: fields, body: body, decisionID: enforced.id)
     }
 
     /// A problem (400 undecidable, 503 no policy) as a deny: Envoy sends it to the client.

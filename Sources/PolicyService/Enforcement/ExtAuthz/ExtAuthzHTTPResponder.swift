@@ -30,6 +30,7 @@ struct ExtAuthzHTTPResponder: HTTPResponder {
         do throws(ServiceProblem) {
             response = Self.response(for: check.check(try originalRequest(request)))
         } catch {
+            check.count(.invalid)
             response = problems.response(error)
             response.headers.add(name: .cacheControl, value: "no-store")
         }
@@ -69,10 +70,17 @@ struct ExtAuthzHTTPResponder: HTTPResponder {
             let lower = field.name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
             fields.append((name: lower ? field.name.lowercased() : field.name, value: field.value))
         }
+        // For the decision log only. A repeated `x-request-id` leaves unknown which one Envoy
+        // set: none is logged.
+        let requestIDs = headers.values(for: Self.requestIDField)
         return ExtAuthzRequest(
             method: request.method, scheme: headers[.xForwardedProto] ?? "", host: headers[.host] ?? "", path: path,
-            headers: fields)
+            headers: fields, clientAddress: DecisionOrigin.lastForwardedFor(headers.values(for: .xForwardedFor)),
+            requestID: requestIDs.count == 1 ? DecisionOrigin.requestID(requestIDs[0]) : nil)
     }
+
+    /// Envoy's request id, which it sends when `allowed_headers` lists it (the shipped bootstrap does).
+    static let requestIDField: HTTPFieldName = "X-Request-Id"
 
     /// Allow → 200 and the upstream fields; deny → its status, client fields and body.
     static func response(for answer: ExtAuthzAnswer) -> HTTPResponse {

@@ -10,6 +10,13 @@ struct ExtAuthzRequest: Sendable {
     var path: String
     /// The headers Envoy forwards, names in lower case (`allowed_headers`).
     var headers: [(name: String, value: String)]
+    /// The client's address as Envoy reports it, for the decision log (never decided on):
+    /// gRPC `attributes.source.address`; HTTP service: the last `X-Forwarded-For` entry, the
+    /// one the edge Envoy appends. Empty when unknown; never the TCP peer, which is Envoy.
+    var clientAddress = ""
+    /// Envoy's `x-request-id` (gRPC: `attributes.request.http.id`), checked by
+    /// ``DecisionOrigin/requestID(_:)``, for the decision log; nil when absent or refused.
+    var requestID: String?
 }
 
 /// What to tell Envoy: allow (with headers for the upstream) or deny (status, headers and body
@@ -27,4 +34,7 @@ struct ExtAuthzAnswer: Sendable {
     var clientHeaders: [(name: String, value: String)]
     /// Deny: the `application/problem+json` body (empty for a 302).
     var body: [UInt8]
+    /// The `decisionId` the decision was logged under; nil when none was taken (a request
+    /// that could not be decided, no policy). gRPC sends it as `dynamic_metadata`.
+    var decisionID: String? = nil
 }

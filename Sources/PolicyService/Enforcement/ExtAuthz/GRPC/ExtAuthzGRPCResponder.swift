@@ -37,6 +37,7 @@ struct ExtAuthzGRPCResponder: Sendable {
         do {
             request = try CheckRequestMessage(serialized: message)
         } catch {
+            check.count(.invalid)
             return .status(.invalidArgument, "CheckRequest: \(error.description)")
         }
         // Envoy sends names lowercase (HTTP/2 requires it); another client's are lowered here.
@@ -44,8 +45,21 @@ struct ExtAuthzGRPCResponder: Sendable {
         let answer = check.check(
             ExtAuthzRequest(
                 method: request.method, scheme: request.scheme, host: request.host, path: request.path,
-                headers: lowercase ? request.headers : request.headers.map { (name: $0.name.lowercased(), value: $0.value) }))
-        return .message(Self.response(for: answer).serialized)
+                headers: lowercase ? request.headers : request.headers.map { (name: $0.name.lowercased(), value: $0.value) },
+                clientAddress: DecisionOrigin.address(request.sourceAddress[...]),
+                requestID: DecisionOrigin.requestID(request.id)))
+        return .message(Self.serialized(answer))
+    }
+
+    /// The `dynamic_metadata` key of the decision id (namespace `envoy.filters.http.ext_authz`
+    /// in Envoy: `%DYNAMIC_METADATA(envoy.filters.http.ext_authz:decisionId)%` in an access log).
+    static let decisionIDMetadataKey = "decisionId"
+
+    /// The answer's `CheckResponse`, with the decision id as `dynamic_metadata` when one was taken.
+    static func serialized(_ answer: ExtAuthzAnswer) -> [UInt8] {
+        let message = Self.response(for: answer)
+        guard let id = answer.decisionID else { return message.serialized }
+        return message.serialized(dynamicMetadata: [(key: decisionIDMetadataKey, value: id)])
     }
 
     /// The `CheckResponse` for an answer: allow → `OK` with the upstream headers in
