@@ -155,8 +155,9 @@ class Engine {
       this.scratchView = null;
       if (this.scratch === 0) throw new NavigationPolicyError('out-of-memory', `no room for ${needed} bytes`);
     }
-    // A grown memory detaches the views of the old one.
-    if (this.scratchView === null || this.scratchView.buffer !== this.memory.buffer) {
+    // A grown memory detaches the views of the old one: their length drops to 0 (cheaper to
+    // test than comparing with memory.buffer on every call).
+    if (this.scratchView === null || this.scratchView.length === 0) {
       this.scratchView = new Uint8Array(this.memory.buffer, this.scratch, this.scratchSize);
     }
     return this.scratchView;
@@ -169,9 +170,9 @@ class Engine {
     return [this.scratch, written];
   }
 
-  /** The decision words (DecisionFields.swift) as an Int32Array of the current memory. */
+  /** The decision words (DecisionWords.swift) as an Int32Array of the current memory. */
   decisionWords() {
-    if (this.words === null || this.words.buffer !== this.memory.buffer) {
+    if (this.words === null || this.words.length === 0) {
       this.words = new Int32Array(this.memory.buffer, this.exports.navpolicy_decision_words(), 16);
     }
     return this.words;
