@@ -8,7 +8,7 @@ import Testing
 /// The request's members read as text (`NavigationRequest(url:methodText:…)`, what the
 /// WebAssembly module's `decide` reads without JSON) against the same members in a JSON body
 /// (`NavigationRequest(json:)`): the same request, or the same error, for every input.
-@Suite("NavigationRequest from its members' text: the JSON reader's twin")
+@Suite("NavigationRequest from its members' text: the JSON reader's twin", .tags(.volume))
 struct NavigationRequestFieldsTests {
     static let keys = ["url", "method", "navigationType", "targetFrame", "sourceURL"]
 
