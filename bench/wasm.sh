@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The engine as WebAssembly (issue 43) against the native engine, in the same run:
 #
-# - decisions per CPU second in node through the JavaScript API (`policy.decide({url})`: JSON in
-#   and out, bench/wasm-bench.mjs) against `navpolicyd bench` (in process, release build) on the
+# - decisions per CPU second in node through the JavaScript API (`policy.decide({url})`, the
+#   members as strings and the decision as numbers, bench/wasm-bench.mjs) against `navpolicyd bench` (in process, release build) on the
 #   same URLs, alternating the two, medians of ROUNDS: the default policy with bench's built-in
 #   URLs (target ≥ 0.5×) and a 500-handler chain from generate-rules.py (target ≥ 0.4×). Per CPU
 #   second, not per wall second: the machine is shared (load averages of 10-20 while other

@@ -35,7 +35,7 @@ public func navpolicyPolicyFromConfig(_ bytes: UnsafeRawPointer?, _ count: Int32
         .object([
             "handlers": .number(Double(policy.links.count)), "defaultDecision": .string(policy.defaultVerdict.rawValue),
         ]))
-    return Handles.policies.insert(policy)
+    return Handles.policies.insert(LoadedPolicy(policy))
 }
 
 /// Reads a policy bundle up to its signature check (`OpenedBundle`). Takes `bytes` over (they
@@ -86,7 +86,7 @@ public func navpolicyBundleLoad(_ opened: Int32, _ nowSeconds: Double, _ signatu
         let (policy, summary) = try bundle.load(
             nowSeconds: BundleNumber(nowSeconds.rounded(.down)), signatureVerified: signatureVerified != 0)
         CallResult.publish(.object(summary))
-        return Handles.policies.insert(policy)
+        return Handles.policies.insert(LoadedPolicy(policy))
     } catch {
         return fail(WasmFailure(error))
     }
@@ -104,7 +104,9 @@ public func navpolicyBundleDiscard(_ opened: Int32) { _ = Handles.openedBundles.
 @_expose(wasm, "navpolicy_decide")
 @_cdecl("navpolicy_decide")
 public func navpolicyDecide(_ handle: Int32, _ bytes: UnsafeRawPointer?, _ count: Int32) -> Int32 {
-    guard let policy = Handles.policies.value(handle) else { return fail(.misuse("no such policy (released?)")) }
+    guard let policy = Handles.policies.value(handle)?.policy else {
+        return fail(.misuse("no such policy (released?)"))
+    }
     do {
         let request = try WasmEngine.request(UnsafeRawBufferPointer(start: bytes, count: Int(max(count, 0))))
         let decision: Decision
@@ -122,13 +124,55 @@ public func navpolicyDecide(_ handle: Int32, _ bytes: UnsafeRawPointer?, _ count
     }
 }
 
+/// Where the words `navpolicy_decide_fields` reads and writes start (``DecisionWords``): 16 `Int32`s.
+@_expose(wasm, "navpolicy_decision_words")
+@_cdecl("navpolicy_decision_words")
+public func navpolicyDecisionWords() -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(DecisionWords.words) }
+
+/// Decides a request given as its members' UTF-8 text, back to back at `bytes`, their lengths
+/// in the decision words (``DecisionWords``): the JavaScript API's path, with no JSON in or out.
+/// The request is read as `navpolicy_decide` reads a body's members, with the same errors.
+/// 0 and the decision in the words and the call result; 1 and the decision object as JSON (a
+/// decision with `shadow`); or -1 (`invalid-request` with the `field`, `payload-too-large`).
+@_expose(wasm, "navpolicy_decide_fields")
+@_cdecl("navpolicy_decide_fields")
+public func navpolicyDecideFields(_ handle: Int32, _ bytes: UnsafeRawPointer?) -> Int32 {
+    guard let loaded = Handles.policies.value(handle) else { return fail(.misuse("no such policy (released?)")) }
+    let request: NavigationRequest
+    let decision: Decision
+    do {
+        request = try DecisionWords.request(bytes)
+    } catch {
+        return fail(error)
+    }
+    do {
+        decision = try loaded.policy.decide(request)
+    } catch {
+        return fail(WasmFailure(error))
+    }
+    return DecisionWords.publish(decision, of: request, names: loaded)
+}
+
+/// The policy's name at `index` (a handler or an action a decision named by index) as the call
+/// result's UTF-8 text: 0, or -1 for an index no decision has named.
+@_expose(wasm, "navpolicy_policy_name")
+@_cdecl("navpolicy_policy_name")
+public func navpolicyPolicyName(_ handle: Int32, _ index: Int32) -> Int32 {
+    guard let names = Handles.policies.value(handle)?.names, names.indices.contains(Int(index)) else {
+        return fail(.misuse("no such name"))
+    }
+    CallResult.writer.writeRaw(names[Int(index)])
+    CallResult.publishWriter()
+    return 0
+}
+
 /// Releases a policy; its handle is reused.
 @_expose(wasm, "navpolicy_policy_release")
 @_cdecl("navpolicy_policy_release")
 public func navpolicyPolicyRelease(_ handle: Int32) { _ = Handles.policies.remove(handle) }
 
 /// Publishes `failure` as the call result; the status JavaScript reads as "throw".
-private func fail(_ failure: WasmFailure) -> Int32 {
+func fail(_ failure: WasmFailure) -> Int32 {
     CallResult.publish(failure.jsonValue)
     return -1
 }

@@ -34,6 +34,6 @@ struct HandleTable<Value> {
 
 /// The module's two tables (one WebAssembly instance runs on one JavaScript thread).
 enum Handles {
-    nonisolated(unsafe) static var policies = HandleTable<CompiledPolicy>()
+    nonisolated(unsafe) static var policies = HandleTable<LoadedPolicy>()
     nonisolated(unsafe) static var openedBundles = HandleTable<OpenedBundle>()
 }

@@ -22,13 +22,15 @@ extension NavigationRequest {
             }
             return text
         }
-        guard let url = try string("url") else {
-            throw NavigationRequestError(field: "url", reason: "required field is missing")
-        }
-        self.init(url: url)
-        if let method = try string("method") { self.method = method }
-        if let type = try string("navigationType") { navigationType = try Self.navigationType(from: type) }
-        if let frame = try string("targetFrame") { targetFrame = try Self.targetFrame(from: frame) }
-        sourceURL = try string("sourceURL")
+        // Every member's type first, in member order; then what the text says
+        // (``init(url:methodText:navigationTypeText:targetFrameText:sourceURL:)``).
+        let url = try string("url")
+        let method = try string("method")
+        let navigationType = try string("navigationType")
+        let targetFrame = try string("targetFrame")
+        let sourceURL = try string("sourceURL")
+        try self.init(
+            url: url, methodText: method, navigationTypeText: navigationType, targetFrameText: targetFrame,
+            sourceURL: sourceURL)
     }
 }

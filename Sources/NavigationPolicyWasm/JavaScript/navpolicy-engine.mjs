@@ -116,6 +116,8 @@ class Engine {
     if (typeof this.exports._initialize === 'function') this.exports._initialize();
     this.scratch = 0;
     this.scratchSize = 0;
+    this.scratchView = null;
+    this.words = null;
   }
 
   /** Runs `body` with the exports; a trap marks the instance unusable and throws `engine-trapped`. */
@@ -143,19 +145,87 @@ class Engine {
     return pointer;
   }
 
-  /** `text` as UTF-8 in the reused scratch buffer: [pointer, length]. */
-  scratchText(text) {
-    // encodeInto writes at most three bytes per UTF-16 code unit.
-    const needed = text.length * 3;
+  /** The reused scratch buffer, at least `needed` bytes, as a view of the current memory. */
+  scratchBytes(needed) {
     if (needed > this.scratchSize) {
       if (this.scratch !== 0) this.exports.navpolicy_free(this.scratch);
       const size = Math.max(needed, 4096);
       this.scratch = this.exports.navpolicy_alloc(size);
       this.scratchSize = this.scratch === 0 ? 0 : size;
+      this.scratchView = null;
       if (this.scratch === 0) throw new NavigationPolicyError('out-of-memory', `no room for ${needed} bytes`);
     }
-    const { written } = encoder.encodeInto(text, new Uint8Array(this.memory.buffer, this.scratch, this.scratchSize));
+    // A grown memory detaches the views of the old one: their length drops to 0 (cheaper to
+    // test than comparing with memory.buffer on every call).
+    if (this.scratchView === null || this.scratchView.length === 0) {
+      this.scratchView = new Uint8Array(this.memory.buffer, this.scratch, this.scratchSize);
+    }
+    return this.scratchView;
+  }
+
+  /** `text` as UTF-8 in the reused scratch buffer: [pointer, length]. */
+  scratchText(text) {
+    // encodeInto writes at most three bytes per UTF-16 code unit.
+    const { written } = encoder.encodeInto(text, this.scratchBytes(text.length * 3));
     return [this.scratch, written];
+  }
+
+  /** The decision words (DecisionWords.swift) as an Int32Array of the current memory. */
+  decisionWords() {
+    if (this.words === null || this.words.length === 0) {
+      this.words = new Int32Array(this.memory.buffer, this.exports.navpolicy_decision_words(), 16);
+    }
+    return this.words;
+  }
+
+  /**
+   * Decides `fields` (the request's five members, each a string or null) through
+   * navpolicy_decide_fields: the decision object, built here from the words and `names` (the
+   * policy's handler and action names, read once each).
+   */
+  decideFields(handle, fields, names) {
+    let needed = 0;
+    for (let index = 0; index < 5; index += 1) if (fields[index] !== null) needed += fields[index].length * 3;
+    const scratch = this.scratchBytes(needed);
+    let words = this.decisionWords();
+    let offset = 0;
+    for (let index = 0; index < 5; index += 1) {
+      const text = fields[index];
+      if (text === null) {
+        words[index] = -1;
+      } else {
+        const { written } = encoder.encodeInto(text, offset === 0 ? scratch : scratch.subarray(offset));
+        words[index] = written;
+        offset += written;
+      }
+    }
+    const status = this.exports.navpolicy_decide_fields(handle, this.scratch);
+    if (status !== 0) return this.result(status);
+    words = this.decisionWords();
+    const locationLength = words[11];
+    const urlLength = words[12];
+    let location = null;
+    let url = fields[0];
+    if (locationLength >= 0 || urlLength >= 0) {
+      const start = words[13] >>> 0;
+      if (locationLength >= 0) location = decoder.decode(new Uint8Array(this.memory.buffer, start, locationLength));
+      if (urlLength >= 0) url = decoder.decode(new Uint8Array(this.memory.buffer, start + Math.max(locationLength, 0), urlLength));
+    }
+    // Read after the strings: reading a name replaces the call result.
+    const handler = words[9] < 0 ? null : this.name(handle, words[9], names);
+    const action = words[10] < 0 ? null : this.name(handle, words[10], names);
+    return { decision: words[8] === 1 ? 'cancel' : 'allow', handler, action, location, url };
+  }
+
+  /** The policy's name at `index`, read from the module the first time a decision names it. */
+  name(handle, index, names) {
+    while (names.length <= index) {
+      const status = this.exports.navpolicy_policy_name(handle, names.length);
+      if (status < 0) this.result(status);
+      const pointer = this.exports.navpolicy_result_pointer();
+      names.push(decoder.decode(new Uint8Array(this.memory.buffer, pointer, this.exports.navpolicy_result_length())));
+    }
+    return names[index];
   }
 
   /** The last call's result: its JSON parsed; a status below 0 throws it as a NavigationPolicyError. */
@@ -216,10 +286,86 @@ async function importKeys(trustedKeys) {
   return keys;
 }
 
+/**
+ * The request's members as five strings (url, method, navigationType, targetFrame, sourceURL;
+ * null for an absent one) when the JSON text JSON.stringify would make of `request` holds
+ * exactly those strings and fits a request body: then the module reads them as it reads a
+ * body's members, with no JSON between (navpolicy_decide_fields). Otherwise null, and the
+ * request goes as JSON, whose reader answers every other shape with its own error; a plain
+ * object's members were read once already, so `readMembers.snapshot` holds them for
+ * JSON.stringify (a getter runs once, as it would in JSON.stringify alone).
+ */
+function requestFields(request) {
+  if (request === null || typeof request !== 'object') return null;
+  const prototype = Object.getPrototypeOf(request);
+  // Arrays, boxed strings, class instances and objects with toJSON: JSON.stringify's own rules.
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in request) return null;
+  return readMembers(request);
+}
+
+/** The members requestFields reads, reused: the API is called on one thread, never reentered. */
+const memberFields = [null, null, null, null, null];
+
+/** At most this many UTF-16 code units in all: JSON.stringify writes one as 6 bytes at most, so the body stays under the module's 65,536-byte limit. */
+const maximumFieldUnits = 10_000;
+
+/** Whether JSON.stringify would write `text` as it is (no lone surrogate, which it escapes and encodeInto would replace). */
+const wellFormed =
+  typeof String.prototype.isWellFormed === 'function' ? (text) => text.isWellFormed() : (text) => !/[\uD800-\uDFFF]/.test(text);
+
+function fieldIndex(key) {
+  switch (key) {
+    case 'url': return 0;
+    case 'method': return 1;
+    case 'navigationType': return 2;
+    case 'targetFrame': return 3;
+    case 'sourceURL': return 4;
+    default: return -1;
+  }
+}
+
+function readMembers(request) {
+  memberFields.fill(null);
+  const keys = Object.keys(request);
+  const values = new Array(keys.length);
+  let plain = true;
+  let units = 0;
+  for (let index = 0; index < keys.length; index += 1) {
+    let value;
+    try {
+      value = request[keys[index]];
+    } catch (error) {
+      throw new NavigationPolicyError('invalid-request', `the request cannot be written as JSON: ${error.message}`);
+    }
+    values[index] = value;
+    const type = typeof value;
+    // JSON.stringify leaves these members out, so the reader never sees them.
+    if (value === undefined || type === 'function' || type === 'symbol') continue;
+    const field = fieldIndex(keys[index]);
+    if (field < 0) {
+      plain = false;
+    } else if (type === 'string' && wellFormed(value)) {
+      memberFields[field] = value;
+      units += value.length;
+    } else if (value !== null) {
+      // null is an absent member to the reader, as here.
+      plain = false;
+    }
+  }
+  if (plain && units <= maximumFieldUnits) return memberFields;
+  const snapshot = Object.create(null);
+  for (let index = 0; index < keys.length; index += 1) snapshot[keys[index]] = values[index];
+  readMembers.snapshot = snapshot;
+  return null;
+}
+readMembers.snapshot = null;
+
 /** A compiled navigation policy: decides navigations as navpolicyd's /v1/decide does. */
 export class NavigationPolicy {
   #engine;
   #handle;
+  /** The handler and action names decisions named by index (Engine.decideFields). */
+  #names = [];
 
   constructor(token, owner, handle, summary) {
     if (token !== constructing) throw new TypeError('use NavigationPolicy.fromConfig or NavigationPolicy.fromBundle');
@@ -304,15 +450,21 @@ export class NavigationPolicy {
    * cannot parse: cancel the navigation then.
    */
   decide(request) {
+    const fields = requestFields(request);
     let text;
-    try {
-      text = JSON.stringify(request);
-    } catch (error) {
-      throw new NavigationPolicyError('invalid-request', `the request cannot be written as JSON: ${error.message}`);
+    if (fields === null) {
+      try {
+        text = JSON.stringify(readMembers.snapshot ?? request);
+      } catch (error) {
+        throw new NavigationPolicyError('invalid-request', `the request cannot be written as JSON: ${error.message}`);
+      } finally {
+        readMembers.snapshot = null;
+      }
+      if (typeof text !== 'string') throw new NavigationPolicyError('invalid-request', 'the request must be an object');
     }
-    if (typeof text !== 'string') throw new NavigationPolicyError('invalid-request', 'the request must be an object');
     const owner = this.#engine;
     if (this.#handle === 0) throw new NavigationPolicyError('released', 'the policy was released');
+    if (fields !== null) return owner.call(() => owner.decideFields(this.#handle, fields, this.#names));
     return owner.call((exports) => {
       const [pointer, length] = owner.scratchText(text);
       return owner.result(exports.navpolicy_decide(this.#handle, pointer, length));
