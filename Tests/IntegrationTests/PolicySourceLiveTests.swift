@@ -96,6 +96,8 @@ struct PolicySourceLiveTests {
         #expect(poll.status != 200 || poll.json?["result"] as? String == "failed", "\(poll.body)")
         #expect(try Self.metric(puller, #"navpolicyd_policy_source_failures_total{reason="unreachable"}"#) ?? 0 >= 1)
         #expect(try Self.lastFailureReason(puller) == "unreachable")
+        let page = try Curl.request(puller.baseURL + "/", ["-H", "Accept: text/html"]).body
+        #expect(page.contains(#"<dd id="policy-source-last-failure">"#) && page.contains(": unreachable: "), "\(page)")
         #expect(try Self.metric(puller, "navpolicyd_policy_source_last_success_timestamp_seconds") == before)
         #expect(try Curl.request(puller.baseURL + "/readyz").status == 200)
         #expect(try Self.decision(puller, "/help") == "cancel")
