@@ -190,5 +190,13 @@ struct PolicySourceLiveTests {
             #expect(
                 result.stderr.contains("/handlers: a config has either handlers or policySource, not both"), "\(result.stderr)")
         }
+        // A pulling config has no chain to decide or publish with offline: refused, not "allow".
+        let pulling = try BinaryRunner.temporaryFile(
+            Self.pullerConfig(url: "http://127.0.0.1:9/", key: key, cacheFile: "/tmp/x.bundle"))
+        for command in [["check", "https://app.example.com/"], ["bundle"]] {
+            let result = try BinaryRunner.run(command + ["--config", pulling])
+            #expect(result.status == 2, "\(command)")
+            #expect(result.stderr.contains("/policySource: this config pulls its chain"), "\(result.stderr)")
+        }
     }
 }
