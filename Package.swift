@@ -127,6 +127,8 @@ let package = Package(
             dependencies: [
                 "NavigationPolicy", "PolicyAuthoring", "PolicySections", "HTTPServer", "JSONSupport", "ShareIntake",
                 "PolicyProxy", "LockSupport", "BundleSigning", "GRPCServer", "ExtAuthzProtocol",
+                // `policySource`: libcurl fetches, and the app client's checks of a pulled bundle.
+                "CCurl", "NavigationPolicyClient", "NavigationPolicyClientSodium",
             ],
             swiftSettings: strictSettings),
         // The command-line front end: every command declared once (options, help, man page,

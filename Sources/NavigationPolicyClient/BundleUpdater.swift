@@ -221,11 +221,7 @@ actor BundleUpdater {
 
     /// The bundle signature an answer carries (`Navpolicy-Bundle-Signature`, base64); nil when none.
     static func signature(from http: HTTPURLResponse) -> Result<[UInt8]?, BundleRejection> {
-        guard let header = http.value(forHTTPHeaderField: BundleFormat.signatureField) else { return .success(nil) }
-        guard let decoded = Data(base64Encoded: header.trimmingCharacters(in: .whitespaces)) else {
-            return .failure(BundleRejection(.badSignature, "\(BundleFormat.signatureField) is not base64"))
-        }
-        return .success([UInt8](decoded))
+        BundleSuccession.signature(fieldValue: http.value(forHTTPHeaderField: BundleFormat.signatureField))
     }
 
     /// An empty file in the temporary directory for a body when there is no cache to stage it in.

@@ -24,12 +24,14 @@ struct BundleSource {
         }
         guard compiled else {
             // The deciding compiler reports the same issues and stores large lists as tables.
+            let policy: CompiledPolicy
             do {
-                let policy = try ServerSettings.decidingCompiler.compile(bytes)
-                return BundleSource(bytes: bytes, image: nil, settings: ServerSettings.from(policy).bundle)
+                policy = try ServerSettings.decidingCompiler.compile(bytes)
             } catch {
                 throw .invalid(path: path, error)
             }
+            try ConfigLoader.refusePulledChain(policy, path: path)
+            return BundleSource(bytes: bytes, image: nil, settings: ServerSettings.from(policy).bundle)
         }
         let image: [UInt8]
         do {

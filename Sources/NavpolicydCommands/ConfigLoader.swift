@@ -84,11 +84,27 @@ struct ConfigLoader {
             }
         }
         let bytes = try read(path, maxBytes: maxBytes)
+        let policy: CompiledPolicy
         do {
-            return (try use.compiler.compile(bytes), nil)
+            policy = try use.compiler.compile(bytes)
         } catch {
             throw .invalid(path: path, error)
         }
+        if use == .deciding { try refusePulledChain(policy, path: path) }
+        return (policy, nil)
+    }
+
+    /// A config with `policySource` has no chain of its own (the daemon pulls it): deciding or
+    /// publishing with it offline would answer every request with the empty chain's default, so
+    /// the commands that do refuse it, naming the way to check the pulled chain instead.
+    static func refusePulledChain(_ policy: CompiledPolicy, path: String) throws(LoadError) {
+        guard policy.sections["policySource"] != nil else { return }
+        let issue = ConfigIssue(
+            pointer: .root.appending("policySource"),
+            message:
+                "this config pulls its chain from policySource.url and has none of its own to decide or publish with; check the pulled bundle with --bundle FILE"
+        )
+        throw .invalid(path: path, ConfigError(issues: [issue]))
     }
 
     /// `error` for a policy a flag names, as `navpolicyd COMMAND: SUBJECT: reason` (`subject`

@@ -31,11 +31,18 @@ public enum DaemonConfigSections {
         _ = ExtAuthzSettings.decode(section, diagnostics: &diagnostics)
     }
 
+    /// `policySource`: the chain pulled from another server instead of this file's `handlers`.
+    public static let policySource = ConfigSection(name: "policySource") { section, diagnostics in
+        _ = PolicySourceSettings.decode(section, diagnostics: &diagnostics)
+    }
+
     /// Every section, in the order the daemon registers them (its own, then its listener kinds').
-    public static let all = [server, intake, decisionLog, proxy, extAuthz]
+    public static let all = [server, intake, decisionLog, policySource, proxy, extAuthz]
 
     /// The checks over the whole document, run after the sections' own.
-    public static let documentValidators: [PolicyCompiler.SectionValidator] = [checkListenerClashes]
+    public static let documentValidators: [PolicyCompiler.SectionValidator] = [
+        checkListenerClashes, PolicySourceSettings.checkNoLocalChain,
+    ]
 
     /// A compiler that accepts and checks every section and the checks across them: the
     /// daemon's, without the daemon.

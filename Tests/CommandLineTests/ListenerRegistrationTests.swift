@@ -88,7 +88,7 @@ struct ListenerRegistrationTests {
     func effectiveSettings() throws {
         let policy = try ServerSettings.compilerAccepting(Self.kinds).compile(Array(#"{"echo": {}}"#.utf8))
         let sections = EffectiveSettings.sections(policy, of: DaemonSection.all(for: Self.kinds))
-        #expect(sections.map(\.name) == ["server", "intake", "decisionLog", "proxy", "extAuthz", "echo"])
+        #expect(sections.map(\.name) == ["server", "intake", "decisionLog", "policySource", "proxy", "extAuthz", "echo"])
         let echo = try #require(sections.last?.fields)
         #expect(echo.map(\.0) == ["listen", "greeting"] && echo.map(\.1) == ["null", "hello"])
     }

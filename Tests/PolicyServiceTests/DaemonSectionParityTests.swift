@@ -93,6 +93,23 @@ struct DaemonSectionParityTests {
             ]
         ),
         (
+            "policySource", PolicySections.PolicySourceSettings.keys,
+            [
+                Field(
+                    name: "url",
+                    values: ["\"https://policy.example/v1/policy/bundle\"", "\"ftp://x\"", "\"http://\"", "\"http://a b\""]),
+                Field(
+                    name: "trustedKeys",
+                    values: [
+                        "{\"k1\":\"vlA6b2WpmC3fUdZQCc6q6Yj1Ljv7R8kM5q0JcIY3n2A=\"}", "{}", "{\"k 1\":\"x\"}", "[]",
+                        "{\"k1\":\"short=\"}",
+                    ]),
+                Field(name: "pollIntervalSeconds", values: ["4", "5", "86400", "86401"]),
+                Field(name: "cacheFile", values: ["\"/var/lib/navpolicyd/pulled.bundle\"", "\"\"", "1"]),
+                Field(name: "timeoutSeconds", values: ["0", "1", "600", "601"]),
+            ]
+        ),
+        (
             "proxy", PolicySections.ProxySettings.keys,
             [
                 Field(name: "listen", values: listenValues),

@@ -1,4 +1,5 @@
 package import NavigationPolicy
+import PolicySections
 import ShareIntake
 
 /// One top-level config section the daemon reads beside the chain, declared once: the policy
@@ -46,7 +47,7 @@ package struct DaemonSection: Sendable {
 
     /// The sections every daemon reads, whichever listeners run: the limits every listener
     /// shares, the share intake and the decision log.
-    static let daemon: [DaemonSection] = [.server, .intake, .decisionLog]
+    static let daemon: [DaemonSection] = [.server, .intake, .decisionLog, .policySource]
 
     /// `server`: listener limits and deadlines, tokens, the bundle; built into the listeners at start.
     static let server = DaemonSection(
@@ -61,6 +62,12 @@ package struct DaemonSection: Sendable {
 
     /// `decisionLog`: read from the active policy before each write, so a reload applies it.
     static let decisionLog = DaemonSection("decisionLog", as: DecisionLogSettings.self, restartWarning: nil)
+
+    /// `policySource`: the poller is built once, at start (a reload polls it instead of
+    /// re-reading the chain; docs/configuration.md).
+    static let policySource = DaemonSection(
+        "policySource", as: PolicySourceSettings.self,
+        restartWarning: restartOnly("policySource", event: "policy.policy_source_settings_changed"))
 
     /// Every section the daemon accepts: its own and the registered listener kinds'.
     package static let registered = all(for: ListenerKind.all)
@@ -92,3 +99,4 @@ extension IntakeSettings: SectionSettings {}
 extension DecisionLogSettings: SectionSettings {}
 extension ProxySettings: SectionSettings {}
 extension ExtAuthzSettings: SectionSettings {}
+extension PolicySourceSettings: SectionSettings {}

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import JSONSupport
+import PolicySections
 import ShareIntake
 import Synchronization
 
@@ -23,12 +24,17 @@ public final class PolicyDaemon: Sendable {
     private let listeners: [Listener]
     private let stopped = Atomic<Bool>(false)
     private let watchdog = Mutex<WatchdogTimer?>(nil)
+    /// Pulls the chain when the config has `policySource`; nil otherwise.
+    private let policySource: PolicySourcePoller?
 
     /// Builds the service and every listener (nothing binds yet); fails only when the
     /// decision log cannot be opened.
     public init(configuration: DaemonConfiguration, log: EventLog) throws(DecisionLogError) {
+        // With `policySource` the config file has no chain: nothing decides (and `/readyz` is
+        // 503) until a pulled bundle, or the last good one on disk, passed the client's checks.
+        let pulls = PolicySourceSettings.from(configuration.initial.policy).isConfigured
         let store = PolicyStore(
-            configPath: configuration.configPath, initial: configuration.initial,
+            configPath: configuration.configPath, initial: pulls ? nil : configuration.initial,
             maxConfigBytes: configuration.maxConfigBytes)
         let intakeSource: ServiceFactory.IntakeSource
         if let intake = configuration.intake {
@@ -60,6 +66,8 @@ public final class PolicyDaemon: Sendable {
         self.configuration = configuration
         self.services = services
         self.listeners = listeners
+        self.policySource = PolicySourcePoller.make(
+            local: configuration.initial, store: store, report: services.metrics.policySource, log: log)
     }
 
     /// Binds and starts every listener, in registration order, and logs `listening`. Starts
@@ -82,6 +90,7 @@ public final class PolicyDaemon: Sendable {
             log.log(.warning, "systemd.notify_failed", ["reason": .string($0)])
         }
         startWatchdog()
+        policySource?.start()
         let settings = configuration.initial.settings
         if settings.watchConfig {
             ConfigWatcher(path: store.configPath, interval: .milliseconds(settings.watchIntervalMilliseconds)) {
@@ -154,6 +163,7 @@ public final class PolicyDaemon: Sendable {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         configuration.notifier?.notify("STOPPING=1")
         watchdog.withLock { $0?.source.cancel() }
+        policySource?.stop()
         // `/readyz` turns 503 on every API listener, so load balancers stop sending.
         services.draining.begin()
         for listener in listeners { listener.server.stopAccepting() }

@@ -159,6 +159,8 @@ public final class Metrics: Sendable {
     let extAuthz = ExtAuthzMetrics()
     /// `POST /v1/policy/analyze` refused while busy, and runs abandoned by their client.
     let analysis = AnalysisMetrics()
+    /// `navpolicyd_policy_source_*` and the status report's `policySource` (rendered when one is configured).
+    let policySource = PolicySourceReport()
     /// Whether a proxy listener runs: only then are the `navpolicyd_proxy_*` families rendered.
     private let proxyEnabled = Atomic<Bool>(false)
 
@@ -429,6 +431,7 @@ public final class Metrics: Sendable {
         out += "navpolicyd_build_info{version=\"\(escape(version))\"} 1\n"
         out += shadow.render()
         out += analysis.render()
+        out += policySource.render()
         if proxyEnabled.load(ordering: .relaxed) {
             out += ProxyMetrics.render(
                 requests: hot.proxyRequests, upstreamDuration: hot.proxyUpstreamDuration,

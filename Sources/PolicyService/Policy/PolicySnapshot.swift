@@ -17,6 +17,9 @@ public final class PolicySnapshot: Sendable {
     public let bundle: PolicyBundle
     /// The key that signed ``bundle``, kept to re-issue it before it expires.
     let bundleSigningKey: Ed25519PrivateKey?
+    /// Whether ``bundle`` is a pulled bundle relayed as received (`policySource`): it is never
+    /// issued again here (no key signs it here); its publisher re-issues it.
+    let relaysBundle: Bool
     /// `,"policyRevision":"…"}` as JSON bytes, written once here: every decision response
     /// ends with it (and the object's closing brace), and copying it beats escaping the same
     /// 71 characters per request.
@@ -32,9 +35,10 @@ public final class PolicySnapshot: Sendable {
 
     public init(
         policy: CompiledPolicy, revision: String, loadedAt: Date, settings: ServerSettings, bundle: PolicyBundle,
-        bundleSigningKey: Ed25519PrivateKey? = nil
+        bundleSigningKey: Ed25519PrivateKey? = nil, relaysBundle: Bool = false
     ) {
         self.bundleSigningKey = bundleSigningKey
+        self.relaysBundle = relaysBundle
         self.policy = policy
         self.revision = revision
         var member = JSONWriter(reservingCapacity: 96)

@@ -86,6 +86,11 @@ public final class PolicyStore: Sendable {
     /// the zero-sized value of the sanitizer builds' pthread lock even under the lock.
     private let reloadLock = Mutex<UInt64>(0)
 
+    /// Where reloads go instead of the config file: a `policySource` daemon's chain comes from
+    /// the pulled bundle, so a reload polls the source at once (``PolicySourcePoller``). Set
+    /// once, at start.
+    private let reloadDelegate = Mutex<(@Sendable (String) -> ReloadOutcome)?>(nil)
+
     public init(configPath: String, initial: PolicySnapshot? = nil, maxConfigBytes: Int = ConfigFile.defaultMaxBytes) {
         self.configPath = configPath
         self.maxConfigBytes = maxConfigBytes
@@ -102,7 +107,8 @@ public final class PolicyStore: Sendable {
     public func snapshotForBundle(now: Date = Date()) -> PolicySnapshot? {
         let seconds = Int(now.timeIntervalSince1970)
         return state.withLock { state in
-            guard let active = state.snapshot, active.bundle.isDueForReissue(atUnixSeconds: seconds) else {
+            guard let active = state.snapshot, !active.relaysBundle, active.bundle.isDueForReissue(atUnixSeconds: seconds)
+            else {
                 return state.snapshot
             }
             let reissued = active.reissuingBundle(atUnixSeconds: seconds)
@@ -143,8 +149,35 @@ public final class PolicyStore: Sendable {
     /// The last few reload attempts, newest first.
     public var recentReloads: [ReloadRecord] { state.withLock { $0.history.reversed() } }
 
+    /// Sends every later ``reload(trigger:)`` to `reload` instead of the config file.
+    func delegateReloads(to reload: @escaping @Sendable (String) -> ReloadOutcome) {
+        reloadDelegate.withLock { $0 = reload }
+    }
+
+    /// Swaps in `next`, built elsewhere (a pulled bundle's chain with this file's sections), in
+    /// turn with reloads; recorded in the reload history under `trigger`.
+    func install(_ next: PolicySnapshot, trigger: String) -> ReloadOutcome {
+        let outcome = reloadLock.withLock { attempts in
+            attempts &+= 1
+            let previous = state.withLock { state in
+                defer {
+                    state.snapshot = next
+                    state.lastFailure = nil
+                }
+                return state.snapshot
+            }
+            return ReloadOutcome(
+                result: .reloaded, revision: next.revision, previousRevision: previous?.revision, errors: [],
+                trigger: trigger)
+        }
+        HeapTrim.releaseFreeMemory()
+        record(outcome)
+        return outcome
+    }
+
     /// Reads and compiles the config file and swaps it in if it is valid and new.
     public func reload(trigger: String) -> ReloadOutcome {
+        if let delegate = reloadDelegate.withLock({ $0 }) { return delegate(trigger) }
         let outcome = reloadLock.withLock { attempts in
             attempts &+= 1
             return attemptReload(trigger: trigger)
@@ -152,6 +185,11 @@ public final class PolicyStore: Sendable {
         // Here the replaced snapshot (unless a request still holds it) and everything parsing
         // built are freed: hand that memory back, or RSS keeps the high-water mark (HeapTrim).
         if outcome.result != .unchanged { HeapTrim.releaseFreeMemory() }
+        record(outcome)
+        return outcome
+    }
+
+    private func record(_ outcome: ReloadOutcome) {
         let record = ReloadRecord(at: Date(), outcome: outcome)
         state.withLock { state in
             state.history.append(record)
@@ -159,7 +197,6 @@ public final class PolicyStore: Sendable {
                 state.history.removeFirst(state.history.count - Self.reloadHistoryLength)
             }
         }
-        return outcome
     }
 
     private func attemptReload(trigger: String) -> ReloadOutcome {

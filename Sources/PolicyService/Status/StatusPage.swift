@@ -68,6 +68,7 @@ enum StatusPage {
         out += "</dl></section>"
         out += chain(report)
         out += reloads(report["reloads"]?.objectValue ?? [:])
+        if let source = report["policySource"]?.objectValue { out += policySource(source) }
         let intake = report["intake"]?.objectValue ?? [:]
         let health = healthText(intake["health"])
         out += #"<section id="intake"><h2>Intake store</h2><dl>"#
@@ -210,6 +211,22 @@ enum StatusPage {
             out += #"<td class="last-minute">\#(lastMinute)</td></tr>"#
         }
         return out + "</table>"
+    }
+
+    /// Where a `policySource` daemon's pulled policy stands (only with `policySource`).
+    private static func policySource(_ source: JSONObject) -> String {
+        var failure = "none"
+        if let last = source["lastFailure"]?.objectValue {
+            failure = [last["at"], last["reason"], last["detail"]].map { $0?.stringValue ?? "" }.joined(separator: ": ")
+        }
+        var out = #"<section id="policy-source"><h2>Policy source</h2><dl>"#
+        out += row("URL", source["url"]?.stringValue ?? "")
+        out += row("Revision", source["revision"]?.stringValue ?? "none", id: "policy-source-revision")
+        out += row("policyVersion", source["policyVersion"]?.integerValue.map(String.init) ?? "none")
+        out += row("From", source["origin"]?.stringValue ?? "nothing yet")
+        out += row("Last success", source["lastSuccess"]?.stringValue ?? "never", id: "policy-source-last-success")
+        out += row("Last failure", failure, id: "policy-source-last-failure")
+        return out + "</dl></section>"
     }
 
     private static func row(_ label: String, _ value: String, id: String? = nil) -> String {

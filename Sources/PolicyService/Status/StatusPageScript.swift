@@ -83,6 +83,15 @@ enum StatusPageAssets {
             const c = status.reloads.counts;
             append(main, append(el("section", { id: "reloads" }), el("h2", {}, "Reloads"),
               el("p", {}, c.reloaded + " reloaded, " + c.unchanged + " unchanged, " + c.failed + " failed since start"), reloads));
+            const source = status.policySource;
+            if (source) {
+              const failure = source.lastFailure ? [source.lastFailure.at, source.lastFailure.reason, source.lastFailure.detail].join(": ") : "none";
+              append(main, append(el("section", { id: "policy-source" }), el("h2", {}, "Policy source"),
+                append(el("dl"), ...row("URL", source.url), ...row("Revision", source.revision ?? "none", "policy-source-revision"),
+                  ...row("policyVersion", source.policyVersion ?? "none"), ...row("From", source.origin ?? "nothing yet"),
+                  ...row("Last success", source.lastSuccess ?? "never", "policy-source-last-success"),
+                  ...row("Last failure", failure, "policy-source-last-failure"))));
+            }
             const intake = status.intake;
             append(main, append(el("section", { id: "intake" }), el("h2", {}, "Intake store"),
               append(el("dl"), ...row("State", intake.state, "intake-state"), ...row("Database", intake.database ?? "none"),

@@ -61,6 +61,7 @@ struct StatusReport {
         }
         object.append("totals", totals.jsonValue)
         object.append("reloads", .object(reloads()))
+        if let policySource = metrics.policySource.statusValue { object.append("policySource", policySource) }
         object.append("intake", .object(intake.statusObject))
         object.append("latency", .object(latency()))
         object.append("decisionLog", .object(decisionLog(snapshot)))
