@@ -24,7 +24,7 @@ struct ExtAuthzCheckTests {
         """
 
     private func check(_ harness: ServiceHarness, settings: ExtAuthzSettings = ExtAuthzSettings()) -> ExtAuthzCheck {
-        ExtAuthzCheck(decisions: harness.services.decisions(for: .extAuthz), settings: settings)
+        ExtAuthzCheck(decisions: harness.services.decisions(for: .extAuthz), settings: settings, frontend: "ext_authz_http")
     }
 
     private func request(

@@ -23,7 +23,8 @@ struct ExtAuthzGRPCResponderTests {
     private func responder(_ harness: ServiceHarness) -> ExtAuthzGRPCResponder {
         let store = harness.store
         return ExtAuthzGRPCResponder(
-            check: ExtAuthzCheck(decisions: harness.services.decisions(for: .extAuthz), settings: ExtAuthzSettings()),
+            check: ExtAuthzCheck(
+                decisions: harness.services.decisions(for: .extAuthz), settings: ExtAuthzSettings(), frontend: "ext_authz_grpc"),
             hasPolicy: { store.snapshot != nil }, draining: harness.services.draining)
     }
 

@@ -18,11 +18,16 @@ struct DecisionRecorder: Sendable {
     }
 
     /// Counts the decision and queues its log line; returns the decision's identifier.
-    func record(_ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot) -> String {
+    ///
+    /// - Parameter dryRun: the front end lets this cancel through (``DryRunMetrics``): the line
+    ///   says `"dryRun":true` beside the decision the policy made.
+    func record(
+        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, dryRun: Bool = false
+    ) -> String {
         let id = identifiers.nextID()
         account(decision)
         var unlimited: LogAllowance?
-        queueLine(decision, for: navigation, id: id, snapshot: snapshot, allowance: &unlimited)
+        queueLine(decision, for: navigation, id: id, snapshot: snapshot, allowance: &unlimited, dryRun: dryRun)
         return id.text
     }
 
@@ -91,7 +96,7 @@ struct DecisionRecorder: Sendable {
     /// the log is off.
     private func queueLine(
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, snapshot: PolicySnapshot,
-        allowance: inout LogAllowance?
+        allowance: inout LogAllowance?, dryRun: Bool = false
     ) {
         guard let log else { return }
         let time = UTCTime.now()
@@ -99,7 +104,7 @@ struct DecisionRecorder: Sendable {
             guard
                 Self.writeLogLine(
                     decision, for: navigation, id: id, revisionTail: snapshot.logLineEndJSON, redaction: snapshot.logRedaction,
-                    at: time, into: &writer),
+                    at: time, into: &writer, dryRun: dryRun),
                 allowance?.take(writer.bytes.count + 1) ?? true
             else {
                 metrics.recordDecisionLogDrop()
@@ -125,7 +130,7 @@ struct DecisionRecorder: Sendable {
 
     /// Writes one decision-log line (no newline) into the empty `writer`: `time`, `decisionId`,
     /// `request` (every field, defaults included), `decision` (without its trace), `handler`,
-    /// `revision`.
+    /// `dryRun` (only `true`, for a cancel a front end in dry run let through), `revision`.
     ///
     /// Every URL the line carries (`request.url`, `request.sourceURL`, `decision.url`,
     /// `decision.location`, each `decision.shadow[].location`) goes through `redaction`
@@ -145,13 +150,13 @@ struct DecisionRecorder: Sendable {
     ///   current time through Foundation.
     static func writeLogLine(
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
-        redaction: QueryRedaction, at time: UTCTime?, into writer: inout JSONWriter
+        redaction: QueryRedaction, at time: UTCTime?, into writer: inout JSONWriter, dryRun: Bool = false
     ) -> Bool {
         for cut in lineAttempts {
             writer.removeAll()
             writeLine(
                 decision, for: navigation, id: id, revisionTail: revisionTail, at: time, redaction: redaction, cut: cut,
-                into: &writer)
+                into: &writer, dryRun: dryRun)
             if writer.bytes.count <= maximumLineBytes { return true }
         }
         writer.removeAll()
@@ -173,7 +178,7 @@ struct DecisionRecorder: Sendable {
 
     private static func writeLine(
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, revisionTail: [UInt8],
-        at time: UTCTime?, redaction: QueryRedaction, cut: Int?, into writer: inout JSONWriter
+        at time: UTCTime?, redaction: QueryRedaction, cut: Int?, into writer: inout JSONWriter, dryRun: Bool
     ) {
         var urls = LogURLWriter(
             redaction: redaction, cut: cut, expandable: (navigation.url, decision.url, navigation.sourceURL))
@@ -215,6 +220,7 @@ struct DecisionRecorder: Sendable {
         decision.writeMembers(to: &writer, includingTrace: false) { url, writer in urls.write(url, into: &writer) }
         writer.writeRaw(#"},"handler":"#)
         writer.writeOptionalString(decision.handler)
+        if dryRun { writer.writeRaw(#","dryRun":true"#) }
         revisionTail.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
         if urls.redacted { writer.insertRaw(#","redacted":true"#, at: redactedMarkOffset) }
     }
@@ -267,8 +273,11 @@ struct DecisionPoint: Sendable {
     let frontEnd: DecisionFrontEnd
 
     /// Decides a navigation on the current snapshot and records it exactly like `/v1/decide`.
+    ///
+    /// - Parameter dryRun: the front end lets a cancel through (`extAuthz.dryRun`): a cancel's
+    ///   log line says so (``DecisionRecorder/record(_:for:snapshot:dryRun:)``).
     /// - Throws: 400 `invalid-request` for a request the policy cannot decide, 503 `no-policy`.
-    func enforce(_ navigation: NavigationRequest) throws(ServiceProblem) -> EnforcedDecision {
+    func enforce(_ navigation: NavigationRequest, dryRun: Bool = false) throws(ServiceProblem) -> EnforcedDecision {
         guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
         let decision: Decision
         do {
@@ -276,7 +285,8 @@ struct DecisionPoint: Sendable {
         } catch {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }
-        let id = recorder.record(decision, for: navigation, snapshot: snapshot)
+        let id = recorder.record(
+            decision, for: navigation, snapshot: snapshot, dryRun: dryRun && decision.verdict == .cancel)
         return EnforcedDecision(decision: decision, id: id)
     }
 }

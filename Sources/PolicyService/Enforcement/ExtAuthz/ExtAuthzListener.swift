@@ -13,7 +13,7 @@ extension ListenerKind {
         clashName: "ext-authz listen", configured: { ExtAuthzSettings.from($0.policy).listen }, sections: [.extAuthz]
     ) { context in
         let check = ExtAuthzCheck(
-            decisions: context.services.decisions(for: .extAuthz), settings: context.extAuthz)
+            decisions: context.services.decisions(for: .extAuthz), settings: context.extAuthz, frontend: "ext_authz_http")
         // Envoy sends no body unless with_request_body is set, and none is read: a body is
         // refused (413) rather than buffered for nothing.
         let configuration = context.serverConfiguration(maxBodyBytes: 0)

@@ -18,7 +18,8 @@ extension ListenerKind {
         let store = services.store
         let responder = ExtAuthzGRPCResponder(
             check: ExtAuthzCheck(
-                decisions: services.decisions(for: .extAuthz), settings: ExtAuthzSettings.from(context.initial.policy)),
+                decisions: services.decisions(for: .extAuthz), settings: ExtAuthzSettings.from(context.initial.policy),
+                frontend: "ext_authz_grpc"),
             hasPolicy: { store.snapshot != nil }, draining: services.draining)
         let settings = context.settings
         let address = context.endpoint.address
