@@ -43,7 +43,8 @@ struct ProblemRenderer: Sendable {
     func cancelled(_ decision: Decision) -> HTTPResponse {
         let by = decision.handler.map { "the \"\($0)\" handler" } ?? "the default decision"
         let problem = ProblemDetails(
-            kind: "navigation-cancelled", title: "Navigation cancelled", status: HTTPStatus(code: decision.response?.status ?? 403),
+            kind: "navigation-cancelled", title: "Navigation cancelled",
+            status: HTTPStatus(code: decision.response?.status ?? 403),
             detail: "The navigation policy cancelled this navigation (\(by)).")
         return problem.response(typePrefix: Self.typePrefix) { writer in
             writer.writeRaw(#","decision":{"#)
