@@ -61,7 +61,7 @@ def call_check(port, method, scheme, host, path, headers):
     result = {"code": response.status.code}
     if response.HasField("ok_response"):
         options = response.ok_response.headers
-        result.update(allowed=True)
+        result.update(allowed=True, headersToRemove=list(response.ok_response.headers_to_remove))
     else:
         options = response.denied_response.headers
         result.update(

@@ -3,11 +3,12 @@
 ///
 /// Field numbers (checked against `xds-protos`): `CheckResponse` status 1 (`google.rpc.Status`:
 /// code 1, message 2), denied_response 2 (`DeniedHttpResponse`: status 1 → `HttpStatus.code` 1,
-/// headers 2, body 3), ok_response 3 (`OkHttpResponse`: headers 2); `HeaderValueOption`: header 1
+/// headers 2, body 3), ok_response 3 (`OkHttpResponse`: headers 2, headers_to_remove 5); `HeaderValueOption`: header 1
 /// (`HeaderValue`: key 1, value 2), append_action 3.
 public enum CheckResponseMessage: Equatable, Sendable {
-    /// `status.code = OK` (0) and an `ok_response` whose headers Envoy sets on the upstream request.
-    case ok(headers: [HeaderField])
+    /// `status.code = OK` (0) and an `ok_response` whose headers Envoy sets on the upstream
+    /// request, and the request headers it removes before forwarding (`headers_to_remove`).
+    case ok(headers: [HeaderField], headersToRemove: [String] = [])
     /// `status.code` (`PERMISSION_DENIED` for a policy denial) and a `denied_response`: the HTTP
     /// status, headers and body Envoy answers the client with.
     case denied(grpcCode: Int, httpStatus: Int, headers: [HeaderField], body: String)
@@ -31,9 +32,12 @@ public enum CheckResponseMessage: Equatable, Sendable {
     public var serialized: [UInt8] {
         var writer = ProtobufWriter()
         switch self {
-        case .ok(let headers):
+        case .ok(let headers, let headersToRemove):
             writer.message(1) { _ in }  // google.rpc.Status with code OK: every field is the default
-            writer.message(3) { ok in Self.write(headers, into: &ok) }
+            writer.message(3) { ok in
+                Self.write(headers, into: &ok)
+                for name in headersToRemove { ok.string(5, name) }
+            }
         case .denied(let grpcCode, let httpStatus, let headers, let body):
             writer.message(1) { status in status.varint(1, UInt64(max(0, grpcCode))) }
             writer.message(2) { denied in

@@ -16,10 +16,15 @@ public struct ExtAuthzSettings: Sendable, Equatable {
     /// HTTP service removes it, and refuses (400) a request whose path does not start with it.
     /// `serve --ext-authz-path-prefix` wins over it (``overriding(pathPrefix:)``).
     public var pathPrefix = ""
+    /// OPA-Envoy's dry run: every check is allowed; what the policy would have cancelled (the
+    /// default decision included) is logged with `"dryRun":true`, counted in
+    /// `navpolicyd_dry_run_cancels_total` and marked upstream with `x-navigation-dry-run: cancel`.
+    /// Read at start, as the rest of the section (docs/envoy.md, "Dry run").
+    public var dryRun = false
 
     public init() {}
 
-    package static let keys = ["listen", "grpcListen", "pathPrefix"]
+    package static let keys = ["listen", "grpcListen", "pathPrefix", "dryRun"]
 
     /// Decodes the section, reporting every problem at its pointer.
     public static func decode(_ section: ConfigObject, diagnostics: inout ConfigDiagnostics) -> ExtAuthzSettings {
@@ -36,6 +41,7 @@ public struct ExtAuthzSettings: Sendable, Equatable {
             diagnostics.report(
                 section.pointer.appending("grpcListen"), "\"\(grpc)\" is also extAuthz.listen: each service needs its own port")
         }
+        if let dryRun = section.bool("dryRun", diagnostics: &diagnostics) { settings.dryRun = dryRun }
         if let prefix = section.string("pathPrefix", diagnostics: &diagnostics) {
             if let problem = pathPrefixProblem(prefix) {
                 diagnostics.report(section.pointer.appending("pathPrefix"), "\"\(prefix)\": \(problem)")

@@ -86,6 +86,15 @@ private func sample(_ form: MatchForm) -> FormSample {
         return .policy(
             #"{"handlers": [{"name": "h", "type": "payment-redirect", "location": "https://c.example/open"}]}"#,
             url("https://a.example/"), check: { $0.location == "https://c.example/open" })
+    case .response:
+        // The image keeps the handler's JSON: a compile or image that dropped `response` fails here.
+        return .policy(
+            #"{"handlers": [{"name": "h", "type": "cancel", "response": {"status": 451, "headers": {"Link": "<https://l.example/>"}, "removeRequestHeaders": ["Cookie"]}}]}"#,
+            url("https://a.example/"),
+            check: {
+                $0.response?.status == 451 && $0.response?.headers.first?.name == "link"
+                    && $0.response?.removeRequestHeaders == ["cookie"]
+            })
     }
 }
 

@@ -1,6 +1,7 @@
 import JSONSupport
 
-/// What every cancelling handler does: cancel with an action and, optionally, a location.
+/// What every cancelling handler does: cancel with an action and, optionally, a location, and
+/// say how the cancel is answered over HTTP (`response`, ``DenialResponse``).
 ///
 /// The built-in cancel types differ only in their default action and in whether they
 /// take a `location`; this is the one place that reads those fields and builds the decision.
@@ -18,6 +19,8 @@ public struct CancelBehavior: Sendable {
     public let action: String
     public let location: LocationTemplate?
     package let locationRule: LocationRule
+    /// The handler's `response`: status and fields of its cancels over HTTP; nil for the defaults.
+    public let response: DenialResponse?
 
     /// Reads `action` (defaulting to `defaultAction`) and, if the rule allows, `location`.
     public init?(
@@ -46,10 +49,16 @@ public struct CancelBehavior: Sendable {
                 diagnostics.report(parameters.pointer.appending("location"), "\(quoted.string): \(error.reason)")
             }
         }
+        var response: DenialResponse?
+        if let object = parameters.object("response", diagnostics: &diagnostics) {
+            let hasLocation = location != nil || locationRule == .defaultsToRequestURL
+            response = DenialResponse.decode(object, hasLocation: hasLocation, diagnostics: &diagnostics)
+        }
         guard diagnostics.count == before else { return nil }
         self.action = action
         self.location = location
         self.locationRule = locationRule
+        self.response = response
     }
 
     /// The cancel decision for a request.
@@ -62,12 +71,13 @@ public struct CancelBehavior: Sendable {
             case (nil, .defaultsToRequestURL): href
             case (nil, _): nil
             }
-        return Decision(verdict: .cancel, handler: handler, action: action, location: resolvedLocation, url: href)
+        return Decision(
+            verdict: .cancel, handler: handler, action: action, location: resolvedLocation, url: href, response: response)
     }
 
     /// The fields a type with this rule reads.
     public static func parameterKeys(for rule: LocationRule) -> [String] {
-        rule == .notAllowed ? ["action"] : ["action", "location"]
+        rule == .notAllowed ? ["action", "response"] : ["action", "location", "response"]
     }
 
     private static func isValidAction(_ action: String) -> Bool {

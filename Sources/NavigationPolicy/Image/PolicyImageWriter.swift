@@ -124,7 +124,7 @@ enum HandlerTables {
         case .hostRanges, .hostClasses: .jsonBesideTable
         case .pathPrefixes: .sortedKeyTable(flag: pathPrefixesFlag)
         case .schemes, .paths, .pathPatterns, .urlPatterns, .methods, .navigationTypes, .targetFrames, .caseSensitive,
-            .mode, .defaultDecision, .action, .location:
+            .mode, .defaultDecision, .action, .location, .response:
             .json
         }
     }

@@ -29,6 +29,7 @@ package enum MatchForm: String, CaseIterable, Sendable {
     case defaultDecision
     case action
     case location
+    case response
 
     /// The one description of this form.
     package var description: MatchFormDescription {
@@ -50,6 +51,7 @@ package enum MatchForm: String, CaseIterable, Sendable {
         case .defaultDecision: DefaultDecisionForm.description
         case .action: ActionForm.description
         case .location: LocationForm.description
+        case .response: ResponseForm.description
         }
     }
 }

@@ -296,7 +296,7 @@ extension RequestMatcher {
             matcher.targetFrames = enumSet(config, .targetFrames, matcher: &matcher, diagnostics: &diagnostics)
         case .caseSensitive:
             break  // read first, into `Conditions(caseSensitive:)`: every path form's key depends on it
-        case .mode, .defaultDecision, .action, .location:
+        case .mode, .defaultDecision, .action, .location, .response:
             break  // not `match` keys: PolicyCompiler and the handler types read them
         }
     }

@@ -134,7 +134,7 @@ struct ChainIndex: Sendable {
             byURLPattern.file(patterns, at: position)
             return true
         case .schemes, .methods, .navigationTypes, .targetFrames, .caseSensitive, .mode, .defaultDecision, .action,
-            .location:
+            .location, .response:
             return false  // never a key (``MatchFormDescription/IndexKeying``)
         }
     }

@@ -108,7 +108,8 @@ final class ChainPatterns: Sendable {
         switch form {
         case .pathPatterns: matcher.paths.patterns
         case .schemes, .hostNames, .hostSuffixes, .hostRanges, .hostClasses, .paths, .pathPrefixes, .urlPatterns,
-            .methods, .navigationTypes, .targetFrames, .caseSensitive, .mode, .defaultDecision, .action, .location:
+            .methods, .navigationTypes, .targetFrames, .caseSensitive, .mode, .defaultDecision, .action, .location,
+            .response:
             []
         }
     }

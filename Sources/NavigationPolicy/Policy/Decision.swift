@@ -33,6 +33,10 @@ public struct Decision: Sendable, Equatable {
     /// entry was read the way that fails closed (matched for a cancelling handler, not for an
     /// allow-list); nil otherwise.
     public var regexpBudgetExhausted: Bool?
+    /// How a front end answering HTTP shapes this cancel: the deciding handler's `response`
+    /// (``DenialResponse``); nil for the defaults, for allows and for the default decision. Not
+    /// part of the decision object's JSON: it is how a cancel is answered, not what was decided.
+    public var response: DenialResponse?
     /// The regexp steps one decision may take (``regexpSteps`` counts against it).
     public static var regexpStepBudget: Int { URLPatternStepBudget.stepsPerDecision }
 
@@ -67,11 +71,11 @@ extension Decision {
     // for each decision made).
     public init(
         verdict: Verdict, handler: String?, action: String?, location: String?, url: String,
-        shadow: [ShadowResult]? = nil, trace: [TraceStep]? = nil
+        shadow: [ShadowResult]? = nil, trace: [TraceStep]? = nil, response: DenialResponse? = nil
     ) {
         self.init(
             verdict: verdict, handler: handler, action: action, location: location, url: url, shadow: shadow,
-            trace: trace, pathReading: nil, regexpSteps: nil, regexpBudgetExhausted: nil)
+            trace: trace, pathReading: nil, regexpSteps: nil, regexpBudgetExhausted: nil, response: response)
     }
 
     /// Writes the decision object's members, without braces, in contract order.

@@ -14,7 +14,7 @@ extension AnalysisDomain {
         case .targetFrames: .regions(.targetFrame)
         case .caseSensitive: .pathCaseRule
         case .mode: .linkMode
-        case .defaultDecision, .action, .location: .outcome
+        case .defaultDecision, .action, .location, .response: .outcome
         }
     }
 

@@ -1,6 +1,7 @@
 /// What a handler does to every request it decides, as far as equivalence is concerned:
-/// the verdict, the action and how the location is made. Two handlers with equal outcomes
-/// decide every request alike (a location template renders the same href the same way).
+/// the verdict, the action, how the location is made and how the cancel is answered over HTTP
+/// (`response`). Two handlers with equal outcomes decide every request alike (a location
+/// template renders the same href the same way) and answer it alike.
 struct HandlerOutcome: Equatable {
     enum Location: Equatable {
         case none
@@ -14,12 +15,15 @@ struct HandlerOutcome: Equatable {
     var verdict: Decision.Verdict
     var action: String?
     var location: Location
+    /// The handler's `response`: a 404 and a 403 cancel are not the same answer.
+    var response: DenialResponse?
     /// Set only when handler names are compared too (`--compare handler`).
     var handler: String?
 
     /// The outcome of a chain link.
     init(_ link: ChainLink, comparingNames: Bool) {
         handler = comparingNames ? link.name : nil
+        response = nil
         if link.handler.isAllow {
             verdict = .allow
             action = nil
@@ -27,6 +31,7 @@ struct HandlerOutcome: Equatable {
         } else if let behavior = link.handler.cancelBehavior {
             verdict = .cancel
             action = behavior.action
+            response = behavior.response
             location =
                 switch (behavior.location, behavior.locationRule) {
                 case (let template?, _): .template(template)
@@ -45,6 +50,7 @@ struct HandlerOutcome: Equatable {
         self.verdict = verdict
         action = verdict == .cancel ? "block" : nil
         location = .none
+        response = nil
         handler = nil
     }
 

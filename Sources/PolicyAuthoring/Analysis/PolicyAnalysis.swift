@@ -405,6 +405,7 @@ public enum PolicyAnalysis {
     /// Whether two decisions agree on what equivalence compares.
     static func sameOutcome(_ first: Decision, _ second: Decision, comparingNames: Bool) -> Bool {
         first.verdict == second.verdict && first.action == second.action && first.location == second.location
+            && first.response == second.response
             && (!comparingNames || first.handler == second.handler)
     }
 

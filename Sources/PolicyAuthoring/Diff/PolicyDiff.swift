@@ -38,7 +38,7 @@ public struct PolicyDiff: Sendable {
     }
 
     /// Decides the request under both policies and records it if anything the app sees changes
-    /// (decision, handler, action or location).
+    /// (decision, handler, action, location or the HTTP response).
     public mutating func add(_ request: NavigationRequest) {
         total += 1
         let canonical: CanonicalRequest
@@ -52,7 +52,7 @@ public struct PolicyDiff: Sendable {
         let after = new.decide(canonical)
         guard
             before.verdict != after.verdict || before.handler != after.handler || before.action != after.action
-                || before.location != after.location
+                || before.location != after.location || before.response != after.response
         else { return }
         changed += 1
         let from = before.handler ?? "(default)"

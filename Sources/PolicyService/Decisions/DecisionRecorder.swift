@@ -18,13 +18,18 @@ struct DecisionRecorder: Sendable {
     }
 
     /// Counts the decision and queues its log line; returns the decision's identifier.
+    ///
+    /// - Parameter dryRun: the front end lets this cancel through (``DryRunMetrics``): the line
+    ///   says `"dryRun":true` beside the decision the policy made.
     func record(
-        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, origin: DecisionOrigin
+        _ decision: Decision, for navigation: NavigationRequest, snapshot: PolicySnapshot, origin: DecisionOrigin,
+        dryRun: Bool = false
     ) -> String {
         let id = identifiers.nextID()
         account(decision, frontEnd: origin.frontEnd)
         var unlimited: LogAllowance?
-        queueLine(decision, for: navigation, id: id, snapshot: snapshot, origin: origin, allowance: &unlimited)
+        queueLine(
+            decision, for: navigation, id: id, snapshot: snapshot, origin: origin, allowance: &unlimited, dryRun: dryRun)
         return id.text
     }
 
@@ -94,7 +99,7 @@ struct DecisionRecorder: Sendable {
     /// the log is off.
     private func queueLine(
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, snapshot: PolicySnapshot,
-        origin: DecisionOrigin, allowance: inout LogAllowance?
+        origin: DecisionOrigin, allowance: inout LogAllowance?, dryRun: Bool = false
     ) {
         guard let log else { return }
         let time = UTCTime.now()
@@ -102,7 +107,7 @@ struct DecisionRecorder: Sendable {
             guard
                 Self.writeLogLine(
                     decision, for: navigation, id: id, origin: origin, revisionTail: snapshot.logLineEndJSON,
-                    redaction: snapshot.logRedaction, at: time, into: &writer),
+                    redaction: snapshot.logRedaction, at: time, into: &writer, dryRun: dryRun),
                 allowance?.take(writer.bytes.count + 1) ?? true
             else {
                 metrics.recordDecisionLogDrop()
@@ -130,9 +135,9 @@ struct DecisionRecorder: Sendable {
     /// Writes one decision-log line (no newline) into the empty `writer`: `time`, `decisionId`,
     /// `frontend`, `clientAddress` (null when unknown), `requestId` (null when none),
     /// `request` (every field, defaults included), `decision` (without its trace), `handler`,
-    /// `revision`. The origin's fields are bounded where they are taken
-    /// (``DecisionOrigin/requestID(_:)``, ``DecisionOrigin/address(_:)``, an address from the
-    /// socket) and escaped here all the same.
+    /// `dryRun` (only `true`, for a cancel a front end in dry run let through), `revision`. The
+    /// origin's fields are bounded where they are taken (``DecisionOrigin/requestID(_:)``,
+    /// ``DecisionOrigin/address(_:)``, an address from the socket) and escaped here all the same.
     ///
     /// Every URL the line carries (`request.url`, `request.sourceURL`, `decision.url`,
     /// `decision.location`, each `decision.shadow[].location`) goes through `redaction`
@@ -152,13 +157,14 @@ struct DecisionRecorder: Sendable {
     ///   current time through Foundation.
     static func writeLogLine(
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, origin: DecisionOrigin,
-        revisionTail: [UInt8], redaction: QueryRedaction, at time: UTCTime?, into writer: inout JSONWriter
+        revisionTail: [UInt8], redaction: QueryRedaction, at time: UTCTime?, into writer: inout JSONWriter,
+        dryRun: Bool = false
     ) -> Bool {
         for cut in lineAttempts {
             writer.removeAll()
             writeLine(
                 decision, for: navigation, id: id, origin: origin, revisionTail: revisionTail, at: time,
-                redaction: redaction, cut: cut, into: &writer)
+                redaction: redaction, cut: cut, into: &writer, dryRun: dryRun)
             if writer.bytes.count <= maximumLineBytes { return true }
         }
         writer.removeAll()
@@ -180,7 +186,8 @@ struct DecisionRecorder: Sendable {
 
     private static func writeLine(
         _ decision: Decision, for navigation: NavigationRequest, id: DecisionID, origin: DecisionOrigin,
-        revisionTail: [UInt8], at time: UTCTime?, redaction: QueryRedaction, cut: Int?, into writer: inout JSONWriter
+        revisionTail: [UInt8], at time: UTCTime?, redaction: QueryRedaction, cut: Int?, into writer: inout JSONWriter,
+        dryRun: Bool
     ) {
         var urls = LogURLWriter(
             redaction: redaction, cut: cut, expandable: (navigation.url, decision.url, navigation.sourceURL))
@@ -245,6 +252,7 @@ struct DecisionRecorder: Sendable {
         decision.writeMembers(to: &writer, includingTrace: false) { url, writer in urls.write(url, into: &writer) }
         writer.writeRaw(#"},"handler":"#)
         writer.writeOptionalString(decision.handler)
+        if dryRun { writer.writeRaw(#","dryRun":true"#) }
         revisionTail.withUnsafeBufferPointer { writer.writeRaw(bytes: $0) }
         if urls.redacted { writer.insertRaw(#","redacted":true"#, at: redactedMarkOffset) }
     }
@@ -310,9 +318,11 @@ struct DecisionPoint: Sendable {
     /// - Parameters:
     ///   - clientAddress: the client's address as this front end saw it (``DecisionOrigin``).
     ///   - requestID: Envoy's request id, checked by ``DecisionOrigin/requestID(_:)``.
+    ///   - dryRun: the front end lets a cancel through (`extAuthz.dryRun`): a cancel's log line
+    ///     says so (``DecisionRecorder/record(_:for:snapshot:origin:dryRun:)``).
     /// - Throws: 400 `invalid-request` for a request the policy cannot decide, 503 `no-policy`.
     func enforce(
-        _ navigation: NavigationRequest, clientAddress: String, requestID: String? = nil
+        _ navigation: NavigationRequest, clientAddress: String, requestID: String? = nil, dryRun: Bool = false
     ) throws(ServiceProblem) -> EnforcedDecision {
         guard let snapshot = store.snapshot else { throw ServiceProblem(.noPolicy) }
         let decision: Decision
@@ -322,7 +332,8 @@ struct DecisionPoint: Sendable {
             throw ServiceProblem(.invalidRequest(error.description, field: error.field))
         }
         let origin = DecisionOrigin(frontEnd, clientAddress: clientAddress, requestID: requestID)
-        let id = recorder.record(decision, for: navigation, snapshot: snapshot, origin: origin)
+        let id = recorder.record(
+            decision, for: navigation, snapshot: snapshot, origin: origin, dryRun: dryRun && decision.verdict == .cancel)
         return EnforcedDecision(decision: decision, id: id)
     }
 }

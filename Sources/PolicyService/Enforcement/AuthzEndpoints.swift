@@ -7,6 +7,9 @@ struct AuthzEndpoints: Sendable {
     let decisions: DecisionPoint
     let problems = ProblemRenderer()
 
+    /// The status the handler's `response` asks for, when `auth_request` cannot carry it.
+    static let statusField: HTTPFieldName = "X-Navigation-Status"
+
     func register(in handlers: inout RouteHandlers) {
         handlers.on("GET", "HEAD", route: .authz) { request throws(ServiceProblem) in
             .now(try authorize(request.http))
@@ -16,6 +19,12 @@ struct AuthzEndpoints: Sendable {
     /// 204 allows, 403 cancels; both carry the `X-Navigation-*` headers (the 403 also
     /// `X-Navigation-Location` when the handler redirects), which nginx copies with
     /// `auth_request_set`.
+    ///
+    /// A handler's `response` (``DenialShape``): nginx's `auth_request` passes on 401 and 403
+    /// only (any other status of the subrequest is its 500), so a `response.status` of 401 is
+    /// answered as is, every other one as 403 with the status in ``statusField`` for the front
+    /// proxy to answer with (the shipped config does); the handler's `response.headers` are on
+    /// the answer for `auth_request_set` to copy (docs/configuration.md, "Shaping a denial").
     ///
     /// Every field read here must be set by the front proxy, overwriting whatever the client
     /// sent (docs/security.md); anything missing, repeated or contradictory is a 400, which
@@ -32,6 +41,11 @@ struct AuthzEndpoints: Sendable {
             response = .empty(status: 204)
         } else {
             response = problems.cancelled(enforced.decision)
+            if let status = enforced.decision.response?.status {
+                response.status = status == 401 ? 401 : 403
+                response.headers.add(name: Self.statusField, value: String(status))
+            }
+            DenialShape.forEachField(of: enforced.decision) { response.headers.add(name: HTTPFieldName($0), value: $1) }
         }
         EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: true, to: &response.headers)
         return response

@@ -11,9 +11,11 @@ import NavigationPolicy
 /// proxy's own work on the cancel path. Only the handler name and the decision members vary.
 enum CancelledProblemBody {
     /// The body for `decision`, or nil when the handler name needs JSON escaping inside the
-    /// `detail` text (a quote, a backslash, a control character): the general renderer
-    /// writes those, so the escaping rules live in one place.
+    /// `detail` text (a quote, a backslash, a control character), or when the handler's
+    /// `response.status` is not the 403 prebuilt here: the general renderer writes those, so
+    /// the escaping rules and the status live in one place.
     static func bytes(for decision: Decision) -> [UInt8]? {
+        if let status = decision.response?.status, status != 403 { return nil }
         if let handler = decision.handler, !handler.utf8.allSatisfy(isLiteralInJSONString) { return nil }
         return ThreadResponseBuffer.json(reservingCapacity: 512) { writer in
             if let handler = decision.handler {

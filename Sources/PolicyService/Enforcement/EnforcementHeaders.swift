@@ -31,10 +31,16 @@ public enum EnforcementHeaders {
     /// Handler names are restricted to `A-Z a-z 0-9 - _ .`, so neither separator can occur in one.
     public static let shadow = "X-Navigation-Shadow"
 
+    /// `cancel` on a request a front end in dry run let through although the policy cancelled
+    /// it (`extAuthz.dryRun`); absent otherwise.
+    public static let dryRun = "X-Navigation-Dry-Run"
+    /// ``dryRun`` as HTTP/2 and Envoy's header lists spell it.
+    static let dryRunLowercase = dryRun.lowercased()
+
     /// Every field above: what a front end must remove from the client's request before the
     /// check, so that the app reads navpolicyd's fields only. The shipped Envoy bootstraps and
     /// Istio EnvoyFilter (deploy/) remove exactly these, by name (Envoy has no prefix removal).
-    public static let all = [decision, handler, action, decisionID, location, shadow]
+    public static let all = [decision, handler, action, decisionID, location, shadow, dryRun]
 
     /// The decision headers as name/value pairs, in the order ``add(_:id:includeLocation:to:)``
     /// writes them, for transports that do not carry an ``HTTPHeaders`` (Envoy's gRPC `Check`).

@@ -234,15 +234,16 @@ final class ProxyResponder: HTTPResponder {
         return tail.hasPrefix("/") ? tail : "/" + tail
     }
 
-    /// 302 to the handler's location, else 403 with a policy page or a problem.
+    /// 302 to the handler's location, else 403 (or the handler's `response.status`) with a
+    /// policy page or a problem, and the handler's `response.headers` (``DenialShape``).
     static func cancelled(_ enforced: EnforcedDecision, request: HTTPRequest, problems: ProblemRenderer) -> HTTPResponse {
         var response: HTTPResponse
         if let location = enforced.decision.location {
             response = HTTPResponse(status: 302, headers: HTTPHeaders([(.location, location)]))
         } else if Self.acceptsHTML(request.headers[.accept] ?? "") {
             response = HTTPResponse(
-                status: 403, headers: .contentType("text/html; charset=utf-8"),
-                body: Array(PolicyPage.html(for: enforced).utf8))
+                status: HTTPStatus(code: DenialShape.status(of: enforced.decision)),
+                headers: .contentType("text/html; charset=utf-8"), body: Array(PolicyPage.html(for: enforced).utf8))
         } else if let body = CancelledProblemBody.bytes(for: enforced.decision) {
             response = .json(status: 403, body: body, contentType: "application/problem+json")
         } else {
@@ -251,6 +252,7 @@ final class ProxyResponder: HTTPResponder {
         Self.updateHeaders(of: &response, adding: 5) { headers in
             headers.add(name: .cacheControl, value: "no-store")
             EnforcementHeaders.add(enforced.decision, id: enforced.id, includeLocation: false, to: &headers)
+            DenialShape.forEachField(of: enforced.decision) { headers.add(name: HTTPFieldName($0), value: $1) }
         }
         return response
     }

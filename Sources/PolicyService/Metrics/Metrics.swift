@@ -150,6 +150,8 @@ public final class Metrics: Sendable {
     public let version: String
     /// `navpolicyd_shadow_decisions_total`: counted only for decisions that carry shadow results.
     let shadow = ShadowMetrics()
+    /// `navpolicyd_dry_run_cancels_total`: cancels let through by a front end in dry run.
+    let dryRun = DryRunMetrics()
     /// The proxy's `CONNECT` tunnels (rendered with the other `navpolicyd_proxy_*` families).
     let tunnels = TunnelMetrics()
     /// The ext_authz gRPC listener's calls and refused connections (rendered when it runs).
@@ -430,6 +432,7 @@ public final class Metrics: Sendable {
         family("navpolicyd_build_info", "gauge", "Build information; always 1.")
         out += "navpolicyd_build_info{version=\"\(escape(version))\"} 1\n"
         out += shadow.render()
+        out += dryRun.render()
         out += analysis.render()
         out += policySource.render()
         if proxyEnabled.load(ordering: .relaxed) {

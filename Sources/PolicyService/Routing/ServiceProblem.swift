@@ -37,13 +37,14 @@ struct ProblemRenderer: Sendable {
         details.response(typePrefix: Self.typePrefix)
     }
 
-    /// 403 `navigation-cancelled`: the problem with the decision object as its `decision`
-    /// member, written straight into the body (every cancel of `/v1/authz` and the proxy
-    /// answers this).
+    /// 403 (or the handler's `response.status`) `navigation-cancelled`: the problem with the
+    /// decision object as its `decision` member, written straight into the body (every cancel
+    /// of `/v1/authz` and the proxy answers this).
     func cancelled(_ decision: Decision) -> HTTPResponse {
         let by = decision.handler.map { "the \"\($0)\" handler" } ?? "the default decision"
         let problem = ProblemDetails(
-            kind: "navigation-cancelled", title: "Navigation cancelled", status: 403,
+            kind: "navigation-cancelled", title: "Navigation cancelled",
+            status: HTTPStatus(code: decision.response?.status ?? 403),
             detail: "The navigation policy cancelled this navigation (\(by)).")
         return problem.response(typePrefix: Self.typePrefix) { writer in
             writer.writeRaw(#","decision":{"#)

@@ -10,11 +10,17 @@ import NavigationPolicy
 /// `Sec-Fetch-Mode`/`Sec-Fetch-Dest` among the forwarded headers say the navigation type and
 /// target frame (``FetchMetadata``, read strictly). No other header is read: what a client
 /// sends can never choose the decision (docs/envoy.md, "Trusted fields").
+///
+/// With `extAuthz.dryRun` every decided check is allowed: a cancel is logged as such with
+/// `"dryRun":true`, counted in `navpolicyd_dry_run_cancels_total{frontend}` and marked
+/// upstream with `x-navigation-dry-run: cancel` (docs/envoy.md, "Dry run").
 struct ExtAuthzCheck: Sendable {
     let decisions: DecisionPoint
     let settings: ExtAuthzSettings
     /// The transport asking, for `navpolicyd_ext_authz_checks_total` (from the point's front end).
     let transport: ExtAuthzMetrics.Transport
+    /// The transport's `frontend` label (`ext_authz_http`, `ext_authz_grpc`).
+    let frontend: String
     private let problems = ProblemRenderer()
 
     init(decisions: DecisionPoint, settings: ExtAuthzSettings) {
@@ -22,6 +28,8 @@ struct ExtAuthzCheck: Sendable {
         self.settings = settings
         transport = decisions.frontEnd == .extAuthzGRPC ? .grpc : .http
         decisions.recorder.metrics.extAuthz.enable()
+        frontend = decisions.frontEnd.rawValue
+        if settings.dryRun { decisions.recorder.metrics.dryRun.enable() }
     }
 
     /// Never throws: a request that cannot be decided (bad scheme, host, path, method) is a
@@ -33,8 +41,9 @@ struct ExtAuthzCheck: Sendable {
             var navigation = try ClientAuthority.navigation(url: try Self.url(of: request), method: request.method, field: "host")
             FetchMetadata(request.headers).apply(to: &navigation)
             let enforced = try decisions.enforce(
-                navigation, clientAddress: request.clientAddress, requestID: request.requestID)
-            count(enforced.decision.verdict == .allow ? .allow : .deny)
+                navigation, clientAddress: request.clientAddress, requestID: request.requestID, dryRun: settings.dryRun)
+            // By what Envoy is told: under dry run every decided check is let through.
+            count(enforced.decision.verdict == .allow || settings.dryRun ? .allow : .deny)
             return answer(enforced)
         } catch {
             count(error.details.status.code == 400 ? .invalid : .deny)
@@ -76,7 +85,9 @@ struct ExtAuthzCheck: Sendable {
     }
 
     /// Allow → 200 with the decision fields for the upstream; cancel → 302 to the handler's
-    /// location, or 403 with the `navigation-cancelled` problem.
+    /// location, or the handler's `response.status` (403 by default) with the
+    /// `navigation-cancelled` problem and the handler's `response.headers` (``DenialShape``);
+    /// a cancel in dry run → an allow (``dryRunAllow(_:)``).
     private func answer(_ enforced: EnforcedDecision) -> ExtAuthzAnswer {
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(8)
@@ -88,10 +99,10 @@ struct ExtAuthzCheck: Sendable {
             return ExtAuthzAnswer(
                 allowed: true, status: 200, upstreamHeaders: fields, clientHeaders: [], body: [], decisionID: enforced.id)
         }
-        var status = 403
+        if settings.dryRun { return dryRunAllow(enforced) }
+        let status = DenialShape.status(of: decision)
         var body: [UInt8] = []
         if let location = decision.location {
-            status = 302
             fields.append((name: "location", value: location))
         } else {
             fields.append((name: "content-type", value: "application/problem+json"))
@@ -101,8 +112,28 @@ struct ExtAuthzCheck: Sendable {
         EnforcementHeaders.forEachField(
             of: decision, id: enforced.id, includeLocation: false, lowercase: true, includeShadow: true
         ) { fields.append((name: $0, value: $1)) }
+        DenialShape.forEachField(of: decision) { fields.append((name: $0, value: $1)) }
         return ExtAuthzAnswer(
             allowed: false, status: status, upstreamHeaders: [], clientHeaders: fields, body: body, decisionID: enforced.id)
+    }
+
+    /// A cancel let through: the upstream gets `x-navigation-decision: allow` (what was
+    /// enforced), `x-navigation-dry-run: cancel`, the decision id and shadow results, but not
+    /// the handler or action, which an app could act on; Envoy removes the handler's
+    /// `response.removeRequestHeaders` before forwarding. Already logged with `"dryRun":true`.
+    private func dryRunAllow(_ enforced: EnforcedDecision) -> ExtAuthzAnswer {
+        decisions.recorder.metrics.dryRun.record(frontend: frontend)
+        var allowed = enforced.decision
+        allowed.verdict = .allow
+        allowed.handler = nil
+        allowed.action = nil
+        var fields: [(name: String, value: String)] = [(name: EnforcementHeaders.dryRunLowercase, value: "cancel")]
+        EnforcementHeaders.forEachField(
+            of: allowed, id: enforced.id, includeLocation: false, lowercase: true, includeShadow: true
+        ) { fields.append((name: $0, value: $1)) }
+        return ExtAuthzAnswer(
+            allowed: true, status: 200, upstreamHeaders: fields, clientHeaders: [], body: [],
+            removeUpstreamHeaders: enforced.decision.response?.removeRequestHeaders ?? [])
     }
 
     /// A problem (400 undecidable, 503 no policy) as a deny: Envoy sends it to the client.

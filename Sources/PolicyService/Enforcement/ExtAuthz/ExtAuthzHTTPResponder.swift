@@ -84,8 +84,17 @@ struct ExtAuthzHTTPResponder: HTTPResponder {
 
     /// Allow → 200 and the upstream fields; deny → its status, client fields and body.
     static func response(for answer: ExtAuthzAnswer) -> HTTPResponse {
-        let fields = answer.allowed ? answer.upstreamHeaders : answer.clientHeaders
+        var fields = answer.allowed ? answer.upstreamHeaders : answer.clientHeaders
+        if answer.allowed, !answer.removeUpstreamHeaders.isEmpty {
+            // Envoy's HTTP authorization client reads this one field of an OK answer as the
+            // request fields to remove before forwarding (the gRPC answer's headers_to_remove).
+            fields.append(
+                (name: headersToRemoveField, value: answer.removeUpstreamHeaders.joined(separator: ",")))
+        }
         return HTTPResponse(
             status: HTTPStatus(code: answer.status), headers: HTTPHeaders(fields.map { ($0.name, $0.value) }), body: answer.body)
     }
+
+    /// The field of an OK answer Envoy's HTTP service removes request fields by.
+    static let headersToRemoveField = "x-envoy-auth-headers-to-remove"
 }

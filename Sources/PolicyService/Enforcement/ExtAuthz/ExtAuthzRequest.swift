@@ -24,8 +24,8 @@ struct ExtAuthzRequest: Sendable {
 struct ExtAuthzAnswer: Sendable {
     /// Whether the request may go on to the upstream.
     var allowed: Bool
-    /// 200 allow; 403 cancel; 302 cancel with a location; 400 a request that cannot be
-    /// decided; 503 no policy loaded yet.
+    /// 200 allow (a cancel in dry run too); 403 cancel, or the handler's `response.status`;
+    /// 302 cancel with a location; 400 a request that cannot be decided; 503 no policy loaded yet.
     var status: Int
     /// Allow: the `x-navigation-*` fields for the upstream (`allowed_upstream_headers`).
     var upstreamHeaders: [(name: String, value: String)]
@@ -37,4 +37,7 @@ struct ExtAuthzAnswer: Sendable {
     /// The `decisionId` the decision was logged under; nil when none was taken (a request
     /// that could not be decided, no policy). gRPC sends it as `dynamic_metadata`.
     var decisionID: String? = nil
+    /// Allow in dry run: request fields Envoy removes before forwarding (the would-be cancel's
+    /// `response.removeRequestHeaders`).
+    var removeUpstreamHeaders: [String] = []
 }

@@ -67,7 +67,9 @@ struct ExtAuthzGRPCResponder: Sendable {
     /// and body in `denied_response` (Envoy answers the client with exactly that).
     static func response(for answer: ExtAuthzAnswer) -> CheckResponseMessage {
         if answer.allowed {
-            return .ok(headers: answer.upstreamHeaders.map { .init(name: $0.name, value: $0.value) })
+            return .ok(
+                headers: answer.upstreamHeaders.map { .init(name: $0.name, value: $0.value) },
+                headersToRemove: answer.removeUpstreamHeaders)
         }
         return .denied(
             grpcCode: CheckResponseMessage.permissionDenied, httpStatus: answer.status,
