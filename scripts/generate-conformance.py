@@ -215,7 +215,8 @@ MATCH_FORM_CASES = [
 ]
 
 # match.urlPatterns (issue 31): whole-URL strings and URLPatternInit objects, named groups, regexp
-# groups, a payment return on its query, deep links, and a cancel default.
+# groups, counted repetitions ({n}, {n,m}, {n,}: read as 0 by a 32-bit build once), a payment
+# return on its query, deep links, and a cancel default.
 URL_PATTERNS_POLICY = r"""
 {
   "defaultDecision": "cancel",
@@ -232,7 +233,15 @@ URL_PATTERNS_POLICY = r"""
     { "name": "exact-case", "type": "allow",
       "match": { "urlPatterns": [{ "hostname": "docs.example", "pathname": "/Guide/*" }], "caseSensitive": true } },
     { "name": "deep-links", "type": "allow",
-      "match": { "urlPatterns": [{ "protocol": "myapp", "hostname": "open", "pathname": "/*" }] } }
+      "match": { "urlPatterns": [{ "protocol": "myapp", "hostname": "open", "pathname": "/*" }] } },
+    { "name": "user-ids", "type": "cancel",
+      "match": { "urlPatterns": [{ "hostname": "app.example", "pathname": "/user/(\\d{3})" }] } },
+    { "name": "users", "type": "allow",
+      "match": { "urlPatterns": [{ "hostname": "app.example", "pathname": "/user/*" }] } },
+    { "name": "counted", "type": "allow",
+      "match": { "urlPatterns": [{ "hostname": "app.example", "pathname": "/twice/(a{2})" },
+                                 { "hostname": "app.example", "pathname": "/range/(a{1,2})" },
+                                 { "hostname": "app.example", "pathname": "/atleast/(a{2,})" }] } }
   ]
 }
 """
@@ -268,6 +277,18 @@ URL_PATTERN_CASES = [
     ("deep-link", "myapp://open/item/7"),
     ("deep-link", "MYAPP://open/item/7"),
     ("deep-link", "myapp://other/item/7"),
+    ("counted", "https://app.example/user/123"),
+    ("counted", "https://app.example/user/12"),
+    ("counted", "https://app.example/user/1234"),
+    ("counted", "https://app.example/user/"),
+    ("counted", "https://app.example/twice/aa"),
+    ("counted", "https://app.example/twice/"),
+    ("counted", "https://app.example/twice/aaa"),
+    ("counted", "https://app.example/range/a"),
+    ("counted", "https://app.example/range/aa"),
+    ("counted", "https://app.example/range/aaa"),
+    ("counted", "https://app.example/atleast/a"),
+    ("counted", "https://app.example/atleast/aaaa"),
     ("default-cancel", "https://unknown.example/"),
     ("default-cancel", "javascript:alert(1)"),
     ("invalid", "https://app.example:99999/admin"),

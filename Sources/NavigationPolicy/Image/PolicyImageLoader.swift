@@ -133,10 +133,11 @@ extension PolicyImage {
     }
 
     private static func readSections(_ file: ImageReader, count: Int) throws(PolicyImageError) -> [Section] {
-        let tableEnd = headerLength + count * sectionEntryLength
         guard count <= (file.bytes.count - headerLength) / sectionEntryLength else {
             throw PolicyImageError("\(count) sections do not fit in the image", at: 88)
         }
+        // After the guard: a u32 count times the entry length overflows a 32-bit `Int` (Wasm).
+        let tableEnd = headerLength + count * sectionEntryLength
         var sections: [Section] = []
         for index in 0..<count {
             let entry = headerLength + index * sectionEntryLength

@@ -30,9 +30,11 @@ package struct SortedKeyTable: Sendable {
         let keysLength = try window.u32(8, "table key bytes length")
         let writtenCount = try window.u32(12, "table written-form count")
         let writtenLength = try window.u32(16, "table written-form bytes length")
-        // Sums in Int from u32s: no overflow on 64-bit.
-        let expected = Self.headerLength + (count + 1) * 4 + count * 4 + keysLength + writtenCount * 12 + writtenLength
-        guard expected == window.bytes.count else {
+        // Summed in UInt64, where five u32 terms cannot overflow; in Int they would on a 32-bit
+        // `Int` (the WebAssembly build). Once it equals the window's length every term fits an Int.
+        let expected = Self.expectedLength(
+            count: count, keysLength: keysLength, writtenCount: writtenCount, writtenLength: writtenLength)
+        guard expected == UInt64(window.bytes.count) else {
             throw PolicyImageError(
                 "table of \(count) keys should be \(expected) bytes long, the section holds \(window.bytes.count)",
                 at: window.base)
@@ -86,9 +88,21 @@ package struct SortedKeyTable: Sendable {
         }
     }
 
-    private func u32(_ absolute: Int) -> Int {
-        Int(UInt32(littleEndian: image.buffer.loadUnaligned(fromByteOffset: absolute, as: UInt32.self)))
+    /// The table's byte length for its header's numbers (all read as u32s, so no overflow).
+    static func expectedLength(count: Int, keysLength: Int, writtenCount: Int, writtenLength: Int) -> UInt64 {
+        let (count, writtenCount) = (UInt64(count), UInt64(writtenCount))
+        return UInt64(headerLength) + (count + 1) * 4 + count * 4 + UInt64(keysLength) + writtenCount * 12
+            + UInt64(writtenLength)
     }
+
+    private func u32(_ absolute: Int) -> Int {
+        Self.saturatingInt(UInt32(littleEndian: image.buffer.loadUnaligned(fromByteOffset: absolute, as: UInt32.self)))
+    }
+
+    /// A stored u32 as an Int; one past `Int.max` (only on a 32-bit `Int`, the WebAssembly build,
+    /// where `Int(value)` would trap) reads as `Int.max`, which every bound in `validate` refuses,
+    /// with the message a 64-bit build gives for the same bytes.
+    static func saturatingInt(_ value: UInt32) -> Int { Int(exactly: value) ?? .max }
 
     private func offset(_ position: Int) -> Int { u32(offsetsStart + position * 4) }
 

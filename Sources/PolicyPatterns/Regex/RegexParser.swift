@@ -149,14 +149,49 @@ struct RegexParser {
         return peekIs("}", index) ? index + 1 : nil
     }
 
-    /// Reads decimal digits, saturating far above any count the compiler would accept.
-    private mutating func readCount() -> Int {
+    /// Counts saturate here: far above any count the compiler accepts (`maxInstructions`), yet
+    /// an `Int` on every target. The WebAssembly build's `Int` is 32 bits, where the former
+    /// ceiling `1 << 40` shifted out to 0 and turned every `{n}` into `{0}` (fail-open).
+    static let countCeiling = 1_000_000_000
+
+    /// Reads decimal digits: the value saturated at `countCeiling`, and where the digits are, so
+    /// two counts past the ceiling still compare exactly (`{n,m}` order).
+    private mutating func readCount() -> (value: Int, digits: Range<Int>) {
+        let start = position
         var value = 0
         while let scalar = peek(), (0x30...0x39).contains(scalar) {
-            value = min(value * 10 + Int(scalar - 0x30), 1 << 40)
+            value = Self.appendingCountDigit(Int(scalar - 0x30), to: value)
             position += 1
         }
-        return value
+        return (value, start..<position)
+    }
+
+    /// `value * 10 + digit`, saturated at `countCeiling` before it could overflow any `Int`.
+    static func appendingCountDigit(_ digit: Int, to value: Int) -> Int {
+        guard value < countCeiling / 10 else { return countCeiling }
+        return min(value * 10 + digit, countCeiling)
+    }
+
+    /// Whether the decimal digits at `high` spell a smaller number than those at `low`: exact
+    /// whatever their length, as ECMAScript compares the mathematical values.
+    private func countIsLess(_ high: Range<Int>, than low: Range<Int>) -> Bool {
+        let high = significantDigits(high)
+        let low = significantDigits(low)
+        if high.count != low.count { return high.count < low.count }
+        for (h, l) in zip(high, low) where pattern[h] != pattern[l] { return pattern[h] < pattern[l] }
+        return false
+    }
+
+    private func significantDigits(_ digits: Range<Int>) -> Range<Int> {
+        var start = digits.lowerBound
+        while start < digits.upperBound - 1, pattern[start] == 0x30 { start += 1 }
+        return start..<digits.upperBound
+    }
+
+    private func countText(_ digits: Range<Int>) -> String {
+        var text = ""
+        for index in digits { text.unicodeScalars.append(Unicode.Scalar(UInt8(truncatingIfNeeded: pattern[index]))) }
+        return text
     }
 
     private mutating func parseQuantifier(
@@ -180,16 +215,18 @@ struct RegexParser {
             }
             position += 1
             let low = readCount()
-            var high: Int? = low
+            var high: (value: Int, digits: Range<Int>)? = low
             if peekIs(",") {
                 position += 1
                 high = peekIs("}") ? nil : readCount()
             }
             position += 1  // the `}` quantifierBraceLength saw
-            if let high, high < low {
-                throw ECMARegexError("numbers out of order in {\(low),\(high)} quantifier", offset: offset)
+            if let high, countIsLess(high.digits, than: low.digits) {
+                throw ECMARegexError(
+                    "numbers out of order in {\(countText(low.digits)),\(countText(high.digits))} quantifier",
+                    offset: offset)
             }
-            (minimum, maximum) = (low, high)
+            (minimum, maximum) = (low.value, high?.value)
         } else {
             return atom
         }
