@@ -100,7 +100,8 @@ struct ShapedDenialTests {
         for dryRun in [false, true] {
             #expect(
                 DecisionRecorder.writeLogLine(
-                    decision, for: navigation, id: id, revisionTail: DecisionRecorder.logLineEnd(revision: "r"),
+                    decision, for: navigation, id: id, origin: DecisionOrigin(.extAuthzGRPC, clientAddress: "10.0.0.7"),
+                    revisionTail: DecisionRecorder.logLineEnd(revision: "r"),
                     redaction: QueryRedaction(names: []), at: nil, into: &writer, dryRun: dryRun))
             #expect(String(decoding: writer.bytes, as: UTF8.self).contains(#""dryRun":true"#) == dryRun)
         }
