@@ -30,7 +30,7 @@ struct ConfigValidationTests {
             #"/handlers/2/match/hosts/2: "a:80": host patterns must not contain a port"#,
             #"/handlers/2/match/paths: empty list; omit the field to match any value"#,
             #"/handlers/2/location: "https://x.example/?u={uri}": unknown template placeholder "{uri}"; known: {url}"#,
-            #"/handlers/3/location: unknown field "location"; expected one of "name", "type", "match", "mode", "action""#,
+            #"/handlers/3/location: unknown field "location"; expected one of "name", "type", "match", "mode", "action", "response""#,
             #"/handlers/3/match/pathz: unknown field "pathz"; did you mean "paths"?"#,
             #"/handlers/3/match/caseSensitive: expected true or false, got a string"#,
             #"/handlers/4/name: required field is missing"#,

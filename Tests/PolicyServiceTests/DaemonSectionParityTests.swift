@@ -136,6 +136,7 @@ struct DaemonSectionParityTests {
                 Field(name: "listen", values: listenValues),
                 Field(name: "grpcListen", values: listenValues),
                 Field(name: "pathPrefix", values: ["\"/authz\"", "\"authz\"", "\"/authz/\"", "\"/a?b\"", "\"/a b\""]),
+                Field(name: "dryRun", values: ["true", "false", "\"true\""]),
             ]
         ),
     ]

@@ -154,7 +154,8 @@ public enum AnalysisClaims {
     static func alike(_ first: Decision?, _ second: Decision?, comparingNames: Bool) -> Bool {
         guard let first, let second else { return first == nil && second == nil }
         return first.verdict == second.verdict && first.action == second.action && first.location == second.location
-            && first.url == second.url && (!comparingNames || first.handler == second.handler)
+            && first.url == second.url && first.response == second.response
+            && (!comparingNames || first.handler == second.handler)
     }
 
     static func equivalence(

@@ -33,6 +33,9 @@ public struct DecisionOutcome: Equatable, Sendable, CustomStringConvertible {
     public var location: String?
     public var url: String
     public var shadow: [String]
+    /// The deciding handler's denial shaping: part of what a front end answers, so every
+    /// engine must carry it (an image or bundle that dropped it would answer 403 for a 410).
+    public var response: DenialResponse?
 
     public init(_ decision: Decision) {
         verdict = decision.verdict
@@ -41,10 +44,12 @@ public struct DecisionOutcome: Equatable, Sendable, CustomStringConvertible {
         location = decision.location
         url = decision.url
         shadow = decision.shadow?.map(\.handler) ?? []
+        response = decision.response
     }
 
     public var description: String {
         "\(verdict.rawValue) by \(handler ?? "defaultDecision") action \(action ?? "-") location \(location ?? "-") url \(url)"
             + (shadow.isEmpty ? "" : " shadow \(shadow)")
+            + (response.map { " response status \($0.status.map(String.init) ?? "-") headers \($0.headers.map(\.name))" } ?? "")
     }
 }

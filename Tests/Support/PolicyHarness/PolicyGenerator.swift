@@ -89,6 +89,10 @@ public enum PolicyGenerator {
         if parameters(of: type).contains("location"), random.chance(50) {
             handler.append("location", .string(random.pick(MatchFormPools.locations)))
         }
+        // Denial shaping rides on the decision: every engine (image, bundle) must carry it.
+        if parameters(of: type).contains("response"), random.chance(20) {
+            handler.append("response", .object(["headers": .object(["X-Harness": .string("h\(index)")])]))
+        }
         return handler
     }
 

@@ -97,6 +97,15 @@ public enum PolicyMutations {
                 setting(handler, key, .string(random.pick(MatchFormPools.locations.filter { $0 != current }))),
                 setting(handler, key, nil),
             ]
+        case "response":
+            guard parameters.contains(key) else { return [] }
+            // Fields on every cancel; a status only where no cancel carries a location (a
+            // status beside a location is refused, and `logout`/`about` may have one by default).
+            var shapes: [JSONObject] = [["headers": .object(["X-Harness": .string("r\(random.below(1_000))")])]]
+            if type == "cancel" && handler["location"] == nil {
+                shapes.append(["status": .number(Double(random.pick([401, 404, 410, 451])))])
+            }
+            return shapes.map { setting(handler, key, .object($0)) } + [setting(handler, key, nil)]
         default:
             return nil
         }
