@@ -1,4 +1,6 @@
+import JSONSupport
 public import NavigationPolicy
+import URLStandard
 
 /// The `policySource` section (docs/configuration.md): the daemon does not read its chain from
 /// this file but pulls signed policy bundles from `url` (another navpolicyd's
@@ -10,7 +12,7 @@ public import NavigationPolicy
 /// is as safe as `https:` for integrity (docs/bundles.md, "A fleet pulls").
 public struct PolicySourceSettings: Sendable, Equatable {
     /// Where the bundle is fetched from (`http:` or `https:`); nil when the section is absent.
-    public var url: String?
+    public var url: SourceURL?
     /// Key id → base64 of the raw 32-byte Ed25519 public key, as `navpolicyd bundle
     /// --public-key --sign KEY` prints it; a bundle must name one of these ids in its signed
     /// `keyId` and verify with that key.
@@ -51,7 +53,7 @@ public struct PolicySourceSettings: Sendable, Equatable {
             if let problem = urlProblem(url) {
                 diagnostics.report(section.pointer.appending("url"), problem)
             } else {
-                settings.url = url
+                settings.url = SourceURL(text: url)
             }
         }
         settings.trustedKeys = trustedKeys(section, diagnostics: &diagnostics)
@@ -154,5 +156,30 @@ public struct PolicySourceSettings: Sendable, Equatable {
                 "a config has either \(key) or policySource, not both: with policySource the chain comes from the pulled bundle"
             )
         }
+    }
+}
+
+/// A `policySource.url`: fetched as written, shown without its secrets.
+///
+/// A presigned object-storage URL carries its signature in the query, and a URL may carry a
+/// userinfo password; `/v1/status`, the status page, the logs and `validate` show neither
+/// (attack round 8, F3). What is shown still says which server and path are polled.
+public struct SourceURL: Sendable, Equatable, CustomStringConvertible {
+    /// The URL as configured: what the fetch uses.
+    public let text: String
+
+    public init(text: String) {
+        self.text = text
+    }
+
+    /// The URL with its userinfo and query replaced by `***`.
+    public var description: String {
+        guard let record = try? URLRecord.parse(text) else { return "***" }
+        var shown = record.scheme + "://"
+        // A user name alone may be the credential (a token as the user), so userinfo goes whole.
+        if !record.username.isEmpty || !record.password.isEmpty { shown += "***@" }
+        shown += record.hostname + (record.port.map { ":\($0)" } ?? "") + record.pathname
+        if record.query != nil { shown += "?***" }
+        return shown
     }
 }

@@ -94,6 +94,9 @@ struct PolicySourceLiveTests {
         let before = try Self.metric(puller, "navpolicyd_policy_source_last_success_timestamp_seconds")
         let poll = try Curl.request(puller.baseURL + "/v1/policy/reload", ["-X", "POST"])
         #expect(poll.status != 200 || poll.json?["result"] as? String == "failed", "\(poll.body)")
+        // The file is fine: a failed poll names the source, and the file's gauge stays 1.
+        #expect(poll.body.contains("policy source") && !poll.body.contains("config file is invalid"), "\(poll.body)")
+        #expect(try Self.metric(puller, "navpolicyd_policy_config_valid") == 1)
         #expect(try Self.metric(puller, #"navpolicyd_policy_source_failures_total{reason="unreachable"}"#) ?? 0 >= 1)
         #expect(try Self.lastFailureReason(puller) == "unreachable")
         let page = try Curl.request(puller.baseURL + "/", ["-H", "Accept: text/html"]).body

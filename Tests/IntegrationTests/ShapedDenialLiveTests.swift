@@ -83,6 +83,9 @@ struct ShapedDenialLiveTests {
             try #require(FileManager.default.isExecutableFile(atPath: ExtAuthzGRPCLiveTests.python))
             let answer = try ExtAuthzGRPCLiveTests.check(port, "GET", ("https", "app.example.com", "/v1/items"))
             let headers = try #require(answer["headers"] as? [String: String], "\(answer)")
+            // Every decided answer names its decision for Envoy's access log, the dry-run
+            // allows of a rollout most of all (attack round 8, F1).
+            #expect((answer["dynamicMetadata"] as? [String: String])?["decisionId"] != nil, "\(answer)")
             if dryRun {
                 #expect(answer["code"] as? Int == 0 && answer["allowed"] as? Bool == true, "\(answer)")
                 #expect(headers["x-navigation-dry-run"] == "cancel", "\(headers)")

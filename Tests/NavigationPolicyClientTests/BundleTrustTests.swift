@@ -12,6 +12,23 @@ struct BundleTrustTests {
     static let newKey = ChecksumVerifier(key: 2)
     static let rotating = BundleTrust(trustedKeys: ["old": oldKey, "new": newKey])
 
+    @Test("an untrusted key id is repeated bounded: it is read before any check")
+    func untrustedKeyIdShownBounded() {
+        let huge = String(repeating: "K", count: 200_000)
+        for keyId in [huge, "a\u{1B}[31mb", String(repeating: "x", count: 65)] {
+            do {
+                _ = try BundleKeyChoice.choose(
+                    trustedKeyIDs: ["old", "new"], hasSingleKey: false, hasSignature: true, isVersionOne: false,
+                    keyId: keyId)
+                Issue.record("\(keyId.prefix(8)) was trusted")
+            } catch {
+                #expect(error.reason.utf8.count < 160, "\(error.reason.prefix(200))")
+                #expect(!error.reason.contains("\u{1B}"))
+            }
+        }
+        #expect(BundleKeyChoice.shown("key-2026.a") == "\"key-2026.a\"")
+    }
+
     @Test func theKeyIdPicksTheOneKeyThatMustVerify() throws {
         let bytes = bundleBytes(keyId: "new")
         _ = try VerifiedBundle(bytes: bytes, signature: Self.newKey.sign(bytes), trust: Self.rotating)

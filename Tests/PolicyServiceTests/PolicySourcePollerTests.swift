@@ -130,6 +130,12 @@ struct PolicySourcePollerTests {
         #expect(puller.poller.poll(trigger: "test").result == .unchanged)
         #expect(fetcher.requests.map(\.ifNoneMatch) == [nil, "\"nginx-tag-1\""])
         #expect(puller.report.current.polls == ["updated": 1, "not-modified": 1])
+
+        // A 304 naming another tag than the one asked about is no answer about the held bundle.
+        fetcher.script(.http(status: 304, etag: "\"something-else\"", signature: nil, body: nil))
+        #expect(puller.poller.poll(trigger: "test").result == .failed)
+        #expect(try puller.verdict("/one") == "cancel")
+        #expect(puller.report.current.polls["failed"] == 1)
     }
 
     @Test("older, replayed, expired, unsigned, wrongly signed and unknown-key bundles are refused and reported")

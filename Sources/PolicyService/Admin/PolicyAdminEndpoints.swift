@@ -242,7 +242,7 @@ struct PolicyAdminEndpoints: Sendable {
 
     private func reloadResponse(_ outcome: PolicyStore.ReloadOutcome) -> HTTPResponse {
         guard outcome.result != .failed else {
-            var problem = ProblemDetails.invalidConfig(outcome.errors)
+            var problem = ProblemDetails.invalidConfig(outcome.errors, fromSource: store.pullsFromSource)
             problem.extensions.append("activeRevision", outcome.revision.map(JSONValue.string) ?? .null)
             return problems.response(problem)
         }

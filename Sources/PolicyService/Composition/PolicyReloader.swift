@@ -16,7 +16,7 @@ struct PolicyReloader: Sendable {
         notifier?.notify(SystemdNotifier.reloadingMessage())
         defer { notifier?.notify("READY=1") }
         let outcome = store.reload(trigger: trigger)
-        metrics.recordReload(result: outcome.result.rawValue)
+        metrics.recordReload(result: outcome.result.rawValue, readConfigFile: !store.pullsFromSource)
         switch outcome.result {
         case .reloaded:
             log.log(.info, "policy.reloaded", outcome.jsonObject)

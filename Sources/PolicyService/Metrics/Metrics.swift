@@ -238,12 +238,14 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// One reload attempt's result; it also sets `navpolicyd_policy_config_valid` (the file
-    /// on disk loaded, or not), whatever triggered the attempt.
-    public func recordReload(result: String) {
+    /// One reload attempt's result; when the attempt read the config file it also sets
+    /// `navpolicyd_policy_config_valid` (the file on disk loaded, or not), whatever triggered it.
+    /// A daemon with `policySource` reads its file at start only: a reload is a poll, whose
+    /// failure says nothing of the file (`navpolicyd_policy_source_*` report it).
+    public func recordReload(result: String, readConfigFile: Bool = true) {
         state.withLock { state in
             state.reloads[result, default: 0] += 1
-            state.configValid = result != "failed"
+            if readConfigFile { state.configValid = result != "failed" }
         }
     }
 

@@ -154,6 +154,9 @@ public final class PolicyStore: Sendable {
         reloadDelegate.withLock { $0 = reload }
     }
 
+    /// Whether a reload polls `policySource` instead of reading the config file again.
+    var pullsFromSource: Bool { reloadDelegate.withLock { $0 != nil } }
+
     /// Swaps in `next`, built elsewhere (a pulled bundle's chain with this file's sections), in
     /// turn with reloads; recorded in the reload history under `trigger`.
     func install(_ next: PolicySnapshot, trigger: String) -> ReloadOutcome {

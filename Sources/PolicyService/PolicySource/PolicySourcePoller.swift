@@ -16,7 +16,7 @@ import Synchronization
 /// daemon is not ready and decides nothing) and is reported in ``PolicySourceReport`` and the log.
 /// One poll runs at a time: the timer's, a reload's (SIGHUP, `POST /v1/policy/reload`).
 final class PolicySourcePoller: Sendable {
-    let url: String
+    let url: SourceURL
     private let cache: BundleCacheFile
     private let trust: BundleTrust
     private let pollIntervalSeconds: Int
@@ -49,7 +49,7 @@ final class PolicySourcePoller: Sendable {
     static let maximumBodyBytes = BundleCacheFile.maximumBundleBytes
 
     init(
-        settings: PolicySourceSettings, url: String, cacheFile: String, trust: BundleTrust, local: PolicySnapshot,
+        settings: PolicySourceSettings, url: SourceURL, cacheFile: String, trust: BundleTrust, local: PolicySnapshot,
         store: PolicyStore, report: PolicySourceReport, log: EventLog, fetcher: any PolicySourceFetching = CurlBundleFetcher(),
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -64,7 +64,7 @@ final class PolicySourcePoller: Sendable {
         self.log = log
         self.fetcher = fetcher
         self.clock = clock
-        report.update { $0.url = url }
+        report.update { $0.url = url.description }
     }
 
     // MARK: - Start from the cache
@@ -136,7 +136,7 @@ final class PolicySourcePoller: Sendable {
         // 304 would never bring the publisher's re-issue with its later expiry.
         let renewing = BundleSuccession.isRenewalDue(current?.stamp, atUnixSeconds: Int(now.timeIntervalSince1970))
         let request = PolicySourceRequest(
-            url: url, ifNoneMatch: renewing ? nil : current?.entityTag, timeoutSeconds: timeoutSeconds,
+            url: url.text, ifNoneMatch: renewing ? nil : current?.entityTag, timeoutSeconds: timeoutSeconds,
             maxBytes: Self.maximumBodyBytes)
         let cache = self.cache
         let response: PolicySourceResponse
@@ -157,7 +157,9 @@ final class PolicySourcePoller: Sendable {
             return fail(error, trigger: trigger)
         }
         switch response.status {
-        case 304 where request.ifNoneMatch != nil:
+        // A 304 naming another entity tag than the one asked about says nothing of the held
+        // bundle: refused as the app client refuses it (attack round 8, F8).
+        case 304 where request.ifNoneMatch != nil && (response.entityTag == nil || response.entityTag == request.ifNoneMatch):
             report.recordPoll(result: "not-modified")
             return unchanged(trigger: trigger)
         case 200:
@@ -165,7 +167,11 @@ final class PolicySourcePoller: Sendable {
         default:
             if let body = response.body { try? FileManager.default.removeItem(at: body) }
             let detail =
-                "HTTP \(response.status) from \(url)" + (response.status == 304 ? " to a request without If-None-Match" : "")
+                "HTTP \(response.status) from \(url.description)"
+                + (response.status != 304
+                    ? ""
+                    : request.ifNoneMatch == nil
+                        ? " to a request without If-None-Match" : " naming another entity tag than If-None-Match")
             return fail(PolicySourceFailure(PolicySourceFailure.httpStatus, detail), trigger: trigger)
         }
         guard let staged = response.body else {
@@ -273,7 +279,7 @@ final class PolicySourcePoller: Sendable {
         report.recordPoll(result: "failed", failure: failure)
         log.log(
             .warning, "policy_source.failed",
-            ["url": .string(url), "reason": .string(failure.reason), "detail": .string(failure.detail)])
+            ["url": .string(url.description), "reason": .string(failure.reason), "detail": .string(failure.detail)])
         let revision = held.withLock { $0?.revision }
         return PolicyStore.ReloadOutcome(
             result: .failed, revision: revision, previousRevision: revision,

@@ -43,10 +43,14 @@ extension ProblemDetails {
             detail: "Send the body as application/json" + (contentType.map { ", not \($0)." } ?? "; Content-Type is missing."))
     }
 
-    static func invalidConfig(_ errors: [String]) -> ProblemDetails {
+    /// - Parameter fromSource: the reload polled `policySource` (the file is not read again),
+    ///   so the detail names the source rather than a file that is fine.
+    static func invalidConfig(_ errors: [String], fromSource: Bool = false) -> ProblemDetails {
         ProblemDetails(
             kind: "invalid-config", title: "The config was not applied", status: 422,
-            detail: "The config file is invalid or unreadable; the previous policy keeps serving.",
+            detail: fromSource
+                ? "The policy source's answer was not applied; the previous policy keeps serving."
+                : "The config file is invalid or unreadable; the previous policy keeps serving.",
             extensions: ["errors": .array(errors.map(JSONValue.string))])
     }
 

@@ -132,7 +132,7 @@ struct ExtAuthzCheck: Sendable {
             of: allowed, id: enforced.id, includeLocation: false, lowercase: true, includeShadow: true
         ) { fields.append((name: $0, value: $1)) }
         return ExtAuthzAnswer(
-            allowed: true, status: 200, upstreamHeaders: fields, clientHeaders: [], body: [],
+            allowed: true, status: 200, upstreamHeaders: fields, clientHeaders: [], body: [], decisionID: enforced.id,
             removeUpstreamHeaders: enforced.decision.response?.removeRequestHeaders ?? [])
     }
 
@@ -141,6 +141,7 @@ struct ExtAuthzCheck: Sendable {
         var fields: [(name: String, value: String)] = [(name: "cache-control", value: "no-store")]
         for field in response.headers { fields.append((name: field.name.lowercased(), value: field.value)) }
         return ExtAuthzAnswer(
-            allowed: false, status: response.status.code, upstreamHeaders: [], clientHeaders: fields, body: response.bodyBytes)
+            allowed: false, status: response.status.code, upstreamHeaders: [], clientHeaders: fields, body: response.bodyBytes,
+            decisionID: nil)
     }
 }

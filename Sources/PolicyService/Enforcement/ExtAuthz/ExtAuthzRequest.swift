@@ -35,8 +35,10 @@ struct ExtAuthzAnswer: Sendable {
     /// Deny: the `application/problem+json` body (empty for a 302).
     var body: [UInt8]
     /// The `decisionId` the decision was logged under; nil when none was taken (a request
-    /// that could not be decided, no policy). gRPC sends it as `dynamic_metadata`.
-    var decisionID: String? = nil
+    /// that could not be decided, no policy). gRPC sends it as `dynamic_metadata`. No
+    /// default: every answer says it, so a decided one cannot leave it out (round 8 found the
+    /// dry-run allow without it, the lines a rollout most needs to join).
+    var decisionID: String?
     /// Allow in dry run: request fields Envoy removes before forwarding (the would-be cancel's
     /// `response.removeRequestHeaders`).
     var removeUpstreamHeaders: [String] = []
