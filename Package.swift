@@ -115,7 +115,7 @@ let package = Package(
         // that the Envoy ext_authz gRPC listener runs (h2c); knows nothing of policies.
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .target(
-            name: "GRPCServer", dependencies: ["CNGHTTP2", "ConnectionSharing", "NetworkSockets", "LockSupport"],
+            name: "GRPCServer", dependencies: ["CNGHTTP2", "ConnectionSharing", "NetworkSockets", "LockSupport", "HTTPTypes"],
             swiftSettings: strictSettings),
         // The protobuf messages of Envoy's ext_authz gRPC API and the gRPC health protocol: a strict
         // pure-Swift codec for exactly the fields the listener reads and writes (fuzzed on its own).
@@ -190,7 +190,7 @@ let package = Package(
         // The ext_authz protobuf codec against bytes from the real Python protobuf, and the gRPC
         // server's per-stream rules; no sockets.
         .testTarget(
-            name: "ExtAuthzGRPCTests", dependencies: ["TestSelection", "ExtAuthzProtocol", "GRPCServer"],
+            name: "ExtAuthzGRPCTests", dependencies: ["TestSelection", "ExtAuthzProtocol", "GRPCServer", "HTTPTypes"],
             swiftSettings: strictSettings),
         // NavigationPolicy for its plain-Swift BLAKE2b, held to libsodium's (BLAKE2bDifferentialTests).
         .testTarget(

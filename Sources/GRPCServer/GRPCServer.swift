@@ -1,11 +1,13 @@
 import ConnectionSharing
 import Foundation
 import Glibc
+import HTTPTypes
 import NetworkSockets
 import Synchronization
 
 /// A unary gRPC server over cleartext HTTP/2 (h2c with prior knowledge, as Envoy's
-/// `envoy_grpc` and `google_grpc` clients speak it), on libnghttp2.
+/// `envoy_grpc` and `google_grpc` clients speak it): the HTTP/2 transport (``H2Connection``
+/// on libnghttp2, which knows nothing of gRPC) hands each request to ``GRPCUnaryService``.
 ///
 /// Threads: one accept thread, and one thread per connection up to
 /// ``GRPCServerConfiguration/connectionLimit``. gRPC clients keep a few long-lived connections
@@ -15,7 +17,9 @@ import Synchronization
 /// `mem_recv`/`mem_send` pair with no event loop to share between threads.
 public final class GRPCServer: Sendable {
     private let configuration: GRPCServerConfiguration
-    private let methods: [String: GRPCMethod]
+    private let service: GRPCUnaryService
+    /// The transport's bounds, from ``configuration``.
+    private let transport: H2Settings
     private let observer: GRPCServerObserver
     private let state: Mutex<State>
     /// A pipe whose read end every connection thread polls beside its socket: one byte written
@@ -38,8 +42,16 @@ public final class GRPCServer: Sendable {
     /// nothing binds until ``start()``.
     public init(configuration: GRPCServerConfiguration, methods: [String: GRPCMethod], observer: GRPCServerObserver) {
         self.configuration = configuration
-        self.methods = methods
         self.observer = observer
+        let service = GRPCUnaryService(
+            methods: methods, maxMessageBytes: configuration.maxMessageBytes, observer: observer)
+        self.service = service
+        self.transport = H2Settings(
+            maxConcurrentStreams: configuration.maxConcurrentStreams, maxHeaderListBytes: configuration.maxHeaderListBytes,
+            maxBodyBytes: service.maxBodyBytes, maxBufferedBytesPerConnection: configuration.maxBufferedBytesPerConnection,
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds, requestTimeoutSeconds: configuration.requestTimeoutSeconds,
+            maxTimedOutStreamsPerConnection: configuration.maxTimedOutStreamsPerConnection,
+            notHTTP2Body: "this port serves gRPC over HTTP/2 (h2c with prior knowledge), not HTTP/1.x\n")
         self.state = Mutex(
             State(
                 subnets: SubnetAdmission(
@@ -114,8 +126,9 @@ public final class GRPCServer: Sendable {
             StreamSocket.setNoDelay(socket)
             let thread = Thread { [self] in
                 H2Connection(
-                    socket: socket, configuration: configuration, methods: methods, drainSignal: drainSignal.read,
-                    observer: observer
+                    socket: socket, settings: transport, handler: { [service] in service.respond(to: $0, overflow: $1) },
+                    drainSignal: drainSignal.read, remoteAddress: peer,
+                    event: { [observer] in observer.event("grpc." + $0, $1) }
                 ).run()
                 release(socket, peer: peer, subnet: subnet)
             }

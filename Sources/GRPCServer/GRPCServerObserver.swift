@@ -20,7 +20,7 @@ public struct GRPCServerObserver: Sendable {
 
     func event(_ name: String, _ fields: [String: String]) { sink(name, fields) }
 
-    func answered(_ path: String, _ response: GRPCStream.Response) {
+    func answered(_ path: String, _ response: GRPCUnaryService.Response) {
         switch response {
         case .grpc: answer(path, "0")
         case .grpcStatus(let code, _): answer(path, "\(code.rawValue)")

@@ -1,4 +1,5 @@
 import CNGHTTP2
+import HTTPTypes
 
 /// The nghttp2 session callbacks: C function pointers that capture nothing and find their
 /// ``H2Connection`` through `user_data` (unretained: the connection deletes the session before
@@ -54,7 +55,8 @@ enum H2Callbacks {
         // Trailers from the client count toward the header limit but carry nothing it reads.
         connection.streams[id]?.header(
             name: UnsafeBufferPointer(start: name, count: name == nil ? 0 : nameLength),
-            value: UnsafeBufferPointer(start: value, count: value == nil ? 0 : valueLength))
+            value: UnsafeBufferPointer(start: value, count: value == nil ? 0 : valueLength),
+            isTrailer: frame.pointee.headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0
     }
 
@@ -109,7 +111,7 @@ enum H2Callbacks {
     }
 
     /// The data source of every response body: copies from the connection's ``H2Connection/outbound``
-    /// buffer, and at its end submits the gRPC trailers when the response has them.
+    /// buffer, and at its end submits the response's trailers when it has them.
     static let readBody: nghttp2_data_source_read_callback = { session, id, buffer, length, flags, _, userData in
         guard let session, let buffer, let flags, let connection = connection(userData),
             let pending = connection.outbound[id]
@@ -127,26 +129,34 @@ enum H2Callbacks {
         flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
         if let trailers = pending.trailers {
             flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
-            let submitted = withHeaderList(trailers) { list, listCount in nghttp2_submit_trailer(session, id, list, listCount) }
+            let submitted = withHeaderList(status: nil, trailers) { list, listCount in
+                nghttp2_submit_trailer(session, id, list, listCount)
+            }
             guard submitted == 0 else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
         }
         return count
     }
 
-    /// Calls `body` with an `nghttp2_nv` array over `headers`; nghttp2 copies the names and
-    /// values during the submit call, so the array only lives for it.
+    /// Calls `body` with an `nghttp2_nv` array over `:status` (when given) and `headers`;
+    /// nghttp2 copies the names and values during the submit call, so the array only lives for
+    /// it. Names are lowered on the way (HTTP/2 field names are lowercase, RFC 9113 section
+    /// 8.2.1), so a response may spell them as HTTP/1.1 does.
     static func withHeaderList(
-        _ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32
+        status: String?, _ headers: HTTPHeaders, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32
     ) -> Int32 {
         var storage: [UInt8] = []
+        storage.reserveCapacity(256)
         var ranges: [(name: Range<Int>, value: Range<Int>)] = []
-        for (name, value) in headers {
+        ranges.reserveCapacity(headers.count + 1)
+        func add(_ name: String, _ value: String) {
             let nameStart = storage.count
-            storage += name.utf8
+            for byte in name.utf8 { storage.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
             let valueStart = storage.count
             storage += value.utf8
             ranges.append((nameStart..<valueStart, valueStart..<storage.count))
         }
+        if let status { add(":status", status) }
+        for field in headers { add(field.name, field.value) }
         storage.append(0)  // never empty, so the base address exists
         return storage.withUnsafeMutableBufferPointer { bytes -> Int32 in
             guard let base = bytes.baseAddress else { return NGHTTP2_ERR_NOMEM.rawValue }

@@ -1,8 +1,10 @@
 import CNGHTTP2
 import Glibc
+import HTTPTypes
 
 /// One accepted connection: an nghttp2 server session over a blocking socket, run to its end
-/// on the connection's own thread (``run()``), which also runs each completed request's method.
+/// on the connection's own thread (``run()``), which also runs the handler on each completed
+/// request. It knows HTTP/2 only: what the streams carry is the handler's business.
 ///
 /// nghttp2 does the framing, HPACK, flow control and protocol checks (pseudo-headers, stream
 /// states, the rapid-reset and CONTINUATION limits of Debian's build); this class only keeps
@@ -12,21 +14,22 @@ import Glibc
 /// see a freed connection.
 final class H2Connection {
     private let socket: Int32
-    private let configuration: GRPCServerConfiguration
-    private let methods: [String: GRPCMethod]
+    private let settings: H2Settings
+    private let handler: H2Handler
     private let drainSignal: Int32
-    private let observer: GRPCServerObserver
+    private let remoteAddress: String
+    private let event: H2EventSink
     private var session: OpaquePointer?
     /// Requests being received, by stream id.
-    var streams: [Int32: GRPCStream] = [:]
+    var streams: [Int32: H2Stream] = [:]
     /// Streams whose request ended, in arrival order: answered after `mem_recv` returns, not
     /// inside a callback.
     var completed: [Int32] = []
     /// Response bodies nghttp2 has yet to read (the data source callback), and whether trailers
     /// follow them.
-    var outbound: [Int32: (bytes: [UInt8], offset: Int, trailers: [(String, String)]?)] = [:]
+    var outbound: [Int32: (bytes: [UInt8], offset: Int, trailers: HTTPHeaders?)] = [:]
     /// Responses queued but not yet sent whole (their END_STREAM frame not yet written), with
-    /// when each was queued: one still here ``GRPCServerConfiguration/requestTimeoutSeconds``
+    /// when each was queued: one still here ``H2Settings/requestTimeoutSeconds``
     /// later is reset and counts as a timed-out stream (a peer that keeps its flow-control
     /// window shut takes no answer, and each one it leaves holds a stream and its body).
     var undelivered: [Int32: ContinuousClock.Instant] = [:]
@@ -35,11 +38,11 @@ final class H2Connection {
     /// connection (and its thread) for ever without asking anything (issue 30); not a stream
     /// opened, or one opened every few seconds and reset, or left unfinished, did (issue 38);
     /// not an answer queued, or a peer that never opens its flow-control window would hold it
-    /// with calls whose answers it never takes (issue 38, the outside re-test).
+    /// with requests whose answers it never takes (issue 38, the outside re-test).
     private var lastAnswered = ContinuousClock.now
-    /// Streams reset for ``GRPCServerConfiguration/requestTimeoutSeconds`` (a request not whole,
-    /// or a response not delivered, within it); at
-    /// ``GRPCServerConfiguration/maxTimedOutStreamsPerConnection`` the connection is closed.
+    /// Streams reset for ``H2Settings/requestTimeoutSeconds`` (a request not whole, or a
+    /// response not delivered, within it); at ``H2Settings/maxTimedOutStreamsPerConnection``
+    /// the connection is closed.
     private var timedOutStreams = 0
     private var draining = false
     /// When the drain's first GOAWAY (the shutdown notice) went out; the final one, naming the
@@ -48,37 +51,36 @@ final class H2Connection {
     /// Set by the drain's final GOAWAY, or by the one an idle connection gets while streams are
     /// still open: no stream is taken after it, and the connection ends once those are done.
     private var finalGoawaySent = false
-    /// Time for calls the client sent before it saw the notice to arrive: one round trip and
-    /// then some, on the networks between an Envoy and its authorization service.
+    /// Time for requests the client sent before it saw the notice to arrive: one round trip
+    /// and then some, on the networks between a proxy and the services it calls.
     static let noticePeriod = Duration.milliseconds(250)
 
     init(
-        socket: Int32, configuration: GRPCServerConfiguration, methods: [String: GRPCMethod], drainSignal: Int32,
-        observer: GRPCServerObserver
+        socket: Int32, settings: H2Settings, handler: @escaping H2Handler, drainSignal: Int32, remoteAddress: String,
+        event: @escaping H2EventSink
     ) {
         self.socket = socket
-        self.configuration = configuration
-        self.methods = methods
+        self.settings = settings
+        self.handler = handler
         self.drainSignal = drainSignal
-        self.observer = observer
+        self.remoteAddress = remoteAddress
+        self.event = event
     }
 
-    /// Called when the frame ending stream `id`'s response was sent: the call is answered.
+    /// Called when the frame ending stream `id`'s response was sent: the request is answered.
     func delivered(_ id: Int32) {
         guard undelivered.removeValue(forKey: id) != nil else { return }
         lastAnswered = .now
     }
 
-    func makeStream() -> GRPCStream {
-        GRPCStream(
-            openedAt: .now, maxHeaderListBytes: configuration.maxHeaderListBytes,
-            maxMessageBytes: configuration.maxMessageBytes)
+    func makeStream() -> H2Stream {
+        H2Stream(openedAt: .now, maxHeaderListBytes: settings.maxHeaderListBytes, maxBodyBytes: settings.maxBodyBytes)
     }
 
     /// Serves the connection until the peer leaves, an error, a deadline or the drain ends it.
     /// The caller closes the socket afterwards.
     func run() {
-        var timeout = timeval(tv_sec: configuration.idleTimeoutSeconds, tv_usec: 0)
+        var timeout = timeval(tv_sec: settings.idleTimeoutSeconds, tv_usec: 0)
         _ = setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard checkPreface() else { return }
         guard let session = H2Callbacks.makeSession(for: self) else { return }
@@ -89,14 +91,14 @@ final class H2Connection {
         }
         var settings = [
             nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: configuration.maxConcurrentStreams),
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: settings.maxConcurrentStreams),
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
-                value: UInt32(clamping: configuration.maxHeaderListBytes)),
-            // One whole request message fits the stream window: no WINDOW_UPDATE round trip per call.
+                value: UInt32(clamping: settings.maxHeaderListBytes)),
+            // One whole request body fits the stream window: no WINDOW_UPDATE round trip per request.
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
-                value: UInt32(clamping: configuration.maxMessageBytes + 5)),
+                value: UInt32(clamping: settings.maxBodyBytes)),
         ]
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else { return }
         guard receive(prefaceBytes) else { return }
@@ -126,7 +128,7 @@ final class H2Connection {
                 // Two GOAWAYs, as RFC 9113 section 6.8 advises for a graceful shutdown: first the
                 // notice (last stream 2^31-1: nothing is refused yet, the client stops opening
                 // streams here), then after a round trip the final one. A single GOAWAY would
-                // refuse the calls already on the wire, and Envoy denies a call that fails.
+                // refuse the requests already on the wire, which a client may not retry.
                 draining = true
                 noticeSentAt = .now
                 _ = nghttp2_submit_shutdown_notice(session)
@@ -160,9 +162,9 @@ final class H2Connection {
     /// only the streams still open set it.
     private func nextDeadlineMilliseconds() -> Int32 {
         let now = ContinuousClock.now
-        var deadline = lastAnswered.advanced(by: .seconds(configuration.idleTimeoutSeconds))
+        var deadline = lastAnswered.advanced(by: .seconds(settings.idleTimeoutSeconds))
         if let oldest = (streams.values.map(\.openedAt) + undelivered.values).min() {
-            let streamDeadline = oldest.advanced(by: .seconds(configuration.requestTimeoutSeconds))
+            let streamDeadline = oldest.advanced(by: .seconds(settings.requestTimeoutSeconds))
             deadline = finalGoawaySent ? streamDeadline : min(deadline, streamDeadline)
         }
         if let noticeSentAt, !finalGoawaySent { deadline = min(deadline, noticeSentAt.advanced(by: Self.noticePeriod)) }
@@ -172,28 +174,28 @@ final class H2Connection {
     }
 
     /// Resets streams past their deadline. Returns the GOAWAY error code when the connection
-    /// must end now: `ENHANCE_YOUR_CALM` once ``GRPCServerConfiguration/maxTimedOutStreamsPerConnection``
+    /// must end now: `ENHANCE_YOUR_CALM` once ``H2Settings/maxTimedOutStreamsPerConnection``
     /// streams have timed out, `NO_ERROR` when no stream was answered for `idleTimeoutSeconds`
     /// and none is open. Idle with streams open, it sends the GOAWAY naming the last stream
-    /// taken and lets those finish (each within its own deadline), so a call that arrived
+    /// taken and lets those finish (each within its own deadline), so a request that arrived
     /// just before is still answered, and a peer opening streams gains nothing.
     private func expire(_ session: OpaquePointer) -> nghttp2_error_code? {
         let now = ContinuousClock.now
-        let limit = Duration.seconds(configuration.requestTimeoutSeconds)
+        let limit = Duration.seconds(settings.requestTimeoutSeconds)
         let late = streams.filter { now - $0.value.openedAt >= limit }.map(\.key)
         for id in late { streams[id] = nil }
-        resetTimedOut(session, late, event: "grpc.request_timeout")
+        resetTimedOut(session, late, event: "request_timeout")
         let stuck = undelivered.filter { now - $0.value >= limit }.map(\.key)
         for id in stuck {
             undelivered[id] = nil
             outbound[id] = nil
         }
-        resetTimedOut(session, stuck, event: "grpc.response_timeout")
-        if !(late.isEmpty && stuck.isEmpty) && timedOutStreams >= max(1, configuration.maxTimedOutStreamsPerConnection) {
-            observer.event("grpc.connection_closed", ["reason": "stream_timeouts", "timedOutStreams": "\(timedOutStreams)"])
+        resetTimedOut(session, stuck, event: "response_timeout")
+        if !(late.isEmpty && stuck.isEmpty) && timedOutStreams >= max(1, settings.maxTimedOutStreamsPerConnection) {
+            event("connection_closed", ["reason": "stream_timeouts", "timedOutStreams": "\(timedOutStreams)"])
             return NGHTTP2_ENHANCE_YOUR_CALM
         }
-        guard now - lastAnswered >= .seconds(configuration.idleTimeoutSeconds) else { return nil }
+        guard now - lastAnswered >= .seconds(settings.idleTimeoutSeconds) else { return nil }
         // Answers still queued do not keep a silent peer either: one that neither reads nor
         // opens its flow-control window for the idle time is gone (else the loop would wake
         // every millisecond for it, forever).
@@ -208,21 +210,21 @@ final class H2Connection {
         return nil
     }
 
-    /// Resets `ids` (`CANCEL`), each counted toward ``GRPCServerConfiguration/maxTimedOutStreamsPerConnection``.
+    /// Resets `ids` (`CANCEL`), each counted toward ``H2Settings/maxTimedOutStreamsPerConnection``.
     private func resetTimedOut(_ session: OpaquePointer, _ ids: [Int32], event: String) {
         for id in ids {
             timedOutStreams += 1
-            observer.event(event, ["stream": "\(id)"])
+            self.event(event, ["stream": "\(id)"])
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
         }
     }
 
     /// Whether `count` more request bytes fit the connection's buffer
-    /// (``GRPCServerConfiguration/maxBufferedBytesPerConnection``) beside what its open streams hold.
+    /// (``H2Settings/maxBufferedBytesPerConnection``) beside what its open streams hold.
     func acceptsBuffered(_ count: Int) -> Bool {
         var held = count
         for stream in streams.values { held += stream.body.count }
-        return held <= configuration.maxBufferedBytesPerConnection
+        return held <= settings.maxBufferedBytesPerConnection
     }
 
     /// The connection preface bytes already read by ``checkPreface()``.
@@ -237,7 +239,7 @@ final class H2Connection {
         var chunk = [UInt8](repeating: 0, count: preface.count)
         // A connection that has sent nothing yet is idle: the preface gets the idle time from the
         // accept (in total, so a byte at a time does not stretch it).
-        let deadline = ContinuousClock.now.advanced(by: .seconds(configuration.idleTimeoutSeconds))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(settings.idleTimeoutSeconds))
         while received.count < preface.count {
             guard received.elementsEqual(preface.prefix(received.count)) else { break }
             let left = ContinuousClock.now.duration(to: deadline)
@@ -251,8 +253,8 @@ final class H2Connection {
             received.append(contentsOf: chunk[0..<count])
         }
         guard received.elementsEqual(preface.prefix(received.count)), received.count == preface.count else {
-            observer.event("grpc.not_http2", [:])
-            let body = "this port serves gRPC over HTTP/2 (h2c with prior knowledge), not HTTP/1.x\n"
+            event("not_http2", [:])
+            let body = settings.notHTTP2Body
             let response =
                 "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\n"
                 + "connection: close\r\n\r\n" + body
@@ -268,7 +270,7 @@ final class H2Connection {
         guard let session else { return false }
         let consumed = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
         guard consumed >= 0 else {
-            observer.event("grpc.protocol_error", ["reason": String(cString: nghttp2_strerror(Int32(consumed)))])
+            event("protocol_error", ["reason": String(cString: nghttp2_strerror(Int32(consumed)))])
             return false
         }
         let ready = completed
@@ -276,40 +278,28 @@ final class H2Connection {
         for id in ready {
             guard let stream = streams.removeValue(forKey: id) else { continue }
             undelivered[id] = .now
-            let response = stream.response(methods: methods)
-            observer.answered(stream.path, response)
-            respond(session, stream: id, with: response)
+            respond(session, stream: id, with: handler(stream.request(remoteAddress: remoteAddress), stream.overflow))
         }
         return true
     }
 
-    private func respond(_ session: OpaquePointer, stream id: Int32, with response: GRPCStream.Response) {
-        switch response {
-        case .grpc(let message):
-            var framed: [UInt8] = [0]
-            let length = UInt32(clamping: message.count)
-            framed += [
-                UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
-                UInt8(truncatingIfNeeded: length),
-            ]
-            framed += message
-            outbound[id] = (framed, 0, [("grpc-status", "0")])
-            submit(session, id, [(":status", "200"), ("content-type", "application/grpc")], body: true)
-        case .grpcStatus(let code, let message):
-            submit(
-                session, id,
-                [
-                    (":status", "200"), ("content-type", "application/grpc"), ("grpc-status", "\(code.rawValue)"),
-                    ("grpc-message", GRPCMessageEncoding.percentEncoded(message)),
-                ], body: false)
-        case .http(let status, let body):
-            outbound[id] = (Array(body.utf8), 0, nil)
-            submit(session, id, [(":status", "\(status)"), ("content-type", "text/plain")], body: true)
+    /// Queues `response`: HEADERS, then DATA and trailers when it has them (a response with
+    /// neither is one HEADERS frame ending the stream). A status outside 100–599 or a streamed
+    /// body, which this transport does not send, is answered 500 instead.
+    private func respond(_ session: OpaquePointer, stream id: Int32, with response: HTTPResponse) {
+        guard response.status.isValid, case .bytes(let body) = response.body else {
+            return respond(session, stream: id, with: HTTPResponse(status: .internalServerError))
         }
+        let status = response.status.description
+        guard !body.isEmpty || response.trailers.count > 0 else {
+            return submit(session, id, status: status, response.headers, body: false)
+        }
+        outbound[id] = (body, 0, response.trailers.count == 0 ? nil : response.trailers)
+        submit(session, id, status: status, response.headers, body: true)
     }
 
-    private func submit(_ session: OpaquePointer, _ id: Int32, _ headers: [(String, String)], body: Bool) {
-        let result = H2Callbacks.withHeaderList(headers) { list, count in
+    private func submit(_ session: OpaquePointer, _ id: Int32, status: String, _ headers: HTTPHeaders, body: Bool) {
+        let result = H2Callbacks.withHeaderList(status: status, headers) { list, count in
             guard body else { return nghttp2_submit_response(session, id, list, count, nil) }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: H2Callbacks.readBody)
             return nghttp2_submit_response(session, id, list, count, &provider)
@@ -322,8 +312,8 @@ final class H2Connection {
     }
 
     /// Frames nghttp2 queued, gathered so that one `send` carries them all: `mem_send` hands out
-    /// about a frame at a time, and a unary call's answer is three frames (HEADERS, DATA,
-    /// trailers), so writing each as it comes would cost three system calls per call.
+    /// about a frame at a time, and a response with trailers is three frames (HEADERS, DATA,
+    /// trailers), so writing each as it comes would cost three system calls per request.
     private var pending: [UInt8] = []
 
     /// Writes everything nghttp2 has queued; false when the peer is gone or does not read.

@@ -1,3 +1,4 @@
+import HTTPTypes
 import TestSelection
 import Testing
 
@@ -7,17 +8,30 @@ import Testing
 struct GRPCStreamTests {
     private static let echo: [String: GRPCMethod] = ["/pkg.Service/Echo": { .message(Array($0)) }]
 
+    /// A request fed to the HTTP/2 transport's stream as nghttp2 reports it, then answered by the
+    /// unary gRPC layer over it: the two layers' rules together, without a socket.
+    private struct Received {
+        let stream: H2Stream
+        let maxMessageBytes: Int
+
+        func response(methods: [String: GRPCMethod]) -> GRPCUnaryService.Response {
+            let service = GRPCUnaryService(
+                methods: methods, maxMessageBytes: maxMessageBytes, observer: GRPCServerObserver(event: { _, _ in }))
+            return service.response(to: stream.request(remoteAddress: ""), overflow: stream.overflow)
+        }
+    }
+
     private func stream(
         _ headers: [(String, String)], body: [UInt8], maxHeaderListBytes: Int = 16_384, maxMessageBytes: Int = 64
-    ) -> GRPCStream {
-        var stream = GRPCStream(openedAt: .now, maxHeaderListBytes: maxHeaderListBytes, maxMessageBytes: maxMessageBytes)
+    ) -> Received {
+        var stream = H2Stream(openedAt: .now, maxHeaderListBytes: maxHeaderListBytes, maxBodyBytes: maxMessageBytes + 5)
         for (name, value) in headers {
             Array(name.utf8).withUnsafeBufferPointer { name in
                 Array(value.utf8).withUnsafeBufferPointer { value in stream.header(name: name, value: value) }
             }
         }
         body.withUnsafeBufferPointer { stream.data($0) }
-        return stream
+        return Received(stream: stream, maxMessageBytes: maxMessageBytes)
     }
 
     private let grpcHeaders = [(":method", "POST"), (":path", "/pkg.Service/Echo"), ("content-type", "application/grpc")]
@@ -47,7 +61,7 @@ struct GRPCStreamTests {
     @Test("an oversized message is RESOURCE_EXHAUSTED, and nothing past the limit is kept")
     func oversized() {
         let big = stream(grpcHeaders, body: [0, 0, 0, 0, 65] + [UInt8](repeating: 1, count: 65))
-        #expect(big.body.isEmpty && big.bodyTooLarge)
+        #expect(big.stream.body.isEmpty && big.stream.overflow == .body(limit: 69))
         guard case .grpcStatus(.resourceExhausted, _) = big.response(methods: Self.echo) else {
             Issue.record("not RESOURCE_EXHAUSTED")
             return
@@ -94,5 +108,45 @@ struct GRPCStreamTests {
     @Test("grpc-message is percent-encoded outside printable ASCII and for %")
     func messageEncoding() {
         #expect(GRPCMessageEncoding.percentEncoded("100% é\n") == "100%25 %C3%A9%0A")
+    }
+}
+
+/// The two layers apart: what the HTTP/2 transport hands over, and how unary gRPC answers as HTTP.
+extension GRPCStreamTests {
+    @Test("the transport hands over method, path, the regular fields in order and the body; trailers only count")
+    func request() {
+        var stream = H2Stream(openedAt: .now, maxHeaderListBytes: 16_384, maxBodyBytes: 64)
+        let fields = [
+            (":method", "POST"), (":scheme", "http"), (":path", "/a/b?c"), (":authority", "x"),
+            ("content-type", "application/grpc"), ("te", "trailers"),
+        ]
+        for (name, value) in fields {
+            Array(name.utf8).withUnsafeBufferPointer { name in
+                Array(value.utf8).withUnsafeBufferPointer { value in stream.header(name: name, value: value) }
+            }
+        }
+        Array("x-late".utf8).withUnsafeBufferPointer { name in
+            Array("1".utf8).withUnsafeBufferPointer { value in stream.header(name: name, value: value, isTrailer: true) }
+        }
+        ([1, 2] as [UInt8]).withUnsafeBufferPointer { stream.data($0) }
+        let request = stream.request(remoteAddress: "::1")
+        #expect(request.method == "POST" && request.rawTarget == "/a/b?c" && request.body == [1, 2])
+        #expect(request.headers == HTTPHeaders([("content-type", "application/grpc"), ("te", "trailers")]))
+        #expect(request.remoteAddress == "::1" && request.httpVersion == "HTTP/2" && stream.overflow == nil)
+    }
+
+    @Test("gRPC answers as HTTP responses: a message with grpc-status trailers, Trailers-Only, plain HTTP")
+    func responses() {
+        let message = GRPCUnaryService.httpResponse(.grpc([7, 8]))
+        #expect(message.status == .ok && message.bodyBytes == [0, 0, 0, 0, 2, 7, 8])
+        #expect(message.headers == HTTPHeaders([("content-type", "application/grpc")]))
+        #expect(message.trailers == HTTPHeaders([("grpc-status", "0")]))
+        let status = GRPCUnaryService.httpResponse(.grpcStatus(.notFound, "no %"))
+        #expect(status.bodyBytes.isEmpty && status.trailers.count == 0)
+        #expect(
+            status.headers
+                == HTTPHeaders([("content-type", "application/grpc"), ("grpc-status", "5"), ("grpc-message", "no %25")]))
+        let plain = GRPCUnaryService.httpResponse(.http(status: 415, body: "no\n"))
+        #expect(plain.status.code == 415 && plain.bodyBytes == Array("no\n".utf8) && plain.trailers.count == 0)
     }
 }
