@@ -142,8 +142,11 @@ struct GRPCUnaryService: Sendable {
     /// subtype this server decodes is protobuf: `+json` and the rest are refused with 415).
     static func isGRPC(contentType: String) -> Bool {
         if contentType == "application/grpc" { return true }  // what every client sends: no allocation
-        let mediaType = (contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            .filter { $0 != " " && $0 != "\t" }.lowercased()
+        // Optional whitespace only before the `;` of parameters (RFC 9110 §5.6.6): a media type
+        // has none inside it, so `application/ grpc` is no gRPC.
+        var mediaType = (contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .lowercased()
+        while mediaType.last == " " || mediaType.last == "\t" { mediaType.removeLast() }
         return mediaType == "application/grpc" || mediaType == "application/grpc+proto"
     }
 

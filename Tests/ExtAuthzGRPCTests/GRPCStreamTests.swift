@@ -95,6 +95,7 @@ struct GRPCStreamTests {
         arguments: [
             ("application/grpc", true), ("application/grpc+proto", true), ("Application/GRPC; charset=utf-8", true),
             ("application/grpc+json", false), ("application/json", false), ("application/grpcx", false),
+            ("application/grpc ; x=1", true), ("application/ grpc", false), ("application/g\trpc", false),
         ])
     func contentType(value: String, accepted: Bool) {
         let headers = [(":method", "POST"), (":path", "/pkg.Service/Echo"), ("content-type", value)]
