@@ -126,7 +126,7 @@ let package = Package(
             name: "PolicyService",
             dependencies: [
                 "NavigationPolicy", "PolicyAuthoring", "PolicySections", "HTTPServer", "JSONSupport", "ShareIntake",
-                "PolicyProxy", "LockSupport", "BundleSigning", "GRPCServer", "ExtAuthzProtocol",
+                "PolicyProxy", "LockSupport", "BundleSigning", "GRPCServer", "ExtAuthzProtocol", "NetworkSockets",
                 // `policySource`: libcurl fetches, and the app client's checks of a pulled bundle.
                 "CCurl", "NavigationPolicyClient", "NavigationPolicyClientSodium",
             ],

@@ -60,7 +60,11 @@ struct DecisionLogOriginTests {
         #expect(DecisionOrigin.address("203.0.113.9") == "203.0.113.9")
         #expect(DecisionOrigin.address(" 2001:db8::1 ") == "2001:db8::1")
         #expect(DecisionOrigin.address("fe80::1%eth0") == "fe80::1%eth0")
-        for refused in ["", "a\"b", "1.2.3.4\n", "x y", String(repeating: "1", count: 65), "<script>"] {
+        #expect(DecisionOrigin.address("[::1]") == "[::1]")
+        for refused in [
+            "", "a\"b", "1.2.3.4\n", "x y", String(repeating: "1", count: 65), "<script>", "localhost", "0x7f.1",
+            "1.2.3.4:80", "01.02.03.004", "2001:db8::12001:db8::1", "1.2.3.4%eth0", "fe80::1%",
+        ] {
             #expect(DecisionOrigin.address(refused[...]) == "", "\(refused)")
         }
         #expect(DecisionOrigin.lastForwardedFor(["198.51.100.1, 10.0.0.1", "203.0.113.9"]) == "203.0.113.9")

@@ -1,3 +1,5 @@
+import NetworkSockets
+
 /// Where a decision was asked for, as its decision-log line records it: the front end, the
 /// client address that front end saw, and Envoy's request id. A mesh joins its own access
 /// logs on these (docs/operations.md, "Decision log").
@@ -42,6 +44,12 @@ struct DecisionOrigin: Sendable {
     static func address(_ raw: Substring) -> String {
         let text = raw.trimmingBlanks
         guard !text.isEmpty, text.utf8.count <= maximumAddressBytes, text.utf8.allSatisfy(isAddressByte) else { return "" }
+        // Parsed, not only character-checked (attack round 8, F7): `localhost`, `0x7f.1`,
+        // `1.2.3.4:80` and run-together IPv6 texts are not an address. A zone (`%eth0`) follows
+        // an IPv6 address only.
+        let parts = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let address = IPAddress(numeric: String(parts[0])) else { return "" }
+        if parts.count == 2 && (parts[1].isEmpty || address.bytes.count != 16) { return "" }
         return String(text)
     }
 
