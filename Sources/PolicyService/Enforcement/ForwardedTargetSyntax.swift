@@ -4,7 +4,7 @@
 /// `GET /#/../logout` on unchanged while the decision read `/`). Such a target is refused, by
 /// every endpoint that decides on a forwarded target (`/v1/authz`, the ext_authz services).
 enum ForwardedTargetSyntax {
-    /// Why `target` cannot be decided as forwarded, or nil when it can.
+    /// What a refused target holds, completing "X-Original-URI …" in the 400's detail.
     static let refusal = "must not contain spaces, control characters or \"#\""
 
     /// Whether `target` holds a space, a control byte or `#`.
