@@ -19,8 +19,6 @@ struct ExtAuthzCheck: Sendable {
     let settings: ExtAuthzSettings
     /// The transport asking, for `navpolicyd_ext_authz_checks_total` (from the point's front end).
     let transport: ExtAuthzMetrics.Transport
-    /// The transport's `frontend` label (`ext_authz_http`, `ext_authz_grpc`).
-    let frontend: String
     private let problems = ProblemRenderer()
 
     init(decisions: DecisionPoint, settings: ExtAuthzSettings) {
@@ -28,7 +26,6 @@ struct ExtAuthzCheck: Sendable {
         self.settings = settings
         transport = decisions.frontEnd == .extAuthzGRPC ? .grpc : .http
         decisions.recorder.metrics.extAuthz.enable()
-        frontend = decisions.frontEnd.rawValue
         if settings.dryRun { decisions.recorder.metrics.dryRun.enable() }
     }
 
@@ -122,7 +119,7 @@ struct ExtAuthzCheck: Sendable {
     /// the handler or action, which an app could act on; Envoy removes the handler's
     /// `response.removeRequestHeaders` before forwarding. Already logged with `"dryRun":true`.
     private func dryRunAllow(_ enforced: EnforcedDecision) -> ExtAuthzAnswer {
-        decisions.recorder.metrics.dryRun.record(frontend: frontend)
+        decisions.recorder.metrics.dryRun.record(frontend: decisions.frontEnd.rawValue)
         var allowed = enforced.decision
         allowed.verdict = .allow
         allowed.handler = nil
