@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= config/navpolicy.json
 URL ?= https://app.example.com/logout
 
-.PHONY: deps test-deps build release run check wasm test-wasm test test-full test-core-portable embedded-check test-tsan test-asan test-release-lifetimes mutate-engines deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
+.PHONY: deps test-deps build release run check wasm test-wasm test test-build test-full test-core-portable embedded-check test-tsan test-asan test-release-lifetimes mutate-engines deploy-check conformance conformance-vectors lint format fuzz fuzz-url bench-http perf-gate soak clean
 
 deps:
 	@scripts/install-deps.sh build
@@ -34,12 +34,18 @@ check: release
 ## open no socket in one parallel process, the live ones in NAVPOLICYD_TEST_SHARDS serial processes
 ## at the same time; volume suites run a fixed-seed sample (make test-full runs every case).
 test: test-deps
-	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-build wasm
 	scripts/run-tests.py
 	.build/debug/navpolicyd test --coverage --fail-under 100 --config $(CONFIG) config/navpolicy.tests.json
 	.build/debug/navpolicyd test --vectors config/conformance/*.json
-	$(MAKE) test-wasm
+	$(WASM_TESTS)
 	scripts/deploy-check.sh .build/debug/navpolicyd
+
+## test-build: the debug build `make test` runs, tests included, warnings as errors. `make test` runs
+## it beside `make wasm`: the debug build keeps about one core busy on average and the WebAssembly
+## build is one compiler process after another, so side by side they take the time of the longer one.
+test-build:
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 
 ## wasm: the engine as WebAssembly, in dist/wasm/ (navpolicy.wasm, navpolicy.mjs, navpolicy.d.ts,
 ## package.json): the core's engine layers compiled with Embedded Swift from the same sources as the
@@ -52,8 +58,9 @@ wasm:
 ## checks against `navpolicyd bundle verify`, configs and requests against `navpolicyd check` and
 ## `validate`, and every vector in headless Chromium (Tests/NavigationPolicyWasmTests; needs the
 ## debug navpolicyd that make test builds first).
+WASM_TESTS = NAVPOLICYD=.build/debug/navpolicyd node --test Tests/NavigationPolicyWasmTests/
 test-wasm: wasm
-	NAVPOLICYD=.build/debug/navpolicyd node --test Tests/NavigationPolicyWasmTests/
+	$(WASM_TESTS)
 
 ## test-full: make test with every case of the volume suites (NAVPOLICYD_TEST_VOLUME=full); local, not CI.
 test-full: export NAVPOLICYD_TEST_VOLUME = full
@@ -105,19 +112,23 @@ format:
 ## perf-gate: instructions and heap allocations per decision (callgrind, bench/malloc-count.c) on the
 ## default policy and four representative ones against bench/budgets.json;
 ## a figure over its budget fails with the figure (bench/instruction-gate.py, docs/performance.md).
-perf-gate:
+## Its binary is the optimized test build's (below), so after test-release-lifetimes (as in .ci/run)
+## it builds nothing: -enable-testing changes the counts by under 2%, and no figure is higher than
+## in `make release`'s binary (docs/performance.md, "The instruction gate").
+perf-gate: test-deps
 	@scripts/install-deps.sh perf
-	$(SWIFT) build -c release --product navpolicyd
-	bench/instruction-gate.py .build/release/navpolicyd
+	$(RELEASE_TESTING_BUILD)
+	bench/instruction-gate.py .build/release-testing/release/navpolicyd
 
 ## test-release-lifetimes: the suites tagged `optimized` in an optimized build: the object-lifetime
 ## tests, the only place where the leak of issue 12 (releases dropped in a loop without exit) shows,
 ## and where a buffer or context lent to libmicrohttpd by raw pointer could be released too early;
 ## and the decision log's allocation count (DecisionLogCostLiveTests), which only an optimized daemon
 ## says anything about. Own scratch path: -enable-testing and the test bundle make it a different
-## build from `make release`.
+## build from `make release`. The library code is optimized; the test targets are not (Package.swift).
+RELEASE_TESTING_BUILD = $(SWIFT) build -c release --build-tests --scratch-path .build/release-testing -Xswiftc -enable-testing
 test-release-lifetimes: test-deps
-	$(SWIFT) build -c release --build-tests --scratch-path .build/release-testing -Xswiftc -enable-testing
+	$(RELEASE_TESTING_BUILD)
 	scripts/run-tests.py --select optimized -c release --scratch-path .build/release-testing
 
 ## test-asan / test-tsan: the suites tagged `sanitizerRelevant` (the code with concurrency or C interop,

@@ -6,6 +6,12 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Test code is not optimized, in any configuration. The optimized test build
+// (make test-release-lifetimes, whose binary make perf-gate measures too) exists to optimize the
+// library code the tests drive: that is where the optimizer may end a lifetime early. Optimizing
+// the test targets themselves cost most of that build's time and tests nothing the product runs.
+let testSettings: [SwiftSetting] = strictSettings + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+
 let package = Package(
     name: "navpolicyd",
     products: [
@@ -173,35 +179,35 @@ let package = Package(
                 "TestSelection", "URLStandard", "PolicyPatterns", "NavigationPolicy", "PolicyAuthoring", "JSONSupport",
                 "PolicyHarness",
             ],
-            resources: [.copy("Resources")], swiftSettings: strictSettings),
+            resources: [.copy("Resources")], swiftSettings: testSettings),
         .testTarget(
             name: "NavigationPolicyClientTests",
             dependencies: [
                 "TestSelection", "NavigationPolicyClient", "NavigationPolicy", "JSONSupport", "PolicyHarness",
                 "PolicyHarnessClient",
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: ["TestSelection", "HTTPServer", "CMicroHTTPD", "JSONSupport", "LockSupport", "NetworkSockets"],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         .testTarget(
-            name: "PolicyProxyTests", dependencies: ["TestSelection", "PolicyProxy", "HTTPServer"], swiftSettings: strictSettings),
+            name: "PolicyProxyTests", dependencies: ["TestSelection", "PolicyProxy", "HTTPServer"], swiftSettings: testSettings),
         // The ext_authz protobuf codec against bytes from the real Python protobuf, and the gRPC
         // server's per-stream rules; no sockets.
         .testTarget(
             name: "ExtAuthzGRPCTests", dependencies: ["TestSelection", "ExtAuthzProtocol", "GRPCServer", "HTTPTypes"],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         // NavigationPolicy for its plain-Swift BLAKE2b, held to libsodium's (BLAKE2bDifferentialTests).
         .testTarget(
             name: "BundleSigningTests", dependencies: ["TestSelection", "BundleSigning", "NavigationPolicy"],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         .testTarget(
             name: "ShareIntakeTests",
             dependencies: [
                 "TestSelection", "ShareIntake", "NavigationPolicy", "JSONSupport", "CSQLite", "LockSupport", "TestScratchSupport",
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         // The service layer driven in-process with HTTPRequest values: no sockets, so it runs in parallel.
         .testTarget(
             name: "PolicyServiceTests",
@@ -210,14 +216,14 @@ let package = Package(
                 "PolicyService", "PolicySections", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake",
                 "BundleSigning", "TestScratchSupport", "LockSupport", "ExtAuthzProtocol", "GRPCServer",
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         // The command line parsed, validated and rendered in-process: no process is started.
         .testTarget(
             name: "CommandLineTests",
             dependencies: [
                 "TestSelection", "NavpolicydCommands", "NavigationPolicy", "PolicyService", "LockSupport", "TestScratchSupport",
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
@@ -225,7 +231,7 @@ let package = Package(
                 "navpolicyd", "PolicyService", "ShareIntake", "JSONSupport", "CSQLite", "LockSupport", "NavigationPolicy",
                 "NavigationPolicyClient", "NavigationPolicyClientSodium", "BundleSigning", "TestScratchSupport",
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@ live suites in serial shards that run at the same time as it.
 
     scripts/run-tests.py [--select all|sanitizerRelevant|optimized] [--shards N]
                          [--scratch-path DIR] [-c debug|release] [-- TEST-BUNDLE-ARGS...]
+    scripts/run-tests.py --record-weights
 
 The plan comes from the test bundle itself (Swift Testing's event stream lists every test with its
 tags), so it needs no suite-name regex: a suite is placed by its tags (Tests/Support/TestSelection,
@@ -36,6 +37,37 @@ import time
 # starve: their suites run serially unless tagged `.inProcess`.
 LIVE_TARGETS = {"IntegrationTests", "HTTPServerTests"}
 BUNDLE = "navpolicydPackageTests.xctest"
+# Each live suite's seconds in a cold run, checked in (--record-weights): the shards' balance in a
+# fresh clone. Weighed by test count instead, one shard of a cold CI run took 208 s and another 111 s.
+RECORDED_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "live-suite-seconds.tsv")
+
+
+def read_weights(path):
+    weights = {}
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith("#") or not line.strip():
+                continue
+            name, seconds = line.rstrip("\n").split("\t")[:2]
+            weights[name] = float(seconds)
+    return weights
+
+
+def record_weights(times_file):
+    """Writes the last run's live-suite seconds over RECORDED_WEIGHTS, keeping its header."""
+    if not os.path.exists(times_file):
+        print(f"run-tests: no {times_file}: run the suite first", file=sys.stderr)
+        return 2
+    header = [line for line in open(RECORDED_WEIGHTS) if line.startswith("#")] if os.path.exists(RECORDED_WEIGHTS) else []
+    rows = []
+    for line in open(times_file):
+        name, process, seconds = line.rstrip("\n").split("\t")[:3]
+        if process != "parallel":
+            rows.append(f"{name}\t{seconds}\n")
+    with open(RECORDED_WEIGHTS, "w") as out:
+        out.writelines(header + sorted(rows))
+    print(f"run-tests: {len(rows)} live suites' seconds written to {RECORDED_WEIGHTS}")
+    return 0
 
 
 def list_tests(bundle):
@@ -102,6 +134,8 @@ def main():
     parser.add_argument("-c", "--configuration", default="debug")
     parser.add_argument("--dry-run", action="store_true", help="print the plan only")
     parser.add_argument("--table", action="store_true", help="print every suite and where it runs (markdown)")
+    parser.add_argument("--record-weights", action="store_true",
+                        help="write the last run's live-suite seconds to scripts/live-suite-seconds.tsv (after a cold make test)")
     parser.add_argument("swift_test_args", nargs="*", help="more arguments for the test bundle")
     args = parser.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -115,7 +149,10 @@ def main():
     logs = os.path.join(args.scratch_path, "test-logs")
     os.makedirs(logs, exist_ok=True)
     times_file = os.path.join(logs, "suite-times.tsv")
-    weights = {}
+    if args.record_weights:
+        return record_weights(times_file)
+    # The checked-in figures, then this scratch path's last run where it has one (same machine).
+    weights = read_weights(RECORDED_WEIGHTS)
     if os.path.exists(times_file):
         for line in open(times_file):
             name, _, seconds = line.rstrip("\n").split("\t")[:3]
@@ -135,7 +172,8 @@ def main():
     print(f"run-tests: {len(suites)} suites ({args.select}, volume {volume}): {len(pool)} in the parallel process, "
           f"{len(live)} live in {len(shards)} serial shard(s)")
     for name, names, _ in runs:
-        print(f"  {name}: {len(names)} suites: {' '.join(n.split('.', 1)[1] for n in names)}")
+        expected = "" if name == "parallel" else f" (~{sum(weights.get(n, suites[n]['tests'] * 2.0) for n in names):.0f}s)"
+        print(f"  {name}: {len(names)} suites{expected}: {' '.join(n.split('.', 1)[1] for n in names)}")
     if args.dry_run:
         return 0
 
