@@ -4,7 +4,7 @@ live suites in serial shards that run at the same time as it.
 
     scripts/run-tests.py [--select all|sanitizerRelevant|optimized] [--shards N]
                          [--scratch-path DIR] [-c debug|release] [-- TEST-BUNDLE-ARGS...]
-    scripts/run-tests.py --record-weights
+    scripts/run-tests.py --record-weights [--scratch-path DIR]
 
 The plan comes from the test bundle itself (Swift Testing's event stream lists every test with its
 tags), so it needs no suite-name regex: a suite is placed by its tags (Tests/Support/TestSelection,
@@ -37,36 +37,49 @@ import time
 # starve: their suites run serially unless tagged `.inProcess`.
 LIVE_TARGETS = {"IntegrationTests", "HTTPServerTests"}
 BUNDLE = "navpolicydPackageTests.xctest"
-# Each live suite's seconds in a cold run, checked in (--record-weights): the shards' balance in a
-# fresh clone. Weighed by test count instead, one shard of a cold CI run took 208 s and another 111 s.
+# Each live suite's seconds in a cold run of each build, checked in (--record-weights): the
+# shards' balance in a fresh clone. Weighed by test count instead, one shard of a cold CI run took
+# 208 s and another 111 s; a sanitizer slows suites unevenly (ThreadSanitizer 2.7x one, 1.1x
+# another), so each build has its own figures, keyed by its scratch directory.
 RECORDED_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "live-suite-seconds.tsv")
 
 
-def read_weights(path):
+def weights_key(scratch_path):
+    """`debug` for the default scratch path, else its last component (`tsan`, `asan`, ...)."""
+    name = os.path.basename(os.path.normpath(scratch_path))
+    return "debug" if name == ".build" else name
+
+
+def read_weights(path, key):
     weights = {}
     if os.path.exists(path):
         for line in open(path):
             if line.startswith("#") or not line.strip():
                 continue
-            name, seconds = line.rstrip("\n").split("\t")[:2]
-            weights[name] = float(seconds)
+            build, name, seconds = line.rstrip("\n").split("\t")[:3]
+            if build == key:
+                weights[name] = float(seconds)
     return weights
 
 
-def record_weights(times_file):
-    """Writes the last run's live-suite seconds over RECORDED_WEIGHTS, keeping its header."""
+def record_weights(times_file, key):
+    """Replaces this build's rows of RECORDED_WEIGHTS with the last run's live-suite seconds."""
     if not os.path.exists(times_file):
         print(f"run-tests: no {times_file}: run the suite first", file=sys.stderr)
         return 2
-    header = [line for line in open(RECORDED_WEIGHTS) if line.startswith("#")] if os.path.exists(RECORDED_WEIGHTS) else []
-    rows = []
+    kept = [line for line in open(RECORDED_WEIGHTS) if line.startswith("#") or line.split("\t")[0] != key] \
+        if os.path.exists(RECORDED_WEIGHTS) else []
+    header = [line for line in kept if line.startswith("#")]
+    rows = [line for line in kept if not line.startswith("#") and line.strip()]
+    count = 0
     for line in open(times_file):
         name, process, seconds = line.rstrip("\n").split("\t")[:3]
         if process != "parallel":
-            rows.append(f"{name}\t{seconds}\n")
+            rows.append(f"{key}\t{name}\t{seconds}\n")
+            count += 1
     with open(RECORDED_WEIGHTS, "w") as out:
         out.writelines(header + sorted(rows))
-    print(f"run-tests: {len(rows)} live suites' seconds written to {RECORDED_WEIGHTS}")
+    print(f"run-tests: {count} live suites' seconds ({key}) written to {RECORDED_WEIGHTS}")
     return 0
 
 
@@ -135,7 +148,8 @@ def main():
     parser.add_argument("--dry-run", action="store_true", help="print the plan only")
     parser.add_argument("--table", action="store_true", help="print every suite and where it runs (markdown)")
     parser.add_argument("--record-weights", action="store_true",
-                        help="write the last run's live-suite seconds to scripts/live-suite-seconds.tsv (after a cold make test)")
+                        help="write the last run's live-suite seconds of this scratch path's build to "
+                             "scripts/live-suite-seconds.tsv (after a cold run)")
     parser.add_argument("swift_test_args", nargs="*", help="more arguments for the test bundle")
     args = parser.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -149,10 +163,11 @@ def main():
     logs = os.path.join(args.scratch_path, "test-logs")
     os.makedirs(logs, exist_ok=True)
     times_file = os.path.join(logs, "suite-times.tsv")
+    key = weights_key(args.scratch_path)
     if args.record_weights:
-        return record_weights(times_file)
+        return record_weights(times_file, key)
     # The checked-in figures, then this scratch path's last run where it has one (same machine).
-    weights = read_weights(RECORDED_WEIGHTS)
+    weights = read_weights(RECORDED_WEIGHTS, key)
     if os.path.exists(times_file):
         for line in open(times_file):
             name, _, seconds = line.rstrip("\n").split("\t")[:3]
