@@ -24,6 +24,11 @@ public struct VerifiedBundle: Sendable {
     }
     private let storage: Storage
 
+    /// Whether this is a compiled bundle (layout 3), whose ``bytes`` are copied out on each read.
+    var isCompiled: Bool {
+        if case .compiled = storage { true } else { false }
+    }
+
     private enum Storage: Sendable {
         case json([UInt8])
         /// The whole compiled bundle: the policy's tables read the image inside it in place.
