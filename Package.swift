@@ -215,6 +215,7 @@ let package = Package(
                 "TestSelection",
                 "PolicyService", "PolicySections", "HTTPServer", "NavigationPolicy", "JSONSupport", "ShareIntake",
                 "BundleSigning", "TestScratchSupport", "LockSupport", "ExtAuthzProtocol", "GRPCServer",
+                "NavigationPolicyClient", "NavigationPolicyClientSodium",
             ],
             swiftSettings: testSettings),
         // The command line parsed, validated and rendered in-process: no process is started.

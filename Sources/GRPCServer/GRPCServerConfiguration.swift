@@ -39,8 +39,9 @@ public struct GRPCServerConfiguration: Sendable {
     /// Also the send timeout towards a peer that does not read.
     public var idleTimeoutSeconds = 30
     /// A stream (headers and message) must arrive whole within this, and its response must be
-    /// sent whole within this of being queued; else the stream is reset. (The connection
-    /// preface has ``idleTimeoutSeconds`` from the accept.)
+    /// sent whole within this of being queued; else the stream is reset. The connection preface
+    /// has this long from the accept too: a connection that sends nothing holds its slot of
+    /// ``perAddressConnectionLimit`` no longer than a stalled request would.
     public var requestTimeoutSeconds = 10
     /// Streams of one connection reset for ``requestTimeoutSeconds`` before the connection
     /// itself is closed (GOAWAY `ENHANCE_YOUR_CALM`): a client whose requests keep stalling

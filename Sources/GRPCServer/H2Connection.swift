@@ -237,15 +237,19 @@ final class H2Connection {
         let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: preface.count)
-        // A connection that has sent nothing yet is idle: the preface gets the idle time from the
-        // accept (in total, so a byte at a time does not stretch it).
-        let deadline = ContinuousClock.now.advanced(by: .seconds(settings.idleTimeoutSeconds))
+        // The preface is the connection's head: it gets the request deadline from the accept (in
+        // total, so a byte at a time does not stretch it), not the idle time, so a connection
+        // that sends nothing gives its per-address slot back as soon as a stalled request would.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(settings.requestTimeoutSeconds))
         while received.count < preface.count {
             guard received.elementsEqual(preface.prefix(received.count)) else { break }
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { return false }
             var fds = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + 1)
+            // Whole milliseconds left, rounded up: the seconds alone made a deadline under a
+            // second away a 1 ms wait, which ended a 1 s preface deadline at once.
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             guard poll(&fds, 1, milliseconds) > 0 else { return false }
             let want = preface.count - received.count
             let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, want, 0) }

@@ -14,11 +14,10 @@ struct H2Settings: Sendable {
     /// Request bytes one connection may hold for its open streams together; a DATA frame past
     /// it resets its stream (`ENHANCE_YOUR_CALM`).
     var maxBufferedBytesPerConnection: Int
-    /// No response sent whole for this long: GOAWAY, then close. Also the send timeout and the
-    /// time the connection preface has from the accept.
+    /// No response sent whole for this long: GOAWAY, then close. Also the send timeout.
     var idleTimeoutSeconds: Int
     /// A request must arrive whole, and its response be sent whole once queued, within this;
-    /// else the stream is reset.
+    /// else the stream is reset. Also the time the connection preface has from the accept.
     var requestTimeoutSeconds: Int
     /// Streams reset for ``requestTimeoutSeconds`` before the connection is closed
     /// (GOAWAY `ENHANCE_YOUR_CALM`).

@@ -1,16 +1,6 @@
 public import Foundation
 public import NavigationPolicy
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Android)
-    import Android
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// The app client's last-good-bundle file and its checks, for a daemon that pulls its policy
 /// from another server (`policySource`, docs/bundles.md "A fleet pulls"): the same file layout
 /// (``BundleCache``), the same mapping, the same ``VerifiedBundle`` check (key id, Ed25519
@@ -50,6 +40,21 @@ public struct BundleCacheFile: Sendable {
         public let bundle: VerifiedBundle
         /// The detached signature the file holds (nil: accepted unsigned).
         public let signature: [UInt8]?
+        /// The file as mapped for the check: the inode that verified, whatever is renamed over
+        /// its path since.
+        let mapping: MappedBundleFile
+
+        /// The verified bundle's bytes, for a daemon to relay at `/v1/policy/bundle`: a JSON
+        /// bundle's are the very copy the signature was checked over; a compiled bundle's are
+        /// copied out of the mapping that verified (its pages handed back as the copy reads them,
+        /// so they do not stay resident beside the ones the policy decides from). Never read
+        /// again by path: whoever can write the cache directory could have renamed another file
+        /// there after the check (attack round 8, F5).
+        public func relayBytes() -> [UInt8] {
+            guard bundle.isCompiled else { return bundle.bytes }
+            // The copy throws nothing; the closure is typed so for the residency helper.
+            return (try? mapping.checkingWithBoundedResidency { () throws(BundleRejection) in bundle.bytes }) ?? bundle.bytes
+        }
     }
 
     /// The last good bundle, mapped and checked as the app client checks its cache at launch;
@@ -74,7 +79,7 @@ public struct BundleCacheFile: Sendable {
         let bundle = try stored.mapping.checkingWithBoundedResidency { () throws(BundleRejection) in
             try VerifiedBundle(inPlace: stored.bundle, signature: stored.signature, trust: trust, now: now)
         }
-        return Checked(bundle: bundle, signature: stored.signature)
+        return Checked(bundle: bundle, signature: stored.signature, mapping: stored.mapping)
     }
 
     /// Makes a verified staged file the last good bundle: read-only, then rename(2) over
@@ -134,42 +139,5 @@ public enum BundleSuccession: Sendable, Equatable {
             return .failure(BundleRejection(.badSignature, "\(BundleFormat.signatureField) is not base64"))
         }
         return .success([UInt8](decoded))
-    }
-}
-
-extension BundleCacheFile {
-    /// The bundle bytes of the installed file (after its two header lines), read with read(2)
-    /// into memory the caller owns: a daemon relays them at `/v1/policy/bundle`. Not copied out
-    /// of a mapping, whose pages would then stay resident beside the ones the policy decides from.
-    public func installedBundleBytes() throws(BundleRejection) -> [UInt8] {
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw Self.unreadable(file) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw Self.unreadable(file) }
-        let size = Int(status.st_size)
-        guard size <= VerifiedBundle.maximumFileBytes + 4096 else {
-            throw BundleRejection(.tooLarge, "\(file.path): \(size) bytes")
-        }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        while filled < size {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress.map { $0 + filled }, size - filled)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw Self.unreadable(file) }
-            filled += count
-        }
-        // The two header lines (BundleCache): the magic line and the signature line.
-        guard let first = bytes.firstIndex(of: 0x0A), let second = bytes[(first + 1)...].firstIndex(of: 0x0A) else {
-            throw BundleRejection(.unreadableCache, "\(file.path): not a navpolicy bundle cache file")
-        }
-        bytes.removeSubrange(0...second)
-        return bytes
-    }
-
-    private static func unreadable(_ file: URL) -> BundleRejection {
-        BundleRejection(.unreadableCache, "\(file.path): \(String(cString: strerror(errno)))")
     }
 }

@@ -25,7 +25,18 @@ public struct BundleDocument: Sendable {
         try self.init(root: Self.root(bytes))
     }
 
-    /// The top-level object of `bytes`; the only check before a signature is verified.
+    /// Parses `bytes` once their signature verified with the key `head` (read before the
+    /// check) named; refuses a document whose members disagree with that head: a `keyId` after
+    /// `policy`, which the head never saw, did not choose the key the signature was checked with.
+    init(bytes: [UInt8], signedHead head: BundleSigningHead) throws(BundleRejection) {
+        try self.init(root: Self.root(bytes))
+        guard stamp?.keyId == head.keyId, (layoutVersion == BundleFormat.unstampedVersion) == head.isVersionOne else {
+            throw BundleRejection(
+                .malformed, "\"keyId\" must come before \"policy\", where the signature check reads it with \"version\"")
+        }
+    }
+
+    /// The top-level object of `bytes`, parsed whole (duplicate members refused).
     static func root(_ bytes: [UInt8]) throws(BundleRejection) -> JSONObject {
         let document: JSONValue
         do {
@@ -35,15 +46,9 @@ public struct BundleDocument: Sendable {
             throw BundleRejection(.malformed, "not JSON: \(error)")
         }
         guard let root = document.objectValue else {
-            throw BundleRejection(.malformed, "the bundle is a JSON \(document.kindName), not an object")
+            throw BundleRejection(.malformed, "the bundle is \(document.kindName), not a JSON object")
         }
         return root
-    }
-
-    /// What a signature check needs before the members are checked: whether the layout is
-    /// version 1 (no key id) and the `keyId` named, read leniently from `root`.
-    static func signingHints(_ root: JSONObject) -> (isVersionOne: Bool, keyId: String?) {
-        (root["version"]?.integerValue == BundleFormat.unstampedVersion, root["keyId"]?.stringValue)
     }
 
     /// The bundle's chain compiled, as the client compiles it; `invalid-policy` when it does not
@@ -132,8 +137,8 @@ public struct BundleDocument: Sendable {
     static let revisionRule =
         "\"revision\" must be \"\(PolicyRevision.prefix)\" followed by 64 lower-case hex digits"
 
-    /// JSON bundles beyond this are refused before parsing; the default policy is a few KiB and a
-    /// 100,000-handler chain about 10 MiB.
+    /// JSON bundles beyond this are refused before anything is read; the default policy is a few
+    /// KiB and a 100,000-handler chain about 10 MiB.
     public static let maximumBytes = 32 << 20
 
     /// Why a version-1 bundle is refused unless the reader accepts unversioned bundles.

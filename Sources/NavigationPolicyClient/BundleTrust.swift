@@ -35,15 +35,21 @@ public struct BundleTrust: Sendable {
         try checkSignature(signature, isVersionOne: false, keyId: keyId) { $0.isValidSignature($1, forBytesIn: buffer) }
     }
 
+    /// Which key must verify a bundle that names `keyId` and comes with `signature`: no byte
+    /// of the bundle is needed, so a missing signature or an untrusted key id is refused before
+    /// the bundle is read any further.
+    func keyChoice(_ signature: [UInt8]?, isVersionOne: Bool, keyId: String?) throws(BundleRejection) -> BundleKeyChoice {
+        try BundleKeyChoice.choose(
+            trustedKeyIDs: Array(trustedKeys.keys), hasSingleKey: verifier != nil, hasSignature: signature != nil,
+            isVersionOne: isVersionOne, keyId: keyId)
+    }
+
     private func checkSignature(
         _ signature: [UInt8]?, isVersionOne: Bool, keyId: String?,
         verifies: (any BundleSignatureVerifier, [UInt8]) -> Bool
     ) throws(BundleRejection) {
         let candidates: [any BundleSignatureVerifier]
-        switch try BundleKeyChoice.choose(
-            trustedKeyIDs: Array(trustedKeys.keys), hasSingleKey: verifier != nil, hasSignature: signature != nil,
-            isVersionOne: isVersionOne, keyId: keyId)
-        {
+        switch try keyChoice(signature, isVersionOne: isVersionOne, keyId: keyId) {
         case .none: return
         case .singleKey: candidates = verifier.map { [$0] } ?? []
         case .trustedKeys(let ids): candidates = ids.compactMap { trustedKeys[$0] }

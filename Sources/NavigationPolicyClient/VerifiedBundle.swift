@@ -24,18 +24,24 @@ public struct VerifiedBundle: Sendable {
     }
     private let storage: Storage
 
+    /// Whether this is a compiled bundle (layout 3), whose ``bytes`` are copied out on each read.
+    var isCompiled: Bool {
+        if case .compiled = storage { true } else { false }
+    }
+
     private enum Storage: Sendable {
         case json([UInt8])
         /// The whole compiled bundle: the policy's tables read the image inside it in place.
         case compiled(PolicyImageBytes)
     }
 
-    /// Parses `bytes`, checks the signature with the key the bundle's `keyId` names, refuses a
+    /// Checks `bytes` as far as its signature with the key the bundle's `keyId` names, refuses a
     /// version-1 bundle (unless `trust` accepts them) and a bundle expired at `now`, then compiles.
     ///
-    /// The key id is inside the signed bytes, so the JSON is parsed (by the bounded, fuzzed
-    /// parser) before the signature is checked; only `version` and `keyId` are read before the
-    /// check passes, so a tampered bundle is a bad signature, whatever was changed.
+    /// The key id is inside the signed bytes: a JSON bundle's `version` and `keyId` are read
+    /// from the members before `policy` (``BundleSigningHead``, at most 64 KiB), and the whole
+    /// document is parsed only once the signature verified, so an unsigned, untrusted or
+    /// tampered bundle costs its head, never a parse tree (attack round 7, F7).
     public init(
         bytes: [UInt8], signature: [UInt8]?, trust: BundleTrust, now: Date = Date()
     ) throws(BundleRejection) {
@@ -46,18 +52,40 @@ public struct VerifiedBundle: Sendable {
         }
     }
 
-    /// A JSON bundle (layout 1 or 2): parsed, its signature checked, its policy compiled.
+    /// A JSON bundle (layout 1 or 2): its head checked, its signature verified, then parsed and compiled.
     private init(jsonBundle bytes: [UInt8], signature: [UInt8]?, trust: BundleTrust, now: Date) throws(BundleRejection) {
-        guard bytes.count <= Self.maximumBytes else {
-            throw BundleRejection(.tooLarge, "\(bytes.count) bytes; the limit is \(Self.maximumBytes)")
+        // Through Result: Array.withUnsafeBytes rethrows untyped errors.
+        let head = try bytes.withUnsafeBytes { buffer in
+            Result { () throws(BundleRejection) in try Self.checkedHead(ofJSON: buffer, signature: signature, trust: trust) }
+        }.get()
+        try self.init(jsonBundle: bytes, head: head, signature: signature, trust: trust, now: now)
+    }
+
+    /// What a JSON bundle `buffer` is checked for before a byte past its head is read: its size,
+    /// its head (``BundleSigningHead``), the unversioned refusal and the key its `keyId` names
+    /// (``BundleTrust/keyChoice(_:isVersionOne:keyId:)``: a missing signature, an untrusted id).
+    static func checkedHead(ofJSON buffer: UnsafeRawBufferPointer, signature: [UInt8]?, trust: BundleTrust)
+        throws(BundleRejection) -> BundleSigningHead
+    {
+        guard buffer.count <= Self.maximumBytes else {
+            throw BundleRejection(.tooLarge, "\(buffer.count) bytes; the limit is \(Self.maximumBytes)")
         }
-        let root = try BundleDocument.root(bytes)
-        let hints = BundleDocument.signingHints(root)
-        if hints.isVersionOne, !trust.acceptsUnversionedBundles {
+        let head = try BundleSigningHead(buffer)
+        if head.isVersionOne, !trust.acceptsUnversionedBundles {
             throw BundleDocument.unversionedRejection
         }
-        try trust.checkSignature(signature, bytes: bytes, isVersionOne: hints.isVersionOne, keyId: hints.keyId)
-        let document = try BundleDocument(root: root)
+        _ = try trust.keyChoice(signature, isVersionOne: head.isVersionOne, keyId: head.keyId)
+        return head
+    }
+
+    /// A JSON bundle whose head passed ``checkedHead(ofJSON:signature:trust:)``: the signature
+    /// verified over `bytes`, then the document parsed (and held to its head), its expiry checked
+    /// and its policy compiled.
+    init(jsonBundle bytes: [UInt8], head: BundleSigningHead, signature: [UInt8]?, trust: BundleTrust, now: Date)
+        throws(BundleRejection)
+    {
+        try trust.checkSignature(signature, bytes: bytes, isVersionOne: head.isVersionOne, keyId: head.keyId)
+        let document = try BundleDocument(bytes: bytes, signedHead: head)
         if let stamp = document.stamp {
             let nowSeconds = Int(now.timeIntervalSince1970.rounded(.down))
             if stamp.isExpired(atUnixSeconds: nowSeconds) {

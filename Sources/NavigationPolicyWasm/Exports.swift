@@ -39,8 +39,9 @@ public func navpolicyPolicyFromConfig(_ bytes: UnsafeRawPointer?, _ count: Int32
 }
 
 /// Reads a policy bundle up to its signature check (`OpenedBundle`). Takes `bytes` over (they
-/// were allocated with `navpolicy_alloc`): kept for a compiled bundle's tables, freed otherwise,
-/// also on failure. `keyIDs` is a JSON array of the ids of the trusted keys.
+/// were allocated with `navpolicy_alloc`): kept for a compiled bundle's tables, and a JSON
+/// bundle's until it is loaded (only then parsed) or discarded; freed on failure. `keyIDs` is a
+/// JSON array of the ids of the trusted keys.
 /// Returns an opened-bundle handle, the result `{"keyIds":[…]}` naming the keys the signature
 /// must verify with (none: nothing to verify); or -1 (`malformed`, `unversioned`, `unsigned`,
 /// `unknown-key`, `too-large`).

@@ -3,14 +3,19 @@ import NavigationPolicy
 
 /// A policy bundle read as far as its signature check, in the order and with the checks of the
 /// app client's `VerifiedBundle` (this module compiles the client's `BundleDocument`,
-/// `CompiledBundleHead`, `BundleStamp`, `BundleKeyChoice` and `BundleRejection`): the size, the
-/// layout, the unversioned refusal, and which trusted key must verify the signature.
+/// `BundleSigningHead`, `CompiledBundleHead`, `BundleStamp`, `BundleKeyChoice` and
+/// `BundleRejection`): the size, the layout, the unversioned refusal, and which trusted key must
+/// verify the signature. A JSON bundle is read only as far as its head (the members before
+/// `policy`) here: linear memory never shrinks, so an unsigned or untrusted bundle must not
+/// grow it by a parse tree (attack round 7, F7); the document is parsed in `load`, once
+/// JavaScript verified the signature.
 /// JavaScript then verifies the Ed25519 signature with WebCrypto (the module has no crypto but
 /// the image checksum) and calls ``load(nowSeconds:signatureVerified:)`` for the rest: the
 /// members, the expiry and the policy.
 struct OpenedBundle {
     private enum Form {
-        case json(bytes: [UInt8], root: JSONObject)
+        /// The bundle as JavaScript handed it over (not copied) and its head.
+        case json(PolicyImageBytes, BundleSigningHead)
         /// The whole bundle, which the policy's tables read in place from then on.
         case compiled(PolicyImageBytes, CompiledBundleHead)
     }
@@ -20,7 +25,7 @@ struct OpenedBundle {
     let keys: BundleKeyChoice
 
     /// - Parameters:
-    ///   - bytes: the bundle as received; a compiled bundle's are kept, a JSON bundle's copied out.
+    ///   - bytes: the bundle as received, kept until it is loaded or discarded.
     ///   - trustedKeyIDs: the ids of the keys JavaScript holds (`trustedKeys`' names).
     init(
         _ bytes: PolicyImageBytes, trustedKeyIDs: [String], hasSignature: Bool, acceptsUnversionedBundles: Bool
@@ -40,14 +45,12 @@ struct OpenedBundle {
         guard bytes.buffer.count <= BundleDocument.maximumBytes else {
             throw BundleRejection(.tooLarge, "\(bytes.buffer.count) bytes; the limit is \(BundleDocument.maximumBytes)")
         }
-        let copy = Array(bytes.buffer)
-        let root = try BundleDocument.root(copy)
-        let hints = BundleDocument.signingHints(root)
-        if hints.isVersionOne, !acceptsUnversionedBundles { throw BundleDocument.unversionedRejection }
+        let head = try BundleSigningHead(bytes.buffer)
+        if head.isVersionOne, !acceptsUnversionedBundles { throw BundleDocument.unversionedRejection }
         keys = try BundleKeyChoice.choose(
             trustedKeyIDs: trustedKeyIDs, hasSingleKey: false, hasSignature: hasSignature,
-            isVersionOne: hints.isVersionOne, keyId: hints.keyId)
-        form = .json(bytes: copy, root: root)
+            isVersionOne: head.isVersionOne, keyId: head.keyId)
+        form = .json(bytes, head)
     }
 
     /// The bundle's policy, after JavaScript verified the signature with ``keys`` (ignored when
@@ -59,8 +62,8 @@ struct OpenedBundle {
     func load(nowSeconds: BundleNumber, signatureVerified: Bool) throws(BundleRejection) -> (CompiledPolicy, JSONObject) {
         if keys != .none, !signatureVerified { throw BundleKeyChoice.badSignature }
         switch form {
-        case .json(_, let root):
-            let document = try BundleDocument(root: root)
+        case .json(let whole, let head):
+            let document = try BundleDocument(bytes: Array(whole.buffer), signedHead: head)
             if let stamp = document.stamp, stamp.isExpired(atUnixSeconds: nowSeconds) {
                 throw BundleRejection(.expired, stamp.expiryReason(atUnixSeconds: nowSeconds))
             }

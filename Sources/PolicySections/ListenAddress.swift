@@ -24,6 +24,11 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         } else {
             guard let colon = text.lastIndex(of: ":") else { return .failure(ListenAddressError("expected HOST:PORT")) }
             host = text[..<colon]
+            // `::1:0` would read as host `::1`, port 0, and `::1` alone as host `:`, port 1: an
+            // IPv6 address without brackets has no one reading, so none is guessed (attack round 8, F10).
+            if host.contains(where: { $0 == ":" }) {
+                return .failure(ListenAddressError("an IPv6 address goes in brackets before its port: [::1]:8080"))
+            }
             portText = text[text.index(after: colon)...]
         }
         guard let port = UInt16(portText) else { return .failure(ListenAddressError("the port must be a number 0-65535")) }

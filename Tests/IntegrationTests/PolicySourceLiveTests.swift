@@ -179,6 +179,16 @@ struct PolicySourceLiveTests {
         #expect(try Self.metric(puller, "navpolicyd_policy_source_version") == 0)
     }
 
+    @Test("validate --strict passes a pulling config: its empty chain is by design, not a warning")
+    func validatePullingConfig() throws {
+        let key = try Key()
+        let pulling = try BinaryRunner.temporaryFile(
+            Self.pullerConfig(url: "http://127.0.0.1:9/", key: key, cacheFile: "/tmp/x.bundle"))
+        let result = try BinaryRunner.run(["validate", "--strict", "--config", pulling])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(!(result.stdout + result.stderr).contains("chain is empty"), "\(result.stdout)\(result.stderr)")
+    }
+
     @Test("a config with both handlers and policySource is refused: validate exits 1 as for any invalid config, serve 2")
     func handlersBesidePolicySource() throws {
         let key = try Key()

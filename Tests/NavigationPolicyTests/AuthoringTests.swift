@@ -64,6 +64,10 @@ struct AuthoringTests {
             PolicyLint.warnings(try compile(#"{"defaultDecision": "cancel"}"#)).map(\.description) == [
                 #"/handlers: the chain is empty: every request gets the default ("cancel")"#
             ])
+        // A config that pulls its chain (policySource) has none of its own by design (attack round 8, F11).
+        let pulling = try PolicyCompiler(sections: [ConfigSection(name: "policySource")])
+            .compile(Array(#"{"policySource": {}}"#.utf8))
+        #expect(PolicyLint.warnings(pulling).isEmpty)
         let found = try warnings(
             #"""
             {"name": "dup", "type": "cancel", "match": {"paths": ["/a", "/A/"], "hosts": ["x.example", "X.EXAMPLE."]}},

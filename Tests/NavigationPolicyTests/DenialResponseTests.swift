@@ -67,6 +67,11 @@ struct DenialResponseTests {
             #"{"headers": {"x-envoy-auth-headers-to-remove": "cookie"}}"#,
             "/handlers/0/response/headers/x-envoy-auth-headers-to-remove", ""
         ),
+        // Attack round 8, F9: fields every front end writes, and gRPC's own status fields.
+        (#"{"headers": {"Date": "Thu, 01 Jan 2026 00:00:00 GMT"}}"#, "/handlers/0/response/headers/Date", ""),
+        (#"{"headers": {"Server": "nginx"}}"#, "/handlers/0/response/headers/Server", ""),
+        (#"{"headers": {"grpc-status": "0"}}"#, "/handlers/0/response/headers/grpc-status", ""),
+        (#"{"headers": {"Grpc-Message": "fine"}}"#, "/handlers/0/response/headers/Grpc-Message", ""),
         (#"{"removeRequestHeaders": []}"#, "/handlers/0/response/removeRequestHeaders", ""),
         (#"{"removeRequestHeaders": ["Cookie", "cookie"]}"#, "/handlers/0/response/removeRequestHeaders/1", ""),
         (#"{"removeRequestHeaders": ["Host"]}"#, "/handlers/0/response/removeRequestHeaders/0", ""),
@@ -79,6 +84,16 @@ struct DenialResponseTests {
         let (response, pointer, extra) = Self.refused[index]
         let issues = configIssues(Self.handler(response, extra: extra))
         #expect(issues.contains { $0.hasPrefix(pointer + ":") }, "\(response): \(issues)")
+    }
+
+    @Test("date, server and grpc-* cannot be set, and say why; they may still be removed from the request")
+    func responseOnlyNames() {
+        let issues = configIssues(Self.handler(#"{"headers": {"grpc-status": "0"}}"#))
+        #expect(
+            issues == [
+                #"/handlers/0/response/headers/grpc-status: "grpc-status" cannot be set by a handler: date and server are written by the front end, grpc-* carry the gRPC listener's own status"#
+            ], "\(issues)")
+        #expect(configIssues(Self.handler(#"{"removeRequestHeaders": ["Date", "grpc-timeout"]}"#)).isEmpty)
     }
 
     @Test("a payment-redirect (always a location) takes no status: it answers 302")

@@ -98,6 +98,25 @@ describe('fromBundle', () => {
     await assert.rejects(NavigationPolicy.fromBundle(bundle.bytes, { trustedKeys: trusted, signature: '%%%' }), { code: 'bad-signature' });
   });
 
+  test('a JSON bundle is refused from its head, before its chain is parsed: unknown-key, unsigned, bad-signature', async () => {
+    // The chain is not JSON: a reader that parsed it before choosing the key would say malformed,
+    // and would have grown linear memory by the parse of a 32 MiB bundle (attack round 7, F7).
+    const text = `{"format":"navpolicy-bundle","version":2,"revision":"sha256:${'a'.repeat(64)}","policyVersion":1,"issuedAt":4070908800,"expiresAt":4102444800,"keyId":"retired","policy":{not json}`;
+    const untrusted = await refusals(directory, 'head-untrusted', new TextEncoder().encode(text), btoa('x'.repeat(64)), trusted);
+    assert.equal(untrusted.thrown.code, 'unknown-key');
+    assert.ok(untrusted.swift.includes(`${untrusted.thrown.code}: ${untrusted.thrown.message}`), untrusted.swift);
+    const named = new TextEncoder().encode(text.replace('"retired"', '"app-2026"'));
+    await assert.rejects(NavigationPolicy.fromBundle(named, { trustedKeys: trusted }), { code: 'unsigned' });
+    const forged = await refusals(directory, 'head-forged', named, btoa('x'.repeat(64)), trusted);
+    assert.equal(forged.thrown.code, 'bad-signature');
+    assert.ok(forged.swift.includes(`${forged.thrown.code}: ${forged.thrown.message}`), forged.swift);
+    // A keyId after the policy names no key before it: refused the same way by both.
+    const late = new TextEncoder().encode(text.replace(',"keyId":"retired"', '').replace('{not json}', '{},"keyId":"app-2026"'));
+    const after = await refusals(directory, 'head-late', late, btoa('x'.repeat(64)), trusted);
+    assert.equal(after.thrown.code, 'unknown-key');
+    assert.ok(after.swift.includes(`${after.thrown.code}: ${after.thrown.message}`), after.swift);
+  });
+
   test('a truncated compiled image is malformed; a corrupt one fails the image checksum (portable BLAKE2b)', async () => {
     const bundle = makeBundle(directory, 'image', config, ['--compiled']);
     const truncated = bundle.bytes.slice(0, bundle.bytes.length - 7);

@@ -51,6 +51,14 @@ public final class DenialResponse: Sendable, Equatable {
     /// Prefixes of refused names: navpolicyd's decision fields, and Envoy's own control fields
     /// (`x-envoy-auth-headers-to-remove` would let a handler remove anything).
     public static let refusedPrefixes = ["x-navigation-", "x-envoy-"]
+    /// Fields a handler may not set in `headers` (it may still remove request fields so named):
+    /// the ones every HTTP front end writes itself (`date`, `server`; a second copy would be two
+    /// values for one field), and gRPC's status and framing fields, which a denial sent over
+    /// the gRPC ext_authz listener must not contradict (a handler's `grpc-status: 0` beside
+    /// `PERMISSION_DENIED`). Attack round 8, F9.
+    public static let refusedResponseNames = ["date", "server"]
+    /// Prefixes of ``refusedResponseNames``: every `grpc-*` field.
+    public static let refusedResponsePrefixes = ["grpc-"]
 
     init(status: Int?, headers: [Field], removeRequestHeaders: [String]) {
         self.status = status
@@ -104,6 +112,13 @@ public final class DenialResponse: Sendable, Equatable {
         for member in members {
             let pointer = section.pointer.appending(member.key)
             guard let name = checkedName(member.key, at: pointer, diagnostics: &diagnostics) else { continue }
+            if refusedResponseNames.contains(name) || refusedResponsePrefixes.contains(where: { name.hasPrefix($0) }) {
+                diagnostics.report(
+                    pointer,
+                    "\"\(name)\" cannot be set by a handler: date and server are written by the front end, "
+                        + "grpc-* carry the gRPC listener's own status")
+                continue
+            }
             if fields.contains(where: { $0.name == name }) {
                 diagnostics.report(pointer, "duplicate field \"\(name)\" (names are compared ignoring case)")
                 continue

@@ -50,7 +50,9 @@ public enum PolicyLint {
         // always served, so it cannot be the sign: docs/security.md says it for nginx).
         let hasExtAuthz = policy.sections["extAuthz"] != nil
         let handlers = JSONPointer.root.appending("handlers")
-        if policy.links.isEmpty {
+        // A config with `policySource` pulls its chain and has none of its own by design
+        // (docs/bundles.md "A fleet pulls"): an empty chain there says nothing (attack round 8, F11).
+        if policy.links.isEmpty, policy.sections["policySource"] == nil {
             warnings.append(
                 LintWarning(
                     kind: "emptyChain", pointer: handlers,

@@ -32,6 +32,12 @@ struct ListenerContext: Sendable {
         return configuration
     }
 
+    /// Counts a request the HTTP layer refused with a status as the `rejected` endpoint of
+    /// `navpolicyd_http_requests_total`: what every listener but the proxy does.
+    static func countingRejected(_ metrics: Metrics) -> @Sendable (Int) -> Void {
+        { metrics.recordRequest(endpoint: "rejected", status: $0, seconds: 0) }
+    }
+
     /// The listener serving `responder` with `configuration`.
     /// - Parameters:
     ///   - logLabel: the `listener` field of its server's log events; nil for the API listener.
@@ -46,7 +52,7 @@ struct ListenerContext: Sendable {
     ) -> Listener {
         let log = services.log
         let metrics = services.metrics
-        let countRejected = countRejected ?? { metrics.recordRequest(endpoint: "rejected", status: $0, seconds: 0) }
+        let countRejected = countRejected ?? Self.countingRejected(metrics)
         let server = HTTPServer(configuration: configuration, responder: responder) { event in
             let level = EventLog.Level(rawValue: event.level.rawValue) ?? .info
             // Requests the HTTP layer refuses (413, 414, 431, framing 400s) never reach the

@@ -21,7 +21,9 @@ final class ExtAuthzMetrics: Sendable {
         case allow
         /// Denied: the policy cancelled it, or no policy is loaded yet (503, fail closed).
         case deny
-        /// Not decided: the check request itself was malformed (400, `INVALID_ARGUMENT`).
+        /// Not decided: the check request itself was malformed (400, `INVALID_ARGUMENT`), or the
+        /// listener refused it before any check (the HTTP layer's 413, 501, 414, 431 and framing
+        /// 400s; a gRPC Check answered `RESOURCE_EXHAUSTED` or another transport error).
         case invalid
 
         var label: String {

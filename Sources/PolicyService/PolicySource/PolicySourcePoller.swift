@@ -92,9 +92,7 @@ final class PolicySourcePoller: Sendable {
             return
         }
         let started = ContinuousClock.now
-        _ = adopt(
-            checked, relay: relayBytes(fallback: checked.bundle), entityTag: nil, origin: "cacheFile",
-            trigger: "policy-source-cache")
+        _ = adopt(checked, entityTag: nil, origin: "cacheFile", trigger: "policy-source-cache")
         report.update { $0.lastSwapSeconds = Self.seconds(since: started) }
     }
 
@@ -206,8 +204,7 @@ final class PolicySourcePoller: Sendable {
         } catch {
             cacheFailure = PolicySourceFailure(PolicySourceFailure.cacheWrite, error.description)
         }
-        let relay = installed ? relayBytes(fallback: bundle) : bundle.bytes
-        let outcome = adopt(checked, relay: relay, entityTag: response.entityTag, origin: "source", trigger: trigger)
+        let outcome = adopt(checked, entityTag: response.entityTag, origin: "source", trigger: trigger)
         let swapSeconds = Self.seconds(since: started)
         report.update { $0.lastSwapSeconds = swapSeconds }
         if let cacheFailure {
@@ -220,19 +217,13 @@ final class PolicySourcePoller: Sendable {
         return outcome
     }
 
-    /// The bytes the daemon relays at `/v1/policy/bundle`: the installed file's, read with
-    /// read(2); the verified bundle's own copy when the file cannot be read back.
-    private func relayBytes(fallback bundle: VerifiedBundle) -> [UInt8] {
-        (try? cache.installedBundleBytes()) ?? bundle.bytes
-    }
-
     /// Makes `bundle` decide: its chain with the config file's sections, swapped in through
     /// the store; its exact bytes and signature relayed to apps and other daemons.
     private func adopt(
-        _ checked: BundleCacheFile.Checked, relay: [UInt8], entityTag: String?, origin: String, trigger: String
+        _ checked: BundleCacheFile.Checked, entityTag: String?, origin: String, trigger: String
     ) -> PolicyStore.ReloadOutcome {
         let bundle = checked.bundle
-        let snapshot = Self.snapshot(of: checked, relay: relay, local: local, at: clock())
+        let snapshot = Self.snapshot(of: checked, local: local, at: clock())
         let outcome = store.install(snapshot, trigger: trigger)
         held.withLock { $0 = Held(revision: bundle.revision, stamp: bundle.stamp, entityTag: entityTag) }
         report.update { state in
@@ -251,10 +242,12 @@ final class PolicySourcePoller: Sendable {
     /// The snapshot a pulled bundle decides with: its chain (and default decision), the config
     /// file's sections and settings, and the bundle relayed as received (never re-issued: this
     /// daemon has no signing key; the publisher re-issues, and the next poll renews it).
-    static func snapshot(
-        of checked: BundleCacheFile.Checked, relay: [UInt8], local: PolicySnapshot, at date: Date
-    ) -> PolicySnapshot {
+    ///
+    /// The relayed bytes are the ones that verified (``BundleCacheFile/Checked/relayBytes()``),
+    /// never `cacheFile` read again by path (attack round 8, F5).
+    static func snapshot(of checked: BundleCacheFile.Checked, local: PolicySnapshot, at date: Date) -> PolicySnapshot {
         let bundle = checked.bundle
+        let relay = checked.relayBytes()
         let pulled = bundle.policy
         let policy = CompiledPolicy(defaultVerdict: pulled.defaultVerdict, links: pulled.links, sections: local.policy.sections)
         let isCompiled = relay.withUnsafeBytes { VerifiedBundle.isCompiledBundle($0) }

@@ -17,9 +17,18 @@ extension ListenerKind {
         // Envoy sends no body unless with_request_body is set, and none is read: a body is
         // refused (413) rather than buffered for nothing.
         let configuration = context.serverConfiguration(maxBodyBytes: 0)
+        let metrics = context.services.metrics
+        let countRejected = ListenerContext.countingRejected(metrics)
         return context.listener(
             ExtAuthzHTTPResponder(check: check), configuration: configuration, logLabel: "ext-authz",
-            listeningEvent: "ext_authz.listening")
+            listeningEvent: "ext_authz.listening",
+            countRejected: { status in
+                countRejected(status)
+                // Every request here is a check Envoy asked; one the HTTP layer refused (413 for a
+                // body, 501 for a transfer coding, 414, 431, framing 400s) was not decided: it is an
+                // `invalid` check, as a 400 from the responder is (attack round 8, F6).
+                metrics.extAuthz.record(.http, .invalid)
+            })
     }
 }
 

@@ -35,6 +35,7 @@ extension ListenerKind {
         configuration.requestTimeoutSeconds = settings.headTimeoutSeconds
         let log = services.log
         let metrics = services.metrics.grpc
+        let checks = services.metrics.extAuthz
         metrics.enable()
         // A client opening connections past its share gets one refusal each: as on the HTTP
         // listeners, those lines are rate-limited (the metric still counts every refusal).
@@ -54,7 +55,15 @@ extension ListenerKind {
                     metrics.connectionRefused()
                     refusals.record(object)
                 },
-                answered: { path, status in metrics.answered(path: path, status: status) }))
+                answered: { path, status in
+                    metrics.answered(path: path, status: status)
+                    // A Check call the transport answered itself (RESOURCE_EXHAUSTED for a message
+                    // or header list past its limit, a framing error, not gRPC) never reached the
+                    // responder, which counts the rest: an `invalid` check (attack round 8, F6).
+                    if path == ExtAuthzGRPCResponder.checkPath, !ExtAuthzGRPCResponder.countedStatuses.contains(status) {
+                        checks.record(.grpc, .invalid)
+                    }
+                }))
         return Listener(
             role: context.role, endpoint: context.endpoint, server: server, listeningEvent: "ext_authz_grpc.listening",
             startFailureLabel: "ext_authz gRPC listener", finish: {})

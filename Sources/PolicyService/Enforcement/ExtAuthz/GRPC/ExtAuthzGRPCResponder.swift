@@ -29,6 +29,12 @@ struct ExtAuthzGRPCResponder: Sendable {
         ]
     }
 
+    /// The statuses (as the server's observer reports them) of the answers ``authorize(_:)``
+    /// gives, each counted in `navpolicyd_ext_authz_checks_total` by the check itself: `0` with
+    /// the decision, `INVALID_ARGUMENT` for a `CheckRequest` that is not protobuf. Any other
+    /// answer to a Check call was the transport's, and the listener counts it.
+    static let countedStatuses: Set<String> = ["\(GRPCStatusCode.ok.rawValue)", "\(GRPCStatusCode.invalidArgument.rawValue)"]
+
     /// `Authorization/Check`: a `CheckRequest` that is not valid protobuf is `INVALID_ARGUMENT`
     /// (no decision was made, so nothing is logged as one); every decodable one is decided,
     /// and a request the policy cannot decide (no host, a bad URL) gets the mapping's denial.
