@@ -142,9 +142,10 @@ struct BundleCache: Sendable {
     /// why the installed file stays: then its reason is returned and `staged` is left to the
     /// caller.
     ///
-    /// The check and the rename hold an exclusive `flock` on ``lockFileName`` in the directory:
-    /// an app and its extension share it, and one that fetched an older bundle must not rename
-    /// it over the newer one the other just installed (attack round 9, F5).
+    /// The check and the rename hold an exclusive `flock` on the directory itself: an app and
+    /// its extension share it, and one that fetched an older bundle must not rename it over the
+    /// newer one the other just installed (attack round 9, F5). The directory, not a lock file
+    /// in it, so that it holds nothing but the cache file.
     @discardableResult
     func install(_ staged: URL, unlessKeeping keeping: (Stored) -> BundleRejection? = { _ in nil })
         throws(BundleCacheWriteError) -> BundleRejection?
@@ -162,13 +163,10 @@ struct BundleCache: Sendable {
         return nil
     }
 
-    /// The file whose `flock` serializes installs into the directory (it holds nothing).
-    static let lockFileName = fileName + ".lock"
-
-    /// The lock file opened and locked exclusively; closing the descriptor releases it.
+    /// The cache directory opened and locked exclusively; closing the descriptor releases it.
     private func lockDirectory() throws(BundleCacheWriteError) -> Int32 {
-        let path = file.deletingLastPathComponent().appendingPathComponent(Self.lockFileName).path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, Self.stagingPermissions)
+        let path = file.deletingLastPathComponent().path
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw BundleCacheWriteError(path: path, reason: String(cString: strerror(errno))) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {

@@ -33,8 +33,8 @@ public struct BundleRejection: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var kind: Kind
-    /// What is wrong, for a log line: at most 1 KiB, without control bytes, whatever text of
-    /// the refused bundle it quotes (``BundleText/boundedReason(_:)``).
+    /// What is wrong, for a log line: at most 1 KiB, its control characters escaped, whatever
+    /// text of the refused bundle it quotes (``BundleText/boundedReason(_:)``).
     public var reason: String
 
     public init(_ kind: Kind, _ reason: String) {

@@ -23,14 +23,25 @@ enum BundleText {
     }
 
     /// `reason` cut to its first ``maximumReasonBytes`` bytes (the cut marked with its whole
-    /// length), every control byte shown as `?`: the bound of whatever a refused bundle's text
-    /// made of the sentences about it.
+    /// length), every control character escaped as `\u{1B}`: the bound of whatever a refused
+    /// bundle's text made of the sentences about it.
     static func boundedReason(_ reason: String) -> String {
-        let isShown = { (byte: UInt8) in byte >= 0x20 && byte != 0x7F }
-        let bytes = reason.utf8
-        if bytes.count <= maximumReasonBytes && bytes.allSatisfy(isShown) { return reason }
-        let kept = replacing(bytes.prefix(maximumReasonBytes), unless: isShown)
-        return bytes.count <= maximumReasonBytes ? kept : kept + "… (\(bytes.count) bytes in all)"
+        let total = reason.utf8.count
+        if total <= maximumReasonBytes && !reason.unicodeScalars.contains(where: isControl) { return reason }
+        var bounded = ""
+        var used = 0
+        for scalar in reason.unicodeScalars {
+            let piece = isControl(scalar) ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" : String(scalar)
+            used += piece.utf8.count
+            guard used <= maximumReasonBytes else { return bounded + "… (\(total) bytes in all)" }
+            bounded += piece
+        }
+        return bounded
+    }
+
+    /// C0 and C1 controls and DEL: what a terminal or a log viewer acts on.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `bytes` as text, each byte `keeps` refuses as `?` (a UTF-8 sequence cut short becomes U+FFFD).

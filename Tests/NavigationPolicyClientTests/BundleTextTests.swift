@@ -40,9 +40,9 @@ struct BundleTextTests {
         }
     }
 
-    @Test func aShortReasonIsKeptAndControlBytesAreReplaced() {
+    @Test func aShortReasonIsKeptAndControlCharactersAreEscaped() {
         #expect(BundleRejection(.malformed, "\"policy\" must be an object").reason == "\"policy\" must be an object")
-        #expect(BundleRejection(.malformed, "bell \u{07} and escape \u{1B}[2J").reason == "bell ? and escape ?[2J")
+        #expect(BundleRejection(.malformed, "bell \u{07} and escape \u{1B}[2J").reason == #"bell \u{7} and escape \u{1B}[2J"#)
     }
 
     @Test func aKeyIdIsShownByTheOneRule() {
