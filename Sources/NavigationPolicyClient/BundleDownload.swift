@@ -186,11 +186,20 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         continuation?.resume(returning: outcome)
     }
 
-    /// Ends the download with `outcome` (the first one set wins) and cancels its task.
+    /// Ends the download with `outcome` (the first one set wins) and cancels its task. With no
+    /// body file to close and delete, the caller has its outcome now: on Linux the task
+    /// completes only after the session delivered every chunk it queued (a refused gzip bomb
+    /// held the refresh 9 to 17 s).
     private func end(_ outcome: Outcome, task: URLSessionTask) {
-        state.withLock { state in
+        let (continuation, ending) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Outcome) in
             if state.ending == nil { state.ending = outcome }
+            guard state.body == nil, let continuation = state.continuation, let ending = state.ending else {
+                return (nil, outcome)
+            }
+            state.continuation = nil
+            return (continuation, ending)
         }
         task.cancel()
+        continuation?.resume(returning: ending)
     }
 }
