@@ -10,11 +10,12 @@ import Foundation
 ///
 /// The body's size is settled at the response head: an answer is read only when it announces a
 /// `Content-Length` of at most `limit`, no `Transfer-Encoding` and no `Content-Encoding` but
-/// `identity` (which is all the client asks for). On Linux the session hands body chunks to this
-/// delegate with no backpressure, so a body that never ends or a gzip bomb queued hundreds of
-/// megabytes before the count below could cancel it (attack round 9, F3); with the length
-/// declared and bounded, and nothing to inflate, the body cannot outgrow it. The count stays, so
-/// no more than `limit` bytes are ever written.
+/// `identity` (which is all the client asks for), so what is written and checked never outgrows
+/// a declared, bounded length (attack round 9, F3). On Apple platforms the `.cancel` disposition
+/// ends the transfer there. Corelibs Foundation on Linux ignores it, queues body chunks for this
+/// delegate with no backpressure and has libcurl inflate whatever it read before the cancel
+/// lands, so there the memory a hostile answer costs is the transport's (docs/integrations/ios.md
+/// has the figures); the count below still stops the writes at `limit`.
 ///
 /// No redirect is followed: the request carries the bearer token, and another origin must never
 /// see it (attack round 9, F4). A 3xx is the answer, reported as such.
