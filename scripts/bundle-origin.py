@@ -4,6 +4,7 @@
 Usage: bundle-origin.py --body FILE [--signature BASE64] [--etag TAG] [--cache-control VALUE]
                         [--not-modified-after N] [--not-modified-if-none-match] [--truncate-at N]
                         [--gzip-bomb BYTES] [--claim-length N] [--drip-every SECONDS]
+                        [--no-content-length] [--redirect-to URL] [--record-authorization FILE]
 Prints "listening PORT" once bound to a free loopback port, then answers every GET with
 200, the file's bytes, `ETag` (default: none), `Cache-Control: max-age=300, no-transform` and
 `Navpolicy-Bundle-Signature` when given. The client's live tests use it to hand the client a
@@ -16,7 +17,11 @@ short (`--truncate-at N`: the full Content-Length, N bytes of body, then the con
 Hostile answers: `--gzip-bomb BYTES` sends, instead of the file, `Content-Encoding: gzip` and a
 small gzip stream inflating to BYTES zero bytes; `--claim-length N` announces a Content-Length of
 N, sends the file and closes the connection; `--drip-every SECONDS` announces
-`Content-Length: 100000`, then sends one byte every SECONDS, never finishing.
+`Content-Length: 100000`, then sends one byte every SECONDS, never finishing;
+`--no-content-length` sends the file with no Content-Length, ended by closing the connection;
+`--redirect-to URL` answers 302 with `Location: URL`. `--record-authorization FILE` appends each
+request's `Authorization` value (or `-`) to FILE, a line each, so a test sees which origin got a
+bearer token.
 """
 import argparse
 import http.server
@@ -55,6 +60,9 @@ def main():
     parser.add_argument("--gzip-bomb", type=int)
     parser.add_argument("--claim-length", type=int)
     parser.add_argument("--drip-every", type=float)
+    parser.add_argument("--no-content-length", action="store_true")
+    parser.add_argument("--redirect-to")
+    parser.add_argument("--record-authorization")
     options = parser.parse_args()
     with open(options.body, "rb") as file:
         body = file.read()
@@ -71,6 +79,15 @@ def main():
 
         def do_GET(self):
             Handler.answered += 1
+            if options.record_authorization:
+                with open(options.record_authorization, "a") as record:
+                    record.write(self.headers.get("Authorization", "-") + "\n")
+            if options.redirect_to:
+                self.send_response(302)
+                self.send_header("Location", options.redirect_to)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             # The daemon's comparison is richer (lists, W/, *); the client sends one strong tag.
             conditional = options.not_modified_if_none_match and options.etag is not None and any(
                 tag.strip() == options.etag for tag in self.headers.get("If-None-Match", "").split(","))
@@ -100,6 +117,9 @@ def main():
                 return
             if options.claim_length is not None:
                 self.send_header("Content-Length", str(options.claim_length))
+                self.close_connection = True
+            elif options.no_content_length:
+                self.send_header("Connection", "close")
                 self.close_connection = True
             else:
                 self.send_header("Content-Length", str(len(body)))

@@ -138,8 +138,21 @@ struct BundleCache: Sendable {
     }
 
     /// Makes the staged file the last good bundle (rename(2) over the old one: a launch reads the
-    /// old file or the new one, and a mapping of the old one stays valid).
-    func install(_ staged: URL) throws(BundleCacheWriteError) {
+    /// old file or the new one, and a mapping of the old one stays valid), unless `keeping` says
+    /// why the installed file stays: then its reason is returned and `staged` is left to the
+    /// caller.
+    ///
+    /// The check and the rename hold an exclusive `flock` on the directory itself: an app and
+    /// its extension share it, and one that fetched an older bundle must not rename it over the
+    /// newer one the other just installed (attack round 9, F5). The directory, not a lock file
+    /// in it, so that it holds nothing but the cache file.
+    @discardableResult
+    func install(_ staged: URL, unlessKeeping keeping: (Stored) -> BundleRejection? = { _ in nil })
+        throws(BundleCacheWriteError) -> BundleRejection?
+    {
+        let lock = try lockDirectory()
+        defer { close(lock) }
+        if let installed = try? load(), let reason = keeping(installed) { return reason }
         // Read-only before it is the last good bundle: nothing of this app's should write it in
         // place (a mapping would change under the client), and ``load(_:)`` refuses one that
         // group or others may write.
@@ -147,6 +160,22 @@ struct BundleCache: Sendable {
             throw BundleCacheWriteError(path: staged.path, reason: String(cString: strerror(errno)))
         }
         try replaceFileAtomically(file, with: staged)
+        return nil
+    }
+
+    /// The cache directory opened and locked exclusively; closing the descriptor releases it.
+    private func lockDirectory() throws(BundleCacheWriteError) -> Int32 {
+        let path = file.deletingLastPathComponent().path
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw BundleCacheWriteError(path: path, reason: String(cString: strerror(errno))) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw BundleCacheWriteError(path: path, reason: reason)
+            }
+        }
+        return descriptor
     }
 }
 

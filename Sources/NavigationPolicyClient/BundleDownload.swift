@@ -8,10 +8,17 @@ import Foundation
 /// the headers are in (the staging file in the cache directory): no whole-body buffer, no
 /// temporary file of the session's to copy (issue 42), and at most `limit` body bytes written.
 ///
-/// The limit counts the bytes as the session hands them over, that is after any
-/// `Content-Encoding` is undone: a 1.5 MB gzip answer inflating to 1.5 GiB is cancelled once
-/// `limit` bytes arrived, where a download task wrote all of it to the temporary directory first
-/// (finding F3). A `Content-Length` over the limit is refused before any body is read.
+/// The body's size is settled at the response head: an answer is read only when it announces a
+/// `Content-Length` of at most `limit`, no `Transfer-Encoding` and no `Content-Encoding` but
+/// `identity` (which is all the client asks for), so what is written and checked never outgrows
+/// a declared, bounded length (attack round 9, F3). On Apple platforms the `.cancel` disposition
+/// ends the transfer there. Corelibs Foundation on Linux ignores it, queues body chunks for this
+/// delegate with no backpressure and has libcurl inflate whatever it read before the cancel
+/// lands, so there the memory a hostile answer costs is the transport's (docs/integrations/ios.md
+/// has the figures); the count below still stops the writes at `limit`.
+///
+/// No redirect is followed: the request carries the bearer token, and another origin must never
+/// see it (attack round 9, F4). A 3xx is the answer, reported as such.
 final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// How a download ended.
     enum Outcome: Sendable {
@@ -23,6 +30,8 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         case writeFailed(BundleCacheWriteError)
         /// The request failed (transport error, cancelled, no HTTP answer).
         case failed(String)
+        /// The response head was refused (an encoding, or no bounded length); no body is read.
+        case refused(String)
     }
 
     /// Where a 200 answer's body goes: a file already holding whatever must precede it.
@@ -88,8 +97,8 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             completionHandler(.cancel)
             return
         }
-        if http.expectedContentLength > Int64(limit) {
-            end(.tooLarge(Int(clamping: http.expectedContentLength)), task: dataTask)
+        if let refusal = Self.refusal(of: http, limit: limit) {
+            end(refusal, task: dataTask)
             completionHandler(.cancel)
             return
         }
@@ -101,6 +110,37 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             end(.writeFailed(error), task: dataTask)
             completionHandler(.cancel)
         }
+    }
+
+    /// Why the head of a 200 is refused before its body is read; nil when the body is read.
+    static func refusal(of http: HTTPURLResponse, limit: Int) -> Outcome? {
+        if let encoding = http.value(forHTTPHeaderField: "Content-Encoding"),
+            encoding.trimmingCharacters(in: .whitespaces).lowercased() != "identity"
+        {
+            return .refused(
+                "Content-Encoding \(BundleText.shown(encoding)) although only identity was asked for; "
+                    + "the session would inflate it without bound")
+        }
+        if let transfer = http.value(forHTTPHeaderField: "Transfer-Encoding") {
+            return .refused("Transfer-Encoding \(BundleText.shown(transfer)): a bundle must come with a Content-Length")
+        }
+        guard http.expectedContentLength >= 0 else {
+            return .refused("no Content-Length: a bundle of unannounced length is not read")
+        }
+        if http.expectedContentLength > Int64(limit) {
+            return .tooLarge(Int(clamping: http.expectedContentLength))
+        }
+        return nil
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        // Not followed: the request carries the bearer token (F4). The 3xx becomes the answer
+        // (kept here too, should the session not hand it on as a response).
+        state.withLock { $0.response = response }
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -147,11 +187,20 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         continuation?.resume(returning: outcome)
     }
 
-    /// Ends the download with `outcome` (the first one set wins) and cancels its task.
+    /// Ends the download with `outcome` (the first one set wins) and cancels its task. With no
+    /// body file to close and delete, the caller has its outcome now: on Linux the task
+    /// completes only after the session delivered every chunk it queued (a refused gzip bomb
+    /// held the refresh 9 to 17 s).
     private func end(_ outcome: Outcome, task: URLSessionTask) {
-        state.withLock { state in
+        let (continuation, ending) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Outcome) in
             if state.ending == nil { state.ending = outcome }
+            guard state.body == nil, let continuation = state.continuation, let ending = state.ending else {
+                return (nil, outcome)
+            }
+            state.continuation = nil
+            return (continuation, ending)
         }
         task.cancel()
+        continuation?.resume(returning: ending)
     }
 }

@@ -38,13 +38,9 @@ enum BundleKeyChoice: Equatable {
 
     /// The most of an untrusted `keyId` a message repeats: it comes from the bundle before any
     /// check, and a bundle may be 32 MiB (attack round 8, F2: a 20 MiB id gave 20 MiB log
-    /// lines). A key id that could be trusted (printable ASCII, at most 64 bytes, as a
-    /// configured one is) is shown whole; any other by its length and first 16 printable bytes.
+    /// lines). ``BundleText/shown(_:)``'s rule, the one for every text from a bundle.
     static func shown(_ keyId: String) -> String {
-        let printable = { (byte: UInt8) in byte >= 0x21 && byte < 0x7F && byte != UInt8(ascii: "\"") }
-        if keyId.utf8.count <= 64 && keyId.utf8.allSatisfy(printable) { return "\"" + keyId + "\"" }
-        let start = String(decoding: keyId.utf8.prefix(16).map { printable($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-        return "of \(keyId.utf8.count) bytes starting \"\(start)\""
+        BundleText.shown(keyId)
     }
 
     /// Why a signature that none of the chosen keys verifies is refused.

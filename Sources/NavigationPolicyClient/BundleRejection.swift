@@ -33,12 +33,15 @@ public struct BundleRejection: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var kind: Kind
-    /// What is wrong, for a log line.
+    /// What is wrong, for a log line: at most 1 KiB, its control characters escaped, whatever
+    /// text of the refused bundle it quotes (``BundleText/boundedReason(_:)``).
     public var reason: String
 
     public init(_ kind: Kind, _ reason: String) {
         self.kind = kind
-        self.reason = reason
+        // Bounded where every reason is formed: the app's outcome, the daemon's log line, status
+        // field and 422 all carry this text (attack round 9, F2).
+        self.reason = BundleText.boundedReason(reason)
     }
 
     public var description: String { "\(kind.rawValue): \(reason)" }

@@ -79,7 +79,7 @@ actor BundleUpdater {
             return .rejected(BundleRejection(.tooLarge, "over \(bytes) bytes; the limit is \(limit)"))
         case .writeFailed(let failure):
             return .unavailable(reason: failure.description)
-        case .failed(let reason):
+        case .failed(let reason), .refused(let reason):
             return .unavailable(reason: reason)
         }
         // Deleted unless installed below, whatever the answer: a refused or failed download leaves
@@ -108,6 +108,12 @@ actor BundleUpdater {
             return .notModified(revision: currentRevision)
         case 200:
             break
+        case 300..<400:
+            // Not followed (BundleDownload): the token is for the configured origin only (F4).
+            let location = http.value(forHTTPHeaderField: "Location").map { " to \(BundleText.shown($0))" } ?? ""
+            return .unavailable(
+                reason: "HTTP \(http.statusCode) redirect\(location) from \(url.absoluteString) not followed: "
+                    + "bundleURL must name the bundle itself")
         default:
             return .unavailable(reason: "HTTP \(http.statusCode) from \(url.absoluteString)")
         }
@@ -143,7 +149,10 @@ actor BundleUpdater {
             // expiry) changes anything; an earlier one is a replay, refused like one.
             switch BundleRenewal.judge(bundle.stamp, held: held.stamp) {
             case .unchanged:
-                keep(answeredMaxAge)
+                // To a renewal, the same issue again did not renew: its max-age is not kept, so
+                // the next renewal is asked for at the cadence already kept, not a day later
+                // (attack round 9, F6), as a 304 to a renewal keeps none.
+                if !renewing { keep(answeredMaxAge) }
                 return .unchanged(revision: bundle.revision)
             case .refused(let rejection):
                 return .rejected(rejection)
@@ -158,20 +167,52 @@ actor BundleUpdater {
             }
             published = PublishedPolicy(bundle, source: .daemon)
         }
+        let cacheWrite: RefreshOutcome.CacheWrite
+        if let cache, let staged = candidate.staged {
+            // Installed before it is published: the app and its extension share the directory,
+            // and if the other one installed a newer bundle meanwhile this one is older than
+            // what the device has (attack round 9, F5).
+            let trust = configuration.trust
+            do throws(BundleCacheWriteError) {
+                if let newer = try cache.install(staged, unlessKeeping: { Self.keeps($0, over: bundle, trust: trust) }) {
+                    return .rejected(newer)
+                }
+                installed = true
+                cacheWrite = .written
+            } catch {
+                cacheWrite = .failed(error)
+            }
+        } else if let cache {
+            cacheWrite = .failed(candidate.stagingError ?? BundleCacheWriteError(path: cache.file.path, reason: "not written"))
+        } else {
+            cacheWrite = .notConfigured
+        }
         keep(answeredMaxAge)
         slot.publish(published)
-        guard let cache else { return .updated(revision: bundle.revision, cache: .notConfigured) }
-        guard let staged = candidate.staged else {
-            let failure = candidate.stagingError ?? BundleCacheWriteError(path: cache.file.path, reason: "not written")
-            return .updated(revision: bundle.revision, cache: .failed(failure))
-        }
-        do throws(BundleCacheWriteError) {
-            try cache.install(staged)
-            installed = true
+        return .updated(revision: bundle.revision, cache: cacheWrite)
+    }
+
+    /// Why the installed cache file is kept rather than replaced by `bundle`: it verifies and
+    /// `bundle` does not succeed it (another process sharing the directory installed a later
+    /// bundle since this one's was read); nil when `bundle` replaces it. A file that does not
+    /// verify (expired, torn, another key) is replaced, as a launch would refuse it anyway.
+    private static func keeps(_ installed: BundleCache.Stored, over bundle: VerifiedBundle, trust: BundleTrust)
+        -> BundleRejection?
+    {
+        let current: VerifiedBundle
+        do throws(BundleRejection) {
+            current = try installed.mapping.checkingWithBoundedResidency { () throws(BundleRejection) in
+                try VerifiedBundle(inPlace: installed.bundle, signature: installed.signature, trust: trust)
+            }
         } catch {
-            return .updated(revision: bundle.revision, cache: .failed(error))
+            return nil
         }
-        return .updated(revision: bundle.revision, cache: .written)
+        guard
+            case .refused(let rejection) = BundleSuccession.judge(
+                bundle, heldRevision: current.revision, heldStamp: current.stamp)
+        else { return nil }
+        return BundleRejection(
+            .olderVersion, "the cache file holds a later bundle, installed by another process sharing it: \(rejection.reason)")
     }
 
     /// A downloaded bundle mapped for its check: from its cache file staged beside the last good

@@ -114,11 +114,16 @@ struct BundleInput {
     /// The signature from `--bundle-signature`, else `FILE.sig`; nil when unsigned.
     private func readSignature() throws(Failure) -> [UInt8]? {
         let signatureFile = signaturePath ?? path + "." + BundleFormat.signatureFileExtension
-        guard let text = try? String(contentsOfFile: signatureFile, encoding: .utf8) else {
-            // An explicit --bundle-signature that cannot be read is an error; a missing
-            // FILE.sig means the bundle was written unsigned.
-            if signaturePath != nil { throw Failure(message: "--bundle-signature \(signatureFile): cannot be read") }
-            return nil
+        // Only a FILE.sig that is not there at all means the bundle was written unsigned; one that
+        // is there but is no regular file (a FIFO, a directory, a link to /dev/zero) cannot be
+        // read, which is not the same thing (attack round 9, F8).
+        var status = stat()
+        if signaturePath == nil && lstat(signatureFile, &status) != 0 && errno == ENOENT { return nil }
+        guard stat(signatureFile, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= 4096,
+            let text = try? String(contentsOfFile: signatureFile, encoding: .utf8)
+        else {
+            let option = signaturePath != nil ? "--bundle-signature " : ""
+            throw Failure(message: "\(option)\(signatureFile): cannot be read (not a regular file of a signature's size)")
         }
         guard let decoded = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw Failure(message: "\(signatureFile): not a base64 signature")
