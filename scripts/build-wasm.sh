@@ -82,7 +82,7 @@ for module in JSONSupport URLStandard PolicyPatterns NavigationPolicy Connection
   compile "$module" "${files[@]}"
 done
 # The client's bundle checks, compiled into the exports module (they need no Foundation).
-client_files=(BundleDocument.swift BundleKeyChoice.swift BundleRejection.swift BundleSigningHead.swift CompiledBundleHead.swift)
+client_files=(BundleDocument.swift BundleKeyChoice.swift BundleRejection.swift BundleSigningHead.swift BundleText.swift CompiledBundleHead.swift)
 mapfile -t files < <(sources NavigationPolicyWasm)
 compile NavigationPolicyWasm "${files[@]}" "${client_files[@]/#/Sources/NavigationPolicyClient/}"
 # Debian's wasi-libc headers are in /usr/include/wasm32-wasi, where clang's WASI driver looks under --sysroot=/usr.
