@@ -10,27 +10,35 @@
 #   navpolicy.d.ts, package.json
 #
 # Each Swift module is compiled whole-module with Embedded Swift (-wmo, no runtime metadata),
-# in layer order, into .build/wasm/; then wasm-ld links them with wasi-libc (malloc, strtod),
-# compiler-rt's builtins (128-bit multiply, the long double strtod computes in), the embedded
-# standard library's Unicode tables, and the C shims (Sources/NavigationPolicyWasm/Shims); then
-# Binaryen's wasm-opt shrinks it.
+# in layer order, to LLVM bitcode in .build/wasm/<flags>/; then wasm-ld optimizes and generates
+# code for all of them at once (link-time optimization) and links them with wasi-libc (malloc,
+# strtod), compiler-rt's builtins (128-bit multiply, the long double strtod computes in), the
+# embedded standard library's Unicode tables, and the C shims (Sources/NavigationPolicyWasm/Shims);
+# then Binaryen's wasm-opt shrinks it. The link also writes .build/wasm/<flags>/navpolicy.map
+# (wasm-ld -Map: each function's and literal's size, where the bytes go).
 # The layers are the ones scripts/check-embedded.sh (make embedded-check) compiles, but not its
 # objects: that check builds them -Onone -enable-testing to report every refused construct fast;
 # this build optimizes them for size and links them.
 # The exports module also compiles the app client's bundle checks (BundleDocument, …) from
 # Sources/NavigationPolicyClient, so a bundle is read by the very code the Swift client runs.
 #
-# Usage: scripts/build-wasm.sh   (SWIFT_OPTIMIZATION=-O for speed over size; default -Osize: docs/performance.md)
+# Usage: scripts/build-wasm.sh   (SWIFT_OPTIMIZATION=-O for speed over size, default -Osize;
+#        SWIFT_LTO= for objects linked as compiled, default llvm-full: docs/performance.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")
-work="$root/.build/wasm"
+optimization=${SWIFT_OPTIMIZATION:--Osize}
+# Link-time optimization: compiled one by one, each module carries its own copy of every generic
+# specialization and inlined helper it uses, and no module can drop what no other one calls; one
+# optimization over all of them merges and strips those across modules (docs/performance.md).
+lto=${SWIFT_LTO-llvm-full}
+# One folder per flag set, so a build with other flags never links objects compiled with these.
+work="$root/.build/wasm/${optimization#-}${lto:+-$lto}"
 out="$root/dist/wasm"
 wasi=/usr/lib/wasm32-wasi
 builtins=$(ls /usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a 2>/dev/null | sort -V | tail -1 || true)
 unicode="$toolchain/lib/swift/embedded/wasm32-unknown-none-wasm/libswiftUnicodeDataTables.a"
-optimization=${SWIFT_OPTIMIZATION:--Osize}
 # The shadow stack: first in memory (--stack-first), so an overflow runs below address 0 and
 # traps instead of writing over the heap's data; 1 MiB holds every recursion the engine allows
 # (a regexp's 100 nested groups, a config's 64 nested JSON levels: tests/stack.test.mjs).
@@ -47,12 +55,12 @@ swift_flags=(
   -target wasm32-unknown-none-wasm -enable-experimental-feature Embedded -wmo "$optimization"
   -parse-as-library -swift-version 6 -package-name navpolicyd
   -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
-  -Xfrontend -disable-stack-protector -I "$work" -warnings-as-errors
+  -Xfrontend -disable-stack-protector -I "$work" -warnings-as-errors ${lto:+-lto=$lto}
 )
 
 # compile MODULE FILE...: one module's object and .swiftmodule, unless the object is newer than
 # its sources and every object compiled before it (the modules it may import). After a change of
-# the flags here, rm -rf .build/wasm.
+# the flags in swift_flags, rm -rf .build/wasm.
 built=()
 compile() {
   local module=$1
@@ -93,8 +101,8 @@ compile NavigationPolicyWasm "${files[@]}" "${client_files[@]/#/Sources/Navigati
   "$work"/{JSONSupport,URLStandard,PolicyPatterns,NavigationPolicy,ConnectionSharing,PolicySections,NavigationPolicyWasm,wasm-shims}.o \
   "$wasi/crt1-reactor.o" -L"$wasi" -lc "$unicode" "$builtins" \
   --no-entry --export=_initialize -z stack-size="$stack_bytes" --stack-first --gc-sections --strip-all \
-  -o "$work/navpolicy.wasm"
-# Binaryen's size passes over the linked module: 1.65 MB → 1.38 MB at -Osize, as fast (docs/performance.md).
+  -Map="$work/navpolicy.map" -o "$work/navpolicy.wasm"
+# Binaryen's size passes over the linked module: 1.43 MB → 1.25 MB at -Osize, as fast (docs/performance.md).
 wasm-opt -Oz --enable-bulk-memory --enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int \
   "$work/navpolicy.wasm" -o "$out/navpolicy.wasm"
 
@@ -104,4 +112,4 @@ version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/NavpolicydCo
 sed "s/@VERSION@/$version/" "$javascript/package.json.in" > "$out/package.json"
 size=$(stat -c %s "$out/navpolicy.wasm")
 gzipped=$(gzip -9 -c "$out/navpolicy.wasm" | wc -c)
-echo "dist/wasm/navpolicy.wasm: $size bytes, $gzipped gzipped ($optimization)"
+echo "dist/wasm/navpolicy.wasm: $size bytes, $gzipped gzipped ($optimization${lto:+, LTO $lto})"

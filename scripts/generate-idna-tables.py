@@ -37,6 +37,9 @@ import idna.idnadata as idnadata
 import idna.uts46data as uts46data
 import unicodedata2 as ud
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from packed_table import encode, string_literal  # noqa: E402
+
 UNICODE_VERSION = "17.0.0"
 IDNA_PACKAGE_VERSION = "3.19"
 UNICODEDATA2_VERSION = "17.0.1"
@@ -181,38 +184,8 @@ def mark_table():
     return [start << 8 | value for start, value in runs]
 
 
-BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-
-
-def encode(words):
-    """"~", then each word's zigzag-coded difference from the one before as a base64 VLQ."""
-    out = ["~"]
-    previous = 0
-    for word in words:
-        assert 0 <= word <= 0xFFFFFFFF
-        difference = (word - previous) & 0xFFFFFFFF
-        previous = word
-        # Zigzag over 32 bits: 0, -1, 1, -2 … → 0, 1, 2, 3 …
-        zigzag = ((difference << 1) & 0xFFFFFFFF) ^ (0xFFFFFFFF if difference >> 31 else 0)
-        while True:
-            digit, zigzag = zigzag & 31, zigzag >> 5
-            out.append(BASE64[digit | 32] if zigzag else BASE64[digit])
-            if not zigzag:
-                break
-    return "".join(out)
-
-
 def swift_literal(name, doc, words):
-    text = encode(words)
-    width = 112
-    # Indented the way `swift format` indents multi-line string literals, so formatting the
-    # generated file changes nothing (the indentation is not part of the string).
-    lines = ["        " + text[i : i + width] for i in range(0, len(text), width)]
-    body = "\n".join(lines)
-    return (
-        f"    /// {doc} ({len(words)} words).\n"
-        f'    static let {name}: StaticString = """\n{body}\n        """\n'
-    )
+    return f"    /// {doc} ({len(words)} words).\n    static let {name}: StaticString = {string_literal(encode(words))}\n"
 
 
 def main():

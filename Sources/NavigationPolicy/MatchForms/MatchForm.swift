@@ -31,7 +31,12 @@ package enum MatchForm: String, CaseIterable, Sendable {
     case location
     case response
 
+    // Never inlined: it reads 18 lazily initialized descriptions, and each list derived from them
+    // (`matchKeys`, `tableKeys`, `fieldOrder`, `ChainIndex.filingOrder`, `ChainPatterns.wordForms`)
+    // inlined its own copy of all of them: about 30 KB of the WebAssembly module
+    // (docs/performance.md, issue 43). Nothing decides through it.
     /// The one description of this form.
+    @inline(never)
     package var description: MatchFormDescription {
         switch self {
         case .caseSensitive: CaseSensitiveForm.description

@@ -10,10 +10,17 @@
 //   runtime's definition (swift/stdlib/public/stubs/Stubs.cpp) over wasi-libc's strtod, which
 //   is musl's, correctly rounded like glibc's, and always in the C locale; its long double
 //   arithmetic comes from compiler-rt's builtins (Debian's libclang-rt-dev-wasm32).
+// - arc4random_buf: what the embedded standard library seeds its hash tables with. wasi-libc's
+//   stretches WASI's random_get through ChaCha20 and asserts its result, which links assert's
+//   fprintf and with it printf, strerror and their tables: about 18 KB of the module (7 KB
+//   gzipped; docs/performance.md, issue 43) for a few bytes a run asks for. This one asks
+//   random_get for them directly, through getentropy (at most 256 bytes a call), and stops the
+//   instance as wasi-libc's does (abort, a trap) if the host refuses.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 __attribute__((export_name("navpolicy_alloc"))) void *navpolicy_alloc(size_t count) {
     return malloc(count == 0 ? 1 : count);
@@ -36,4 +43,14 @@ const char *_swift_stdlib_strtod_clocale(const char *nptr, double *outResult) {
     errno = 0;
     *outResult = strtod(nptr, &end);
     return end;
+}
+
+void arc4random_buf(void *buffer, size_t count) {
+    unsigned char *bytes = buffer;
+    while (count > 0) {
+        size_t chunk = count < 256 ? count : 256;
+        if (getentropy(bytes, chunk) != 0) abort();
+        bytes += chunk;
+        count -= chunk;
+    }
 }

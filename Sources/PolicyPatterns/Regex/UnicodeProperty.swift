@@ -94,38 +94,24 @@ enum UnicodeProperty {
 
     // MARK: - The sets
 
-    /// Per set, its first and past-the-end byte in ``rangeBytes``.
+    /// Per set, its first and past-the-end word in ``rangeBoundaries``.
     private static let setBounds: [UInt32] = PackedTable.decode(UnicodePropertyTables.setBounds)
-    /// The sets' varints, four bytes to a little-endian word.
-    private static let rangeWords: [UInt32] = PackedTable.decode(UnicodePropertyTables.rangeBytes)
+    /// The sets' range boundaries (start, end + 1, start, …).
+    private static let rangeBoundaries: [UInt32] = PackedTable.decode(UnicodePropertyTables.rangeBoundaries)
 
     /// Set `index` of the tables, decoded (a few hundred ranges at most: O(ranges) once per
     /// escape when the pattern is compiled; matching is a binary search in the ranges).
     static func scalars(ofSet index: Int) -> RegexScalarSet {
         guard index >= 0, 2 * index + 1 < setBounds.count else { return .empty }
         var position = Int(setBounds[2 * index])
-        let end = min(Int(setBounds[2 * index + 1]), rangeWords.count * 4)
+        let end = min(Int(setBounds[2 * index + 1]), rangeBoundaries.count)
         var ranges: [ClosedRange<UInt32>] = []
-        var boundary: UInt32 = 0
-        var start: UInt32?
-        while position < end {
-            var delta: UInt32 = 0
-            var shift: UInt32 = 0
-            var byte: UInt32 = 0x80
-            while byte & 0x80 != 0, position < end, shift < 32 {
-                byte = (rangeWords[position >> 2] >> (8 * UInt32(position & 3))) & 0xFF
-                delta |= (byte & 0x7F) << shift
-                shift += 7
-                position += 1
-            }
-            boundary = min(boundary &+ delta, RegexScalarSet.maxScalar + 1)
-            if let low = start {
-                // The data is generated: a malformed pair is skipped, never trapped on.
-                if boundary > low { ranges.append(low...(boundary - 1)) }
-                start = nil
-            } else {
-                start = boundary
-            }
+        while position + 1 < end {
+            let low = rangeBoundaries[position]
+            let boundary = min(rangeBoundaries[position + 1], RegexScalarSet.maxScalar + 1)
+            // The data is generated: a malformed pair is skipped, never trapped on.
+            if boundary > low { ranges.append(low...(boundary - 1)) }
+            position += 2
         }
         return RegexScalarSet(ranges)
     }

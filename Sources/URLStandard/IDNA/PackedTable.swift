@@ -5,48 +5,19 @@
 /// huge integer array literal does not); `decode` turns it into `[UInt32]` once, at first use,
 /// from the lazily initialised (and therefore thread-safe) static `let`s of the tables' users.
 package enum PackedTable {
-    /// Decodes a table literal; line breaks are skipped. Two forms:
-    /// - `~` and then, per word, its difference from the word before (modulo 2^32, zigzag-coded)
-    ///   as a base64 VLQ: 5 bits a character, least significant first, the sixth bit set while
-    ///   more follow (scripts/generate-idna-tables.py). Sorted and run-coded tables take one or
-    ///   two characters a word: a third of the data of the other form, which matters in the
-    ///   WebAssembly build's download (docs/performance.md, issue 43);
-    /// - otherwise base64 of little-endian 32-bit words (the regexp's byte-coded ranges, which
-    ///   differences do not shrink).
+    /// Decodes a table literal: `~` and then, per word, its difference from the word before
+    /// (modulo 2^32, zigzag-coded) as a base64 VLQ: 5 bits a character, least significant first,
+    /// the sixth bit set while more follow (scripts/lib/packed_table.py); line breaks are skipped.
+    /// Sorted and run-coded tables take one or two characters a word: a third of the data of
+    /// base64 of the words, which matters in the WebAssembly build's download
+    /// (docs/performance.md, issue 43).
     ///
     /// The literals are generated, so malformed text is a generator bug: it yields an empty table
     /// (every lookup then falls back to its default) rather than a crash.
     package static func decode(_ text: StaticString) -> [UInt32] {
         text.withUTF8Buffer { bytes -> [UInt32] in
-            if bytes.first == UInt8(ascii: "~") { return decodeDifferences(bytes.dropFirst()) }
-            var words: [UInt32] = []
-            words.reserveCapacity(bytes.count * 3 / 16)
-            var accumulator: UInt32 = 0
-            var bits = 0
-            var word: UInt32 = 0
-            var byteInWord: UInt32 = 0
-            for byte in bytes {
-                let sextet: UInt32
-                switch base64Digit(byte) {
-                case .digit(let value): sextet = value
-                case .skipped: continue
-                case .invalid: return []
-                }
-                accumulator = (accumulator << 6) | sextet
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    let byteValue = (accumulator >> UInt32(bits)) & 0xFF
-                    word |= byteValue << (8 * byteInWord)
-                    byteInWord += 1
-                    if byteInWord == 4 {
-                        words.append(word)
-                        word = 0
-                        byteInWord = 0
-                    }
-                }
-            }
-            return words
+            guard bytes.first == UInt8(ascii: "~") else { return [] }
+            return decodeDifferences(bytes.dropFirst())
         }
     }
 
