@@ -77,8 +77,22 @@ public final class CompiledPolicy: Sendable {
     ///
     /// - Throws: ``NavigationRequestError`` when a field of the request is invalid (the URL does
     ///   not parse, the method is not a token, …). Invalid input is never decided.
-    public func decide(_ request: NavigationRequest, explain: Bool = false) throws(NavigationRequestError) -> Decision {
+    public func decide(_ request: NavigationRequest) throws(NavigationRequestError) -> Decision {
+        decideWithoutExplaining(try CanonicalRequest(request))
+    }
+
+    /// ``decide(_:)-(NavigationRequest)``, with the trace of every handler consulted when `explain` is set.
+    public func decide(_ request: NavigationRequest, explain: Bool) throws(NavigationRequestError) -> Decision {
         decide(try CanonicalRequest(request), explain: explain)
+    }
+
+    /// Decides a canonical request: ``decide(_:explain:)-(CanonicalRequest,_)`` without explaining.
+    ///
+    /// Its own function, not a default of `explain`: a caller that never explains (the
+    /// WebAssembly module's exports) then reaches no explain code, and its link drops it (about
+    /// 29 KB of the module); neither walk tests the flag.
+    public func decide(_ request: CanonicalRequest) -> Decision {
+        decideWithoutExplaining(request)
     }
 
     /// Walks the chain: the first handler whose match holds and that decides wins.
@@ -96,7 +110,20 @@ public final class CompiledPolicy: Sendable {
     /// decided once more without it, combined the same way: a handler that cancels the URL on
     /// the default port cancels it on every port the client may name, and one that cancels it
     /// on the named port still does (``decideWithClientPort(_:_:)``).
-    public func decide(_ request: CanonicalRequest, explain: Bool = false) -> Decision {
+    public func decide(_ request: CanonicalRequest, explain: Bool) -> Decision {
+        explain ? decideExplaining(request) : decideWithoutExplaining(request)
+    }
+
+    private func decideWithoutExplaining(_ request: CanonicalRequest) -> Decision {
+        decideWithBudget(request, explain: false)
+    }
+
+    private func decideExplaining(_ request: CanonicalRequest) -> Decision {
+        decideWithBudget(request, explain: true)
+    }
+
+    @inline(__always)
+    private func decideWithBudget(_ request: CanonicalRequest, explain: Bool) -> Decision {
         // Decided as it is unless the chain has `urlPatterns`: a budgeted copy would retain and
         // release every field of the request.
         guard hasURLPatterns else { return decideBudgeted(request, explain: explain) }
@@ -104,10 +131,18 @@ public final class CompiledPolicy: Sendable {
     }
 
     /// ``decide(_:explain:)`` of a request that carries the decision's regexp budget, if it needs one.
+    @inline(__always)
     private func decideBudgeted(_ request: CanonicalRequest, explain: Bool) -> Decision {
-        var decision = decideWithClientPort(request) {
-            allReadings($0, explain: explain, position: &$1) { decideOneReading($0, explain: explain, position: &$1) }
-        }
+        // The flag picks the closures rather than travelling in them: the walk that does not
+        // explain then holds no reference to the one that does (see ``decide(_:)-(CanonicalRequest)``).
+        var decision =
+            explain
+            ? decideWithClientPort(request) {
+                allReadings($0, explain: true, position: &$1) { decideOneReadingExplained($0, position: &$1) }
+            }
+            : decideWithClientPort(request) {
+                allReadings($0, explain: false, position: &$1) { decideOneReading($0, position: &$1) }
+            }
         // An explained decision says what its regexp work cost and whether the budget decided.
         if explain, let budget = request.regexBudget {
             decision.regexpSteps = budget.spent
@@ -246,12 +281,14 @@ public final class CompiledPolicy: Sendable {
     }
 
     @inline(__always)
-    private func decideOneReading(_ request: CanonicalRequest, explain: Bool, position: inout Int32) -> Decision {
-        if explain {
-            let explained = decideExplained(request)
-            position = explained.position
-            return explained.decision
-        }
+    private func decideOneReadingExplained(_ request: CanonicalRequest, position: inout Int32) -> Decision {
+        let explained = decideExplained(request)
+        position = explained.position
+        return explained.decision
+    }
+
+    @inline(__always)
+    private func decideOneReading(_ request: CanonicalRequest, position: inout Int32) -> Decision {
         if let index { return decideWalking(request, index.candidates(for: request), position: &position) }
         guard patterns != nil else { return walkLinear(request, position: &position) }
         return decideWalking(request, 0..<Int32(links.count), position: &position)
