@@ -19,7 +19,6 @@ import NavigationPolicy
 ///   URL is the request's `url` unchanged (JavaScript has it already);
 /// - 13 where the call result starts.
 enum DecisionWords {
-    static let fieldCount = 5
     static let verdict = 8
     static let handler = 9
     static let action = 10
@@ -39,38 +38,45 @@ enum DecisionWords {
     /// The request the member strings at `bytes` make, read by the reader `NavigationRequest(json:)`
     /// also ends in, so a member fails here as it does in a JSON body.
     static func request(_ bytes: UnsafeRawPointer?) throws(WasmFailure) -> NavigationRequest {
-        var members: [String?] = []
-        members.reserveCapacity(fieldCount)
+        // Five locals, not an array of members: an array was an allocation (and its release) a call.
         var offset = 0
-        for field in 0..<fieldCount {
-            let count = Int(words[field])
-            guard count >= 0 else {
-                guard count == -1 else { throw .misuse("a member's length is negative") }
-                members.append(nil)
-                continue
-            }
-            // The JSON body's bound: the members alone never exceed what a body holding them would.
-            guard offset + count <= WasmEngine.maximumRequestBytes else {
-                throw WasmFailure(
-                    code: "payload-too-large",
-                    message: "the request is over \(offset + count) bytes; at most \(WasmEngine.maximumRequestBytes)")
-            }
-            guard let bytes else { throw .misuse("no request bytes") }
-            let text = String(
-                validating: UnsafeBufferPointer(start: (bytes + offset).assumingMemoryBound(to: UInt8.self), count: count),
-                as: UTF8.self)
-            // TextEncoder.encodeInto writes only UTF-8; anything else is the glue's bug.
-            guard let text else { throw .misuse("a member is not UTF-8") }
-            members.append(text)
-            offset += count
-        }
+        let url = try member(0, at: bytes, &offset)
+        let method = try member(1, at: bytes, &offset)
+        let navigationType = try member(2, at: bytes, &offset)
+        let targetFrame = try member(3, at: bytes, &offset)
+        let sourceURL = try member(4, at: bytes, &offset)
         do {
             return try NavigationRequest(
-                url: members[0], methodText: members[1], navigationTypeText: members[2], targetFrameText: members[3],
-                sourceURL: members[4])
+                url: url, methodText: method, navigationTypeText: navigationType, targetFrameText: targetFrame,
+                sourceURL: sourceURL)
         } catch {
             throw WasmFailure(error)
         }
+    }
+
+    /// Member `field`'s text, `offset` bytes into `bytes` (then moved past it); nil when absent.
+    private static func member(
+        _ field: Int, at bytes: UnsafeRawPointer?, _ offset: inout Int
+    ) throws(WasmFailure) -> String? {
+        let count = Int(words[field])
+        guard count >= 0 else {
+            guard count == -1 else { throw .misuse("a member's length is negative") }
+            return nil
+        }
+        // The JSON body's bound: the members alone never exceed what a body holding them would.
+        guard offset + count <= WasmEngine.maximumRequestBytes else {
+            throw WasmFailure(
+                code: "payload-too-large",
+                message: "the request is over \(offset + count) bytes; at most \(WasmEngine.maximumRequestBytes)")
+        }
+        guard let bytes else { throw .misuse("no request bytes") }
+        let text = String(
+            validating: UnsafeBufferPointer(start: (bytes + offset).assumingMemoryBound(to: UInt8.self), count: count),
+            as: UTF8.self)
+        // TextEncoder.encodeInto writes only UTF-8; anything else is the glue's bug.
+        guard let text else { throw .misuse("a member is not UTF-8") }
+        offset += count
+        return text
     }
 
     /// Publishes `decision` in the words and the call result; 0, or 1 when it carries what the

@@ -74,7 +74,7 @@ package enum MatchHost {
     /// the host. Slices, not new strings: this runs for every request.
     package static func anyParentDomain(of host: Substring, _ matches: (Substring) -> Bool) -> Bool {
         var rest = host
-        while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
+        while let dot = rest.firstUTF8Index(of: UInt8(ascii: "."), from: rest.startIndex) {
             rest = rest[rest.utf8.index(after: dot)...]
             if rest.isEmpty { return false }
             if matches(rest) { return true }

@@ -72,7 +72,7 @@ struct SegmentTrie<Value: Sendable>: Sendable {
         let utf8 = path.utf8
         var start = utf8.startIndex
         while start < utf8.endIndex {
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+            let end = path.firstUTF8Index(of: UInt8(ascii: "/"), from: start) ?? utf8.endIndex
             if start < end, !body(path[start..<end]) { return }
             start = end < utf8.endIndex ? utf8.index(after: end) : end
         }
