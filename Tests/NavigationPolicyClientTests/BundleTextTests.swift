@@ -13,7 +13,9 @@ struct BundleTextTests {
     }
 
     @Test func aDuplicateMemberWithAHugeNameGivesAShortReason() {
-        let name = String(repeating: #"\u001b]0;pwned\u0007"#, count: 50_000)
+        // 22 KB escaped, twice: inside the 64 KiB head the signing head reads (BundleSigningHead),
+        // so the duplicate is found and named there; a longer head is refused for its length.
+        let name = String(repeating: #"\u001b]0;pwned\u0007"#, count: 1_000)
         let bytes = Array(
             #"{"format":"navpolicy-bundle","version":2,"\#(name)":1,"\#(name)":2}"#.utf8)
         #expect(throws: BundleRejection.self) { try VerifiedBundle(bytes: bytes, signature: nil, trust: .init()) }
@@ -23,7 +25,6 @@ struct BundleTextTests {
             #expect(error.kind == .malformed)
             #expect(error.reason.utf8.count <= BundleText.maximumReasonBytes + 64, "\(error.reason.utf8.count) bytes")
             #expect(Self.isFree(ofControlBytes: error.reason), "\(error.reason.prefix(80))")
-            #expect(error.reason.hasSuffix(" bytes in all)"), "\(error.reason.suffix(80))")
         }
     }
 
