@@ -164,19 +164,33 @@ struct BundleCache: Sendable {
     }
 
     /// The cache directory opened and locked exclusively; closing the descriptor releases it.
+    ///
+    /// Waits at most ``lockWaitSeconds``: anyone who can open the directory can hold its lock,
+    /// and a refresh must end (attack round 10, F4: a blocking `flock` never returned). Not
+    /// locked in time, the bundle is not written (``BundleCacheWriteError``); it still decides.
     private func lockDirectory() throws(BundleCacheWriteError) -> Int32 {
         let path = file.deletingLastPathComponent().path
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw BundleCacheWriteError(path: path, reason: String(cString: strerror(errno))) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let reason = String(cString: strerror(errno))
+        let deadline = Date().addingTimeInterval(Self.lockWaitSeconds)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let failure = errno
+            guard failure == EINTR || failure == EWOULDBLOCK, Date() < deadline else {
                 close(descriptor)
+                let reason =
+                    failure == EWOULDBLOCK
+                    ? "another process has held the cache directory's lock for \(Int(Self.lockWaitSeconds)) s"
+                    : String(cString: strerror(failure))
                 throw BundleCacheWriteError(path: path, reason: reason)
             }
+            if failure == EWOULDBLOCK { usleep(10_000) }
         }
         return descriptor
     }
+
+    /// How long ``install(_:unlessKeeping:)`` waits for another process's lock on the directory:
+    /// an install holds it for a check and a rename, milliseconds.
+    static let lockWaitSeconds: TimeInterval = 5
 }
 
 /// The last good bundle could not be written; the new bundle is still in use.

@@ -25,7 +25,7 @@ actor BundleUpdater {
         // Concurrent callers join the request in flight rather than racing their own: two fetches
         // answered out of order could otherwise publish the older bundle last.
         if let inFlight { return await inFlight.value }
-        let task = Task { await self.fetchAndApply() }
+        let task = Task { await self.fetchAndApply().withBoundedReason }
         inFlight = task
         let outcome = await task.value
         inFlight = nil
@@ -355,5 +355,15 @@ actor BundleUpdater {
         if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
         if tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") { tag = tag.dropFirst().dropLast() }
         return String(tag)
+    }
+}
+
+extension RefreshOutcome {
+    /// An `unavailable` reason bounded as a rejection's is (``BundleText/boundedReason(_:)``): it
+    /// may quote what the origin sent, such as a 304's ETag (attack round 10, F2: 90,000
+    /// characters with raw ESC and BEL came back). A rejection's reason is bounded where it is made.
+    var withBoundedReason: RefreshOutcome {
+        guard case .unavailable(let reason) = self else { return self }
+        return .unavailable(reason: BundleText.boundedReason(reason))
     }
 }
