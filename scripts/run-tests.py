@@ -124,14 +124,19 @@ def plan(tests, select):
     return suites, pool, live
 
 
+def suite_weight(name, suites, weights):
+    """A suite's expected seconds: its recorded or last-run figure, else two seconds a test."""
+    return weights.get(name, suites[name]["tests"] * 2.0)
+
+
 def shard(live, suites, count, weights):
-    """Longest first onto the lightest shard; weight = the last run's seconds, else the test count."""
+    """Longest first onto the lightest shard (weights: suite_weight)."""
     shards = [[] for _ in range(max(1, min(count, len(live))))]
     loads = [0.0] * len(shards)
-    for name in sorted(live, key=lambda n: -weights.get(n, suites[n]["tests"] * 2.0)):
+    for name in sorted(live, key=lambda n: -suite_weight(n, suites, weights)):
         lightest = loads.index(min(loads))
         shards[lightest].append(name)
-        loads[lightest] += weights.get(name, suites[name]["tests"] * 2.0)
+        loads[lightest] += suite_weight(name, suites, weights)
     return [s for s in shards if s]
 
 
@@ -187,7 +192,7 @@ def main():
     print(f"run-tests: {len(suites)} suites ({args.select}, volume {volume}): {len(pool)} in the parallel process, "
           f"{len(live)} live in {len(shards)} serial shard(s)")
     for name, names, _ in runs:
-        expected = "" if name == "parallel" else f" (~{sum(weights.get(n, suites[n]['tests'] * 2.0) for n in names):.0f}s)"
+        expected = "" if name == "parallel" else f" (~{sum(suite_weight(n, suites, weights) for n in names):.0f}s)"
         print(f"  {name}: {len(names)} suites{expected}: {' '.join(n.split('.', 1)[1] for n in names)}")
     if args.dry_run:
         return 0
