@@ -116,3 +116,24 @@ test('handler and action names stay right across policies and repeated decisions
     assert.deepEqual(second.decide({ url: 'https://one.example' }).handler, null);
   }
 });
+
+test('a getter that decides another request does not change the request it is read from', () => {
+  const policy = NavigationPolicy.fromConfig(JSON.stringify({ defaultDecision: 'allow', handlers: [
+    { name: 'frames', type: 'cancel', action: 'block-frame', match: { targetFrames: ['sub'] } },
+  ] }));
+  const inner = { url: 'https://inner.example/', targetFrame: 'sub' };
+  const expectedInner = { decision: 'cancel', handler: 'frames', action: 'block-frame', location: null, url: 'https://inner.example/' };
+  const expectedOuter = { decision: 'allow', handler: null, action: null, location: null, url: 'https://outer.example/x' };
+  let innerDecision = null;
+  // Members read before and after the getter: both must stay the outer request's.
+  const outer = { url: 'https://outer.example/x', get method() { innerDecision = policy.decide(inner); return 'GET'; }, navigationType: 'other' };
+  assert.deepEqual(policy.decide(outer), expectedOuter);
+  assert.deepEqual(innerDecision, expectedInner);
+  // The same through JSON (another prototype), and nested twice.
+  assert.deepEqual(policy.decide(asJSONPath(outer)), expectedOuter);
+  const twice = { get url() { policy.decide(outer); return 'https://outer.example/x'; } };
+  assert.deepEqual(policy.decide(twice), expectedOuter);
+  // And the shared members are clean for the next plain call.
+  assert.deepEqual(policy.decide({ url: 'https://outer.example/x' }), expectedOuter);
+  policy.release();
+});

@@ -303,8 +303,14 @@ function requestFields(request) {
   return readMembers(request);
 }
 
-/** The members requestFields reads, reused: the API is called on one thread, never reentered. */
+/**
+ * The members requestFields reads, reused across calls. A member's getter may itself call
+ * decide (the API runs on one thread, but a getter is the caller's code): that inner read gets
+ * an array of its own (`readingMembers`), or it would write its members over the outer request's
+ * and the outer decision would be about the inner request's URL.
+ */
 const memberFields = [null, null, null, null, null];
+let readingMembers = false;
 
 /** At most this many UTF-16 code units in all: JSON.stringify writes one as 6 bytes at most, so the body stays under the module's 65,536-byte limit. */
 const maximumFieldUnits = 10_000;
@@ -325,7 +331,16 @@ function fieldIndex(key) {
 }
 
 function readMembers(request) {
-  memberFields.fill(null);
+  if (readingMembers) return readMembersInto([null, null, null, null, null], request);
+  readingMembers = true;
+  try {
+    return readMembersInto(memberFields.fill(null), request);
+  } finally {
+    readingMembers = false;
+  }
+}
+
+function readMembersInto(fields, request) {
   const keys = Object.keys(request);
   const values = new Array(keys.length);
   let plain = true;
@@ -345,14 +360,14 @@ function readMembers(request) {
     if (field < 0) {
       plain = false;
     } else if (type === 'string' && wellFormed(value)) {
-      memberFields[field] = value;
+      fields[field] = value;
       units += value.length;
     } else if (value !== null) {
       // null is an absent member to the reader, as here.
       plain = false;
     }
   }
-  if (plain && units <= maximumFieldUnits) return memberFields;
+  if (plain && units <= maximumFieldUnits) return fields;
   const snapshot = Object.create(null);
   for (let index = 0; index < keys.length; index += 1) snapshot[keys[index]] = values[index];
   readMembers.snapshot = snapshot;
