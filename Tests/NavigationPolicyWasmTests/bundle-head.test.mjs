@@ -7,48 +7,16 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
-import { loadModule, run, scratch, signingKey, writeBundle } from './support.mjs';
+import { forgedCompiledBundle as compiled, forgedJSONBundle as json, linearMemoryProbe, loadModule, run, scratch, signingKey, writeBundle } from './support.mjs';
 
-// Test-only: the API shows nothing of linear memory (nor should it), so this suite keeps the
-// instances the module makes, by wrapping WebAssembly.Instance before the module is loaded (its
-// top-level await makes the first one), and reads memory.buffer.byteLength of the last one.
-const instances = [];
-const Instance = WebAssembly.Instance;
-WebAssembly.Instance = function (module, imports) {
-  const made = new Instance(module, imports);
-  instances.push(made);
-  return made;
-};
+const memoryBytes = linearMemoryProbe();
 const { NavigationPolicy } = await loadModule();
-const memoryBytes = () => instances.at(-1).exports.memory.buffer.byteLength;
 
 const MiB = 1 << 20;
 /** A forged bundle's size: any copy of one shows as growth far past `bound`. */
 const size = 24 * MiB;
 /** What a refusal from the head may grow linear memory by: the head's copy and its reading. */
 const bound = 1 * MiB;
-const encoder = new TextEncoder();
-const stamp = `"revision":"sha256:${'a'.repeat(64)}","policyVersion":5,"issuedAt":4070908800,"expiresAt":4102444800`;
-
-/** `text` followed by zeros (`padding` spaces for JSON) up to `total` bytes, then `tail`. */
-function bundle(text, total, { padding = 0, tail = '' } = {}) {
-  const bytes = new Uint8Array(total).fill(padding);
-  bytes.set(encoder.encode(text));
-  bytes.set(encoder.encode(tail), total - tail.length);
-  return bytes;
-}
-
-/** A compiled bundle of `total` bytes whose head names `keyId`; its image is zeros. */
-function compiled(keyId, total) {
-  const head = (length) => `{"format":"navpolicy-bundle","version":3,${stamp},"keyId":"${keyId}","compiledPolicy":{"length":${length}}}\n`;
-  // The length is part of the head: settle it (its digits do not change between the two tries).
-  return bundle(head(total - head(total).length), total);
-}
-
-/** A JSON bundle of `total` bytes whose head names `keyId` and whose chain is spaces. */
-function json(keyId, total) {
-  return bundle(`{"format":"navpolicy-bundle","version":2,${stamp},"keyId":"${keyId}","policy":{"handlers":[`, total, { padding: 0x20, tail: ']}}' });
-}
 
 describe('fromBundle refuses a forged bundle from its head, before copying it whole', () => {
   let directory;
