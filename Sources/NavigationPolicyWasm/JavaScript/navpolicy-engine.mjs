@@ -429,8 +429,10 @@ export class NavigationPolicy {
    * Loads a policy bundle (`GET /v1/policy/bundle`, `navpolicyd bundle`, JSON or compiled) as the
    * app client does: with `trustedKeys`, the signature (base64 text or bytes) must verify with
    * the key the bundle's signed `keyId` names (Ed25519 through WebCrypto); an expired bundle is
-   * refused. Without `trustedKeys`, nothing is verified (tests, vectors). Compare `policyVersion`
-   * with the one you hold to refuse a rollback.
+   * refused. Everything before the signature is checked from the bundle's first 64 KiB, and the
+   * bundle is copied into the module's memory (which never shrinks) only once it verified.
+   * Without `trustedKeys`, nothing is verified (tests, vectors). Compare `policyVersion` with
+   * the one you hold to refuse a rollback.
    */
   static async fromBundle(bytes, { trustedKeys = {}, signature = null, acceptsUnversionedBundles = false, now } = {}) {
     const view = asBytes(bytes, 'the bundle');
