@@ -31,8 +31,17 @@ struct BundleSigningHead: Equatable {
     /// - Throws: `malformed` when the head is not JSON, not an object, repeats or adds a member,
     ///   has no `version` before `policy`, or does not end within ``maximumBytes``.
     init(_ bytes: UnsafeRawBufferPointer) throws(BundleRejection) {
-        let isCut = bytes.count > Self.maximumBytes
-        let head = Self.wholeCharacters(Array(bytes.prefix(Self.maximumBytes)), isCut: isCut)
+        try self.init(prefix: bytes, bundleCount: bytes.count)
+    }
+
+    /// Reads the head from the first bytes of a JSON bundle of `bundleCount` bytes: `prefix` holds
+    /// at least `min(bundleCount, maximumBytes)` of them. The same head, and the same refusal, as
+    /// ``init(_:)`` over the whole bundle: the WebAssembly build checks a bundle from a copy of
+    /// its head alone, so that one nobody trusted signed never reaches linear memory whole
+    /// (attack round 10, F5).
+    init(prefix: UnsafeRawBufferPointer, bundleCount: Int) throws(BundleRejection) {
+        let isCut = bundleCount > Self.maximumBytes
+        let head = Self.wholeCharacters(Array(prefix.prefix(Self.maximumBytes)), isCut: isCut)
         // Each step of the reader, its parse error turned into the bundle's refusal.
         func read<Value>(_ step: () throws(JSONParseError) -> Value) throws(BundleRejection) -> Value {
             do {

@@ -31,7 +31,16 @@ public struct CompiledBundleHead: Sendable {
 
     /// Reads and checks the head of `bytes`; the signature is checked by the caller over all of `bytes`.
     public init(_ bytes: UnsafeRawBufferPointer) throws(BundleRejection) {
-        guard let newline = bytes.prefix(Self.maximumHeadLength).firstIndex(of: 0x0A) else {
+        try self.init(prefix: bytes, bundleCount: bytes.count)
+    }
+
+    /// Reads and checks the head from the first bytes of a compiled bundle of `bundleCount`
+    /// bytes: `prefix` holds at least `min(bundleCount, maximumHeadLength)` of them. The same
+    /// head, and the same refusal, as ``init(_:)`` over the whole bundle: the WebAssembly build
+    /// checks a bundle from a copy of its head alone (attack round 10, F5).
+    init(prefix: UnsafeRawBufferPointer, bundleCount: Int) throws(BundleRejection) {
+        let bytes = UnsafeRawBufferPointer(rebasing: prefix.prefix(Self.maximumHeadLength))
+        guard let newline = bytes.firstIndex(of: 0x0A) else {
             throw BundleRejection(.malformed, "a compiled bundle starts with a JSON line under 64 KiB")
         }
         let value: JSONValue
@@ -54,11 +63,11 @@ public struct CompiledBundleHead: Sendable {
         }
         let imageOffset = newline + 1
         guard let compiled = root["compiledPolicy"]?.objectValue, compiled.keys == ["length"],
-            let length = compiled["length"]?.integerValue, length == bytes.count - imageOffset
+            let length = compiled["length"]?.integerValue, length == bundleCount - imageOffset
         else {
             throw BundleRejection(
                 .malformed,
-                "\"compiledPolicy\" must be {\"length\":N} with N the \(bytes.count - imageOffset) bytes after the head")
+                "\"compiledPolicy\" must be {\"length\":N} with N the \(bundleCount - imageOffset) bytes after the head")
         }
         self.revision = revision
         self.stamp = try BundleDocument.stamp(root)

@@ -38,22 +38,29 @@ public func navpolicyPolicyFromConfig(_ bytes: UnsafeRawPointer?, _ count: Int32
     return Handles.policies.insert(LoadedPolicy(policy))
 }
 
-/// Reads a policy bundle up to its signature check (`OpenedBundle`). Takes `bytes` over (they
-/// were allocated with `navpolicy_alloc`): kept for a compiled bundle's tables, and a JSON
-/// bundle's until it is loaded (only then parsed) or discarded; freed on failure. `keyIDs` is a
-/// JSON array of the ids of the trusted keys.
+/// How many of a bundle's first bytes `navpolicy_bundle_open` reads (``OpenedBundle/headBytes``).
+@_expose(wasm, "navpolicy_bundle_head_bytes")
+@_cdecl("navpolicy_bundle_head_bytes")
+public func navpolicyBundleHeadBytes() -> Int32 { Int32(OpenedBundle.headBytes) }
+
+/// Reads a policy bundle up to its signature check (`OpenedBundle`) from its first bytes alone:
+/// `head` holds the first `min(bundleCount, navpolicy_bundle_head_bytes())` of the
+/// `bundleCount` bytes (a Double: a length past 2 GiB is still refused as `too-large`), and
+/// stays the caller's. `keyIDs` is a JSON array of the ids of the trusted keys.
 /// Returns an opened-bundle handle, the result `{"keyIds":[…]}` naming the keys the signature
 /// must verify with (none: nothing to verify); or -1 (`malformed`, `unversioned`, `unsigned`,
 /// `unknown-key`, `too-large`).
 @_expose(wasm, "navpolicy_bundle_open")
 @_cdecl("navpolicy_bundle_open")
 public func navpolicyBundleOpen(
-    _ bytes: UnsafeMutableRawPointer?, _ count: Int32, _ keyIDs: UnsafeRawPointer?, _ keyIDsCount: Int32,
-    _ hasSignature: Int32, _ acceptsUnversionedBundles: Int32
+    _ head: UnsafeRawPointer?, _ headCount: Int32, _ bundleCount: Double, _ keyIDs: UnsafeRawPointer?,
+    _ keyIDsCount: Int32, _ hasSignature: Int32, _ acceptsUnversionedBundles: Int32
 ) -> Int32 {
-    guard let bytes, count >= 0 else { return fail(.misuse("no bundle bytes")) }
-    let whole = PolicyImageBytes(buffer: UnsafeRawBufferPointer(start: bytes, count: Int(count))) { buffer in
-        buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+    guard bundleCount.isFinite, bundleCount >= 0, bundleCount < 9.0e15, bundleCount.rounded(.down) == bundleCount
+    else { return fail(.misuse("the bundle's length is not a count of bytes")) }
+    let count = Int(bundleCount)
+    guard let head, Int(headCount) == min(count, OpenedBundle.headBytes) else {
+        return fail(.misuse("the head must be the bundle's first bytes, \(OpenedBundle.headBytes) or all of a shorter one"))
     }
     let trusted: [String]
     switch try? JSONParser(maximumDepth: 2).parse(UnsafeRawBufferPointer(start: keyIDs, count: Int(max(keyIDsCount, 0)))) {
@@ -64,7 +71,8 @@ public func navpolicyBundleOpen(
     }
     do {
         let opened = try OpenedBundle(
-            whole, trustedKeyIDs: trusted, hasSignature: hasSignature != 0,
+            prefix: UnsafeRawBufferPointer(start: head, count: Int(headCount)), bundleCount: count,
+            trustedKeyIDs: trusted, hasSignature: hasSignature != 0,
             acceptsUnversionedBundles: acceptsUnversionedBundles != 0)
         CallResult.publish(.object(opened.verificationRequest))
         return Handles.openedBundles.insert(opened)
@@ -75,17 +83,31 @@ public func navpolicyBundleOpen(
 
 /// Finishes an opened bundle (and releases its handle): `signatureVerified` is whether
 /// JavaScript verified the signature with one of the keys `navpolicy_bundle_open` named;
-/// `nowSeconds` the Unix time the expiry is checked against. A policy handle and the result
-/// `{"layout","revision","policyVersion","issuedAt","expiresAt","keyId"}`, or -1
-/// (`bad-signature`, `malformed`, `expired`, `invalid-policy`).
+/// `nowSeconds` the Unix time the expiry is checked against. `bytes` is the whole bundle,
+/// taken over (allocated with `navpolicy_alloc`; kept for a compiled bundle's tables, freed
+/// otherwise); JavaScript copies it in only when the signature verified or no key is trusted,
+/// and passes null otherwise, which is refused (`bad-signature`) before bytes are needed.
+/// A policy handle and the result `{"layout","revision","policyVersion","issuedAt",
+/// "expiresAt","keyId"}`, or -1 (`bad-signature`, `malformed`, `expired`, `invalid-policy`).
 @_expose(wasm, "navpolicy_bundle_load")
 @_cdecl("navpolicy_bundle_load")
-public func navpolicyBundleLoad(_ opened: Int32, _ nowSeconds: Double, _ signatureVerified: Int32) -> Int32 {
+public func navpolicyBundleLoad(
+    _ opened: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int32, _ nowSeconds: Double, _ signatureVerified: Int32
+) -> Int32 {
+    // Owned from here, failure or not.
+    let whole = bytes.map { start in
+        PolicyImageBytes(buffer: UnsafeRawBufferPointer(start: start, count: Int(max(count, 0)))) { buffer in
+            buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+        }
+    }
     guard let bundle = Handles.openedBundles.remove(opened) else { return fail(.misuse("no such opened bundle")) }
     guard nowSeconds.isFinite, abs(nowSeconds) < 9.0e15 else { return fail(.misuse("the time is not a number of seconds")) }
     do {
-        let (policy, summary) = try bundle.load(
-            nowSeconds: BundleNumber(nowSeconds.rounded(.down)), signatureVerified: signatureVerified != 0)
+        try bundle.checkSignature(verified: signatureVerified != 0)
+        guard let whole, whole.buffer.count == bundle.bundleCount else {
+            return fail(.misuse("the whole bundle must follow its head"))
+        }
+        let (policy, summary) = try bundle.load(whole, nowSeconds: BundleNumber(nowSeconds.rounded(.down)))
         CallResult.publish(.object(summary))
         return Handles.policies.insert(LoadedPolicy(policy))
     } catch {
@@ -93,7 +115,7 @@ public func navpolicyBundleLoad(_ opened: Int32, _ nowSeconds: Double, _ signatu
     }
 }
 
-/// Drops an opened bundle that will not be loaded (its signature did not verify).
+/// Drops an opened bundle that will not be loaded (its verification threw).
 @_expose(wasm, "navpolicy_bundle_discard")
 @_cdecl("navpolicy_bundle_discard")
 public func navpolicyBundleDiscard(_ opened: Int32) { _ = Handles.openedBundles.remove(opened) }

@@ -83,4 +83,60 @@ struct BundleSigningHeadTests {
             )
         }
     }
+
+    /// What `read` gives: the head it describes, or its refusal.
+    static func outcome(_ read: () throws(BundleRejection) -> String) -> String {
+        do {
+            return try read()
+        } catch {
+            return "refused: \(error.description)"
+        }
+    }
+
+    /// Attack round 10, F5: the WebAssembly build reads a bundle's head from a copy of its first
+    /// 64 KiB and its length, never the whole bundle, until the signature verified; each reader
+    /// must give from those what it gives from the whole bundle, refusals and their reasons too.
+    @Test("a head read from the first 64 KiB and the length is the head read from the whole bundle")
+    func headFromPrefix() {
+        var bundles: [[UInt8]] = [
+            bundleBytes(keyId: "app"), Self.unparsable(keyId: "retired"), legacyBundleBytes(), Array("{\"version\":".utf8),
+            [], Array("[1,2]".utf8),
+        ]
+        // Heads past 64 KiB, the cut splitting a character or not; and a short head before a long chain.
+        for lead in ["", "x"] {
+            bundles.append(bundleBytes(keyId: lead + String(repeating: "é", count: 40_000)))
+            bundles.append(Array(("{\"version\":2,\"keyId\":\"" + lead + String(repeating: "é", count: 40_000)).utf8))
+        }
+        bundles.append(bundleBytes(policy: "[" + String(repeating: " ", count: 100_000) + "]", keyId: "app"))
+        // Compiled heads: an image of the length the head claims, of another length, a head line past 64 KiB.
+        let compiled = { (length: Int, image: Int, keyId: String) -> [UInt8] in
+            Array(
+                #"{"format":"navpolicy-bundle","version":3,"revision":"\#(Self.revision)","policyVersion":2,"issuedAt":4070908800,"expiresAt":4102444800,"keyId":"\#(keyId)","compiledPolicy":{"length":\#(length)}}"#
+                    .utf8) + [0x0A] + [UInt8](repeating: 0, count: image)
+        }
+        bundles += [
+            compiled(100_000, 100_000, "app"), compiled(10, 10, "app"), compiled(100_001, 100_000, "app"),
+            compiled(100_000, 100_000, String(repeating: "k", count: 70_000)),
+        ]
+        for bytes in bundles {
+            bytes.withUnsafeBytes { whole in
+                let prefix = UnsafeRawBufferPointer(rebasing: whole.prefix(BundleSigningHead.maximumBytes))
+                let json = { (buffer: UnsafeRawBufferPointer, count: Int) in
+                    Self.outcome { () throws(BundleRejection) in
+                        let head = try BundleSigningHead(prefix: buffer, bundleCount: count)
+                        return "\(head.isVersionOne) \(head.keyId.map { EchoedText.bounded($0) } ?? "-")"
+                    }
+                }
+                let head = { (buffer: UnsafeRawBufferPointer, count: Int) in
+                    Self.outcome { () throws(BundleRejection) in
+                        let head = try CompiledBundleHead(prefix: buffer, bundleCount: count)
+                        return "\(head.revision) \(head.stamp) \(head.imageOffset) \(head.imageLength)"
+                    }
+                }
+                #expect(json(prefix, whole.count) == json(whole, whole.count))
+                #expect(head(prefix, whole.count) == head(whole, whole.count))
+                #expect(CompiledBundleHead.isCompiled(prefix) == CompiledBundleHead.isCompiled(whole))
+            }
+        }
+    }
 }

@@ -68,3 +68,45 @@ export function writeBundle(directory, name, bytes, signature) {
   if (signature !== null && signature !== undefined) writeFileSync(`${path}.sig`, `${signature}\n`);
   return path;
 }
+
+/**
+ * Test and bench only: keeps the WebAssembly instances made from now on by wrapping
+ * WebAssembly.Instance (call it before the module is imported: its top-level await makes the
+ * first one), and returns a function that gives the last one's linear memory in bytes. The API
+ * shows nothing of linear memory, nor should it.
+ */
+export function linearMemoryProbe() {
+  const instances = [];
+  const Instance = WebAssembly.Instance;
+  WebAssembly.Instance = function (module, imports) {
+    const made = new Instance(module, imports);
+    instances.push(made);
+    return made;
+  };
+  return () => instances.at(-1).exports.memory.buffer.byteLength;
+}
+
+const forgedStamp = `"revision":"sha256:${'a'.repeat(64)}","policyVersion":5,"issuedAt":4070908800,"expiresAt":4102444800`;
+
+/**
+ * A compiled bundle of `total` bytes whose head names `keyId`, its image `total` minus the head
+ * bytes of `fill`, signed by nobody (attack round 10, F5). A `fill` other than 0 writes every
+ * page, as a download would (untouched zero pages count in no RSS).
+ */
+export function forgedCompiledBundle(keyId, total, fill = 0) {
+  const head = (length) => `{"format":"navpolicy-bundle","version":3,${forgedStamp},"keyId":"${keyId}","compiledPolicy":{"length":${length}}}\n`;
+  const bytes = new Uint8Array(total);
+  if (fill !== 0) bytes.fill(fill);
+  // The length is part of the head: its digits are the same for the two tries.
+  bytes.set(new TextEncoder().encode(head(total - head(total).length)));
+  return bytes;
+}
+
+/** A JSON bundle of `total` bytes whose head names `keyId` and whose chain is spaces, signed by nobody. */
+export function forgedJSONBundle(keyId, total) {
+  const encoder = new TextEncoder();
+  const bytes = new Uint8Array(total).fill(0x20);
+  bytes.set(encoder.encode(`{"format":"navpolicy-bundle","version":2,${forgedStamp},"keyId":"${keyId}","policy":{"handlers":[`));
+  bytes.set(encoder.encode(']}}'), total - 3);
+  return bytes;
+}

@@ -145,6 +145,24 @@ class Engine {
     return pointer;
   }
 
+  /**
+   * Opens a bundle from a copy of its first bytes alone (navpolicy_bundle_open): the checks
+   * before the signature read no more, so a bundle they refuse never reaches linear memory,
+   * which never shrinks, whole. Returns { handle, keyIds }: the opened bundle and the key ids
+   * the signature must verify with (none: no key is trusted).
+   */
+  openBundle(bytes, trustedKeyIds, hasSignature, acceptsUnversionedBundles) {
+    const headLength = Math.min(bytes.length, this.exports.navpolicy_bundle_head_bytes());
+    const head = this.copyIn(bytes.subarray(0, headLength));
+    try {
+      const [keysPointer, keysLength] = this.scratchText(JSON.stringify(trustedKeyIds));
+      const handle = this.exports.navpolicy_bundle_open(head, headLength, bytes.length, keysPointer, keysLength, hasSignature ? 1 : 0, acceptsUnversionedBundles ? 1 : 0);
+      return { handle, keyIds: this.result(handle).keyIds };
+    } finally {
+      this.exports.navpolicy_free(head);
+    }
+  }
+
   /** The reused scratch buffer, at least `needed` bytes, as a view of the current memory. */
   scratchBytes(needed) {
     if (needed > this.scratchSize) {
@@ -266,8 +284,8 @@ function asBytes(value, what) {
   throw new NavigationPolicyError('invalid-argument', `${what} must be a Uint8Array or an ArrayBuffer`);
 }
 
-/** The trusted keys imported for WebCrypto's Ed25519, by key id; a bad key is the caller's error. */
-async function importKeys(trustedKeys) {
+/** The trusted keys' raw 32 bytes, by key id; a bad key is the caller's error. */
+function trustedKeyBytes(trustedKeys) {
   if (trustedKeys === null || typeof trustedKeys !== 'object') {
     throw new NavigationPolicyError('invalid-argument', 'trustedKeys must be an object { keyId: base64PublicKey }');
   }
@@ -277,13 +295,18 @@ async function importKeys(trustedKeys) {
     if (raw === null || raw.length !== 32) {
       throw new NavigationPolicyError('invalid-argument', `trustedKeys[${JSON.stringify(keyId)}] is not a base64 32-byte Ed25519 public key`);
     }
-    try {
-      keys.set(keyId, await crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']));
-    } catch (error) {
-      throw new NavigationPolicyError('unsupported', `this runtime's WebCrypto cannot import an Ed25519 key: ${error.message}`);
-    }
+    keys.set(keyId, raw);
   }
   return keys;
+}
+
+/** The raw public key `raw` imported for WebCrypto's Ed25519. */
+async function importKey(raw) {
+  try {
+    return await crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']);
+  } catch (error) {
+    throw new NavigationPolicyError('unsupported', `this runtime's WebCrypto cannot import an Ed25519 key: ${error.message}`);
+  }
 }
 
 /**
@@ -421,29 +444,34 @@ export class NavigationPolicy {
    * Loads a policy bundle (`GET /v1/policy/bundle`, `navpolicyd bundle`, JSON or compiled) as the
    * app client does: with `trustedKeys`, the signature (base64 text or bytes) must verify with
    * the key the bundle's signed `keyId` names (Ed25519 through WebCrypto); an expired bundle is
-   * refused. Without `trustedKeys`, nothing is verified (tests, vectors). Compare `policyVersion`
-   * with the one you hold to refuse a rollback.
+   * refused. Everything before the signature is checked from the bundle's first 64 KiB, and the
+   * bundle is copied into the module's memory (which never shrinks) only once it verified.
+   * Without `trustedKeys`, nothing is verified (tests, vectors). Compare `policyVersion` with
+   * the one you hold to refuse a rollback.
    */
   static async fromBundle(bytes, { trustedKeys = {}, signature = null, acceptsUnversionedBundles = false, now } = {}) {
-    const snapshot = asBytes(bytes, 'the bundle').slice();
-    const keys = await importKeys(trustedKeys);
+    const view = asBytes(bytes, 'the bundle');
+    const keys = trustedKeyBytes(trustedKeys);
     const hasSignature = signature !== null && signature !== undefined;
     const owner = engine();
-    const opened = owner.call((exports) => {
-      const pointer = owner.copyIn(snapshot);
-      const [keysPointer, keysLength] = owner.scratchText(JSON.stringify([...keys.keys()]));
-      // The module owns `pointer` from here, failure or not.
-      const handle = exports.navpolicy_bundle_open(pointer, snapshot.length, keysPointer, keysLength, hasSignature ? 1 : 0, acceptsUnversionedBundles ? 1 : 0);
-      return { handle, keyIds: owner.result(handle).keyIds };
-    });
+    // Size, layout, key id and signature's presence are checked from the bundle's head alone,
+    // before it is copied anywhere whole (docs/bundles.md, "What a reader reads before the
+    // signature"): a forged 256 MiB bundle grew linear memory, which never shrinks, by 256 MiB
+    // before it was refused (attack round 10, F5).
+    const opened = owner.call(() => owner.openBundle(view, [...keys.keys()], hasSignature, acceptsUnversionedBundles));
+    let snapshot;
     let verified = false;
     try {
+      // What the signature is checked over and the module reads: a copy taken before the first
+      // await, so that the caller may reuse its buffer at once.
+      snapshot = view.slice();
       if (opened.keyIds.length > 0) {
         const signatureBytes = typeof signature === 'string' ? base64Bytes(signature) : asBytes(signature, 'the signature');
         for (const keyId of opened.keyIds) {
           if (signatureBytes === null || verified) break;
+          const key = await importKey(keys.get(keyId));
           // A signature WebCrypto cannot even read is one that does not verify.
-          verified = await crypto.subtle.verify({ name: 'Ed25519' }, keys.get(keyId), signatureBytes, snapshot).catch(() => false);
+          verified = await crypto.subtle.verify({ name: 'Ed25519' }, key, signatureBytes, snapshot).catch(() => false);
         }
       }
     } catch (error) {
@@ -452,7 +480,18 @@ export class NavigationPolicy {
     }
     const seconds = Math.floor((now instanceof Date ? now.getTime() : now ?? Date.now()) / 1000);
     return owner.call((exports) => {
-      const handle = exports.navpolicy_bundle_load(opened.handle, seconds, verified ? 1 : 0);
+      // Copied in whole only once the signature verified (or when no key is trusted): the
+      // module refuses anything else as bad-signature without its bytes.
+      const whole = opened.keyIds.length === 0 || verified;
+      let pointer = 0;
+      try {
+        if (whole) pointer = owner.copyIn(snapshot);
+      } catch (error) {
+        exports.navpolicy_bundle_discard(opened.handle);
+        throw error;
+      }
+      // The module owns `pointer` from here, failure or not.
+      const handle = exports.navpolicy_bundle_load(opened.handle, pointer, whole ? snapshot.length : 0, seconds, verified ? 1 : 0);
       return new NavigationPolicy(constructing, owner, handle, owner.result(handle));
     });
   }
