@@ -44,7 +44,31 @@ def urls(size):
         # Every `/api/*xN*` pattern is a candidate (one index key) and none occurs.
         "api-filler": fill("a/", size, head=HOST + "/api/"),
     }
+    kinds.update(idna_hosts(size))
     return kinds
+
+
+def idna_hosts(size):
+    """Hosts whose IDNA steps were quadratic (outside attack round 11): one letter and a run of
+    combining marks of two alternating classes (canonical ordering), one label of distinct CJK
+    scalars (Punycode encoding), and its Punycode with the scalars in falling order beside a
+    non-ASCII label (only then is an `xn--` label decoded; each scalar is inserted at the
+    front, and the label is encoded again). Sized in UTF-8 bytes, which the URL limit counts."""
+    head, tail = "https://", ".example/"
+    room = size - len(head) - len(tail)
+    marks = "a" + "\u0316\u0301" * ((room - 1) // 4)
+    distinct = "".join(chr(0x4E00 + i) for i in range(room // 3))
+    falling = "".join(chr(0x9FFF - i) for i in range(min(20_000, room // 3)))
+    beside = ".\u00fc"
+    encoded = "xn--" + falling.encode("punycode").decode("ascii")
+    while len(encoded) + len(beside.encode()) > room:
+        falling = falling[: len(falling) * 9 // 10]
+        encoded = "xn--" + falling.encode("punycode").decode("ascii")
+    return {
+        "idna-alternating-marks": head + marks + tail,
+        "idna-distinct-cjk": head + distinct + tail,
+        "idna-falling-punycode": head + encoded + beside + tail,
+    }
 
 
 # A short path: the cost of a handler's many patterns when nothing long is at stake.

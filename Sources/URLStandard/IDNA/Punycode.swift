@@ -46,20 +46,27 @@ enum Punycode {
     /// Decodes a Punycode string (the part after `xn--`) to scalar values.
     /// Returns nil for a non-basic input code point, a bad digit, overflow, or a decoded value
     /// that is not a Unicode scalar value (surrogate or above U+10FFFF).
+    ///
+    /// RFC 3492 inserts each decoded code point into the output as it goes, which moves what
+    /// follows: a long label of code points inserted at the front cost quadratic time. The
+    /// insertions are recorded instead and placed once all are known (``place(basic:values:at:)``).
     static func decode(_ input: ArraySlice<UInt8>) -> [UInt32]? {
         // Keeps every count below in UInt32 range.
         guard input.count < Int(UInt32.max / 2) else { return nil }
-        var output: [UInt32] = []
-        output.reserveCapacity(input.count)
+        var basic: [UInt32] = []
         var position = input.startIndex
         if let lastDelimiter = input.lastIndex(of: delimiter) {
+            basic.reserveCapacity(lastDelimiter - input.startIndex)
             for byte in input[input.startIndex..<lastDelimiter] {
                 guard byte < 0x80 else { return nil }
-                output.append(UInt32(byte))
+                basic.append(UInt32(byte))
             }
             // RFC 3492 §6.2: the delimiter ends the basic code points only if there are some.
             if lastDelimiter > input.startIndex { position = lastDelimiter + 1 }
         }
+        // Each insertion: the code point, and its index in the output just after it went in.
+        var values: [UInt32] = []
+        var indexes: [UInt32] = []
         var n = initialN
         var i: UInt32 = 0
         var bias = initialBias
@@ -82,70 +89,121 @@ enum Punycode {
                 w = nextW
                 k += base
             }
-            let count = UInt32(output.count) + 1
+            let count = UInt32(truncatingIfNeeded: basic.count + values.count) + 1
             bias = adapt(delta: i - oldI, numPoints: count, firstTime: oldI == 0)
             let (nextN, overflowN) = n.addingReportingOverflow(i / count)
             guard !overflowN else { return nil }
             n = nextN
             i %= count
             guard n <= 0x10FFFF, !(0xD800...0xDFFF).contains(n) else { return nil }
-            output.insert(n, at: Int(i))
+            values.append(n)
+            indexes.append(i)
             i += 1
+        }
+        return place(basic: basic, values: values, at: indexes)
+    }
+
+    /// The output of RFC 3492's decoder: `basic` first, then each `values[k]` inserted at
+    /// `indexes[k]` in turn. Placed last to first: the k-th insertion ends at the `indexes[k]`-th
+    /// of the positions no later insertion took (a later one only shifts it), and the basic code
+    /// points fill the positions left, in their order. n log n for n code points.
+    private static func place(basic: [UInt32], values: [UInt32], at indexes: [UInt32]) -> [UInt32] {
+        guard !values.isEmpty else { return basic }
+        let count = basic.count + values.count
+        var output = [UInt32](repeating: 0, count: count)
+        var taken = [Bool](repeating: false, count: count)
+        var free = PositionCounts(count: count, filled: true)
+        for insertion in values.indices.reversed() {
+            let position = free.position(ofOrdinal: Int(indexes[insertion]))
+            output[position] = values[insertion]
+            taken[position] = true
+            free.add(-1, at: position)
+        }
+        var basicScalars = basic.makeIterator()
+        for position in output.indices where !taken[position] {
+            guard let scalar = basicScalars.next() else { break }
+            output[position] = scalar
         }
         return output
     }
 
     /// Encodes scalar values as Punycode (without the `xn--` prefix), appending to `out`.
     /// Returns false on overflow (only reachable with absurdly long labels).
+    ///
+    /// RFC 3492 walks the whole label once per distinct code point, counting the smaller ones
+    /// before each occurrence: quadratic in a label of distinct scalars. Here the code points are
+    /// visited in (value, position) order and the smaller ones before a position are counted by
+    /// ``PositionCounts``, so every delta is the RFC's, in n log n.
     static func encode(_ input: ArraySlice<UInt32>, into out: inout [UInt8]) -> Bool {
         guard input.count < Int(UInt32.max / 2) else { return false }
         var basicCount: UInt32 = 0
-        for scalar in input where scalar < 0x80 {
-            out.append(UInt8(truncatingIfNeeded: scalar))
-            basicCount += 1
+        // Handled code points (basic at first, then each value as its round ends), by position.
+        var handledAt = PositionCounts(count: input.count)
+        // The rest, as value << 32 | position: sorted, they come in the RFC's order.
+        var pending: [UInt64] = []
+        for (offset, scalar) in input.enumerated() {
+            if scalar < 0x80 {
+                out.append(UInt8(truncatingIfNeeded: scalar))
+                basicCount += 1
+                handledAt.add(1, at: offset)
+            } else {
+                pending.append(UInt64(scalar) << 32 | UInt64(offset))
+            }
         }
         var handled = basicCount
         if basicCount > 0 { out.append(delimiter) }
+        pending.sort()
         var n = initialN
         var delta: UInt32 = 0
         var bias = initialBias
-        let total = UInt32(truncatingIfNeeded: input.count)
-        while handled < total {
-            var m = UInt32.max
-            for scalar in input where scalar >= n && scalar < m { m = scalar }
+        var round = 0
+        while round < pending.count {
+            let m = UInt32(truncatingIfNeeded: pending[round] >> 32)
             let (steps, overflowMul) = (m - n).multipliedReportingOverflow(by: handled + 1)
             guard !overflowMul else { return false }
             let (nextDelta, overflowAdd) = delta.addingReportingOverflow(steps)
             guard !overflowAdd else { return false }
             delta = nextDelta
             n = m
-            for scalar in input {
-                if scalar < n {
-                    let (incremented, overflow) = delta.addingReportingOverflow(1)
-                    guard !overflow else { return false }
-                    delta = incremented
+            var roundEnd = round
+            while roundEnd < pending.count, UInt32(truncatingIfNeeded: pending[roundEnd] >> 32) == m { roundEnd += 1 }
+            // The RFC's walk: +1 for every code point below n, and at each n, emit and restart.
+            var scanned = 0
+            for entry in pending[round..<roundEnd] {
+                let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)
+                guard add(handledAt.total(before: position) - handledAt.total(before: scanned), to: &delta) else { return false }
+                var q = delta
+                var k = base
+                while true {
+                    let t = threshold(k, bias: bias)
+                    if q < t { break }
+                    out.append(digitByte(t + (q - t) % (base - t)))
+                    q = (q - t) / (base - t)
+                    k += base
                 }
-                if scalar == n {
-                    var q = delta
-                    var k = base
-                    while true {
-                        let t = threshold(k, bias: bias)
-                        if q < t { break }
-                        out.append(digitByte(t + (q - t) % (base - t)))
-                        q = (q - t) / (base - t)
-                        k += base
-                    }
-                    out.append(digitByte(q))
-                    bias = adapt(delta: delta, numPoints: handled + 1, firstTime: handled == basicCount)
-                    delta = 0
-                    handled += 1
-                }
+                out.append(digitByte(q))
+                bias = adapt(delta: delta, numPoints: handled + 1, firstTime: handled == basicCount)
+                delta = 0
+                handled += 1
+                scanned = position + 1
             }
+            guard add(handledAt.total(before: input.count) - handledAt.total(before: scanned), to: &delta) else { return false }
+            for entry in pending[round..<roundEnd] { handledAt.add(1, at: Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)) }
+            round = roundEnd
             let (nextRound, overflow) = delta.addingReportingOverflow(1)
             guard !overflow else { return false }
             delta = nextRound
             n += 1
         }
+        return true
+    }
+
+    /// `delta += amount`, false when it overflows (the RFC adds one at a time; the sum overflows
+    /// exactly when one of those steps would).
+    private static func add(_ amount: Int, to delta: inout UInt32) -> Bool {
+        let (sum, overflow) = delta.addingReportingOverflow(UInt32(truncatingIfNeeded: amount))
+        guard !overflow, amount >= 0, amount <= Int(UInt32.max) else { return false }
+        delta = sum
         return true
     }
 }
