@@ -98,7 +98,10 @@ enum DecisionWords {
         } else {
             words[self.location] = -1
         }
-        if decision.url == request.url {
+        // Byte for byte: `==` on String is canonical equivalence, and `https://a\u{37E}b.example/`
+        // (GREEK QUESTION MARK) equals the href `https://a;b.example/` under it, so JavaScript
+        // handed back the caller's text as the decision's URL (outside attack round 11, F1).
+        if decision.url.utf8.elementsEqual(request.url.utf8) {
             words[url] = sameURL
         } else {
             let start = CallResult.writer.bytes.count

@@ -224,6 +224,17 @@ extension ConformanceVector.Answer {
         }
     }
 
+    /// Whether two members are the same bytes. `==` on String is canonical equivalence, under
+    /// which a decision URL of `a\u{37E}b` would pass for the expected `a;b` (outside attack
+    /// round 11, F1).
+    static func sameText(_ first: String?, _ second: String?) -> Bool {
+        switch (first, second) {
+        case (nil, nil): return true
+        case (let first?, let second?): return first.utf8.elementsEqual(second.utf8)
+        default: return false
+        }
+    }
+
     /// What differs from `actual`, one line per member; empty when they agree.
     func mismatches(_ actual: ConformanceVector.Answer) -> [String] {
         switch (self, actual) {
@@ -241,7 +252,7 @@ extension ConformanceVector.Answer {
             for (key, wanted, value) in [
                 ("handler", expected.handler, got.handler), ("action", expected.action, got.action),
                 ("location", expected.location, got.location), ("url", Optional(expected.url), Optional(got.url)),
-            ] where wanted != value {
+            ] where !Self.sameText(wanted, value) {
                 problems.append("\(key): expected \(describe(wanted)), got \(describe(value))")
             }
             if expected.shadow != got.shadow {

@@ -91,6 +91,24 @@ struct ConformanceRunnerCLITests {
         #expect((failure["actual"] as? [String: Any])?["decision"] as? String == "cancel")
     }
 
+    @Test("an expected URL that is only canonically equivalent to the answer's fails: members compare byte for byte")
+    func canonicallyEquivalentURLFails() throws {
+        // U+037E GREEK QUESTION MARK is canonically equivalent to `;`: Swift's `==` on String
+        // called the two URLs equal (outside attack round 11, F1).
+        let file = try Self.altered("default.json") { cases in
+            let position = try Self.index(of: "logout, matrix parameter", in: cases)
+            var expect = try #require(cases[position]["expect"] as? [String: Any])
+            let url = try #require(expect["url"] as? String)
+            #expect(url.contains(";"))
+            expect["url"] = url.replacingOccurrences(of: ";", with: "\u{37E}")
+            cases[position]["expect"] = expect
+        }
+        let run = try BinaryRunner.run(["test", "--vectors", file])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("\"logout, matrix parameter\""), "\(run.stdout)")
+        #expect(run.stdout.contains("url: expected"), "\(run.stdout)")
+    }
+
     @Test("an invalidRequest made valid, and a valid request expected invalid, fail with exit 1")
     func invalidRequestAltered() throws {
         let madeValid = try Self.altered("hosts.json") { cases in

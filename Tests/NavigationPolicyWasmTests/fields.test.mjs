@@ -137,3 +137,44 @@ test('a getter that decides another request does not change the request it is re
   assert.deepEqual(policy.decide({ url: 'https://outer.example/x' }), expectedOuter);
   policy.release();
 });
+
+test('a request decided from inside another request\'s JSON is itself decided, never the outer one', () => {
+  // Outside attack round 11, F2: the outer request's snapshot was kept aside while JSON.stringify
+  // ran its toJSON, and an inner request that is not a plain object was decided as the outer.
+  const policy = NavigationPolicy.fromConfig(JSON.stringify({ defaultDecision: 'allow', handlers: [
+    { name: 'logout', type: 'logout', match: { paths: ['/logout'] } },
+  ] }));
+  const home = { decision: 'allow', handler: null, action: null, location: null, url: 'https://app.example/home' };
+  const logout = { decision: 'cancel', handler: 'logout', action: 'logout', location: null, url: 'https://app.example/logout' };
+  class Request { constructor(url) { this.url = url; } }
+  const inners = [
+    new Request('https://app.example/logout'),
+    { url: 'https://app.example/logout', toJSON() { return { url: this.url }; } },
+    'not a request',
+    undefined,
+    ['https://app.example/logout'],
+  ];
+  assert.deepEqual(outcome(policy, inners[0]), { decision: logout });
+  for (const inner of inners) {
+    const alone = outcome(policy, inner);
+    let innerOutcome = null;
+    const outer = { url: 'https://app.example/home', extra: { toJSON() { innerOutcome = outcome(policy, inner); return undefined; } } };
+    // `extra` makes the outer request go as JSON; its toJSON returns undefined, so
+    // JSON.stringify leaves it out and the reader sees only the URL.
+    assert.deepEqual(outcome(policy, outer), { decision: home });
+    assert.deepEqual(innerOutcome, alone, `${JSON.stringify(inner)}`);
+  }
+  policy.release();
+});
+
+test('a request that cannot even be read (a throwing or revoked Proxy) is an invalid-request', () => {
+  const policy = NavigationPolicy.fromConfig(JSON.stringify({ defaultDecision: 'allow', handlers: [] }));
+  const { proxy, revoke } = Proxy.revocable({ url: 'https://app.example/' }, {});
+  revoke();
+  const throwing = new Proxy({ url: 'https://app.example/' }, { ownKeys() { throw new Error('no keys'); } });
+  const noPrototype = new Proxy({}, { getPrototypeOf() { throw null; } });
+  for (const request of [proxy, throwing, noPrototype]) {
+    assert.throws(() => policy.decide(request), (error) => error instanceof NavigationPolicyError && error.code === 'invalid-request');
+  }
+  policy.release();
+});

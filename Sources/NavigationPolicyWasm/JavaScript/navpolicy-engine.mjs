@@ -310,13 +310,14 @@ async function importKey(raw) {
 }
 
 /**
- * The request's members as five strings (url, method, navigationType, targetFrame, sourceURL;
- * null for an absent one) when the JSON text JSON.stringify would make of `request` holds
- * exactly those strings and fits a request body: then the module reads them as it reads a
- * body's members, with no JSON between (navpolicy_decide_fields). Otherwise null, and the
- * request goes as JSON, whose reader answers every other shape with its own error; a plain
- * object's members were read once already, so `readMembers.snapshot` holds them for
- * JSON.stringify (a getter runs once, as it would in JSON.stringify alone).
+ * How decide sends `request`: its five members as strings (url, method, navigationType,
+ * targetFrame, sourceURL; null for an absent one), an Array, when the JSON text JSON.stringify
+ * would make of it holds exactly those strings and fits a request body: then the module reads
+ * them as it reads a body's members, with no JSON between (navpolicy_decide_fields). Otherwise
+ * what to write as JSON, whose reader answers every other shape with its own error: null for
+ * `request` itself, or, for a plain object whose members were read already, a snapshot of them
+ * (a getter runs once, as it would in JSON.stringify alone). Returned, never kept aside: a
+ * getter or toJSON may call decide again (outside attack round 11, F2).
  */
 function requestFields(request) {
   if (request === null || typeof request !== 'object') return null;
@@ -373,7 +374,7 @@ function readMembersInto(fields, request) {
     try {
       value = request[keys[index]];
     } catch (error) {
-      throw new NavigationPolicyError('invalid-request', `the request cannot be written as JSON: ${error.message}`);
+      throw new NavigationPolicyError('invalid-request', `the request cannot be written as JSON: ${error?.message ?? error}`);
     }
     values[index] = value;
     const type = typeof value;
@@ -393,10 +394,8 @@ function readMembersInto(fields, request) {
   if (plain && units <= maximumFieldUnits) return fields;
   const snapshot = Object.create(null);
   for (let index = 0; index < keys.length; index += 1) snapshot[keys[index]] = values[index];
-  readMembers.snapshot = snapshot;
-  return null;
+  return snapshot;
 }
-readMembers.snapshot = null;
 
 /** A compiled navigation policy: decides navigations as navpolicyd's /v1/decide does. */
 export class NavigationPolicy {
@@ -504,15 +503,21 @@ export class NavigationPolicy {
    * cannot parse: cancel the navigation then.
    */
   decide(request) {
-    const fields = requestFields(request);
+    let read;
+    try {
+      read = requestFields(request);
+    } catch (error) {
+      // A Proxy's trap that throws, a revoked Proxy: a request that cannot be read.
+      if (error instanceof NavigationPolicyError) throw error;
+      throw new NavigationPolicyError('invalid-request', `the request cannot be read: ${error?.message ?? error}`);
+    }
+    const fields = Array.isArray(read) ? read : null;
     let text;
     if (fields === null) {
       try {
-        text = JSON.stringify(readMembers.snapshot ?? request);
+        text = JSON.stringify(read ?? request);
       } catch (error) {
-        throw new NavigationPolicyError('invalid-request', `the request cannot be written as JSON: ${error.message}`);
-      } finally {
-        readMembers.snapshot = null;
+        throw new NavigationPolicyError('invalid-request', `the request cannot be written as JSON: ${error?.message ?? error}`);
       }
       if (typeof text !== 'string') throw new NavigationPolicyError('invalid-request', 'the request must be an object');
     }
