@@ -1,6 +1,12 @@
 import Foundation
+import NavigationPolicyClient
+import TestScratchSupport
 import TestSelection
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The app client's own transport on Linux (CurlBundleDownload, docs/integrations/ios.md,
 /// "Linux"), in its own process (bench/ClientMemoryBench) against answers corelibs `URLSession`
@@ -26,7 +32,7 @@ struct ClientLinuxTransportLiveTests {
             ("gzip bomb", ["--gzip-bomb", "\(768 << 20)"], "unavailable", "Content-Encoding"),
             // A Content-Length shorter than what follows: only the announced bytes are read (a
             // bundle cut short, refused by its check), the rest never is.
-            ("a length that lies short", ["--claim-length", "1000"], "rejected", ""),
+            ("a length that lies short", ["--claim-length", "1000"], "rejected", "malformed"),
         ]
         for hostile in cases {
             let origin = try BundleOrigin(body: setup.shipped, signature: nil, etag: nil, extraArguments: hostile.extra)
@@ -44,5 +50,53 @@ struct ClientLinuxTransportLiveTests {
             let left = (try? FileManager.default.contentsOfDirectory(atPath: setup.cache.path)) ?? []
             #expect(left.isEmpty, "\(hostile.name): \(left) left in the cache directory")
         }
+    }
+
+    /// The transport carries the request the updater builds: the bearer token reaches the
+    /// configured origin; an app that passes its own `session` still gets URLSession with that
+    /// session's configuration (its additional fields are sent, which libcurl would not know of).
+    @Test("the bearer token reaches the origin; an app's own session is still used")
+    func theTokenIsSentAndAnAppSessionIsKept() async throws {
+        let shipped = try BundleRefreshHostileOriginLiveTests.bundle(policyVersion: 1, digit: "a")
+        let newer = try BundleRefreshHostileOriginLiveTests.bundle(policyVersion: 2, digit: "b")
+        let recorded = TestScratch.path("transport-authorization")
+        let origin = try BundleOrigin(
+            body: newer, signature: nil, etag: nil, extraArguments: ["--record-authorization", recorded])
+        let own = BundleRefreshHostileOriginLiveTests.client(
+            shipped: shipped, bundleURL: origin.baseURL + "/bundle", cache: URL(fileURLWithPath: TestScratch.path("cache")),
+            token: "transport-secret")
+        let revision = "sha256:" + String(repeating: "b", count: 64)
+        #expect(await own.refresh() == .updated(revision: revision, cache: .written))
+
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["Authorization": "Bearer from-the-app-session"]
+        let withSession = NavigationPolicyClient(
+            configuration: .init(
+                bundleURL: URL(string: origin.baseURL + "/bundle"),
+                shippedBundle: .init(contentsOf: URL(fileURLWithPath: shipped)),
+                session: URLSession(configuration: configuration)))
+        #expect(await withSession.refresh() == .updated(revision: revision, cache: .notConfigured))
+        let lines = try String(contentsOfFile: recorded, encoding: .utf8).split(separator: "\n")
+        #expect(lines == ["Bearer transport-secret", "Bearer from-the-app-session"])
+    }
+
+    /// `requestTimeout` is the idle limit: a byte every 3 s against 1 s ends the refresh long
+    /// before `refreshTimeout`, as URLSession's request timeout does.
+    @Test("an answer idle for longer than requestTimeout ends the refresh before refreshTimeout")
+    func anIdleAnswerEndsAtTheRequestTimeout() async throws {
+        let shipped = try BundleRefreshHostileOriginLiveTests.bundle(policyVersion: 1, digit: "a")
+        let origin = try BundleOrigin(body: shipped, signature: nil, etag: nil, extraArguments: ["--drip-every", "3"])
+        let client = NavigationPolicyClient(
+            configuration: .init(
+                bundleURL: URL(string: origin.baseURL + "/bundle"),
+                shippedBundle: .init(contentsOf: URL(fileURLWithPath: shipped)),
+                requestTimeout: 1, refreshTimeout: 60))
+        let outcome = await client.refresh()
+        guard case .unavailable(let reason) = outcome else {
+            Issue.record("expected unavailable, got \(outcome)")
+            return
+        }
+        #expect(!reason.contains("refreshTimeout"), "\(reason)")
+        #expect(client.policyVersion == 1)
     }
 }
