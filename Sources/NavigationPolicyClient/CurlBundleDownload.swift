@@ -107,6 +107,8 @@
             _ = ccurl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
             _ = ccurl_set_long(easy, CURLOPT_NOSIGNAL, 1)
             _ = ccurl_set_long(easy, CURLOPT_HTTPGET, 1)
+            // A proxy's answer to CONNECT (one from the environment) is not the origin's head.
+            _ = ccurl_set_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
             // The token is for the configured origin only (attack round 9, F4).
             _ = ccurl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0)
             // Bytes as they came: what is counted against the limit is what is written.
