@@ -16,8 +16,8 @@ import Foundation
 /// delegate with no backpressure and has libcurl inflate whatever it read before the cancel
 /// lands, so there the memory a hostile answer costs is the transport's: on Linux this class
 /// runs only for an app that passes its own `session`, ``CurlBundleDownload`` (these rules over
-/// libcurl) otherwise (docs/integrations/ios.md, "Linux"). The count below still stops the
-/// writes at `limit`.
+/// libcurl) otherwise (docs/integrations/ios.md, "The transport on Linux"). The count below
+/// still stops the writes at `limit`.
 ///
 /// No redirect is followed: the request carries the bearer token, and another origin must never
 /// see it (attack round 9, F4). A 3xx is the answer, reported as such.

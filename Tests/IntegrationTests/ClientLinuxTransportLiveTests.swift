@@ -8,8 +8,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The app client's own transport on Linux (CurlBundleDownload, docs/integrations/ios.md,
-/// "Linux"), in its own process (bench/ClientMemoryBench) against answers corelibs `URLSession`
+/// The app client's own transport on Linux (CurlBundleDownload, docs/integrations/ios.md, "The
+/// transport on Linux"), in its own process (bench/ClientMemoryBench) against answers corelibs `URLSession`
 /// could not be held to: a chunked answer ending with a trailer field stopped the process in
 /// corelibs Foundation (attack round 10, F3); a chunked body without end and a gzip bomb cost
 /// the transport's memory, not the client's (attack round 9, F3). Each is refused from its head
