@@ -45,9 +45,11 @@ let package = Package(
 
         // The engine inside an app (issue 15): policy bundles from the daemon (ETag, signature,
         // last good copy on disk), local decisions, and the platform-independent app glue.
-        // Foundation (+ FoundationNetworking on Linux) only: no C, so it builds for iOS and Android.
+        // Foundation only on Apple platforms and Android; on Linux also libcurl, its own bundle
+        // transport (corelibs URLSession cannot bound a hostile answer: CurlBundleDownload).
         .target(
-            name: "NavigationPolicyClient", dependencies: ["NavigationPolicy", "JSONSupport"],
+            name: "NavigationPolicyClient",
+            dependencies: ["NavigationPolicy", "JSONSupport", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
             swiftSettings: strictSettings),
 
         // The daemon's config sections beside the chain (server, intake, decisionLog, proxy,

@@ -4,7 +4,8 @@
 Usage: bundle-origin.py --body FILE [--signature BASE64] [--etag TAG] [--cache-control VALUE]
                         [--not-modified-after N] [--not-modified-if-none-match] [--truncate-at N]
                         [--gzip-bomb BYTES] [--claim-length N] [--drip-every SECONDS]
-                        [--no-content-length] [--redirect-to URL] [--record-authorization FILE]
+                        [--no-content-length] [--chunked-trailer] [--chunked-endless]
+                        [--redirect-to URL] [--record-authorization FILE]
 Prints "listening PORT" once bound to a free loopback port, then answers every GET with
 200, the file's bytes, `ETag` (default: none), `Cache-Control: max-age=300, no-transform` and
 `Navpolicy-Bundle-Signature` when given. The client's live tests use it to hand the client a
@@ -19,6 +20,9 @@ small gzip stream inflating to BYTES zero bytes; `--claim-length N` announces a 
 N, sends the file and closes the connection; `--drip-every SECONDS` announces
 `Content-Length: 100000`, then sends one byte every SECONDS, never finishing;
 `--no-content-length` sends the file with no Content-Length, ended by closing the connection;
+`--chunked-trailer` sends it chunked (`Transfer-Encoding: chunked`, no Content-Length), ending
+with a trailer field (the signature, when given: the answer that stopped corelibs Foundation on
+Linux, attack round 10, F3); `--chunked-endless` sends chunks of zeros, never a last one;
 `--redirect-to URL` answers 302 with `Location: URL`. `--record-authorization FILE` appends each
 request's `Authorization` value (or `-`) to FILE, a line each, so a test sees which origin got a
 bearer token.
@@ -61,6 +65,8 @@ def main():
     parser.add_argument("--claim-length", type=int)
     parser.add_argument("--drip-every", type=float)
     parser.add_argument("--no-content-length", action="store_true")
+    parser.add_argument("--chunked-trailer", action="store_true")
+    parser.add_argument("--chunked-endless", action="store_true")
     parser.add_argument("--redirect-to")
     parser.add_argument("--record-authorization")
     options = parser.parse_args()
@@ -115,6 +121,9 @@ def main():
                     pass
                 self.close_connection = True
                 return
+            if options.chunked_trailer or options.chunked_endless:
+                self.send_chunked()
+                return
             if options.claim_length is not None:
                 self.send_header("Content-Length", str(options.claim_length))
                 self.close_connection = True
@@ -141,6 +150,24 @@ def main():
             except (BrokenPipeError, ConnectionResetError):
                 # The client hung up on a hostile answer, as it should.
                 self.close_connection = True
+
+        def send_chunked(self):
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Cache-Control", options.cache_control)
+            trailer = (b"Navpolicy-Bundle-Signature: " + options.signature.encode()) if options.signature else b"X-Trailer: 1"
+            if options.chunked_trailer:
+                self.send_header("Trailer", trailer.split(b":")[0].decode())
+            self.end_headers()
+            self.close_connection = True
+            try:
+                if options.chunked_trailer:
+                    self.wfile.write(b"%x\r\n" % len(body) + body + b"\r\n0\r\n" + trailer + b"\r\n\r\n")
+                    return
+                block = b"%x\r\n" % (1 << 20) + bytes(1 << 20) + b"\r\n"
+                while True:
+                    self.wfile.write(block)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(f"listening {server.server_address[1]}", flush=True)

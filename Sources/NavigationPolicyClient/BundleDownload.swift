@@ -14,8 +14,10 @@ import Foundation
 /// a declared, bounded length (attack round 9, F3). On Apple platforms the `.cancel` disposition
 /// ends the transfer there. Corelibs Foundation on Linux ignores it, queues body chunks for this
 /// delegate with no backpressure and has libcurl inflate whatever it read before the cancel
-/// lands, so there the memory a hostile answer costs is the transport's (docs/integrations/ios.md
-/// has the figures); the count below still stops the writes at `limit`.
+/// lands, so there the memory a hostile answer costs is the transport's: on Linux this class
+/// runs only for an app that passes its own `session`, ``CurlBundleDownload`` (these rules over
+/// libcurl) otherwise (docs/integrations/ios.md, "The transport on Linux"). The count below
+/// still stops the writes at `limit`.
 ///
 /// No redirect is followed: the request carries the bearer token, and another origin must never
 /// see it (attack round 9, F4). A 3xx is the answer, reported as such.
@@ -73,13 +75,18 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         let task = session.dataTask(with: request)
         let timer = Task {
             try await Task.sleep(for: .seconds(deadline))
-            download.end(.failed("no complete answer within \(deadline) s (refreshTimeout)"), task: task)
+            download.end(.failed(deadlineReason(deadline)), task: task)
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
             download.state.withLock { $0.continuation = continuation }
             task.resume()
         }
+    }
+
+    /// Why a download ended at its deadline, as `refreshTimeout` names it (both transports).
+    static func deadlineReason(_ deadline: TimeInterval) -> String {
+        "no complete answer within \(deadline) s (refreshTimeout)"
     }
 
     func urlSession(
@@ -161,7 +168,7 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let (continuation, outcome) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, Outcome) in
             defer { state.continuation = nil }
-            var outcome: Outcome
+            let outcome: Outcome
             if let ending = state.ending {
                 outcome = ending
             } else if let response = state.response, error == nil || response.statusCode != 200 {
@@ -169,22 +176,28 @@ final class BundleDownload: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             } else {
                 outcome = .failed(error?.localizedDescription ?? "no answer")
             }
-            if let body = state.body {
-                // On disk before a rename can make it the last good bundle: a power cut after
-                // the rename must not leave a cache file of zeros.
-                if case .answered = outcome {
-                    do {
-                        try body.handle.synchronize()
-                    } catch {
-                        outcome = .writeFailed(BundleCacheWriteError(path: body.url.path, reason: error.localizedDescription))
-                    }
-                }
-                try? body.handle.close()
-                if case .answered = outcome {} else { try? FileManager.default.removeItem(at: body.url) }
-            }
-            return (state.continuation, outcome)
+            return (state.continuation, Self.settle(outcome, body: state.body))
         }
         continuation?.resume(returning: outcome)
+    }
+
+    /// `outcome` once the body file (if one was made) is settled: an answer's flushed to disk
+    /// (a failed flush is the outcome instead), any other's deleted; closed either way.
+    static func settle(_ outcome: Outcome, body: (url: URL, handle: FileHandle)?) -> Outcome {
+        guard let body else { return outcome }
+        var outcome = outcome
+        // On disk before a rename can make it the last good bundle: a power cut after the
+        // rename must not leave a cache file of zeros.
+        if case .answered = outcome {
+            do {
+                try body.handle.synchronize()
+            } catch {
+                outcome = .writeFailed(BundleCacheWriteError(path: body.url.path, reason: error.localizedDescription))
+            }
+        }
+        try? body.handle.close()
+        if case .answered = outcome {} else { try? FileManager.default.removeItem(at: body.url) }
+        return outcome
     }
 
     /// Ends the download with `outcome` (the first one set wins) and cancels its task. With no

@@ -58,10 +58,7 @@ actor BundleUpdater {
         let cache = self.cache
         // Streamed into its cache file as it arrives (issue 42; finding F3): no whole body in
         // memory, no session temporary file, never more than the limit on disk.
-        let outcome = await BundleDownload.run(
-            request, configuration: sessionConfiguration(), limit: VerifiedBundle.maximumFileBytes,
-            deadline: configuration.refreshTimeout
-        ) { http throws(BundleCacheWriteError) in
+        let outcome = await download(request) { http throws(BundleCacheWriteError) in
             let signature = (try? BundleUpdater.signature(from: http).get()) ?? nil
             if let cache {
                 cache.removeAbandonedStagingFiles()
@@ -306,6 +303,22 @@ actor BundleUpdater {
                 "policyVersion \(version) is not above \(current), the version deciding now (revision \(bundle.revision))")
         }
         return nil
+    }
+
+    /// Runs one bundle download with the transport of this platform and configuration: on Linux
+    /// the client's own over libcurl unless the app passed a `session` (corelibs URLSession
+    /// cannot be held to BundleDownload's rules: CurlBundleDownload), else URLSession.
+    private func download(_ request: URLRequest, into destination: @escaping BundleDownload.Destination) async
+        -> BundleDownload.Outcome
+    {
+        let (limit, deadline) = (VerifiedBundle.maximumFileBytes, configuration.refreshTimeout)
+        #if os(Linux)
+            if configuration.session == nil {
+                return await CurlBundleDownload.run(request, limit: limit, deadline: deadline, destination: destination)
+            }
+        #endif
+        return await BundleDownload.run(
+            request, configuration: sessionConfiguration(), limit: limit, deadline: deadline, destination: destination)
     }
 
     /// The configured session's configuration, else an ephemeral one without URLCache: each

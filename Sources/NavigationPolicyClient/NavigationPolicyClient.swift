@@ -44,8 +44,9 @@ public final class NavigationPolicyClient: Sendable {
         /// The session whose configuration refreshes use (each refresh makes a session of it
         /// with its own delegate, which streams the body into the cache directory); nil (the
         /// default) uses an ephemeral configuration that bypasses URLCache, so `If-None-Match`
-        /// always reaches the daemon. Nothing is made before the first refresh, so loading a
-        /// bundle at launch costs no networking setup.
+        /// always reaches the daemon, and on Linux the client's own libcurl transport instead
+        /// of URLSession (docs/integrations/ios.md, "The transport on Linux"). Nothing is made
+        /// before the first refresh, so loading a bundle at launch costs no networking setup.
         public var session: URLSession?
         /// Limit on the wait for the next bytes of a refresh's answer (an idle timeout).
         public var requestTimeout: TimeInterval
