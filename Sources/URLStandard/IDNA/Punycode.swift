@@ -201,8 +201,11 @@ enum Punycode {
     /// `delta += amount`, false when it overflows (the RFC adds one at a time; the sum overflows
     /// exactly when one of those steps would).
     private static func add(_ amount: Int, to delta: inout UInt32) -> Bool {
-        let (sum, overflow) = delta.addingReportingOverflow(UInt32(truncatingIfNeeded: amount))
-        guard !overflow, amount >= 0, amount <= Int(UInt32.max) else { return false }
+        // `UInt32(exactly:)`, not a comparison with `Int(UInt32.max)`: that traps where Int is
+        // 32 bits (the WebAssembly build).
+        guard let amount = UInt32(exactly: amount) else { return false }
+        let (sum, overflow) = delta.addingReportingOverflow(amount)
+        guard !overflow else { return false }
         delta = sum
         return true
     }
