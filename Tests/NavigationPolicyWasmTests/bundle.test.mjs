@@ -96,6 +96,15 @@ describe('fromBundle', () => {
     const bundle = makeBundle(directory, 'unsigned', config, ['--sign', key.pem, '--key-id', 'app-2026']);
     await assert.rejects(NavigationPolicy.fromBundle(bundle.bytes, { trustedKeys: trusted }), { code: 'unsigned' });
     await assert.rejects(NavigationPolicy.fromBundle(bundle.bytes, { trustedKeys: trusted, signature: '%%%' }), { code: 'bad-signature' });
+    // The good signature written as navpolicyd and the Swift client would not read it (unpadded,
+    // whitespace inside) is refused, as they refuse it (outside attack round 11, F8); whitespace
+    // around it is not part of it.
+    const good = makeBundle(directory, 'strict-base64', config, ['--sign', key.pem, '--key-id', 'app-2026']);
+    assert.ok(good.signature.endsWith('=='), good.signature);
+    for (const text of [good.signature.replace(/=+$/, ''), `${good.signature.slice(0, 40)} ${good.signature.slice(40)}`, `${good.signature.slice(0, 40)}\n${good.signature.slice(40)}`]) {
+      await assert.rejects(NavigationPolicy.fromBundle(good.bytes, { trustedKeys: trusted, signature: text }), { code: 'bad-signature' }, text);
+    }
+    await NavigationPolicy.fromBundle(good.bytes, { trustedKeys: trusted, signature: ` ${good.signature}\n` });
   });
 
   test('a JSON bundle is refused from its head, before its chain is parsed: unknown-key, unsigned, bad-signature', async () => {

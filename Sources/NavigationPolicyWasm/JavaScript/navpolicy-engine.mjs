@@ -267,10 +267,19 @@ const finalizer =
       })
     : null;
 
+/**
+ * Padded standard base64 (RFC 4648 §4), as navpolicyd and the Swift client read signatures and
+ * keys: whitespace only around it, none inside, padding required. atob alone also took
+ * unpadded text and whitespace inside (outside attack round 11, F8).
+ */
+const paddedBase64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 function base64Bytes(text) {
   if (typeof text !== 'string') return null;
+  const trimmed = text.trim();
+  if (!paddedBase64.test(trimmed)) return null;
   try {
-    const binary = atob(text.trim());
+    const binary = atob(trimmed);
     return Uint8Array.from(binary, (character) => character.charCodeAt(0));
   } catch {
     return null;
