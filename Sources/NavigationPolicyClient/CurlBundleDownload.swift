@@ -57,6 +57,9 @@
         var received = 0
         /// Set when a callback ends the transfer (it then returns 0: libcurl reports a write error).
         var ending: BundleDownload.Outcome?
+        /// Where libcurl's body callback hands the bytes (``receive(_:)``); owned here, so it
+        /// lives through `curl_easy_perform`, and unowned back, so the two are no cycle.
+        private(set) lazy var bodySink = CurlBodySink { [unowned self] in self.receive($0) }
 
         init(easy: UnsafeMutableRawPointer, url: URL, limit: Int, destination: @escaping BundleDownload.Destination) {
             self.easy = easy
@@ -126,8 +129,8 @@
             _ = ccurl_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
             _ = ccurl_set_callback(easy, CURLOPT_HEADERFUNCTION, curlBundleHeaderReceived)
             _ = ccurl_set_pointer(easy, CURLOPT_HEADERDATA, context)
-            _ = ccurl_set_callback(easy, CURLOPT_WRITEFUNCTION, curlBundleBodyReceived)
-            _ = ccurl_set_pointer(easy, CURLOPT_WRITEDATA, context)
+            _ = ccurl_set_callback(easy, CURLOPT_WRITEFUNCTION, curlBodySinkWrite)
+            _ = ccurl_set_pointer(easy, CURLOPT_WRITEDATA, bodySink.context)
         }
 
         /// `seconds` as libcurl's milliseconds, at least 1 (0 would mean no limit).
@@ -244,16 +247,5 @@
         guard let data, let context else { return 0 }
         let transfer = Unmanaged<CurlBundleTransfer>.fromOpaque(context).takeUnretainedValue()
         return transfer.header(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
-    }
-
-    /// CURLOPT_WRITEFUNCTION: body bytes (their count, or 0 to end the transfer).
-    private func curlBundleBodyReceived(
-        _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
-    ) -> Int {
-        let length = size * count
-        guard let context else { return 0 }
-        guard let data, length > 0 else { return length }
-        let transfer = Unmanaged<CurlBundleTransfer>.fromOpaque(context).takeUnretainedValue()
-        return transfer.receive(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
     }
 #endif

@@ -2,6 +2,7 @@ import CCurl
 import Foundation
 import Glibc
 import NavigationPolicy
+import NavigationPolicyClient
 
 /// Fetches a `policySource` bundle with libcurl (the library the proxy forwards with), one
 /// blocking transfer at a time on the poller's thread.
@@ -38,8 +39,8 @@ struct CurlBundleFetcher: PolicySourceFetching {
             if headers != nil { _ = ccurl_set_list(easy, CURLOPT_HTTPHEADER, headers) }
             _ = ccurl_set_callback(easy, CURLOPT_HEADERFUNCTION, policySourceHeaderReceived)
             _ = ccurl_set_pointer(easy, CURLOPT_HEADERDATA, context)
-            _ = ccurl_set_callback(easy, CURLOPT_WRITEFUNCTION, policySourceBodyReceived)
-            _ = ccurl_set_pointer(easy, CURLOPT_WRITEDATA, context)
+            _ = ccurl_set_callback(easy, CURLOPT_WRITEFUNCTION, curlBodySinkWrite)
+            _ = ccurl_set_pointer(easy, CURLOPT_WRITEDATA, transfer.bodySink.context)
             return curl_easy_perform(easy)
         }
         return try transfer.finish(code)
@@ -57,6 +58,9 @@ private final class CurlBundleTransfer {
     var body: (url: URL, handle: FileHandle)?
     /// Why a callback stopped the transfer (it then returns 0 and libcurl ends with a write error).
     var failure: PolicySourceFailure?
+    /// Where libcurl's body callback hands the bytes (``receive(_:)``); owned here, so it lives
+    /// through `curl_easy_perform`, and unowned back, so the two are no cycle.
+    private(set) lazy var bodySink = CurlBodySink { [unowned self] in self.receive($0) }
 
     init(easy: UnsafeMutableRawPointer, maxBytes: Int, stage: @escaping PolicySourceFetching.Staging) {
         self.easy = easy
@@ -183,15 +187,4 @@ private func policySourceHeaderReceived(
     Unmanaged<CurlBundleTransfer>.fromOpaque(context).takeUnretainedValue()
         .header(UnsafeRawBufferPointer(start: data, count: length))
     return length
-}
-
-/// CURLOPT_WRITEFUNCTION: body bytes (their count, or 0 to abort the transfer).
-private func policySourceBodyReceived(
-    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
-) -> Int {
-    let length = size * count
-    guard let context else { return 0 }
-    guard let data, length > 0 else { return length }
-    let transfer = Unmanaged<CurlBundleTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.receive(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
 }
