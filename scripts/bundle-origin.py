@@ -5,6 +5,7 @@ Usage: bundle-origin.py --body FILE [--signature BASE64] [--etag TAG] [--cache-c
                         [--not-modified-after N] [--not-modified-if-none-match] [--truncate-at N]
                         [--gzip-bomb BYTES] [--claim-length N] [--drip-every SECONDS]
                         [--no-content-length] [--chunked-trailer] [--chunked-endless]
+                        [--chunked-disguised mark|status-line]
                         [--redirect-to URL] [--record-authorization FILE]
 Prints "listening PORT" once bound to a free loopback port, then answers every GET with
 200, the file's bytes, `ETag` (default: none), `Cache-Control: max-age=300, no-transform` and
@@ -23,6 +24,9 @@ N, sends the file and closes the connection; `--drip-every SECONDS` announces
 `--chunked-trailer` sends it chunked (`Transfer-Encoding: chunked`, no Content-Length), ending
 with a trailer field (the signature, when given: the answer that stopped corelibs Foundation on
 Linux, attack round 10, F3); `--chunked-endless` sends chunks of zeros, never a last one;
+`--chunked-disguised` sends it chunked under a Content-Length, its Transfer-Encoding field spelled
+so that a judge reading characters rather than bytes missed it (`mark`: a combining mark after
+the colon) or forgot it (`status-line`: a field named `HTTP/1.1` after it; attack round 12, F2);
 `--redirect-to URL` answers 302 with `Location: URL`. `--record-authorization FILE` appends each
 request's `Authorization` value (or `-`) to FILE, a line each, so a test sees which origin got a
 bearer token.
@@ -67,6 +71,7 @@ def main():
     parser.add_argument("--no-content-length", action="store_true")
     parser.add_argument("--chunked-trailer", action="store_true")
     parser.add_argument("--chunked-endless", action="store_true")
+    parser.add_argument("--chunked-disguised", choices=["mark", "status-line"])
     parser.add_argument("--redirect-to")
     parser.add_argument("--record-authorization")
     options = parser.parse_args()
@@ -124,6 +129,9 @@ def main():
             if options.chunked_trailer or options.chunked_endless:
                 self.send_chunked()
                 return
+            if options.chunked_disguised:
+                self.send_disguised_chunked()
+                return
             if options.claim_length is not None:
                 self.send_header("Content-Length", str(options.claim_length))
                 self.close_connection = True
@@ -166,6 +174,22 @@ def main():
                 block = b"%x\r\n" % (1 << 20) + bytes(1 << 20) + b"\r\n"
                 while True:
                     self.wfile.write(block)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def send_disguised_chunked(self):
+            self.send_header("Content-Length", str(len(body)))
+            # Raw bytes: send_header writes Latin-1 text.
+            if options.chunked_disguised == "mark":
+                self._headers_buffer.append(b"Transfer-Encoding:\xcc\x81, chunked\r\n")
+            else:
+                self._headers_buffer.append(b"Transfer-Encoding: chunked\r\nHTTP/1.1: x\r\n")
+            if options.signature:
+                self.send_header("Navpolicy-Bundle-Signature", options.signature)
+            self.end_headers()
+            self.close_connection = True
+            try:
+                self.wfile.write(b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):
                 pass
 

@@ -50,6 +50,8 @@
         let limit: Int
         let destination: BundleDownload.Destination
         var httpVersion: String?
+        /// Whether the next head line is a status line: the first line, and the one after a 1xx's head.
+        var atHeadStart = true
         var fields: [(name: String, value: String)] = []
         var headBytes = 0
         var response: HTTPURLResponse?
@@ -142,6 +144,13 @@
 
         /// One line of a response head (status line, field, the blank line ending it); false
         /// ends the transfer.
+        ///
+        /// Read as bytes, as libcurl reads them: a field's name is what stands before its first
+        /// `:` byte and must be a token (RFC 9110 §5.1), else the head is refused; a status line
+        /// is only the first line of a head. Read as Swift `Character`s, `:` followed by a
+        /// combining mark was no colon, and a field line `HTTP/1.1: x` passed for a new status
+        /// line that dropped the fields before it, while libcurl still decoded a chunked body
+        /// that this judge never saw announced (outside attack round 12, F2).
         func header(_ line: UnsafeRawBufferPointer) -> Bool {
             // Trailer fields after a body (none is read here but a Content-Length one) are not
             // part of the head that was judged.
@@ -152,24 +161,55 @@
                 ending = .refused("a response head over \(Self.maximumHeadBytes) bytes")
                 return false
             }
-            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .newlines)
-            if text.hasPrefix("HTTP/") {
-                // A new response (after a 1xx): its fields only.
-                httpVersion = text.split(separator: " ", maxSplits: 1).first.map(String.init)
+            var content = line[...]
+            while let last = content.last, last == 0x0A || last == 0x0D { content = content.dropLast() }
+            if atHeadStart {
+                // A new response (the first, or the one after a 1xx): its status line, its fields only.
+                atHeadStart = false
+                httpVersion = String(decoding: content.prefix { $0 != 0x20 }, as: UTF8.self)
                 fields = []
                 headBytes = line.count
                 return true
             }
-            if text.isEmpty { return headEnded() }
-            if let first = text.unicodeScalars.first, first == " " || first == "\t", !fields.isEmpty {
+            if content.isEmpty {
+                atHeadStart = true
+                return headEnded()
+            }
+            if content.first == 0x20 || content.first == 0x09 {
                 // An obsolete folded line continues the field before it.
-                fields[fields.count - 1].value += " " + text.trimmingCharacters(in: .whitespaces)
+                guard !fields.isEmpty else { return refuse("a folded line before any field") }
+                fields[fields.count - 1].value += " " + Self.text(content)
                 return true
             }
-            guard let colon = text.firstIndex(of: ":") else { return true }
-            fields.append(
-                (Self.canonicalName(text[..<colon]), text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            guard let colon = content.firstIndex(of: 0x3A), colon > content.startIndex,
+                content[..<colon].allSatisfy(Self.isTokenByte)
+            else { return refuse("a response field whose name is not a token") }
+            fields.append((Self.canonicalName(Self.text(content[..<colon])), Self.text(content[(colon + 1)...])))
             return true
+        }
+
+        /// Refuses the head with `reason`; false, to end the transfer.
+        private func refuse(_ reason: String) -> Bool {
+            ending = .refused(reason)
+            return false
+        }
+
+        /// Bytes of a head as text, without the spaces and tabs around them.
+        private static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+            var trimmed = bytes
+            while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
+            while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
+            return String(decoding: trimmed, as: UTF8.self)
+        }
+
+        /// RFC 9110's `tchar`: the bytes a field name is made of.
+        private static func isTokenByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            }
         }
 
         /// The blank line after a head: a 1xx is skipped; any other head is judged before a
@@ -232,7 +272,7 @@
 
         /// `Content-Length` for `content-length`: HTTPURLResponse's own lookups are not all
         /// case-insensitive, and HTTP field names are.
-        private static func canonicalName(_ name: Substring) -> String {
+        private static func canonicalName(_ name: String) -> String {
             name.split(separator: "-", omittingEmptySubsequences: false)
                 .map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }
                 .joined(separator: "-")
