@@ -205,7 +205,8 @@
         /// RFC 9110's `tchar`: the bytes a field name is made of.
         private static func isTokenByte(_ byte: UInt8) -> Bool {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
                 return true
             default:
                 return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)

@@ -35,8 +35,14 @@ struct ClientLinuxTransportLiveTests {
             ("a length that lies short", ["--claim-length", "1000"], "rejected", "malformed"),
             // Round 12, F2: read as characters, the judge missed these Transfer-Encoding fields
             // that libcurl honours, and a chunked body was read and installed.
-            ("Transfer-Encoding with a combining mark after its colon", ["--chunked-disguised", "mark"], "unavailable", "Transfer-Encoding"),
-            ("a field named HTTP/1.1 after Transfer-Encoding", ["--chunked-disguised", "status-line"], "unavailable", "not a token"),
+            (
+                "Transfer-Encoding with a combining mark after its colon", ["--chunked-disguised", "mark"], "unavailable",
+                "Transfer-Encoding"
+            ),
+            (
+                "a field named HTTP/1.1 after Transfer-Encoding", ["--chunked-disguised", "status-line"], "unavailable",
+                "not a token"
+            ),
         ]
         for hostile in cases {
             let origin = try BundleOrigin(body: setup.shipped, signature: nil, etag: nil, extraArguments: hostile.extra)
