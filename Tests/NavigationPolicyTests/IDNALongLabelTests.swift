@@ -168,3 +168,32 @@ struct IDNALongLabelTests {
         #expect(host == Array("xn--".utf8) + Self.referenceEncode(cjk)! + Array(".com".utf8))
     }
 }
+
+/// The block index of the Unicode tables (outside attack round 12, F1) finds what a binary
+/// search over the whole table finds, for every table a host is looked up in.
+struct CodePointTableTests {
+    static let tables: [(name: String, table: CodePointTable, propertyTable: Bool)] = [
+        ("mapping", IDNAMapping.starts, false), ("decompositions", UnicodeNormalization.decompositionKeys, false),
+        ("combining classes", UnicodeNormalization.combiningClasses, true),
+        ("quick check", UnicodeNormalization.quickCheck, true), ("marks", IDNA.marks, true),
+        ("bidi classes", BidiRule.classes, true), ("joining types", ContextJRule.joiningTypes, true),
+    ]
+
+    /// Every code point of the first three planes, every block's edges, and a stride of the rest.
+    static let scalars: [UInt32] =
+        Array(0..<0x3_0000) + (0..<0x1101).flatMap { block in [UInt32(block) << 8, (UInt32(block) << 8) &- 1] }
+        + Array(stride(from: 0x3_0000, through: 0x11_0100, by: 61)) + [0x10_FFFF, 0x11_0000, UInt32.max]
+
+    @Test(arguments: tables.indices)
+    func blockIndexFindsWhatTheWholeTableSearchFinds(_ which: Int) {
+        let (name, table, propertyTable) = Self.tables[which]
+        var differences = 0
+        for scalar in Self.scalars {
+            let key = propertyTable ? (scalar << 8) | 0xFF : scalar
+            if table.lastIndex(atOrBelow: scalar) != PackedTable.lastIndex(atOrBelow: key, in: table.words) {
+                differences += 1
+            }
+        }
+        #expect(differences == 0, "\(name)")
+    }
+}

@@ -8,7 +8,7 @@ enum BidiRule {
         case l, r, al, an, en, es, cs, et, on, bn, nsm
     }
 
-    static let classes = PackedTable.decode(IDNATables.bidiClasses)
+    static let classes = CodePointTable(PackedTable.decode(IDNATables.bidiClasses), propertyTable: true)
 
     /// The Bidi_Class of one scalar.
     @inline(__always)
@@ -18,7 +18,7 @@ enum BidiRule {
             if (scalar | 0x20) >= 0x61 && (scalar | 0x20) <= 0x7A { return .l }
             if scalar >= 0x30 && scalar <= 0x39 { return .en }
         }
-        return BidiClass(rawValue: PackedTable.property(of: scalar, in: classes)) ?? .other
+        return BidiClass(rawValue: classes.property(of: scalar)) ?? .other
     }
 
     /// Whether a label makes its domain a Bidi domain name (RFC 5893 §1.4: it contains an

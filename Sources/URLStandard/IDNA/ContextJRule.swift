@@ -7,7 +7,7 @@ enum ContextJRule {
         case leftJoining, dualJoining, rightJoining, transparent, joinCausing
     }
 
-    static let joiningTypes = PackedTable.decode(IDNATables.joiningTypes)
+    static let joiningTypes = CodePointTable(PackedTable.decode(IDNATables.joiningTypes), propertyTable: true)
 
     static let zeroWidthNonJoiner: UInt32 = 0x200C
     static let zeroWidthJoiner: UInt32 = 0x200D
@@ -17,7 +17,7 @@ enum ContextJRule {
     @inline(__always)
     static func joiningType(_ scalar: UInt32) -> JoiningType {
         if scalar < 0x80 { return .nonJoining }
-        return JoiningType(rawValue: PackedTable.property(of: scalar, in: joiningTypes)) ?? .nonJoining
+        return JoiningType(rawValue: joiningTypes.property(of: scalar)) ?? .nonJoining
     }
 
     /// Whether every ZWNJ and ZWJ in `label` is allowed by its context.

@@ -90,7 +90,7 @@ public enum IDNA {
         // 4. Without CheckHyphens a label must still not begin with "xn--".
         if label.starts(with: acePrefix) { return false }
         // 6. It must not begin with a combining mark.
-        if first >= 0x300, PackedTable.property(of: first, in: marks) != 0 { return false }
+        if first >= 0x300, marks.property(of: first) != 0 { return false }
         // 7. Every code point must be valid or a deviation.
         var hasJoiner = false
         for scalar in label where scalar >= 0x80 {
@@ -108,7 +108,7 @@ public enum IDNA {
     }
 
     /// General_Category=Mark, for criterion 6.
-    static let marks = PackedTable.decode(IDNATables.marks)
+    static let marks = CodePointTable(PackedTable.decode(IDNATables.marks), propertyTable: true)
 
     /// Decodes well-formed UTF-8 to scalar values; nil if ill-formed.
     private static func decodeUTF8(_ bytes: [UInt8]) -> [UInt32]? {

@@ -10,14 +10,14 @@ enum IDNAMapping {
         case disallowed = 4
     }
 
-    static let starts = PackedTable.decode(IDNATables.mappingStarts)
+    static let starts = CodePointTable(PackedTable.decode(IDNATables.mappingStarts), propertyTable: false)
     static let values = PackedTable.decode(IDNATables.mappingValues)
     static let scalars = PackedTable.decode(IDNATables.mappingScalars)
 
     /// The table word of `scalar`'s range: scalar offset << 8 | length << 3 | status.
     @inline(__always)
     private static func entry(_ scalar: UInt32) -> UInt32 {
-        guard let index = PackedTable.lastIndex(atOrBelow: scalar, in: starts), index < values.count else {
+        guard let index = starts.lastIndex(atOrBelow: scalar), index < values.count else {
             return UInt32(Status.disallowed.rawValue)
         }
         return values[index]

@@ -104,11 +104,22 @@ enum Punycode {
     }
 
     /// The output of RFC 3492's decoder: `basic` first, then each `values[k]` inserted at
-    /// `indexes[k]` in turn. Placed last to first: the k-th insertion ends at the `indexes[k]`-th
-    /// of the positions no later insertion took (a later one only shifts it), and the basic code
-    /// points fill the positions left, in their order. n log n for n code points.
+    /// `indexes[k]` in turn. When those insertions would move many code points, they are placed
+    /// last to first instead: the k-th insertion ends at the `indexes[k]`-th of the positions no
+    /// later insertion took (a later one only shifts it), and the basic code points fill the
+    /// positions left, in their order. n log n for n code points.
     private static func place(basic: [UInt32], values: [UInt32], at indexes: [UInt32]) -> [UInt32] {
         guard !values.isEmpty else { return basic }
+        // Inserting one at a time moves what follows each insertion: fine while that is little
+        // (the usual label, whose code points mostly go near its end), placing otherwise.
+        var moved = 0
+        for (insertion, index) in indexes.enumerated() { moved += basic.count + insertion - Int(index) }
+        if moved <= 8 * (basic.count + values.count) {
+            var output = basic
+            output.reserveCapacity(basic.count + values.count)
+            for (value, index) in zip(values, indexes) { output.insert(value, at: Int(index)) }
+            return output
+        }
         let count = basic.count + values.count
         var output = [UInt32](repeating: 0, count: count)
         var taken = [Bool](repeating: false, count: count)
@@ -131,11 +142,84 @@ enum Punycode {
     /// Returns false on overflow (only reachable with absurdly long labels).
     ///
     /// RFC 3492 walks the whole label once per distinct code point, counting the smaller ones
-    /// before each occurrence: quadratic in a label of distinct scalars. Here the code points are
-    /// visited in (value, position) order and the smaller ones before a position are counted by
-    /// ``PositionCounts``, so every delta is the RFC's, in n log n.
+    /// before each occurrence: quadratic in a label of distinct scalars (outside attack round 11).
+    /// A label with at most ``walkedDistinctValues`` distinct non-ASCII code points (almost every
+    /// real one) is walked so; any other is encoded by counting (``encodeByCounting(_:into:)``),
+    /// whose sort and counts cost more per code point than a few walks (outside attack round 12).
     static func encode(_ input: ArraySlice<UInt32>, into out: inout [UInt8]) -> Bool {
         guard input.count < Int(UInt32.max / 2) else { return false }
+        var distinct: [UInt32] = []
+        for scalar in input where scalar >= 0x80 && !distinct.contains(scalar) {
+            guard distinct.count < walkedDistinctValues else { return encodeByCounting(input, into: &out) }
+            distinct.append(scalar)
+        }
+        return encodeByWalking(input, into: &out)
+    }
+
+    /// The most distinct non-ASCII code points a label may have to be encoded by walking it.
+    static let walkedDistinctValues = 16
+
+    /// RFC 3492 §6.3 as written: one walk over the label per distinct code point.
+    private static func encodeByWalking(_ input: ArraySlice<UInt32>, into out: inout [UInt8]) -> Bool {
+        var basicCount: UInt32 = 0
+        for scalar in input where scalar < 0x80 {
+            out.append(UInt8(truncatingIfNeeded: scalar))
+            basicCount += 1
+        }
+        var handled = basicCount
+        if basicCount > 0 { out.append(delimiter) }
+        var n = initialN
+        var delta: UInt32 = 0
+        var bias = initialBias
+        let total = UInt32(truncatingIfNeeded: input.count)
+        while handled < total {
+            var m = UInt32.max
+            for scalar in input where scalar >= n && scalar < m { m = scalar }
+            let (steps, overflowMul) = (m - n).multipliedReportingOverflow(by: handled + 1)
+            guard !overflowMul else { return false }
+            let (nextDelta, overflowAdd) = delta.addingReportingOverflow(steps)
+            guard !overflowAdd else { return false }
+            delta = nextDelta
+            n = m
+            for scalar in input {
+                if scalar < n {
+                    let (incremented, overflow) = delta.addingReportingOverflow(1)
+                    guard !overflow else { return false }
+                    delta = incremented
+                }
+                if scalar == n {
+                    appendVariableLength(delta, bias: bias, to: &out)
+                    bias = adapt(delta: delta, numPoints: handled + 1, firstTime: handled == basicCount)
+                    delta = 0
+                    handled += 1
+                }
+            }
+            let (nextRound, overflow) = delta.addingReportingOverflow(1)
+            guard !overflow else { return false }
+            delta = nextRound
+            n += 1
+        }
+        return true
+    }
+
+    /// RFC 3492 §6.3's generalized variable-length integer for `q`.
+    private static func appendVariableLength(_ q: UInt32, bias: UInt32, to out: inout [UInt8]) {
+        var q = q
+        var k = base
+        while true {
+            let t = threshold(k, bias: bias)
+            if q < t { break }
+            out.append(digitByte(t + (q - t) % (base - t)))
+            q = (q - t) / (base - t)
+            k += base
+        }
+        out.append(digitByte(q))
+    }
+
+    /// ``encode(_:into:)`` of a label with many distinct code points: they are visited in
+    /// (value, position) order and the smaller ones before a position are counted by
+    /// ``PositionCounts``, so every delta is the RFC's, in n log n.
+    private static func encodeByCounting(_ input: ArraySlice<UInt32>, into out: inout [UInt8]) -> Bool {
         var basicCount: UInt32 = 0
         // Handled code points (basic at first, then each value as its round ends), by position.
         var handledAt = PositionCounts(count: input.count)
@@ -172,16 +256,7 @@ enum Punycode {
             for entry in pending[round..<roundEnd] {
                 let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)
                 guard add(handledAt.total(before: position) - handledAt.total(before: scanned), to: &delta) else { return false }
-                var q = delta
-                var k = base
-                while true {
-                    let t = threshold(k, bias: bias)
-                    if q < t { break }
-                    out.append(digitByte(t + (q - t) % (base - t)))
-                    q = (q - t) / (base - t)
-                    k += base
-                }
-                out.append(digitByte(q))
+                appendVariableLength(delta, bias: bias, to: &out)
                 bias = adapt(delta: delta, numPoints: handled + 1, firstTime: handled == basicCount)
                 delta = 0
                 handled += 1

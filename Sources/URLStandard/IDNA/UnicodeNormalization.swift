@@ -2,8 +2,8 @@
 /// `IDNATables`: full canonical decomposition, canonical ordering, canonical composition, with
 /// Hangul syllables decomposed and composed algorithmically.
 enum UnicodeNormalization {
-    static let combiningClasses = PackedTable.decode(IDNATables.combiningClasses)
-    static let decompositionKeys = PackedTable.decode(IDNATables.decompositionKeys)
+    static let combiningClasses = CodePointTable(PackedTable.decode(IDNATables.combiningClasses), propertyTable: true)
+    static let decompositionKeys = CodePointTable(PackedTable.decode(IDNATables.decompositionKeys), propertyTable: false)
     static let decompositionValues = PackedTable.decode(IDNATables.decompositionValues)
     static let decompositionScalars = PackedTable.decode(IDNATables.decompositionScalars)
 
@@ -34,20 +34,20 @@ enum UnicodeNormalization {
     static let hangulNCount: UInt32 = 21 * 28
     static let hangulSCount: UInt32 = 19 * 21 * 28
 
-    static let quickCheck = PackedTable.decode(IDNATables.nfcQuickCheck)
+    static let quickCheck = CodePointTable(PackedTable.decode(IDNATables.nfcQuickCheck), propertyTable: true)
 
     /// Whether `scalar` may make text non-NFC (NFC_Quick_Check No or Maybe, or a combining
     /// mark); text without any such scalar is NFC (the quick check of UAX #15).
     @inline(__always)
     static func mayNeedNormalization(_ scalar: UInt32) -> Bool {
-        scalar >= 0x300 && PackedTable.property(of: scalar, in: quickCheck) != 0
+        scalar >= 0x300 && quickCheck.property(of: scalar) != 0
     }
 
     /// Canonical_Combining_Class of a scalar (0 for starters).
     @inline(__always)
     static func combiningClass(_ scalar: UInt32) -> UInt8 {
         if scalar < 0x300 { return 0 }
-        return PackedTable.property(of: scalar, in: combiningClasses)
+        return combiningClasses.property(of: scalar)
     }
 
     /// Whether `scalars` is already in NFC (by normalizing; hosts are short).
@@ -82,8 +82,8 @@ enum UnicodeNormalization {
             if trailing != 0 { out.append(hangulTBase + trailing) }
             return
         }
-        guard let index = PackedTable.lastIndex(atOrBelow: scalar, in: decompositionKeys),
-            decompositionKeys[index] == scalar, index < decompositionValues.count
+        guard let index = decompositionKeys.lastIndex(atOrBelow: scalar),
+            decompositionKeys.words[index] == scalar, index < decompositionValues.count
         else {
             out.append(scalar)
             return
