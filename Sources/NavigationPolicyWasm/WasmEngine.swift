@@ -32,7 +32,7 @@ enum WasmEngine {
     static func trustedKeyIDsProblem(_ ids: [String]) -> WasmFailure? {
         for id in ids {
             if let problem = BundleKeyIDFormat.problem(id) {
-                return .misuse("trustedKeys: \(BundleText.shown(id)) is not a key id: \(problem)")
+                return .misuse("trustedKeys: the id \(BundleText.shown(id)) is not a key id: \(problem)")
             }
         }
         return nil
