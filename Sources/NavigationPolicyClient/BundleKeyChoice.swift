@@ -28,7 +28,10 @@ enum BundleKeyChoice: Equatable {
         guard let keyId else {
             throw BundleRejection(.unknownKey, "the bundle names no keyId; it was built unsigned")
         }
-        guard trustedKeyIDs.contains(keyId) else {
+        // Byte for byte, not String's canonical equivalence: the key is then looked up by the
+        // very id trusted (WebCrypto's keys by JavaScript's exact string; outside attack round
+        // 12, F6), and "\u{212A}1" (KELVIN SIGN) is not the key id "K1".
+        guard trustedKeyIDs.contains(where: { $0.utf8.elementsEqual(keyId.utf8) }) else {
             let known = trustedKeyIDs.sorted().joined(separator: ", ")
             throw BundleRejection(
                 .unknownKey, "signed with key id \(Self.shown(keyId)), which is not trusted (trusted: \(known))")

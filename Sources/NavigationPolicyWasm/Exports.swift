@@ -25,6 +25,9 @@ public func navpolicyResultLength() -> Int32 { Int32(truncatingIfNeeded: CallRes
 @_expose(wasm, "navpolicy_policy_from_config")
 @_cdecl("navpolicy_policy_from_config")
 public func navpolicyPolicyFromConfig(_ bytes: UnsafeRawPointer?, _ count: Int32) -> Int32 {
+    // Before the bytes are read: JavaScript passes a config over the limit as its length alone
+    // (and a null pointer), so that it never grows linear memory, which never shrinks.
+    guard Int(count) <= WasmEngine.maximumConfigBytes else { return fail(WasmEngine.configTooLarge(Int(count))) }
     let policy: CompiledPolicy
     do {
         policy = try WasmEngine.configCompiler.compile(UnsafeRawBufferPointer(start: bytes, count: Int(max(count, 0))))
@@ -38,6 +41,17 @@ public func navpolicyPolicyFromConfig(_ bytes: UnsafeRawPointer?, _ count: Int32
     return Handles.policies.insert(LoadedPolicy(policy))
 }
 
+/// The most UTF-8 bytes `navpolicy_decide` reads (``WasmEngine/maximumRequestBytes``): JavaScript
+/// passes a longer request as its length alone, refused before any byte is read.
+@_expose(wasm, "navpolicy_request_bytes_limit")
+@_cdecl("navpolicy_request_bytes_limit")
+public func navpolicyRequestBytesLimit() -> Int32 { Int32(WasmEngine.maximumRequestBytes) }
+
+/// The most UTF-8 bytes `navpolicy_policy_from_config` reads (``WasmEngine/maximumConfigBytes``).
+@_expose(wasm, "navpolicy_config_bytes_limit")
+@_cdecl("navpolicy_config_bytes_limit")
+public func navpolicyConfigBytesLimit() -> Int32 { Int32(WasmEngine.maximumConfigBytes) }
+
 /// How many of a bundle's first bytes `navpolicy_bundle_open` reads (``OpenedBundle/headBytes``).
 @_expose(wasm, "navpolicy_bundle_head_bytes")
 @_cdecl("navpolicy_bundle_head_bytes")
@@ -49,7 +63,7 @@ public func navpolicyBundleHeadBytes() -> Int32 { Int32(OpenedBundle.headBytes) 
 /// stays the caller's. `keyIDs` is a JSON array of the ids of the trusted keys.
 /// Returns an opened-bundle handle, the result `{"keyIds":[…]}` naming the keys the signature
 /// must verify with (none: nothing to verify); or -1 (`malformed`, `unversioned`, `unsigned`,
-/// `unknown-key`, `too-large`).
+/// `unknown-key`, `too-large`; `invalid-argument` for a trusted id that is no key id).
 @_expose(wasm, "navpolicy_bundle_open")
 @_cdecl("navpolicy_bundle_open")
 public func navpolicyBundleOpen(
@@ -69,6 +83,7 @@ public func navpolicyBundleOpen(
         guard trusted.count == values.count else { return fail(.misuse("key ids must be strings")) }
     default: return fail(.misuse("key ids must be a JSON array"))
     }
+    if let failure = WasmEngine.trustedKeyIDsProblem(trusted) { return fail(failure) }
     do {
         let opened = try OpenedBundle(
             prefix: UnsafeRawBufferPointer(start: head, count: Int(headCount)), bundleCount: count,
@@ -130,6 +145,9 @@ public func navpolicyDecide(_ handle: Int32, _ bytes: UnsafeRawPointer?, _ count
     guard let policy = Handles.policies.value(handle)?.policy else {
         return fail(.misuse("no such policy (released?)"))
     }
+    // Before the bytes are read: JavaScript passes a request over the limit as its length alone
+    // (and a null pointer), so that it never grows linear memory, which never shrinks.
+    guard Int(count) <= WasmEngine.maximumRequestBytes else { return fail(WasmEngine.requestTooLarge(Int(count))) }
     do {
         let request = try WasmEngine.request(UnsafeRawBufferPointer(start: bytes, count: Int(max(count, 0))))
         let decision: Decision

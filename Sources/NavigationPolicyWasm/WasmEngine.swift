@@ -13,12 +13,39 @@ enum WasmEngine {
     /// A request body's limit, the HTTP API's (docs/api.md, "Limits").
     static let maximumRequestBytes = 65_536
 
+    /// A config's limit: `navpolicyd validate`'s default `--max-config-bytes`.
+    static let maximumConfigBytes = ConfigSizeLimit.defaultMaxBytes
+
+    /// The refusal of a config of `count` bytes, over ``maximumConfigBytes``: as the daemon
+    /// refuses an invalid config (`invalid-config`), in `navpolicyd validate`'s words.
+    static func configTooLarge(_ count: Int) -> WasmFailure {
+        var failure = WasmFailure(
+            code: "invalid-config",
+            message: "the config \(ConfigSizeLimit.tooLarge(limit: maximumConfigBytes)): it is \(count) bytes")
+        failure.errors = [failure.message]
+        return failure
+    }
+
+    /// Why `ids`, the trusted keys' ids, cannot be trusted (nil: they can): each must be a key
+    /// id `navpolicyd bundle --key-id` and `--bundle-key` accept (``BundleKeyIDFormat``), or no
+    /// bundle a daemon signs names it.
+    static func trustedKeyIDsProblem(_ ids: [String]) -> WasmFailure? {
+        for id in ids {
+            if let problem = BundleKeyIDFormat.problem(id) {
+                return .misuse("trustedKeys: the id \(BundleText.shown(id)) is not a key id: \(problem)")
+            }
+        }
+        return nil
+    }
+
+    /// The refusal of a request of `count` bytes, over ``maximumRequestBytes``: the daemon's 413.
+    static func requestTooLarge(_ count: Int) -> WasmFailure {
+        WasmFailure(code: "payload-too-large", message: "the request is \(count) bytes; at most \(maximumRequestBytes)")
+    }
+
     /// A `POST /v1/decide` body's members read as the daemon's strict parser reads them.
     static func request(_ bytes: UnsafeRawBufferPointer) throws(WasmFailure) -> NavigationRequest {
-        guard bytes.count <= maximumRequestBytes else {
-            throw WasmFailure(
-                code: "payload-too-large", message: "the request is \(bytes.count) bytes; at most \(maximumRequestBytes)")
-        }
+        guard bytes.count <= maximumRequestBytes else { throw requestTooLarge(bytes.count) }
         let document: JSONValue
         do {
             document = try JSONParser(maximumDepth: 8).parse(bytes)

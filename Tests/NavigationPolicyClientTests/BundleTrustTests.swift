@@ -41,6 +41,17 @@ struct BundleTrustTests {
         #expect(rejection(bytes, signature: nil, trust: Self.rotating) == .unsigned)
     }
 
+    @Test("a key id is matched byte for byte, not by canonical equivalence (outside attack round 12, F6)")
+    func keyIdsMatchByteForByte() {
+        // KELVIN SIGN is canonically equivalent to K: String's == and a [String: …] lookup take
+        // one for the other; the WebAssembly build's keys (JavaScript's) do not.
+        let trust = BundleTrust(trustedKeys: ["K1": Self.oldKey])
+        let kelvin = bundleBytes(keyId: "\u{212A}1")
+        #expect(rejection(kelvin, signature: Self.oldKey.sign(kelvin), trust: trust) == .unknownKey)
+        let exact = bundleBytes(keyId: "K1")
+        #expect(rejection(exact, signature: Self.oldKey.sign(exact), trust: trust) == nil)
+    }
+
     @Test func anExpiredBundleIsRefusedAndOneStillValidIsNot() {
         let bytes = bundleBytes(expiresAt: 2_000)
         #expect(rejection(bytes, trust: BundleTrust(), now: Date(timeIntervalSince1970: 1_999)) == nil)

@@ -21,6 +21,31 @@ export class NavigationPolicyError extends Error {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
+/**
+ * How many bytes `encoder` writes for `text` (a lone surrogate as U+FFFD's three), counted
+ * without writing them: for a text whose length alone proves it over one of the module's
+ * limits, which is then passed as that count alone and refused, in the module's words, before
+ * linear memory, which never shrinks, grows by it (outside attack round 12, F3, F4).
+ */
+function utf8Length(text) {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) {
+      bytes += 1;
+    } else if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      // A pair: four bytes for its two units.
+      bytes += 2;
+      index += 1;
+    } else {
+      bytes += 2;
+    }
+  }
+  // The exports take an Int32; anything past it is just as over the limit.
+  return Math.min(bytes, 0x7fffffff);
+}
+
 /** The compiled module, instantiated once; a new instance after a trap. */
 let compiledModule = null;
 let current = null;
@@ -155,7 +180,11 @@ class Engine {
     const headLength = Math.min(bytes.length, this.exports.navpolicy_bundle_head_bytes());
     const head = this.copyIn(bytes.subarray(0, headLength));
     try {
-      const [keysPointer, keysLength] = this.scratchText(JSON.stringify(trustedKeyIds));
+      // The module refuses an id that is no key id (BundleKeyIDFormat: at most 64 characters of
+      // A-Z a-z 0-9 . _ -); its first 65 units are refused alike for a longer one, which so
+      // never reaches linear memory whole (a 120M-character id grew it to 631 MiB: round 12, F3).
+      const ids = JSON.stringify(trustedKeyIds.map((id) => (id.length > maximumKeyIdUnits ? id.slice(0, maximumKeyIdUnits + 1) : id)));
+      const [keysPointer, keysLength] = this.scratchText(ids);
       const handle = this.exports.navpolicy_bundle_open(head, headLength, bytes.length, keysPointer, keysLength, hasSignature ? 1 : 0, acceptsUnversionedBundles ? 1 : 0);
       return { handle, keyIds: this.result(handle).keyIds };
     } finally {
@@ -256,6 +285,9 @@ class Engine {
   }
 }
 
+/** A key id's most characters (BundleKeyIDFormat.problem: 1 to 64 ASCII characters). */
+const maximumKeyIdUnits = 64;
+
 /** Only fromConfig and fromBundle make policies. */
 const constructing = Symbol('NavigationPolicy');
 
@@ -274,9 +306,16 @@ const finalizer =
  */
 const paddedBase64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+/**
+ * The ASCII whitespace a signature file's line may have around its base64. Not String.trim,
+ * which also takes U+FEFF, NBSP and other Unicode spaces that navpolicyd refuses (outside attack
+ * round 12, F5): anything but these around a signature is refused here (fail closed).
+ */
+const surroundingWhitespace = /^[ \t\n\r]+|[ \t\n\r]+$/g;
+
 function base64Bytes(text) {
   if (typeof text !== 'string') return null;
-  const trimmed = text.trim();
+  const trimmed = text.replace(surroundingWhitespace, '');
   if (!paddedBase64.test(trimmed)) return null;
   try {
     const binary = atob(trimmed);
@@ -307,6 +346,19 @@ function trustedKeyBytes(trustedKeys) {
     keys.set(keyId, raw);
   }
   return keys;
+}
+
+/**
+ * The Unix seconds fromBundle's `now` (undefined: the current time) stands for. Only a Date or a
+ * finite number of milliseconds is a time: "", "0", [0] or false were read as 1970, which let an
+ * expired bundle load, and a Symbol or a BigInt threw a TypeError (outside attack round 12, F7).
+ */
+function unixSeconds(now) {
+  const milliseconds = now === undefined ? Date.now() : now instanceof Date ? now.getTime() : typeof now === 'number' ? now : NaN;
+  if (!Number.isFinite(milliseconds)) {
+    throw new NavigationPolicyError('invalid-argument', 'now must be a valid Date or a finite number of milliseconds since 1970');
+  }
+  return Math.floor(milliseconds / 1000);
 }
 
 /** The raw public key `raw` imported for WebCrypto's Ed25519. */
@@ -436,7 +488,15 @@ export class NavigationPolicy {
     if (typeof jsonText !== 'string') throw new NavigationPolicyError('invalid-argument', 'the config must be a string of JSON');
     const owner = engine();
     return owner.call((exports) => {
-      const bytes = encoder.encode(jsonText);
+      // A config over the module's limit (navpolicyd validate's) goes as its length alone, refused
+      // before it is encoded or copied in: its length proves it over when its UTF-16 units do
+      // (each is at least one byte), its encoding otherwise (round 12, F4).
+      const limit = exports.navpolicy_config_bytes_limit();
+      const bytes = jsonText.length > limit ? null : encoder.encode(jsonText);
+      if (bytes === null || bytes.length > limit) {
+        owner.result(exports.navpolicy_policy_from_config(0, bytes === null ? utf8Length(jsonText) : bytes.length));
+        throw new NavigationPolicyError('invalid-config', 'the config is over the limit');
+      }
       const pointer = owner.copyIn(bytes);
       try {
         const handle = exports.navpolicy_policy_from_config(pointer, bytes.length);
@@ -460,6 +520,7 @@ export class NavigationPolicy {
   static async fromBundle(bytes, { trustedKeys = {}, signature = null, acceptsUnversionedBundles = false, now } = {}) {
     const view = asBytes(bytes, 'the bundle');
     const keys = trustedKeyBytes(trustedKeys);
+    const seconds = unixSeconds(now);
     const hasSignature = signature !== null && signature !== undefined;
     const owner = engine();
     // Size, layout, key id and signature's presence are checked from the bundle's head alone,
@@ -486,7 +547,6 @@ export class NavigationPolicy {
       owner.call((exports) => exports.navpolicy_bundle_discard(opened.handle));
       throw error;
     }
-    const seconds = Math.floor((now instanceof Date ? now.getTime() : now ?? Date.now()) / 1000);
     return owner.call((exports) => {
       // Copied in whole only once the signature verified (or when no key is trusted): the
       // module refuses anything else as bad-signature without its bytes.
@@ -534,6 +594,12 @@ export class NavigationPolicy {
     if (this.#handle === 0) throw new NavigationPolicyError('released', 'the policy was released');
     if (fields !== null) return owner.call(() => owner.decideFields(this.#handle, fields, this.#names));
     return owner.call((exports) => {
+      // A text longer than the module's limit in UTF-16 units is longer in bytes: it goes as its
+      // length alone, refused (payload-too-large) before the scratch buffer grows linear memory,
+      // which never shrinks, by three bytes a unit (outside attack round 12, F3).
+      if (text.length > exports.navpolicy_request_bytes_limit()) {
+        return owner.result(exports.navpolicy_decide(this.#handle, 0, utf8Length(text)));
+      }
       const [pointer, length] = owner.scratchText(text);
       return owner.result(exports.navpolicy_decide(this.#handle, pointer, length));
     });

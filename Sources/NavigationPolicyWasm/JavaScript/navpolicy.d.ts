@@ -60,7 +60,7 @@ export interface BundleOptions {
   signature?: string | Uint8Array | ArrayBuffer | null;
   /** Read layout-1 bundles, which carry no version or expiry (one upgrade only). */
   acceptsUnversionedBundles?: boolean;
-  /** The time expiry is checked against (tests); default now. */
+  /** The time expiry is checked against (tests): a valid Date or a finite number of milliseconds since 1970 (anything else is `invalid-argument`); default now. */
   now?: Date | number;
 }
 

@@ -1,3 +1,5 @@
+import PolicySections
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -9,9 +11,9 @@
 /// allocate without bound. At most `maxBytes + 1` bytes are ever read, so an oversized file
 /// is refused without being loaded.
 public enum ConfigFile {
-    /// The cap when neither `--max-config-bytes` nor `NAVPOLICY_MAX_CONFIG_BYTES` sets one: 64 MiB,
-    /// about seven times a 100,000-handler config.
-    public static let defaultMaxBytes = 64 << 20
+    /// The cap when neither `--max-config-bytes` nor `NAVPOLICY_MAX_CONFIG_BYTES` sets one: 64 MiB
+    /// (``ConfigSizeLimit``, shared with the WebAssembly build's `fromConfig`).
+    public static let defaultMaxBytes = ConfigSizeLimit.defaultMaxBytes
 
     /// The environment variable that sets the cap when the flag does not.
     public static let environmentVariable = "NAVPOLICY_MAX_CONFIG_BYTES"
@@ -31,7 +33,8 @@ public enum ConfigFile {
             case .missing: "no such file"
             case .unreadable: "cannot be read"
             case .tooLarge(let limit):
-                "is larger than the limit of \(limit) bytes (raise it with --max-config-bytes or \(ConfigFile.environmentVariable))"
+                ConfigSizeLimit.tooLarge(limit: limit)
+                    + " (raise it with --max-config-bytes or \(ConfigFile.environmentVariable))"
             }
         }
     }
