@@ -349,12 +349,12 @@ function trustedKeyBytes(trustedKeys) {
 }
 
 /**
- * The Unix seconds fromBundle's `now` (undefined: the current time) stands for. Only a Date or a
+ * The Unix seconds fromBundle's `now` (undefined or null: the current time, as before) stands for. Only a Date or a
  * finite number of milliseconds is a time: "", "0", [0] or false were read as 1970, which let an
  * expired bundle load, and a Symbol or a BigInt threw a TypeError (outside attack round 12, F7).
  */
 function unixSeconds(now) {
-  const milliseconds = now === undefined ? Date.now() : now instanceof Date ? now.getTime() : typeof now === 'number' ? now : NaN;
+  const milliseconds = now === undefined || now === null ? Date.now() : now instanceof Date ? now.getTime() : typeof now === 'number' ? now : NaN;
   if (!Number.isFinite(milliseconds)) {
     throw new NavigationPolicyError('invalid-argument', 'now must be a valid Date or a finite number of milliseconds since 1970');
   }
