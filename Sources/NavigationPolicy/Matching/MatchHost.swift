@@ -38,7 +38,7 @@ package enum MatchHost {
             (bytes.contains { $0 &- UInt8(ascii: "A") < 26 }, bytes.count > 1 && bytes.last == UInt8(ascii: "."))
         }
         let end = stripsTrailingDot && endsInDot ? url.hostEnd - 1 : url.hostEnd
-        let slice = URLRecord.slice(of: url.href, url.hostStart, end)
+        let slice = url.slice(url.hostStart, end)
         return hasUpper ? asciiLowercased(slice) : slice
     }
 

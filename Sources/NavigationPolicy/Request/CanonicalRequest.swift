@@ -93,7 +93,7 @@ public struct CanonicalRequest: Sendable {
             // them), so no encoded separator in its path or in the URL as sent: neither decoded
             // reading exists, and neither is looked for (`CanonicalInputReadingsTests` holds
             // both to the long way).
-            self.matchHostForm = URLRecord.slice(of: parsed.href, parsed.hostStart, parsed.hostEnd)
+            self.matchHostForm = parsed.slice(parsed.hostStart, parsed.hostEnd)
             self.decodedSeparatorPath = nil
             self.rawDecodedSeparatorPath = nil
         } else {

@@ -170,13 +170,15 @@ public struct URLRecord: Sendable, Hashable {
     }
 
     /// The slice of href between two UTF-8 offsets (clamped, so never traps), sharing its storage.
-    @inlinable package func slice(_ from: Int, _ to: Int) -> Substring {
+    ///
+    /// Always inlined: the WebAssembly build did not inline it, and calling it copied the whole
+    /// record (its outlined copy was 4.5% of a decision there; docs/performance.md, h-wasmslice).
+    /// Natively it was inlined already, so the native decision path is unchanged.
+    @inline(__always) @inlinable package func slice(_ from: Int, _ to: Int) -> Substring {
         Self.slice(of: href, from, to)
     }
 
-    /// ``slice(_:_:)`` of a record's `href` given alone. The decision path calls this one: the
-    /// WebAssembly build does not inline the method, and calling it copied the whole record
-    /// (its outlined copy was 4.5% of a decision there; docs/performance.md, h-wasmslice).
+    /// ``slice(_:_:)`` of a string given alone.
     @inlinable package static func slice(of href: String, _ from: Int, _ to: Int) -> Substring {
         let utf8 = href.utf8
         let count = utf8.count
