@@ -2,9 +2,10 @@ import Testing
 
 @testable import URLStandard
 
-/// `URLRecord.slice` takes its indices from the UTF-16 view when `href` is ASCII (issue 41: they
-/// need no alignment check); these hold it to the bytes between the same UTF-8 offsets, for
-/// every pair of offsets in and around parsed URLs and a record whose `href` is not ASCII.
+/// `URLRecord.slice` (and `slice(of:_:_:)`, which it calls) takes its indices from the UTF-16 view
+/// when `href` is ASCII in the WebAssembly build (they need no alignment check there) and from the
+/// UTF-8 view natively; these hold it to the bytes between the same UTF-8 offsets, for every pair
+/// of offsets in and around parsed URLs and a record whose `href` is not ASCII.
 @Suite("URL record: slices of href")
 struct URLRecordSliceTests {
     /// The slice as the UTF-8 view makes it (offsets clamped, bounds rounded down to a scalar's

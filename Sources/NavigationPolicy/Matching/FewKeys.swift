@@ -42,7 +42,10 @@ package struct FewKeys: Sendable, Sequence {
         if let many { return many.contains(key) }
         // Lengths first, then `==`, which compares the keys' bytes in place (both ASCII, so
         // NFC): `withUTF8` needed a mutable copy of `key`, a retain and a release a lookup.
-        let count = key.utf8.count
+        // Measured on the base string's view, whose `distance` is inlinable (two offsets
+        // subtracted); the `Substring`'s own view measures it through a call, which in the
+        // WebAssembly build was half of this lookup (docs/performance.md, h-wasmslice).
+        let count = key.base.utf8.distance(from: key.startIndex, to: key.endIndex)
         for candidate in few where candidate.utf8.count == count && candidate == key { return true }
         return false
     }

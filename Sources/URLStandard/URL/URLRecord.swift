@@ -170,9 +170,34 @@ public struct URLRecord: Sendable, Hashable {
     }
 
     /// The slice of href between two UTF-8 offsets (clamped, so never traps), sharing its storage.
-    @inlinable package func slice(_ from: Int, _ to: Int) -> Substring {
+    ///
+    /// Always inlined: the WebAssembly build did not inline it, and calling it copied the whole
+    /// record (its outlined copy was 4.5% of a decision there; docs/performance.md, h-wasmslice).
+    /// Natively it was inlined already, so the native decision path is unchanged.
+    @inline(__always) @inlinable package func slice(_ from: Int, _ to: Int) -> Substring {
+        Self.slice(of: href, from, to)
+    }
+
+    /// ``slice(_:_:)`` of a string given alone.
+    @inlinable package static func slice(of href: String, _ from: Int, _ to: Int) -> Substring {
         let utf8 = href.utf8
-        let lo = max(0, min(from, utf8.count)), hi = max(lo, min(to, utf8.count))
+        let count = utf8.count
+        let lo = max(0, min(from, count)), hi = max(lo, min(to, count))
+        #if hasFeature(Embedded)
+            // Only in Embedded Swift (the WebAssembly build), where the standard library is compiled
+            // into the module: a parsed href is ASCII (the parser percent-encodes the rest), where
+            // UTF-16 offsets are UTF-8 offsets and the UTF-16 view's indices come marked
+            // scalar-aligned, so `Substring.init` takes them as they are, while it re-checks the UTF-8
+            // view's at each bound (`scalarAlignSlow`, 5% of a decision there). Natively those UTF-16
+            // calls are not inlinable and cost more than the check (~460 instructions a slice against
+            // ~300, docs/performance.md). A record built from non-ASCII components (`init(scheme:…)`
+            // uses values as given) takes the UTF-8 view's indices on both.
+            let utf16 = href.utf16
+            if utf16.count == count {
+                let start = utf16.index(utf16.startIndex, offsetBy: lo)
+                return Substring(utf8[start..<utf16.index(start, offsetBy: hi - lo)])
+            }
+        #endif
         let start = utf8.index(utf8.startIndex, offsetBy: lo)
         return Substring(utf8[start..<utf8.index(start, offsetBy: hi - lo)])
     }
