@@ -178,3 +178,14 @@ test('a request that cannot even be read (a throwing or revoked Proxy) is an inv
   }
   policy.release();
 });
+
+test('the decision\'s url is the href byte for byte, even when the request\'s url is only canonically equivalent to it', () => {
+  // Outside attack round 11, F1: U+037E GREEK QUESTION MARK is canonically equivalent to `;`, and
+  // Swift's == on String said the request's text was the href, so it came back unchanged.
+  const policy = NavigationPolicy.fromConfig(JSON.stringify({ defaultDecision: 'allow', handlers: [] }));
+  for (const [url, href] of [['https://a\u037Eb.example/x', 'https://a;b.example/x'], ['https://app.example/p\u1FEFq', 'https://app.example/p%E1%BF%AFq']]) {
+    assert.equal(policy.decide({ url }).url, href, url);
+    assertSameBothWays(policy, { url }, url);
+  }
+  policy.release();
+});
