@@ -115,10 +115,13 @@ format:
 ## Its binary is the optimized test build's (below), so after test-release-lifetimes (as in .ci/run)
 ## it builds nothing: -enable-testing changes the counts by under 2%, and no figure is higher than
 ## in `make release`'s binary (docs/performance.md, "The instruction gate").
-perf-gate: test-deps
+## Then the WebAssembly module's decision rate against native in the same run, each ratio above its
+## floor (bench/wasm.sh GATE=1; docs/performance.md, "The WebAssembly floor").
+perf-gate: test-deps wasm
 	@scripts/install-deps.sh perf
 	$(RELEASE_TESTING_BUILD)
 	bench/instruction-gate.py .build/release-testing/release/navpolicyd
+	GATE=1 ROUNDS=3 DECISIONS=300000 BIN=.build/release-testing/release/navpolicyd bash bench/wasm.sh
 
 ## test-release-lifetimes: the suites tagged `optimized` in an optimized build: the object-lifetime
 ## tests, the only place where the leak of issue 12 (releases dropped in a loop without exit) shows,
