@@ -175,12 +175,7 @@ enum Punycode {
         while handled < total {
             var m = UInt32.max
             for scalar in input where scalar >= n && scalar < m { m = scalar }
-            let (steps, overflowMul) = (m - n).multipliedReportingOverflow(by: handled + 1)
-            guard !overflowMul else { return false }
-            let (nextDelta, overflowAdd) = delta.addingReportingOverflow(steps)
-            guard !overflowAdd else { return false }
-            delta = nextDelta
-            n = m
+            guard advance(&n, to: m, handled: handled, delta: &delta) else { return false }
             for scalar in input {
                 if scalar < n {
                     let (incremented, overflow) = delta.addingReportingOverflow(1)
@@ -199,6 +194,18 @@ enum Punycode {
             delta = nextRound
             n += 1
         }
+        return true
+    }
+
+    /// The start of an encoding round (RFC 3492 §6.3): `n` moves to the next code point `m`,
+    /// and `delta` grows by the `(m - n) * (handled + 1)` steps between; false on overflow.
+    private static func advance(_ n: inout UInt32, to m: UInt32, handled: UInt32, delta: inout UInt32) -> Bool {
+        let (steps, overflowMul) = (m - n).multipliedReportingOverflow(by: handled + 1)
+        guard !overflowMul else { return false }
+        let (nextDelta, overflowAdd) = delta.addingReportingOverflow(steps)
+        guard !overflowAdd else { return false }
+        delta = nextDelta
+        n = m
         return true
     }
 
@@ -243,12 +250,7 @@ enum Punycode {
         var round = 0
         while round < pending.count {
             let m = UInt32(truncatingIfNeeded: pending[round] >> 32)
-            let (steps, overflowMul) = (m - n).multipliedReportingOverflow(by: handled + 1)
-            guard !overflowMul else { return false }
-            let (nextDelta, overflowAdd) = delta.addingReportingOverflow(steps)
-            guard !overflowAdd else { return false }
-            delta = nextDelta
-            n = m
+            guard advance(&n, to: m, handled: handled, delta: &delta) else { return false }
             var roundEnd = round
             while roundEnd < pending.count, UInt32(truncatingIfNeeded: pending[roundEnd] >> 32) == m { roundEnd += 1 }
             // The RFC's walk: +1 for every code point below n, and at each n, emit and restart.
