@@ -2,6 +2,7 @@
     import CCurl
     import Foundation
     import FoundationNetworking
+    import NavigationPolicy
 
     /// A bundle download over libcurl's easy interface: the client's own transport on Linux, used
     /// when the app passes no ``NavigationPolicyClient/Configuration/session``.
@@ -182,7 +183,7 @@
                 return true
             }
             guard let colon = content.firstIndex(of: 0x3A), colon > content.startIndex,
-                content[..<colon].allSatisfy(Self.isTokenByte)
+                content[..<colon].allSatisfy(HTTPToken.isTokenByte)
             else { return refuse("a response field whose name is not a token") }
             fields.append((Self.canonicalName(Self.text(content[..<colon])), Self.text(content[(colon + 1)...])))
             return true
@@ -200,17 +201,6 @@
             while let first = trimmed.first, first == 0x20 || first == 0x09 { trimmed = trimmed.dropFirst() }
             while let last = trimmed.last, last == 0x20 || last == 0x09 { trimmed = trimmed.dropLast() }
             return String(decoding: trimmed, as: UTF8.self)
-        }
-
-        /// RFC 9110's `tchar`: the bytes a field name is made of.
-        private static func isTokenByte(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-            }
         }
 
         /// The blank line after a head: a 1xx is skipped; any other head is judged before a

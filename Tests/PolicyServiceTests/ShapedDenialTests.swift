@@ -87,7 +87,7 @@ struct ShapedDenialTests {
     @Test("the core's token rule (it links no HTTP module) is FieldSyntax's, byte for byte")
     func tokenRuleAgrees() {
         for byte in UInt8.min...UInt8.max {
-            #expect(DenialResponse.isTokenCharacter(byte) == FieldSyntax.isToken([byte]), "\(byte)")
+            #expect(HTTPToken.isTokenByte(byte) == FieldSyntax.isToken([byte]), "\(byte)")
         }
     }
 

@@ -165,7 +165,7 @@ public final class DenialResponse: Sendable, Equatable {
     private static func checkedName(_ text: String, at pointer: JSONPointer, diagnostics: inout ConfigDiagnostics)
         -> String?
     {
-        guard (1...maximumNameBytes).contains(text.utf8.count), text.utf8.allSatisfy(isTokenCharacter) else {
+        guard (1...maximumNameBytes).contains(text.utf8.count), text.utf8.allSatisfy(HTTPToken.isTokenByte) else {
             diagnostics.report(
                 pointer,
                 "\"\(EchoedText.bounded(text))\": a field name is 1 to \(maximumNameBytes) token characters (RFC 9110: "
@@ -197,16 +197,5 @@ public final class DenialResponse: Sendable, Equatable {
         if let first = value.utf8.first, blank(first) { return "a field value cannot start with a space or tab" }
         if let last = value.utf8.last, blank(last) { return "a field value cannot end with a space or tab" }
         return nil
-    }
-
-    /// RFC 9110 tchar, the rule `FieldSyntax.isToken` (HTTPTypes, which the core does not
-    /// link) applies; a test holds the two to the same answer for every byte.
-    package static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 }

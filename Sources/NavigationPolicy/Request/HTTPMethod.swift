@@ -13,20 +13,9 @@ enum HTTPMethod {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(method.utf8.count)
         for byte in method.utf8 {
-            guard isTokenByte(byte) else { return nil }
+            guard HTTPToken.isTokenByte(byte) else { return nil }
             bytes.append(byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte)
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `tchar` from RFC 9110 §5.6.2.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 }
