@@ -1,3 +1,5 @@
+import NavigationPolicy
+
 /// Which key a bundle's signature must verify with: ``BundleTrust``'s rule over key ids alone.
 ///
 /// The rule is apart from the keys so that the WebAssembly build, whose keys live in
@@ -31,7 +33,7 @@ enum BundleKeyChoice: Equatable {
         // Byte for byte, not String's canonical equivalence: the key is then looked up by the
         // very id trusted (WebCrypto's keys by JavaScript's exact string; outside attack round
         // 12, F6), and "\u{212A}1" (KELVIN SIGN) is not the key id "K1".
-        guard trustedKeyIDs.contains(where: { $0.utf8.elementsEqual(keyId.utf8) }) else {
+        guard trustedKeyIDs.contains(where: { $0.hasSameUTF8(as: keyId) }) else {
             let known = trustedKeyIDs.sorted().joined(separator: ", ")
             throw BundleRejection(
                 .unknownKey, "signed with key id \(Self.shown(keyId)), which is not trusted (trusted: \(known))")

@@ -1,6 +1,5 @@
 import JSONSupport
 import NavigationPolicy
-import URLStandard
 
 /// The numbers `navpolicy_decide_fields` and JavaScript exchange, in one small block of linear
 /// memory that JavaScript views as an `Int32Array` (`navpolicy_decision_words`): the request's
@@ -80,17 +79,6 @@ enum DecisionWords {
         return text
     }
 
-    /// Whether two strings are the same bytes, read in place. `==` is canonical equivalence (see
-    /// ``publish(_:of:names:)``), and the UTF-8 views' `elementsEqual` walked them through the
-    /// generic iterator: half of a decision in this build.
-    static func sameBytes(_ first: String, _ second: String) -> Bool {
-        let compared = first.utf8.withContiguousStorageIfAvailable { left in
-            second.utf8.withContiguousStorageIfAvailable { right in URLParser.bytesEqual(left, right) }
-        }
-        guard case .some(.some(let same)) = compared else { return first.utf8.elementsEqual(second.utf8) }
-        return same
-    }
-
     /// Publishes `decision` in the words and the call result; 0, or 1 when it carries what the
     /// words do not hold (`shadow`): then the call result is the decision object as JSON.
     static func publish(_ decision: Decision, of request: NavigationRequest, names: LoadedPolicy) -> Int32 {
@@ -110,10 +98,9 @@ enum DecisionWords {
         } else {
             words[self.location] = -1
         }
-        // Byte for byte: `==` on String is canonical equivalence, and `https://a\u{37E}b.example/`
-        // (GREEK QUESTION MARK) equals the href `https://a;b.example/` under it, so JavaScript
-        // handed back the caller's text as the decision's URL (outside attack round 11, F1).
-        if sameBytes(decision.url, request.url) {
+        // Byte for byte, not `==`: under canonical equivalence JavaScript handed back a caller's
+        // text that only normalizes to the href (outside attack round 11, F1).
+        if decision.url.hasSameUTF8(as: request.url) {
             words[url] = sameURL
         } else {
             let start = CallResult.writer.bytes.count

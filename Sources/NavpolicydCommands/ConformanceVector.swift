@@ -230,7 +230,7 @@ extension ConformanceVector.Answer {
     static func sameText(_ first: String?, _ second: String?) -> Bool {
         switch (first, second) {
         case (nil, nil): return true
-        case (let first?, let second?): return first.utf8.elementsEqual(second.utf8)
+        case (let first?, let second?): return first.hasSameUTF8(as: second)
         default: return false
         }
     }

@@ -84,11 +84,4 @@ package enum PackedTable {
         }
         return low == 0 ? nil : low - 1
     }
-
-    /// Looks up the 8-bit property of `scalar` in a covering table of `start << 8 | value` words.
-    @inline(__always)
-    static func property(of scalar: UInt32, in table: [UInt32]) -> UInt8 {
-        guard let index = lastIndex(atOrBelow: scalar << 8 | 0xFF, in: table) else { return 0 }
-        return UInt8(truncatingIfNeeded: table[index])
-    }
 }
