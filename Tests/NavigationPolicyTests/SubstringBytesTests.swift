@@ -4,8 +4,9 @@ import Testing
 
 /// The byte scan the matchers find dots and slashes with (``Substring``'s
 /// `firstUTF8Index(of:from:)`) answers as the generic `utf8` view does, for every slice of a
-/// string: it reads the base string's storage at the slice's offsets, so a slice that does not
-/// start at the base's start is the case to hold.
+/// string, and `withUTF8Bytes` hands over the slice's own bytes: both read the base string's
+/// storage at the slice's offsets, so a slice that does not start at the base's start is the
+/// case to hold.
 @Suite("Substring bytes scanned in place")
 struct SubstringBytesTests {
     /// Small (inline) and large strings, ASCII and not, with the bytes searched for at the edges.
@@ -51,16 +52,29 @@ struct SubstringBytesTests {
         #expect(MatchHost.anyParentDomain(of: host) { $0 == "example.com" })
         #expect(!MatchHost.anyParentDomain(of: href.dropFirst(8).prefix(2)) { _ in true })  // "a." has no parent
         var segments: [String] = []
-        SegmentTrie<Int>.forEachSegment(of: href.dropFirst(23)) {
-            segments.append(String($0))
-            return true
+        href.dropFirst(23).withUTF8Bytes { path in
+            SegmentTrie<Int>.forEachSegment(of: path) {
+                segments.append(String(decoding: $0, as: UTF8.self))
+                return true
+            }
         }
         #expect(segments == ["x", "yz", "w."])
         segments = []
-        SegmentTrie<Int>.forEachSegment(of: href.dropFirst(23)) {
-            segments.append(String($0))
-            return false
+        href.dropFirst(23).withUTF8Bytes { path in
+            SegmentTrie<Int>.forEachSegment(of: path) {
+                segments.append(String(decoding: $0, as: UTF8.self))
+                return false
+            }
         }
         #expect(segments == ["x"])
+    }
+
+    @Test("withUTF8Bytes reads exactly the slice's bytes, for every slice")
+    func bytesInPlace() {
+        for text in Self.texts {
+            for slice in Self.slices(of: text) {
+                #expect(slice.withUTF8Bytes { Array($0) } == Array(slice.utf8), "\(Array(slice.utf8))")
+            }
+        }
     }
 }

@@ -81,4 +81,18 @@ package enum MatchHost {
         }
         return false
     }
+
+    /// ``anyParentDomain(of:_:)`` over a host's bytes (the chain index's lookups, read in place):
+    /// the part after each `.`, longest first, until `matches` returns true.
+    static func anyParentDomain(of host: UnsafeBufferPointer<UInt8>, _ matches: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        var offset = 0
+        while offset < host.count {
+            if host[offset] == UInt8(ascii: ".") {
+                guard offset + 1 < host.count else { return false }
+                if matches(UnsafeBufferPointer(rebasing: host[(offset + 1)...])) { return true }
+            }
+            offset += 1
+        }
+        return false
+    }
 }

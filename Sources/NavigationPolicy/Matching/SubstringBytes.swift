@@ -26,4 +26,17 @@ extension Substring {
         case .none: return utf8[start...].firstIndex(of: byte)
         }
     }
+
+    /// Calls `body` with this substring's UTF-8 bytes: read in place through the base string's
+    /// storage (every native string has contiguous UTF-8), copied only for one that has none.
+    @inline(__always)
+    func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let whole = base.utf8
+        let lower = whole.distance(from: whole.startIndex, to: startIndex)
+        let upper = whole.distance(from: whole.startIndex, to: endIndex)
+        if let result = whole.withContiguousStorageIfAvailable({ body(UnsafeBufferPointer(rebasing: $0[lower..<upper])) }) {
+            return result
+        }
+        return Array(utf8).withUnsafeBufferPointer(body)
+    }
 }
