@@ -54,12 +54,15 @@ public struct ConfigDiagnostics: Sendable {
 
     public init() {}
 
-    public mutating func report(_ pointer: JSONPointer, _ message: String) {
+    /// Keeps an issue, or counts it past ``maximumIssues``. The pointer and message are only
+    /// made for an issue that is kept: a config of 700,000 unknown members made (and dropped) a
+    /// spelling suggestion for each, 3 s of an 8 MiB `/v1/policy/analyze` (outside attack 13, N2).
+    public mutating func report(_ pointer: @autoclosure () -> JSONPointer, _ message: @autoclosure () -> String) {
         guard kept.count < Self.maximumIssues else {
             omitted += 1
             return
         }
-        kept.append(ConfigIssue(pointer: pointer, message: Self.bounded(message)))
+        kept.append(ConfigIssue(pointer: pointer(), message: Self.bounded(message())))
     }
 
     /// Every issue reported so far, kept or counted: how a reader tells whether a step added one.
