@@ -65,8 +65,8 @@ struct BundleCache: Sendable {
         let signature: [UInt8]?
         if signatureLine == "-" {
             signature = nil
-        } else if let decoded = Data(base64Encoded: signatureLine) {
-            signature = [UInt8](decoded)
+        } else if let decoded = SignatureText.decode(signatureLine) {
+            signature = decoded
         } else {
             throw BundleRejection(.unreadableCache, "\(url.path): the signature line is not base64")
         }

@@ -135,9 +135,9 @@ public enum BundleSuccession: Sendable, Equatable {
     /// The signature an answer carries in `Navpolicy-Bundle-Signature` (base64); nil for none.
     public static func signature(fieldValue: String?) -> Result<[UInt8]?, BundleRejection> {
         guard let fieldValue else { return .success(nil) }
-        guard let decoded = Data(base64Encoded: fieldValue.trimmingCharacters(in: .whitespaces)) else {
+        guard let decoded = SignatureText.decode(fieldValue) else {
             return .failure(BundleRejection(.badSignature, "\(BundleFormat.signatureField) is not base64"))
         }
-        return .success([UInt8](decoded))
+        return .success(decoded)
     }
 }

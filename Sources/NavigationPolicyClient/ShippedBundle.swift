@@ -149,21 +149,21 @@ extension NavigationPolicyClient {
         private func signatureBesideFile() throws(BundleRejection) -> [UInt8]? {
             guard let file = fileURL else { return nil }
             let signatureURL = file.appendingPathExtension(BundleFormat.signatureFileExtension)
-            let text: String
+            let text: Data
             do {
-                text = try String(contentsOf: signatureURL, encoding: .utf8)
+                text = try Data(contentsOf: signatureURL)
             } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
                 return nil
             } catch {
                 throw BundleRejection(.badSignature, "\(signatureURL.lastPathComponent): cannot be read")
             }
             // One base64 line (an Ed25519 signature is 88 characters): anything far longer is not one.
-            guard text.utf8.count <= 4096,
-                let decoded = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            guard text.count <= 4096,
+                let decoded = SignatureText.decode(bytes: [UInt8](text))
             else {
                 throw BundleRejection(.badSignature, "\(signatureURL.lastPathComponent) is not a base64 signature")
             }
-            return [UInt8](decoded)
+            return decoded
         }
     }
 }

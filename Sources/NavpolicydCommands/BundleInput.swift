@@ -120,15 +120,15 @@ struct BundleInput {
         var status = stat()
         if signaturePath == nil && lstat(signatureFile, &status) != 0 && errno == ENOENT { return nil }
         guard stat(signatureFile, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= 4096,
-            let text = try? String(contentsOfFile: signatureFile, encoding: .utf8)
+            let text = FileManager.default.contents(atPath: signatureFile)
         else {
             let option = signaturePath != nil ? "--bundle-signature " : ""
             throw Failure(message: "\(option)\(signatureFile): cannot be read (not a regular file of a signature's size)")
         }
-        guard let decoded = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let decoded = SignatureText.decode(bytes: [UInt8](text)) else {
             throw Failure(message: "\(signatureFile): not a base64 signature")
         }
-        return [UInt8](decoded)
+        return decoded
     }
 
     /// Reads and checks the bundle as the app would, at `now`.
