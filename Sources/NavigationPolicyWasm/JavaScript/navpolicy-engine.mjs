@@ -325,26 +325,59 @@ function base64Bytes(text) {
   }
 }
 
+/**
+ * `error` as an API error: a NavigationPolicyError as it is; anything else (a getter or a Proxy
+ * trap that threw, a revoked Proxy, a detached buffer) the caller's `invalid-argument`, so every
+ * failure is a NavigationPolicyError (outside attack round 13, N4).
+ */
+function argumentError(error) {
+  if (error instanceof NavigationPolicyError) return error;
+  let detail;
+  try {
+    detail = String(error?.message ?? error);
+  } catch {
+    detail = 'an unreadable error';
+  }
+  return new NavigationPolicyError('invalid-argument', `the arguments cannot be read: ${detail}`);
+}
+
 function asBytes(value, what) {
-  if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  // A new view even over a Uint8Array: made over a detached buffer, it throws here, where the
+  // caller's error is told apart, rather than later inside the module's calls.
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   throw new NavigationPolicyError('invalid-argument', `${what} must be a Uint8Array or an ArrayBuffer`);
 }
 
-/** The trusted keys' raw 32 bytes, by key id; a bad key is the caller's error. */
+/**
+ * The trusted keys' raw 32 bytes, by key id; a bad key is the caller's error. `undefined` (the
+ * option left out) trusts nothing and verifies nothing (tests, vectors). Anything else must be a
+ * plain object (prototype `Object.prototype` or null) of at least one own enumerable data
+ * property: a `Map`, a class instance, inherited, non-enumerable, getter or Symbol keys, or `{}`
+ * were read as no key at all, so a bundle signed by nobody trusted loaded unverified (outside
+ * attack round 13, N1). Each property descriptor is read once: no getter or trap runs twice.
+ */
 function trustedKeyBytes(trustedKeys) {
-  if (trustedKeys === null || typeof trustedKeys !== 'object') {
-    throw new NavigationPolicyError('invalid-argument', 'trustedKeys must be an object { keyId: base64PublicKey }');
-  }
   const keys = new Map();
-  for (const [keyId, text] of Object.entries(trustedKeys)) {
-    const raw = base64Bytes(text);
+  if (trustedKeys === undefined) return keys;
+  const shape = 'trustedKeys must be a plain object { keyId: base64PublicKey } holding at least one key (leave it out to load without verifying: tests only)';
+  if (trustedKeys === null || typeof trustedKeys !== 'object') throw new NavigationPolicyError('invalid-argument', shape);
+  const prototype = Object.getPrototypeOf(trustedKeys);
+  if ((prototype !== Object.prototype && prototype !== null) || Array.isArray(trustedKeys)) {
+    throw new NavigationPolicyError('invalid-argument', shape);
+  }
+  for (const keyId of Reflect.ownKeys(trustedKeys)) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(trustedKeys, keyId);
+    if (typeof keyId !== 'string' || descriptor === undefined || !descriptor.enumerable || !('value' in descriptor)) {
+      throw new NavigationPolicyError('invalid-argument', shape);
+    }
+    const raw = base64Bytes(descriptor.value);
     if (raw === null || raw.length !== 32) {
       throw new NavigationPolicyError('invalid-argument', `trustedKeys[${JSON.stringify(keyId)}] is not a base64 32-byte Ed25519 public key`);
     }
     keys.set(keyId, raw);
   }
+  if (keys.size === 0) throw new NavigationPolicyError('invalid-argument', shape);
   return keys;
 }
 
@@ -354,7 +387,9 @@ function trustedKeyBytes(trustedKeys) {
  * expired bundle load, and a Symbol or a BigInt threw a TypeError (outside attack round 12, F7).
  */
 function unixSeconds(now) {
-  const milliseconds = now === undefined || now === null ? Date.now() : now instanceof Date ? now.getTime() : typeof now === 'number' ? now : NaN;
+  // A Date's time through Date.prototype.getTime itself: an object's own `getTime` is not asked,
+  // and an object that only inherits from Date.prototype throws (round 13, N4), below.
+  const milliseconds = now === undefined || now === null ? Date.now() : now instanceof Date ? Date.prototype.getTime.call(now) : typeof now === 'number' ? now : NaN;
   if (!Number.isFinite(milliseconds)) {
     throw new NavigationPolicyError('invalid-argument', 'now must be a valid Date or a finite number of milliseconds since 1970');
   }
@@ -517,10 +552,21 @@ export class NavigationPolicy {
    * Without `trustedKeys`, nothing is verified (tests, vectors). Compare `policyVersion` with
    * the one you hold to refuse a rollback.
    */
-  static async fromBundle(bytes, { trustedKeys = {}, signature = null, acceptsUnversionedBundles = false, now } = {}) {
-    const view = asBytes(bytes, 'the bundle');
-    const keys = trustedKeyBytes(trustedKeys);
-    const seconds = unixSeconds(now);
+  static async fromBundle(bytes, options = {}) {
+    let view, keys, seconds, signature, acceptsUnversionedBundles;
+    try {
+      if (options === null || typeof options !== 'object') {
+        throw new NavigationPolicyError('invalid-argument', 'the options must be an object { trustedKeys, signature, now }');
+      }
+      let trustedKeys, now;
+      // Each option read once, here: a getter runs once, and what it threw is the caller's error.
+      ({ trustedKeys, signature = null, acceptsUnversionedBundles = false, now } = options);
+      view = asBytes(bytes, 'the bundle');
+      keys = trustedKeyBytes(trustedKeys);
+      seconds = unixSeconds(now);
+    } catch (error) {
+      throw argumentError(error);
+    }
     const hasSignature = signature !== null && signature !== undefined;
     const owner = engine();
     // Size, layout, key id and signature's presence are checked from the bundle's head alone,
@@ -545,7 +591,8 @@ export class NavigationPolicy {
       }
     } catch (error) {
       owner.call((exports) => exports.navpolicy_bundle_discard(opened.handle));
-      throw error;
+      // A bundle or signature buffer detached meanwhile: the caller's error.
+      throw argumentError(error);
     }
     return owner.call((exports) => {
       // Copied in whole only once the signature verified (or when no key is trusted): the

@@ -54,7 +54,11 @@ export class NavigationPolicyError extends Error {
 }
 
 export interface BundleOptions {
-  /** Key id (the bundle's signed `keyId`) → base64 of the 32-byte raw Ed25519 public key. */
+  /**
+   * Key id (the bundle's signed `keyId`) → base64 of the 32-byte raw Ed25519 public key: a plain
+   * object of at least one key (`{}`, a `Map` or getters are `invalid-argument`). Left out,
+   * nothing is verified (tests only).
+   */
   trustedKeys?: Record<string, string>;
   /** The detached signature: base64 (the `Navpolicy-Bundle-Signature` header, a `.sig` file) or bytes. */
   signature?: string | Uint8Array | ArrayBuffer | null;
