@@ -54,15 +54,23 @@ public struct ConfigDiagnostics: Sendable {
 
     public init() {}
 
-    /// Keeps an issue, or counts it past ``maximumIssues``. The pointer and message are only
-    /// made for an issue that is kept: a config of 700,000 unknown members made (and dropped) a
-    /// spelling suggestion for each, 3 s of an 8 MiB `/v1/policy/analyze` (outside attack 13, N2).
-    public mutating func report(_ pointer: @autoclosure () -> JSONPointer, _ message: @autoclosure () -> String) {
+    public mutating func report(_ pointer: JSONPointer, _ message: String) {
         guard kept.count < Self.maximumIssues else {
             omitted += 1
             return
         }
-        kept.append(ConfigIssue(pointer: pointer(), message: Self.bounded(message())))
+        kept.append(ConfigIssue(pointer: pointer, message: Self.bounded(message)))
+    }
+
+    /// ``report(_:_:)`` for an issue whose message costs something to compose (a spelling
+    /// suggestion), composed only when it is kept: a config of 700,000 unknown members made (and
+    /// dropped) a suggestion for each, 3 s of an 8 MiB `/v1/policy/analyze` (outside attack 13, N2).
+    public mutating func report(_ pointer: JSONPointer, composing message: () -> String) {
+        guard kept.count < Self.maximumIssues else {
+            omitted += 1
+            return
+        }
+        report(pointer, message())
     }
 
     /// Every issue reported so far, kept or counted: how a reader tells whether a step added one.

@@ -51,7 +51,7 @@ public struct ConfigObject: Sendable {
                 diagnostics.report(pointer.appending(member.key), "duplicate key \"\(EchoedText.bounded(member.key))\"")
             }
             guard !allowed.contains(member.key) else { continue }
-            diagnostics.report(pointer.appending(member.key), Self.unknownField(member.key, allowed: allowed))
+            diagnostics.report(pointer.appending(member.key)) { Self.unknownField(member.key, allowed: allowed) }
         }
     }
 
