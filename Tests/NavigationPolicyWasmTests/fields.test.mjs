@@ -167,6 +167,19 @@ test('a request decided from inside another request\'s JSON is itself decided, n
   policy.release();
 });
 
+test('a Proxy whose has trap hides its toJSON is decided as JSON.stringify writes it (round 11, F9)', () => {
+  const policy = NavigationPolicy.fromConfig(readFileSync(join(root, 'config/navpolicy.json'), 'utf8'));
+  const toJSON = () => ({ url: 'https://app.example.com/logout' });
+  const hiding = new Proxy({ url: 'https://app.example.com/home' }, {
+    has: (target, key) => key !== 'toJSON' && key in target,
+    get: (target, key) => (key === 'toJSON' ? toJSON : target[key]),
+  });
+  assert.equal(JSON.stringify(hiding), '{"url":"https://app.example.com/logout"}');
+  assert.deepEqual(outcome(policy, hiding), outcome(policy, { url: 'https://app.example.com/logout' }));
+  assert.equal(outcome(policy, hiding).decision?.handler, 'logout');
+  policy.release();
+});
+
 test('a request that cannot even be read (a throwing or revoked Proxy) is an invalid-request', () => {
   const policy = NavigationPolicy.fromConfig(JSON.stringify({ defaultDecision: 'allow', handlers: [] }));
   const { proxy, revoke } = Proxy.revocable({ url: 'https://app.example/' }, {});

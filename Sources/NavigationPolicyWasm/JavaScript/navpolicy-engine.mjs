@@ -419,7 +419,11 @@ function requestFields(request) {
   if (request === null || typeof request !== 'object') return null;
   const prototype = Object.getPrototypeOf(request);
   // Arrays, boxed strings, class instances and objects with toJSON: JSON.stringify's own rules.
-  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in request) return null;
+  if (prototype !== Object.prototype && prototype !== null) return null;
+  // toJSON found as JSON.stringify finds it, by a get: a Proxy's `has` trap could deny one its
+  // `get` trap then hands JSON.stringify, and the members were decided instead of what toJSON
+  // returns (outside attack round 11, F9).
+  if (typeof request.toJSON === 'function') return null;
   return readMembers(request);
 }
 
