@@ -1,19 +1,35 @@
 extension ChainIndex {
-    /// The index while handlers are filed into it (``ChainIndex/init(links:)``), which then
-    /// keeps what it holds as constants.
-    struct Filing {
-        // The lists ChainIndex keeps, as it documents them.
+    /// The index's lists, filled while handlers are filed into them (``ChainIndex/init(links:)``)
+    /// and then kept by the index as they are.
+    struct Filing: Sendable {
+        // Byte keys (``ByteKeyTable``): a request's host, parent domains, path and segments are
+        // looked up as bytes read in place from its match forms, with nothing allocated or retained
+        // per lookup.
         var byHost = ByteKeyTable<[Int32]>()
         var byWildcardSuffix = ByteKeyTable<[Int32]>()
         var byPath = ByteKeyTable<[Int32]>()
         var byPathPrefix = SegmentTrie<[Int32]>()
+        /// Path patterns by the leading sub-path every path they match has; kept apart from
+        /// `byPathPrefix` so policies without patterns do no extra lookups.
         var byPatternPrefix = SegmentTrie<[Int32]>()
+        /// Path patterns whose leading sub-path is only `/` (`/*/secret/*`), by a whole segment
+        /// they require: otherwise every request would be a candidate for all of them.
         var byPatternSegment = ByteKeyTable<[Int32]>()
+        /// Handlers whose hosts list ranges or classes (`10.0.0.0/8`, `@loopback`), in position
+        /// order: candidates only for requests whose host is an address or a `localhost` name.
         var byAddress: [Int32] = []
+        /// Handlers whose hosts or path prefixes are image tables (compiled policies), in position
+        /// order: each is a candidate when its own table holds the request's host or a leading part
+        /// of its path; a million hosts are not copied into this index.
         var byMappedTable: [Int32] = []
         var mappedMatchers: [RequestMatcher] = []
+        /// Handlers with only `urlPatterns` of the host and path conditions, by each entry's
+        /// literal host and leading path (``URLPatternIndex``).
         var byURLPattern = URLPatternIndex()
+        /// Handlers without host, path or URL pattern conditions, in position order.
         var unindexed: [Int32] = []
+        /// The field each handler is filed under (nil: unindexed). A handler that is not a
+        /// candidate fails that field, which lets explain skip checking it (``RequestMatcher/firstMismatch(_:knownFailing:)``).
         var filedUnder: [RequestMatcher.Field?] = []
 
         /// The index's part of each form: files the handler at `position` under the keys `form`

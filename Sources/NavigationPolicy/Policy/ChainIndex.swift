@@ -19,44 +19,20 @@
 /// capture one reference to it; in the WebAssembly build a struct's capture copied (retained
 /// and released) every table on every decision (docs/performance.md, "Issue 43").
 final class ChainIndex: Sendable {
-    // Byte keys (``ByteKeyTable``): a request's host, parent domains, path and segments are
-    // looked up as bytes read in place from its match forms, with nothing allocated or retained
-    // per lookup.
-    private let byHost: ByteKeyTable<[Int32]>
-    private let byWildcardSuffix: ByteKeyTable<[Int32]>
+    /// The lists handlers were filed into (``Filing``), kept as they are.
+    private let filed: Filing
     /// Whether some key of `byWildcardSuffix` is this many bytes long, by length: a parent
     /// domain of another length cannot be one, and hashing every parent of a 32 KB host of `a.`
     /// labels in full is quadratic (266 ms with 2,000 wildcard hosts). Only parents of a filed
     /// length are hashed.
     private let wildcardSuffixLengths: [Bool]
-    private let byPath: ByteKeyTable<[Int32]>
-    private let byPathPrefix: SegmentTrie<[Int32]>
-    /// Path patterns by the leading sub-path every path they match has; kept apart from
-    /// `byPathPrefix` so policies without patterns do no extra lookups.
-    private let byPatternPrefix: SegmentTrie<[Int32]>
-    /// Path patterns whose leading sub-path is only `/` (`/*/secret/*`), by a whole segment
-    /// they require: otherwise every request would be a candidate for all of them.
-    private let byPatternSegment: ByteKeyTable<[Int32]>
-    /// Handlers whose hosts list ranges or classes (`10.0.0.0/8`, `@loopback`), in position
-    /// order: candidates only for requests whose host is an address or a `localhost` name.
-    private let byAddress: [Int32]
-    /// Handlers whose hosts or path prefixes are image tables (compiled policies), in position
-    /// order: each is a candidate when its own table holds the request's host or a leading part
-    /// of its path; a million hosts are not copied into this index.
-    private let byMappedTable: [Int32]
-    private let mappedMatchers: [RequestMatcher]
-    /// Handlers with only `urlPatterns` of the host and path conditions, by each entry's
-    /// literal host and leading path (``URLPatternIndex``).
-    private let byURLPattern: URLPatternIndex
-    /// Handlers without host, path or URL pattern conditions, in position order.
-    private let unindexed: [Int32]
-    /// The field each handler is filed under (nil: unindexed). A handler that is not a
-    /// candidate fails that field, which lets explain skip checking it (``RequestMatcher/firstMismatch(_:knownFailing:)``).
-    let filedUnder: [RequestMatcher.Field?]
+
+    /// The field each handler is filed under (``Filing/filedUnder``).
+    var filedUnder: [RequestMatcher.Field?] { filed.filedUnder }
 
     /// Handlers every decision checks whatever its request (no key to file them under), which
     /// with the few a lookup returns is what one decision costs; the analysis budgets by it.
-    var checkedOnEveryDecision: Int { unindexed.count + byAddress.count + byMappedTable.count }
+    var checkedOnEveryDecision: Int { filed.unindexed.count + filed.byAddress.count + filed.byMappedTable.count }
 
     init(links: [ChainLink]) {
         var filing = Filing()
@@ -79,18 +55,7 @@ final class ChainIndex: Sendable {
         var lengths = Array(repeating: false, count: Filing.longestKey(filing.byWildcardSuffix) + 1)
         for entry in 0..<filing.byWildcardSuffix.count { lengths[filing.byWildcardSuffix.keyLength(entry)] = true }
         wildcardSuffixLengths = lengths
-        byHost = filing.byHost
-        byWildcardSuffix = filing.byWildcardSuffix
-        byPath = filing.byPath
-        byPathPrefix = filing.byPathPrefix
-        byPatternPrefix = filing.byPatternPrefix
-        byPatternSegment = filing.byPatternSegment
-        byAddress = filing.byAddress
-        byMappedTable = filing.byMappedTable
-        mappedMatchers = filing.mappedMatchers
-        byURLPattern = filing.byURLPattern
-        unindexed = filing.unindexed
-        filedUnder = filing.filedUnder
+        filed = filing
     }
 
     /// The forms a handler may be filed under, by rank, from their descriptions
@@ -106,17 +71,17 @@ final class ChainIndex: Sendable {
     /// Positions of the handlers that may match `request`, ascending, possibly with repeats.
     func candidates(for request: CanonicalRequest) -> [Int32] {
         var lists: [[Int32]] = []
-        if !unindexed.isEmpty { lists.append(unindexed) }
+        if !filed.unindexed.isEmpty { lists.append(filed.unindexed) }
         if let host = request.matchHostForm {
             host.withUTF8Bytes { hostCandidates(host: $0, into: &lists) }
-            if !byAddress.isEmpty, HostAddress.mayMatch(host, of: request.url) { lists.append(byAddress) }
+            if !filed.byAddress.isEmpty, HostAddress.mayMatch(host, of: request.url) { lists.append(filed.byAddress) }
         }
-        if !byMappedTable.isEmpty {
+        if !filed.byMappedTable.isEmpty {
             let hits = mappedCandidates(request)
             if !hits.isEmpty { lists.append(hits) }
         }
         request.matchPath.foldedForm.withUTF8Bytes { pathCandidates(folded: $0, into: &lists) }
-        if !byURLPattern.isEmpty { byURLPattern.collect(request, into: &lists) }
+        if !filed.byURLPattern.isEmpty { filed.byURLPattern.collect(request, into: &lists) }
         switch lists.count {
         case 0: return []
         case 1: return lists[0]
@@ -126,13 +91,13 @@ final class ChainIndex: Sendable {
 
     /// The lists filed under the host and under each of its parent domains.
     private func hostCandidates(host: UnsafeBufferPointer<UInt8>, into lists: inout [[Int32]]) {
-        if let entry = byHost.index(of: host) { lists.append(byHost[entry]) }
-        guard !byWildcardSuffix.isEmpty else { return }
+        if let entry = filed.byHost.index(of: host) { lists.append(filed.byHost[entry]) }
+        guard !filed.byWildcardSuffix.isEmpty else { return }
         _ = MatchHost.anyParentDomain(of: host) { parent in
             if parent.count < wildcardSuffixLengths.count, wildcardSuffixLengths[parent.count],
-                let entry = byWildcardSuffix.index(of: parent)
+                let entry = filed.byWildcardSuffix.index(of: parent)
             {
-                lists.append(byWildcardSuffix[entry])
+                lists.append(filed.byWildcardSuffix[entry])
             }
             return false
         }
@@ -140,27 +105,27 @@ final class ChainIndex: Sendable {
 
     /// The lists filed under the folded path, its leading sub-paths and its segments.
     private func pathCandidates(folded: UnsafeBufferPointer<UInt8>, into lists: inout [[Int32]]) {
-        if !byPath.isEmpty, let entry = byPath.index(of: folded) { lists.append(byPath[entry]) }
-        if !byPathPrefix.isEmpty {
-            byPathPrefix.anyLeadingSubpath(of: folded) { list in
+        if !filed.byPath.isEmpty, let entry = filed.byPath.index(of: folded) { lists.append(filed.byPath[entry]) }
+        if !filed.byPathPrefix.isEmpty {
+            filed.byPathPrefix.anyLeadingSubpath(of: folded) { list in
                 lists.append(list)
                 return false
             }
         }
-        if !byPatternPrefix.isEmpty {
-            byPatternPrefix.anyLeadingSubpath(of: folded) { list in
+        if !filed.byPatternPrefix.isEmpty {
+            filed.byPatternPrefix.anyLeadingSubpath(of: folded) { list in
                 lists.append(list)
                 return false
             }
         }
-        if !byPatternSegment.isEmpty, folded.first == UInt8(ascii: "/") {
+        if !filed.byPatternSegment.isEmpty, folded.first == UInt8(ascii: "/") {
             // Each distinct segment once: `/a/a/a/…` must not add the list filed under `a`
             // once per repeat (candidates, and their full match checks, would grow with the path).
             var seen: Set<Int> = []
             var segments = PathSegments(folded)
             while let segment = segments.next() {
-                if let entry = byPatternSegment.index(of: segment), seen.insert(entry).inserted {
-                    lists.append(byPatternSegment[entry])
+                if let entry = filed.byPatternSegment.index(of: segment), seen.insert(entry).inserted {
+                    lists.append(filed.byPatternSegment[entry])
                 }
             }
         }
@@ -169,8 +134,8 @@ final class ChainIndex: Sendable {
     /// The image-table handlers whose filed field holds: a binary search per table.
     private func mappedCandidates(_ request: CanonicalRequest) -> [Int32] {
         var hits: [Int32] = []
-        for (offset, position) in byMappedTable.enumerated() {
-            let matcher = mappedMatchers[offset]
+        for (offset, position) in filed.byMappedTable.enumerated() {
+            let matcher = filed.mappedMatchers[offset]
             let holds: Bool
             if let hosts = matcher.hosts {
                 holds = request.matchHostForm.map { hosts.contains($0) } ?? false
