@@ -1,3 +1,4 @@
+import PolicyHarness
 import Testing
 
 @testable import NavigationPolicy
@@ -74,6 +75,25 @@ struct LocationTemplateValidationTests {
             // What is emitted is a URL the parser leaves as it is.
             #expect(try URLRecord.parse(expected).href == expected)
         }
+    }
+
+    /// Outside attack 14, R2: the marker `{url}` travels as through the serializer must not occur
+    /// in the template; it is found in one pass (a 32 KB template of the marker's word and `x`s
+    /// took 31.6 s when it grew one `x` per search).
+    @Test("the placeholder's marker occurs nowhere in the template, found in one pass")
+    func markerAvoidsTemplate() {
+        let base = "navpolicylocationplaceholder"
+        #expect(LocationTemplate.marker(avoiding: "https://a.example/{url}") == base)
+        #expect(LocationTemplate.marker(avoiding: base) == base + "x")
+        #expect(LocationTemplate.marker(avoiding: "\(base)xxx/\(base)x/\(base)") == base + "xxxx")
+        var random = HarnessRandom(state: 14)
+        let pieces = [base, "x", "xx", "navpolicy", "/", "placeholder"]
+        for _ in 0..<500 {
+            let text = (0..<random.below(12)).map { _ in pieces[random.below(pieces.count)] }.joined()
+            #expect(!text.contains(LocationTemplate.marker(avoiding: text)), "\(text)")
+        }
+        let hostile = "https://a.example/" + base + String(repeating: "x", count: 200_000) + "?u={url}"
+        #expect(LocationTemplate.marker(avoiding: hostile) == base + String(repeating: "x", count: 200_001))
     }
 }
 
