@@ -27,7 +27,7 @@ let package = Package(
         // The policy core, in layers (docs/architecture.md); every layer is pure Swift: no I/O, no C
         // (scripts/check-core-portable.sh). Lowest first:
         // the WHATWG URL Standard's parser and records, and UTS #46 IDNA on generated Unicode tables.
-        .target(name: "URLStandard", swiftSettings: strictSettings),
+        .target(name: "URLStandard", dependencies: ["JSONSupport"], swiftSettings: strictSettings),
         // The patterns a policy is written in: the linear-time ECMAScript regex subset, URLPattern,
         // and the path match form (MatchPath) both compare against.
         .target(name: "PolicyPatterns", dependencies: ["URLStandard", "JSONSupport"], swiftSettings: strictSettings),

@@ -138,7 +138,7 @@ struct Cursor {
         position += 1
         var object = JSONObject()
         // Hashed only once an object is large enough for linear scans to cost more.
-        var seenKeys: Set<String> = []
+        var seenKeys: Set<UTF8Key> = []
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
@@ -173,17 +173,18 @@ struct Cursor {
     }
 
     /// Throws when `key` already names a member of `object` (compared after unescaping, so
-    /// `"url"` and `"\u0075rl"` are the same member, as every consumer will see them).
-    private func rejectDuplicate(_ key: String, in object: JSONObject, seen: inout Set<String>, at offset: Int)
+    /// `"url"` and `"\u0075rl"` are the same member, as every consumer will see them; byte for
+    /// byte, as JSON compares names, not by canonical equivalence: ``UTF8Bytes``).
+    private func rejectDuplicate(_ key: String, in object: JSONObject, seen: inout Set<UTF8Key>, at offset: Int)
         throws(JSONParseError)
     {
         let linearLimit = 16
         let duplicate: Bool
         if object.members.count < linearLimit {
-            duplicate = object.members.contains { $0.key == key }
+            duplicate = object.members.contains { $0.key.hasSameUTF8(as: key) }
         } else {
-            if seen.isEmpty { seen = Set(object.members.map { $0.key }) }
-            duplicate = !seen.insert(key).inserted
+            if seen.isEmpty { seen = Set(object.members.map { UTF8Key($0.key) }) }
+            duplicate = !seen.insert(UTF8Key(key)).inserted
         }
         if duplicate { throw error("duplicate member \"\(key)\" in one object", at: offset) }
     }

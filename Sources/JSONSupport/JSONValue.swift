@@ -91,7 +91,7 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
 
     /// The value of the first member named `key`.
     public subscript(key: String) -> JSONValue? {
-        for member in members where member.key == key { return member.value }
+        for member in members where member.key.hasSameUTF8(as: key) { return member.value }
         return nil
     }
 

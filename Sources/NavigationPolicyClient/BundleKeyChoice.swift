@@ -1,3 +1,4 @@
+import JSONSupport
 import NavigationPolicy
 
 /// Which key a bundle's signature must verify with: ``BundleTrust``'s rule over key ids alone.

@@ -158,7 +158,7 @@ struct ExtensionItems {
             case .object(let loaded)?:
                 for member in loaded.members {
                     // NSItemProvider only loads registered types: anything else was made up.
-                    guard registered.contains(member.key) else {
+                    guard registered.containsSameUTF8(member.key) else {
                         throw .at(
                             JSONMembers.pointer(here + "/items", member.key), .typeIdentifierMismatch,
                             "\"\(member.key)\" is not in registeredTypeIdentifiers")

@@ -16,7 +16,7 @@ enum JSONMembers {
 
     /// Throws `malformed-body` at the first member not in `allowed`, with a suggestion.
     static func rejectUnknown(_ object: JSONObject, allowed: [String], at base: String) throws(IntakeFailure) {
-        for member in object.members where !allowed.contains(member.key) {
+        for member in object.members where !allowed.containsSameUTF8(member.key) {
             var detail = "unknown member \"\(EchoedText.bounded(member.key))\""
             if let suggestion = Spelling.closest(to: member.key, in: allowed) {
                 detail += "; did you mean \"\(suggestion)\"?"
@@ -31,7 +31,7 @@ enum JSONMembers {
     /// in `known` (within two edits). Keys under 4 characters are never taken for one: two
     /// edits turn almost any short key into `items`.
     static func rejectMisspelled(_ object: JSONObject, known: [String], at base: String) throws(IntakeFailure) {
-        for member in object.members where !known.contains(member.key) && member.key.count >= 4 {
+        for member in object.members where !known.containsSameUTF8(member.key) && member.key.count >= 4 {
             if let suggestion = Spelling.closest(to: member.key, in: known) {
                 throw .at(
                     pointer(base, member.key), .malformedBody,

@@ -4,18 +4,20 @@ public import JSONSupport
 /// where comparing each with the ones before it beats allocating a set per object; past
 /// ``pairwiseLimit`` members a set, as that scan is quadratic and a config posted to
 /// `/v1/policy/analyze` may hold a million members (0.4 MB took 2.7 s, 1.3 MB 25 s: round 13's
-/// outside attack, N2).
+/// outside attack, N2). Keys compare byte for byte (``UTF8Key``), as JSON compares names: a
+/// string's `==` and hash normalize a hostile key, quadratic in a run of combining marks (round
+/// 14, R3).
 struct RepeatedKeys {
     static let pairwiseLimit = 16
-    private var seen: Set<String>?
+    private var seen: Set<UTF8Key>?
 
     init(_ memberCount: Int) { seen = memberCount > Self.pairwiseLimit ? [] : nil }
 
     /// Whether `key`, the key of `members[index]`, is the key of a member before it; asked of
     /// each member in order.
     mutating func repeats(_ key: String, at index: Int, in members: [JSONMember]) -> Bool {
-        guard seen != nil else { return members[..<index].contains { $0.key == key } }
-        return seen?.insert(key).inserted == false
+        guard seen != nil else { return members[..<index].contains { $0.key.hasSameUTF8(as: key) } }
+        return seen?.insert(UTF8Key(key)).inserted == false
     }
 }
 
@@ -50,7 +52,7 @@ public struct ConfigObject: Sendable {
             if seen.repeats(member.key, at: index, in: object.members) {
                 diagnostics.report(pointer.appending(member.key), "duplicate key \"\(EchoedText.bounded(member.key))\"")
             }
-            guard !allowed.contains(member.key) else { continue }
+            guard !allowed.contains(where: member.key.hasSameUTF8) else { continue }
             diagnostics.report(pointer.appending(member.key)) { Self.unknownField(member.key, allowed: allowed) }
         }
     }
@@ -69,7 +71,8 @@ public struct ConfigObject: Sendable {
         var seen = RepeatedKeys(object.members.count)
         let allKnownAndDistinct = object.members.indices.allSatisfy { index in
             let key = object.members[index].key
-            return (allowed.contains(key) || alsoAllowed.contains(key)) && !seen.repeats(key, at: index, in: object.members)
+            return (allowed.contains(where: key.hasSameUTF8) || alsoAllowed.contains(where: key.hasSameUTF8))
+                && !seen.repeats(key, at: index, in: object.members)
         }
         guard !allKnownAndDistinct else { return }
         checkKeys(allowed: allowed + alsoAllowed, diagnostics: &diagnostics)

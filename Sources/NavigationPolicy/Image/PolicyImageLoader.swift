@@ -48,7 +48,7 @@ extension PolicyImage {
         var document = try parseObject(config)
         if let daemon = daemons.first {
             for member in try parseObject(daemon).members {
-                guard !chainKeys.contains(member.key), document[member.key] == nil else {
+                guard !chainKeys.containsSameUTF8(member.key), document[member.key] == nil else {
                     throw PolicyImageError("daemon section \"\(member.key)\" is repeated", at: daemon.window.base)
                 }
                 document.members.append(member)

@@ -26,7 +26,7 @@ extension PolicyImage {
         var chain = JSONObject()
         var daemon = JSONObject()
         for member in root.members {
-            if chainKeys.contains(member.key) { chain.members.append(member) } else { daemon.members.append(member) }
+            if chainKeys.containsSameUTF8(member.key) { chain.members.append(member) } else { daemon.members.append(member) }
         }
         var json = JSONWriter(reservingCapacity: bytes.count / 4)
         json.write(.object(chain))
@@ -243,12 +243,12 @@ extension ConfigStringColumn {
 extension JSONObject {
     /// Replaces the member named `key` in place (keeping member order), or appends it.
     fileprivate mutating func set(_ key: String, _ value: JSONValue) {
-        if let index = members.firstIndex(where: { $0.key == key }) {
+        if let index = members.firstIndex(where: { $0.key.hasSameUTF8(as: key) }) {
             members[index].value = value
         } else {
             append(key, value)
         }
     }
 
-    fileprivate mutating func remove(_ key: String) { members.removeAll { $0.key == key } }
+    fileprivate mutating func remove(_ key: String) { members.removeAll { $0.key.hasSameUTF8(as: key) } }
 }

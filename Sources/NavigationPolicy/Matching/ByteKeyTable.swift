@@ -1,4 +1,4 @@
-internal import URLStandard
+internal import JSONSupport
 
 /// A hash table from match-form keys, as UTF-8 bytes in a numbered context, to values, looked up
 /// with bytes read in place: the chain index's hosts and paths, and ``SegmentTrie``'s edges
@@ -86,7 +86,7 @@ struct ByteKeyTable<Value: Sendable>: Sendable {
     private func holds(_ entry: Entry, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
         let start = Int(entry.start)
         return keyBytes.withUnsafeBufferPointer { stored in
-            URLParser.bytesEqual(UnsafeBufferPointer(rebasing: stored[start..<start + key.count]), key)
+            UTF8Bytes.equal(UnsafeBufferPointer(rebasing: stored[start..<start + key.count]), key)
         }
     }
 

@@ -206,7 +206,7 @@ extension RequestMatcher {
         // become tables record no entries.
         let listed = config.object.members.reduce(0) { total, member in
             guard case .array(let elements) = member.value else { return total }
-            let tabled = StreamedMatchLists.keys.contains(member.key) && lists.usesTable(elements.count)
+            let tabled = StreamedMatchLists.keys.containsSameUTF8(member.key) && lists.usesTable(elements.count)
             return tabled ? total : total + elements.count
         }
         if listed > 0 { matcher.entries.reserveCapacity(listed) }

@@ -5,9 +5,11 @@ enum HTTPMethod {
     /// Methods are case-sensitive on the wire, but a policy written as `"POST"` must not
     /// be dodged by a client that says `post`, so matching folds them.
     static func normalized(_ method: String) -> String? {
-        // The usual methods first: comparing small strings is a register compare.
-        if method == "GET" || method == "POST" || method == "HEAD" { return method }
+        // The length first: `==` on a long string that is not NFC normalizes it (quadratic in a
+        // run of combining marks: outside attack 14, R1). Then the usual methods: comparing small
+        // strings is a register compare.
         guard !method.isEmpty, method.utf8.count <= 32 else { return nil }
+        if method == "GET" || method == "POST" || method == "HEAD" { return method }
         // Almost every method arrives as an upper-case token: hand it back without copying.
         if method.utf8.allSatisfy({ $0 &- UInt8(ascii: "A") < 26 }) { return method }
         var bytes: [UInt8] = []

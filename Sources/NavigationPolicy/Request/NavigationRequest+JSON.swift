@@ -9,9 +9,12 @@ extension NavigationRequest {
     /// - Parameter extraKeys: other members the caller handles itself; any member that is
     ///   neither a request field nor listed here is an error, so typos are not silently ignored.
     public init(json object: JSONObject, extraKeys: [String] = []) throws(NavigationRequestError) {
-        for member in object.members where !Self.jsonKeys.contains(member.key) && !extraKeys.contains(member.key) {
+        // Names compared byte for byte (``UTF8Bytes``): `contains` on strings normalized a hostile
+        // name first, quadratic in a run of combining marks (outside attack 14, R1).
+        for member in object.members
+        where !Self.jsonKeys.contains(where: member.key.hasSameUTF8) && !extraKeys.contains(where: member.key.hasSameUTF8) {
             throw NavigationRequestError(
-                field: member.key,
+                field: EchoedText.bounded(member.key),
                 reason: "unknown field; expected one of "
                     + (Self.jsonKeys + extraKeys).map { "\"\($0)\"" }.joined(separator: ", "))
         }

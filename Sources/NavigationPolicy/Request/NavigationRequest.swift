@@ -54,20 +54,20 @@ extension NavigationRequest {
 
     /// Parses a `navigationType` spelling, with an error that lists the accepted values.
     public static func navigationType(from text: String) throws(NavigationRequestError) -> NavigationType {
-        guard let value = NavigationType(rawValue: text) else {
+        guard let value = NavigationType.spelled(text) else {
             throw NavigationRequestError(
                 field: "navigationType",
-                reason: "unknown value \"\(text)\"; expected one of \(NavigationType.acceptedValuesList)")
+                reason: "unknown value \"\(EchoedText.bounded(text))\"; expected one of \(NavigationType.acceptedValuesList)")
         }
         return value
     }
 
     /// Parses a `targetFrame` spelling, with an error that lists the accepted values.
     public static func targetFrame(from text: String) throws(NavigationRequestError) -> TargetFrame {
-        guard let value = TargetFrame(rawValue: text) else {
+        guard let value = TargetFrame.spelled(text) else {
             throw NavigationRequestError(
                 field: "targetFrame",
-                reason: "unknown value \"\(text)\"; expected one of \(TargetFrame.acceptedValuesList)")
+                reason: "unknown value \"\(EchoedText.bounded(text))\"; expected one of \(TargetFrame.acceptedValuesList)")
         }
         return value
     }

@@ -32,7 +32,7 @@ public enum PolicyAnalyzeRequest {
         case .failure(let failure): return .failure(failure)
         }
         let known = ["config", "against", "compare", "canReach", "match"]
-        for member in object.members where !known.contains(member.key) {
+        for member in object.members where !known.containsSameUTF8(member.key) {
             return .failure(
                 .invalidRequest(
                     "unknown field; expected " + known.map { "\"\($0)\"" }.joined(separator: ", "), field: member.key))

@@ -25,7 +25,7 @@ public enum PolicyDiffRequest {
         case .success(let parsed): object = parsed
         case .failure(let failure): return .failure(failure)
         }
-        for member in object.members where !["config", "requests", "examples"].contains(member.key) {
+        for member in object.members where !["config", "requests", "examples"].containsSameUTF8(member.key) {
             return .failure(
                 .invalidRequest("unknown field; expected \"config\", \"requests\" or \"examples\"", field: member.key))
         }

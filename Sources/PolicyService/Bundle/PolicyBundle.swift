@@ -75,7 +75,7 @@ public struct PolicyBundle: Sendable {
             let root = document.objectValue
         else { return nil }
         var policy = JSONObject()
-        for member in root.members where policyKeys.contains(member.key) {
+        for member in root.members where policyKeys.containsSameUTF8(member.key) {
             policy.append(member.key, member.value)
         }
         return make(policy: policy, revision: revision, stamp: stamp, signingKey: signingKey)

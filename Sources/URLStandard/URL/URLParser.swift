@@ -1,3 +1,5 @@
+internal import JSONSupport
+
 /// The WHATWG basic URL parser (https://url.spec.whatwg.org/#concept-basic-url-parser),
 /// without state override.
 ///
@@ -705,31 +707,9 @@ package struct URLParser {
 
     private func reusableHref(_ original: (string: String, bytes: UnsafeBufferPointer<UInt8>)?) -> String? {
         guard let original, out.count == original.bytes.count,
-            out.withUnsafeBufferPointer({ Self.bytesEqual($0, original.bytes) })
+            out.withUnsafeBufferPointer({ UTF8Bytes.equal($0, original.bytes) })
         else { return nil }
         return original.string
-    }
-
-    /// Byte equality of two buffers, eight bytes at a time (the generic `elementsEqual` cost
-    /// as much as the allocation this comparison saves).
-    package static func bytesEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        let left = UnsafeRawBufferPointer(a)
-        let right = UnsafeRawBufferPointer(b)
-        var offset = 0
-        // Each load reads bytes offset..<offset+8, all below count by the loop condition.
-        while offset + 8 <= a.count {
-            guard
-                left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                    == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            else { return false }
-            offset += 8
-        }
-        while offset < a.count {
-            guard a[offset] == b[offset] else { return false }
-            offset += 1
-        }
-        return true
     }
 
     /// Finalizes the serialization and wraps it in a `URLRecord`.
