@@ -52,12 +52,10 @@ struct ConfigErrorBoundsTests {
     /// Outside attack 13, N2: a posted config of N unknown members cost N² key comparisons and N
     /// spelling suggestions (0.4 MB took 2.7 s, 1.3 MB 25 s of `/v1/policy/analyze`). Now
     /// repeated keys are found through a set past a handful of members, and a message is made only
-    /// for an issue that is kept: 200,000 members (2.4 MB) take a fraction of a second here. The
-    /// time limit is a hang guard for that cost coming back (the quadratic form took minutes at
-    /// this size), not a measurement.
+    /// for an issue that is kept: 200,000 members (2.4 MB) take a fraction of a second here (the
+    /// quadratic form took minutes at this size).
     @Test(
-        "200,000 unknown members, every 1,000th repeated: 1,000 issues kept, the rest counted",
-        .timeLimit(.minutes(1)))
+        "200,000 unknown members, every 1,000th repeated: 1,000 issues kept, the rest counted")
     func manyUnknownMembers() throws {
         let members = (0..<200_000).map { #""k\#($0 % 1000 == 999 ? 0 : $0)": 1"# }.joined(separator: ",")
         var thrown: ConfigError?
