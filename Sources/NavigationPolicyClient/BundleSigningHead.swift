@@ -75,8 +75,8 @@ struct BundleSigningHead: Equatable {
             guard !seen.contains(key) else { throw BundleRejection(.malformed, "duplicate member \"\(key)\"") }
             seen.append(key)
             let value = try read { () throws(JSONParseError) in try reader.readValue() }
-            if key == "version" { version = value }
-            if key == "keyId" { keyId = value }
+            if key.hasSameUTF8(as: "version") { version = value }
+            if key.hasSameUTF8(as: "keyId") { keyId = value }
         }
         guard let version else {
             throw BundleRejection(

@@ -69,9 +69,13 @@ struct StreamedMatchLists: Sendable {
     static let keys = MatchForm.tableKeys
 
     subscript(key: String) -> ConfigStringColumn? {
-        get { key == "hosts" ? hosts : key == "pathPrefixes" ? pathPrefixes : nil }
+        get { key.hasSameUTF8(as: "hosts") ? hosts : key.hasSameUTF8(as: "pathPrefixes") ? pathPrefixes : nil }
         set {
-            if key == "hosts" { hosts = newValue } else if key == "pathPrefixes" { pathPrefixes = newValue }
+            if key.hasSameUTF8(as: "hosts") {
+                hosts = newValue
+            } else if key.hasSameUTF8(as: "pathPrefixes") {
+                pathPrefixes = newValue
+            }
         }
     }
 }

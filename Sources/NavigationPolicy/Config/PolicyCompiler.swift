@@ -89,7 +89,7 @@ public struct PolicyCompiler: Sendable {
         var sawHandlers = false
         try reader.beginObject()
         while let key = try reader.nextMemberKey() {
-            if key == "handlers", !sawHandlers, reader.nextIsArray {
+            if key.hasSameUTF8(as: "handlers"), !sawHandlers, reader.nextIsArray {
                 var builder = HandlerChainBuilder(compiler: self)
                 try reader.beginArray()
                 let arrayStart = reader.offset
@@ -111,7 +111,7 @@ public struct PolicyCompiler: Sendable {
             } else {
                 root.append(key, try reader.readValue())
             }
-            if key == "handlers" { sawHandlers = true }
+            if key.hasSameUTF8(as: "handlers") { sawHandlers = true }
         }
         return (.object(root), chain)
     }
@@ -126,7 +126,7 @@ public struct PolicyCompiler: Sendable {
         var streamed: StreamedMatchLists?
         try reader.beginObject()
         while let key = try reader.nextMemberKey() {
-            guard key == "match", handler["match"] == nil, reader.nextIsObject else {
+            guard key.hasSameUTF8(as: "match"), handler["match"] == nil, reader.nextIsObject else {
                 handler.append(key, try reader.readValue())
                 continue
             }

@@ -55,7 +55,7 @@ extension PolicyImage {
         }
         try reader.beginObject()
         while let key = try reader.nextMemberKey() {
-            guard key == "handlers", root["handlers"] == nil, reader.nextIsArray else {
+            guard key.hasSameUTF8(as: "handlers"), root["handlers"] == nil, reader.nextIsArray else {
                 root.append(key, try reader.readValue())
                 continue
             }

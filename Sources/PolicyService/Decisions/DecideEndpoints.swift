@@ -85,7 +85,7 @@ struct DecideEndpoints: Sendable {
                     + queryKeys.map { "\"\($0)\"" }.joined(separator: ", ")
                 // Most often the rest of a URL whose own query was not encoded: `url=https://a/?x=1&y=2`
                 // reaches us as url=https://a/?x=1 and a parameter y.
-                if items.contains(where: { $0.name == "url" }) { detail += encodingHint }
+                if items.contains(where: { $0.name.hasSameUTF8(as: "url") }) { detail += encodingHint }
                 throw ServiceProblem(.invalidRequest(detail, field: item.name))
             }
             guard fields[item.name] == nil else {

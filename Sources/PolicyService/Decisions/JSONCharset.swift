@@ -1,4 +1,5 @@
 import HTTPServer
+import JSONSupport
 
 extension DecideEndpoints {
     /// A `charset` parameter of a JSON `Content-Type`, when given, must be UTF-8: every JSON
@@ -10,7 +11,7 @@ extension DecideEndpoints {
         guard let contentType else { return }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, pair[0].trimmingBlanks.lowercased() == "charset" else { continue }
+            guard pair.count == 2, pair[0].trimmingBlanks.lowercased().hasSameUTF8(as: "charset") else { continue }
             var value = pair[1].trimmingBlanks
             if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
             guard value.lowercased() != "utf-8" else { continue }

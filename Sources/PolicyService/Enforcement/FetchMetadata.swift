@@ -52,7 +52,10 @@ public struct FetchMetadata: Sendable, Equatable {
 
     /// The value when there is exactly one (`count`) and it is exactly one of `known`.
     private static func single(_ value: String?, count: Int, in known: Set<String>) -> String? {
-        guard count == 1, let value, known.contains(value) else { return nil }
+        // The known values are short words: a longer value is none of them, and is not hashed
+        // (a `String`'s hash normalizes a non-ASCII value first, quadratic in a run of combining
+        // marks: outside attack 14, R1's class).
+        guard count == 1, let value, value.utf8.count <= 16, known.contains(value) else { return nil }
         return value
     }
 

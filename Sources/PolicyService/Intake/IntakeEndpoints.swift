@@ -310,11 +310,19 @@ struct IntakeEndpoints: Sendable {
         let store = try openStore()
         var limit = Self.defaultPageSize
         var after: Int64?
-        var seen: Set<String> = []
+        var seen: Set<UTF8Key> = []
         for item in request.queryItems {
+            // Names by their bytes: a `String`'s hash and `==` normalize a name first, quadratic in
+            // a run of combining marks (outside attack 14, R1's class); the known names are short.
+            guard item.name.utf8.count <= 8 else {
+                throw ServiceProblem(
+                    .invalidIntakeQuery(
+                        "unknown query parameter \"\(EchoedText.bounded(item.name))\"; expected limit, after",
+                        field: EchoedText.bounded(item.name)))
+            }
             // One meaning per input: a repeated parameter would be read as its first or its last
             // value depending on who reads the query (a cache, a proxy, this loop).
-            guard seen.insert(item.name).inserted else {
+            guard seen.insert(UTF8Key(item.name)).inserted else {
                 throw ServiceProblem(
                     .invalidIntakeQuery("query parameter \"\(item.name)\" is given more than once", field: item.name))
             }

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Glibc
+import JSONSupport
 import NavigationPolicy
 import NavigationPolicyClient
 
@@ -85,7 +86,7 @@ private final class CurlBundleTransfer {
         guard let colon = text.firstIndex(of: ":") else { return }
         let name = text[..<colon].lowercased()
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        if name == "etag" { entityTag = value }
+        if name.hasSameUTF8(as: "etag") { entityTag = value }
         if name == BundleFormat.signatureField.lowercased() { signatureField = value }
     }
 
