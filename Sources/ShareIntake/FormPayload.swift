@@ -1,3 +1,4 @@
+import JSONSupport
 import NavigationPolicy
 
 /// Web Share Target forms: `url`, `title` and `text` fields, urlencoded or multipart.
@@ -11,10 +12,10 @@ enum FormPayload {
     static func payload(from fields: [(name: String, value: String)], format: SharedPayload.Format)
         throws(IntakeFailure) -> SharedPayload
     {
-        for name in shareFieldNames where fields.count(where: { $0.name == name }) > 1 {
+        for name in shareFieldNames where fields.count(where: { $0.name.hasSameUTF8(as: name) }) > 1 {
             throw IntakeFailure(.malformedBody, "the form field \"\(name)\" is given more than once; send it once")
         }
-        func only(_ name: String) -> String? { fields.first { $0.name == name }?.value.nonEmpty }
+        func only(_ name: String) -> String? { fields.first { $0.name.hasSameUTF8(as: name) }?.value.nonEmpty }
         let share = ShareFields(url: only("url"), title: only("title"), text: only("text"))
         let url = try share.urlCandidate()
         return SharedPayload(format: format, urls: [url], title: share.title, text: share.text)

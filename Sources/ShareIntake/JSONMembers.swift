@@ -9,9 +9,19 @@ import NavigationPolicy
 /// Apple's NSExtensionItem and NSItemProvider may carry keys a serializer adds, so there only
 /// near-misses of the keys intake reads (`attachements`) are rejected.
 enum JSONMembers {
-    /// `pointer` + `/` + `key`, with `~` and `/` escaped.
+    /// `pointer` + `/` + `key` (echoed bounded), with `~` and `/` escaped. By bytes: `replacing`
+    /// compares `Character`s, and a key of one long run of combining marks is one whose every
+    /// comparison normalized it (outside attack 15, F1).
     static func pointer(_ pointer: String, _ key: String) -> String {
-        pointer + "/" + key.replacing("~", with: "~0").replacing("/", with: "~1")
+        var escaped: [UInt8] = []
+        for byte in EchoedText.bounded(key).utf8 {
+            switch byte {
+            case UInt8(ascii: "~"): escaped += [UInt8(ascii: "~"), UInt8(ascii: "0")]
+            case UInt8(ascii: "/"): escaped += [UInt8(ascii: "~"), UInt8(ascii: "1")]
+            default: escaped.append(byte)
+            }
+        }
+        return pointer + "/" + String(decoding: escaped, as: UTF8.self)
     }
 
     /// Throws `malformed-body` at the first member not in `allowed`, with a suggestion.

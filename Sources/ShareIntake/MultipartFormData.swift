@@ -1,3 +1,6 @@
+import JSONSupport
+import NavigationPolicy
+
 /// A strict `multipart/form-data` reader (RFC 7578) for text fields only.
 ///
 /// Share-target forms carry `url`, `title` and `text`; a part with a `filename` or a
@@ -55,12 +58,18 @@ enum MultipartFormData {
     private static func fieldName(fromHeaders headers: String) throws(IntakeFailure) -> String {
         var name: String?
         var seen: Set<String> = []
-        for line in headers.split(separator: "\r\n", omittingEmptySubsequences: true) {
-            guard let colon = line.firstIndex(of: ":") else {
+        // Lines, names and colons found by bytes: split as `String`s, CR LF is one `Character`,
+        // and a header of one long run of combining marks one more whose every comparison
+        // normalized it (outside attack 15, F1). A name that is not a token is no header this
+        // reader knows, and is skipped as an unknown one was.
+        for line in Self.lines(Array(headers.utf8)) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
                 throw IntakeFailure(.malformedBody, "a multipart header line has no colon")
             }
-            let header = line[..<colon].lowercased()
-            let value = String(line[line.index(after: colon)...]).trimmingASCIIWhitespace
+            let headerName = line[..<colon]
+            guard headerName.allSatisfy(HTTPToken.isTokenByte) else { continue }
+            let header = String(decoding: headerName.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingASCIIWhitespace
             // One meaning per part: with two dispositions, two names or two charsets, which one
             // counts differs between parsers (the first here, the last in others).
             if header == "content-disposition" || header == "content-type" {
@@ -90,7 +99,7 @@ enum MultipartFormData {
             case "content-type":
                 guard let type = MediaType(value), type.repeatedParameter == nil, type.extendedParameter == nil,
                     type.essence == "text/plain",
-                    type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
+                    type.parameters["charset"].map({ $0.lowercased().hasSameUTF8(as: "utf-8") }) ?? true
                 else {
                     throw IntakeFailure(.malformedBody, "file parts are not accepted (part Content-Type \(value))")
                 }
@@ -102,6 +111,24 @@ enum MultipartFormData {
             throw IntakeFailure(.malformedBody, "a multipart part has no Content-Disposition name")
         }
         return name
+    }
+
+    /// The non-empty lines of a part's head, split at CR LF.
+    private static func lines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0
+        var index = 0
+        while index + 1 < bytes.count {
+            if bytes[index] == 0x0D, bytes[index + 1] == 0x0A {
+                if start < index { lines.append(bytes[start..<index]) }
+                index += 2
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        if start < bytes.count { lines.append(bytes[start...]) }
+        return lines
     }
 
     private static func starts(_ body: [UInt8], at position: Int, with prefix: [UInt8]) -> Bool {

@@ -177,7 +177,7 @@ struct DecideEndpoints: Sendable {
         _ batch: JSONValue, object: JSONObject, explain: Bool, snapshot: PolicySnapshot, logAllowance: LogAllowance,
         client: String
     ) throws(ServiceProblem) -> HTTPResponse {
-        if let extra = object.keys.first(where: { $0 != "requests" && $0 != "explain" }) {
+        if let extra = object.keys.first(where: { !$0.hasSameUTF8(as: "requests") && !$0.hasSameUTF8(as: "explain") }) {
             throw ServiceProblem(.invalidRequest("unknown field \"\(extra)\" next to \"requests\"", field: extra))
         }
         guard case .array(let entries) = batch else {

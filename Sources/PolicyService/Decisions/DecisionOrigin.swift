@@ -72,13 +72,3 @@ struct DecisionOrigin: Sendable {
         return address(entry)
     }
 }
-
-extension Substring {
-    /// Without the spaces and tabs around it (a list entry as `X-Forwarded-For` spells it).
-    fileprivate var trimmingBlanks: Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return text
-    }
-}

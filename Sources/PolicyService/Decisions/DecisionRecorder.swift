@@ -404,7 +404,11 @@ struct LogURLWriter {
         // Only for the other URLs (locations): and every expansion holds its scheme's colon as
         // `%3A`, so a location without one holds none. Not skipped without redacted names: a
         // userinfo password is always redacted, in a `{url}` expansion too.
-        if url != expandable.request, url != expandable.decision, url != expandable.source, url.contains("%3A") {
+        // Compared by bytes (``UTF8Bytes``): `==` normalizes a request URL of combining marks
+        // first, quadratic in their run (outside attack 15, F3).
+        if !url.hasSameUTF8(as: expandable.request), !url.hasSameUTF8(as: expandable.decision),
+            !(expandable.source.map { url.hasSameUTF8(as: $0) } ?? false), Self.holdsEscapedColon(url)
+        {
             replaceExpansion(of: expandable.request, in: &url)
             if expandable.decision != expandable.request { replaceExpansion(of: expandable.decision, in: &url) }
             if let source = expandable.source { replaceExpansion(of: source, in: &url) }
@@ -412,9 +416,19 @@ struct LogURLWriter {
         writeRedacted(url, into: &writer)
     }
 
+    /// Whether `url` holds `%3A`, found by its bytes.
+    private static func holdsEscapedColon(_ url: String) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in url.utf8 {
+            if previous == (UInt8(ascii: "%"), UInt8(ascii: "3")), byte == UInt8(ascii: "A") { return true }
+            previous = (previous.1, byte)
+        }
+        return false
+    }
+
     private mutating func replaceExpansion(of source: String, in url: inout String) {
         // A source with nothing to redact (most lines) costs one scan and builds no string.
-        guard source != url, let replaced = redaction.redact(source) else { return }
+        guard !source.hasSameUTF8(as: url), let replaced = redaction.redact(source) else { return }
         let expansion = LocationTemplate.expansion(of: source)
         guard url.contains(expansion) else { return }
         url = url.replacing(expansion, with: LocationTemplate.expansion(of: replaced))
@@ -422,7 +436,7 @@ struct LogURLWriter {
     }
 
     private mutating func writeRedacted(_ url: String, into writer: inout JSONWriter) {
-        if let requestURL, requestURL.text == url {
+        if let requestURL, requestURL.text.hasSameUTF8(as: url) {
             // Written just before, with the same redaction and cut: the same bytes.
             writer.writeCopy(of: requestURL.written)
         } else if let cut {

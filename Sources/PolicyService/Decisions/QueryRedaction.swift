@@ -43,6 +43,11 @@ struct QueryRedaction: Sendable, Equatable {
     private static let markerBytes = Array(marker.utf8)
     /// `"*"` was listed.
     private let everyValue: Bool
+    /// The most UTF-8 bytes a name can have and still be canonically equivalent to a listed one
+    /// (a canonical decomposition takes at most four times a text's bytes; twice that, to be
+    /// safe). A longer name is not looked up: a `String`'s hash normalizes it first, quadratic in
+    /// a run of combining marks (outside attack 15, F3: 707 ms for one logged decision).
+    private let longestEquivalentName: Int
 
     /// The rule for the configured names; `"*"` means every value.
     init(names configured: [String]) {
@@ -50,6 +55,7 @@ struct QueryRedaction: Sendable, Equatable {
         names = Set(configured.filter { $0 != "*" }.map { Self.normalizedName(Array($0.utf8)[...]) })
         plainNames = names.map { Array($0.utf8) }.filter { $0.allSatisfy(Self.isPlain) }
         allNamesPlain = plainNames.count == names.count
+        longestEquivalentName = 8 * (names.map(\.utf8.count).max() ?? 0)
     }
 
     /// A byte a name may hold and still be compared as it is: not an escape, `+`, a bracket,
@@ -65,13 +71,15 @@ struct QueryRedaction: Sendable, Equatable {
             // A name still escaped past the levels looked through is hidden, not trusted, as a
             // value is (`%2525252563ode` is `code` to an application that decodes five times).
             let (name, stillEscaped) = QueryParameterName.normalized(raw)
-            return stillEscaped || names.contains(name)
+            return stillEscaped || (name.utf8.count <= longestEquivalentName && names.contains(name))
         }
         for name in plainNames where name.count == raw.count {
             if zip(name, raw).allSatisfy({ $0 == Self.folded($1) }) { return true }
         }
         // A plain name that none matched can still equal a non-ASCII configured name lower-cased.
-        return !allNamesPlain && names.contains(QueryParameterName.normalized(raw).name)
+        guard !allNamesPlain else { return false }
+        let name = QueryParameterName.normalized(raw).name
+        return name.utf8.count <= longestEquivalentName && names.contains(name)
     }
 
     /// A plain name's byte as ``QueryParameterName/normalizedName(_:)`` reads it: lower-cased, `.` as `_` (PHP).

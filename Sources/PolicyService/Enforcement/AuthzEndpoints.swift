@@ -126,7 +126,8 @@ struct AuthzTarget: Equatable {
                     field: "X-Forwarded-Proto"))
         }
         let scheme = proto.lowercased()
-        guard scheme == "http" || scheme == "https" else {
+        // By bytes: `==` normalizes a value of combining marks first (outside attack 15, F6).
+        guard scheme.hasSameUTF8(as: "http") || scheme.hasSameUTF8(as: "https") else {
             throw ServiceProblem(.invalidRequest("X-Forwarded-Proto must be http or https", field: "X-Forwarded-Proto"))
         }
         return AuthzTarget(url: scheme + "://" + host + uri, method: method, hostField: "X-Forwarded-Host")

@@ -1,4 +1,5 @@
 import HTTPServer
+import JSONSupport
 import NavigationPolicy
 
 /// The one mapping between Envoy's external authorization and the policy: an
@@ -57,7 +58,8 @@ struct ExtAuthzCheck: Sendable {
     /// The URL to decide, or 400 when a field could move it or leave it undecidable.
     static func url(of request: ExtAuthzRequest) throws(ServiceProblem) -> String {
         let scheme = request.scheme.lowercased()
-        guard scheme == "http" || scheme == "https" else {
+        // By bytes: `==` normalizes a value of combining marks first (outside attack 15, F6).
+        guard scheme.hasSameUTF8(as: "http") || scheme.hasSameUTF8(as: "https") else {
             throw ServiceProblem(
                 .invalidRequest(
                     "the original scheme must be http or https, not \"\(request.scheme)\" (HTTP service: "
