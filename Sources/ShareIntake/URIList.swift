@@ -7,13 +7,17 @@ enum URIList {
         var urls: [String] = []
         var title: String?
         var pendingComment: String?
-        // "\r\n" is one Character in Swift, so it is a separator of its own, next to a bare LF.
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\r\n" || $0 == "\n" }) {
-            if line.hasPrefix("#") {
-                pendingComment = String(line.dropFirst()).trimmingASCIIWhitespace
+        // Lines by bytes: split at LF, one CR before it dropped (CRLF or LF line ends). Split as
+        // `Character`s, a line of one long run of combining marks was one `Character` whose
+        // every comparison normalized it, quadratic in its length (outside attack 15: 183 ms at
+        // 31 KB).
+        for var line in Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false) {
+            if line.last == 0x0D { line = line.dropLast() }
+            if line.first == UInt8(ascii: "#") {
+                pendingComment = String(decoding: line.dropFirst(), as: UTF8.self).trimmingASCIIWhitespace
                 continue
             }
-            let uri = String(line).trimmingASCIIWhitespace
+            let uri = String(decoding: line, as: UTF8.self).trimmingASCIIWhitespace
             guard !uri.isEmpty else {
                 pendingComment = nil
                 continue
