@@ -7,20 +7,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { loadModule, makeBundle, root, run, scratch, signingKey, writeBundle } from './support.mjs';
+import { loadModule, makeBundle, root, run, scratch, signingKey, thrown, writeBundle } from './support.mjs';
 
 const { NavigationPolicy, NavigationPolicyError } = await loadModule();
 const config = join(root, 'config/navpolicy.json');
-
-/** The error `body` throws (or rejects with); fails when it throws none. */
-async function thrown(body) {
-  try {
-    await body();
-  } catch (error) {
-    return error;
-  }
-  assert.fail('nothing was thrown');
-}
 
 describe('fromBundle\'s arguments (round 13: N1, N4)', () => {
   let trusted;

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { linearMemoryProbe, loadModule, makeBundle, root, run, scratch, signingKey, writeBundle } from './support.mjs';
+import { linearMemoryProbe, loadModule, makeBundle, root, run, scratch, signingKey, thrown, writeBundle } from './support.mjs';
 
 const memoryBytes = linearMemoryProbe();
 const { NavigationPolicy } = await loadModule();
@@ -20,16 +20,6 @@ const MiB = 1 << 20;
 const bound = 1 * MiB;
 const config = join(root, 'config/navpolicy.json');
 const emptyConfig = '{"defaultDecision":"allow","handlers":[]}';
-
-/** The error `body` throws (or rejects with); fails when it throws none. */
-async function thrown(body) {
-  try {
-    await body();
-  } catch (error) {
-    return error;
-  }
-  assert.fail('nothing was thrown');
-}
 
 describe('refused for their size before linear memory grows (F3, F4)', () => {
   let policy;

@@ -1,6 +1,7 @@
 // What the node suites share: where the built module, the conformance vectors and the navpolicyd
 // binary are, and how to make signed bundles with the real `navpolicyd bundle` (test-time
 // fixtures, so they never go stale against the daemon's format).
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,4 +110,14 @@ export function forgedJSONBundle(keyId, total) {
   bytes.set(encoder.encode(`{"format":"navpolicy-bundle","version":2,${forgedStamp},"keyId":"${keyId}","policy":{"handlers":[`));
   bytes.set(encoder.encode(']}}'), total - 3);
   return bytes;
+}
+
+/** The error `body` throws (or rejects with); fails when it throws none. */
+export async function thrown(body) {
+  try {
+    await body();
+  } catch (error) {
+    return error;
+  }
+  assert.fail('nothing was thrown');
 }
