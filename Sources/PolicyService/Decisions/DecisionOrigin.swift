@@ -67,8 +67,12 @@ struct DecisionOrigin: Sendable {
     /// appends the TCP peer it saw as the last entry): the last entry of the last field. The
     /// entries before it are the client's to choose and are never read. Empty when absent.
     static func lastForwardedFor(_ fields: [String]) -> String {
-        guard let last = fields.last, let entry = last.split(separator: ",", omittingEmptySubsequences: false).last
-        else { return "" }
-        return address(entry)
+        // The last comma found by bytes: split as `Character`s, a field of one long run of
+        // combining marks was one `Character` whose every comparison normalized it (outside
+        // attack 15, F6: 75 ms for a 16 KiB field).
+        guard let last = fields.last else { return "" }
+        let bytes = last.utf8
+        let start = bytes.lastIndex(of: UInt8(ascii: ",")).map { bytes.index(after: $0) } ?? bytes.startIndex
+        return address(Substring(last.utf8[start...]))
     }
 }
