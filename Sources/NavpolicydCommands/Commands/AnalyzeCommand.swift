@@ -197,8 +197,9 @@ package struct AnalyzeCommand: ParsableCommand {
             }
         }
         let parsedTarget = PolicyAnalysis.target(target)
-        if case .handler(let name) = parsedTarget, !policy.links.contains(where: { $0.name == name }) {
-            output.err("navpolicyd analyze: --can-reach: no handler is named \"\(name)\" (or use allow or cancel)")
+        if case .handler(let name) = parsedTarget, !policy.links.contains(where: { $0.name.hasSameUTF8(as: name) }) {
+            output.err(
+                "navpolicyd analyze: --can-reach: no handler is named \"\(EchoedText.bounded(name))\" (or use allow or cancel)")
             return ExitCode.usage
         }
         let answer = PolicyAnalysis.query(policy, reaching: parsedTarget, within: matcher, limits: limits)

@@ -78,8 +78,14 @@ extension PolicyAnalysis {
     /// A query's target as `--can-reach` and the API spell it: `allow`, `cancel`, or a handler
     /// name (`handler:NAME` for a handler named `allow` or `cancel`).
     public static func target(_ text: String) -> Target {
-        if let verdict = Decision.Verdict(rawValue: text) { return .verdict(verdict) }
-        if text.hasPrefix("handler:") { return .handler(String(text.dropFirst("handler:".count))) }
+        // By bytes: `init(rawValue:)` and `hasPrefix` compare by canonical equivalence, which
+        // normalizes a text of combining marks first, quadratic in its run (a `canReach` of 256 KB
+        // posted to /v1/policy/analyze: 7.7 s; outside attack 15, F7).
+        if let verdict = Decision.Verdict.allCases.first(where: { $0.rawValue.hasSameUTF8(as: text) }) {
+            return .verdict(verdict)
+        }
+        let prefix = "handler:".utf8
+        if text.utf8.starts(with: prefix) { return .handler(String(Substring(text.utf8.dropFirst(prefix.count)))) }
         return .handler(text)
     }
 }

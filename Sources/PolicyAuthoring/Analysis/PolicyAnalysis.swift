@@ -442,8 +442,8 @@ public enum PolicyAnalysis {
         let queryGeneral = domain.hasGeneralPattern[links.count]
         switch target {
         case .handler(let name):
-            guard let position = links.firstIndex(where: { $0.name == name }) else {
-                answer.unknownReason = "no handler is named \"\(name)\""
+            guard let position = links.firstIndex(where: { $0.name.hasSameUTF8(as: name) }) else {
+                answer.unknownReason = "no handler is named \"\(EchoedText.bounded(name))\""
                 return answer
             }
             let box = zip(domain.boxes[position], queryBox).map { mine, asked -> RegionSet in

@@ -55,8 +55,11 @@ extension PolicyAnalysis {
         switch target {
         case .verdict(let verdict): return decision.verdict == verdict
         case .handler(let name):
-            guard let link = policy.links.first(where: { $0.name == name }) else { return false }
-            return link.isShadow ? decision.shadow?.contains { $0.handler == name } ?? false : decision.handler == name
+            // Names by their bytes (``UTF8Bytes``): a handler name of combining marks made `==`
+            // normalize it on every comparison (outside attack 15, F7).
+            guard let link = policy.links.first(where: { $0.name.hasSameUTF8(as: name) }) else { return false }
+            if link.isShadow { return decision.shadow?.contains { $0.handler.hasSameUTF8(as: name) } ?? false }
+            return decision.handler.map { $0.hasSameUTF8(as: name) } ?? false
         }
     }
 

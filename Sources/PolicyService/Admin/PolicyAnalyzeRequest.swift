@@ -45,7 +45,7 @@ public enum PolicyAnalyzeRequest {
         }
         var comparingNames = false
         if let compare = object["compare"] {
-            guard compare == .string("handler") else {
+            guard case .string(let text) = compare, text.hasSameUTF8(as: "handler") else {
                 return .failure(.invalidRequest("the only value is \"handler\"", field: "compare"))
             }
             comparingNames = true
@@ -82,9 +82,10 @@ public enum PolicyAnalyzeRequest {
             return .failure(.invalidRequest("\"allow\", \"cancel\" or a handler name", field: "canReach"))
         }
         let target = PolicyAnalysis.target(text)
-        if case .handler(let name) = target, !policy.links.contains(where: { $0.name == name }) {
+        if case .handler(let name) = target, !policy.links.contains(where: { $0.name.hasSameUTF8(as: name) }) {
             return .failure(
-                .invalidRequest("no handler is named \"\(name)\" (or use \"allow\" or \"cancel\")", field: "canReach"))
+                .invalidRequest(
+                    "no handler is named \"\(EchoedText.bounded(name))\" (or use \"allow\" or \"cancel\")", field: "canReach"))
         }
         var scope: RequestMatcher?
         if let match {
