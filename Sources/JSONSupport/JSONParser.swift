@@ -137,8 +137,7 @@ struct Cursor {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth) levels") }
         position += 1
         var object = JSONObject()
-        // Hashed only once an object is large enough for linear scans to cost more.
-        var seenKeys: Set<UTF8Key> = []
+        var seenKeys = RepeatedKeys()
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
@@ -174,19 +173,13 @@ struct Cursor {
 
     /// Throws when `key` already names a member of `object` (compared after unescaping, so
     /// `"url"` and `"\u0075rl"` are the same member, as every consumer will see them; byte for
-    /// byte, as JSON compares names, not by canonical equivalence: ``UTF8Bytes``).
-    private func rejectDuplicate(_ key: String, in object: JSONObject, seen: inout Set<UTF8Key>, at offset: Int)
+    /// byte, as JSON compares names: ``RepeatedKeys``).
+    private func rejectDuplicate(_ key: String, in object: JSONObject, seen: inout RepeatedKeys, at offset: Int)
         throws(JSONParseError)
     {
-        let linearLimit = 16
-        let duplicate: Bool
-        if object.members.count < linearLimit {
-            duplicate = object.members.contains { $0.key.hasSameUTF8(as: key) }
-        } else {
-            if seen.isEmpty { seen = Set(object.members.map { UTF8Key($0.key) }) }
-            duplicate = !seen.insert(UTF8Key(key)).inserted
+        if seen.repeats(key, at: object.members.count, in: object.members) {
+            throw error("duplicate member \"\(key)\" in one object", at: offset)
         }
-        if duplicate { throw error("duplicate member \"\(key)\" in one object", at: offset) }
     }
 
     mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {

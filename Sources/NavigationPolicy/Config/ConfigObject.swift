@@ -1,26 +1,5 @@
 public import JSONSupport
 
-/// Finds the members whose key an earlier member has. Config objects have a handful of keys,
-/// where comparing each with the ones before it beats allocating a set per object; past
-/// ``pairwiseLimit`` members a set, as that scan is quadratic and a config posted to
-/// `/v1/policy/analyze` may hold a million members (0.4 MB took 2.7 s, 1.3 MB 25 s: round 13's
-/// outside attack, N2). Keys compare byte for byte (``UTF8Key``), as JSON compares names: a
-/// string's `==` and hash normalize a hostile key, quadratic in a run of combining marks (round
-/// 14, R3).
-struct RepeatedKeys {
-    static let pairwiseLimit = 16
-    private var seen: Set<UTF8Key>?
-
-    init(_ memberCount: Int) { seen = memberCount > Self.pairwiseLimit ? [] : nil }
-
-    /// Whether `key`, the key of `members[index]`, is the key of a member before it; asked of
-    /// each member in order.
-    mutating func repeats(_ key: String, at index: Int, in members: [JSONMember]) -> Bool {
-        guard seen != nil else { return members[..<index].contains { $0.key.hasSameUTF8(as: key) } }
-        return seen?.insert(UTF8Key(key)).inserted == false
-    }
-}
-
 /// A JSON object in a config, with typed accessors that report problems at their pointer.
 ///
 /// Accessors return nil after reporting when a value is missing or of the wrong type,
@@ -47,7 +26,7 @@ public struct ConfigObject: Sendable {
 
     /// Reports members whose key is not in `allowed` (with a spelling suggestion) and duplicate keys.
     public func checkKeys(allowed: [String], diagnostics: inout ConfigDiagnostics) {
-        var seen = RepeatedKeys(object.members.count)
+        var seen = RepeatedKeys()
         for (index, member) in object.members.enumerated() {
             if seen.repeats(member.key, at: index, in: object.members) {
                 diagnostics.report(pointer.appending(member.key), "duplicate key \"\(EchoedText.bounded(member.key))\"")
@@ -68,7 +47,7 @@ public struct ConfigObject: Sendable {
     /// keys and its type's parameters): the lists are joined only when there is something to
     /// report, as every handler of a config is checked and a joined array cost an allocation each.
     public func checkKeys(allowed: [String], alsoAllowed: [String], diagnostics: inout ConfigDiagnostics) {
-        var seen = RepeatedKeys(object.members.count)
+        var seen = RepeatedKeys()
         let allKnownAndDistinct = object.members.indices.allSatisfy { index in
             let key = object.members[index].key
             return (allowed.contains(where: key.hasSameUTF8) || alsoAllowed.contains(where: key.hasSameUTF8))
