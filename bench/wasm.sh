@@ -19,13 +19,17 @@
 # does now, docs/performance.md "The WebAssembly floor") exits 1. A change that costs the module far
 # more than native, as a byte comparison through String.UTF8View's iterator once did (0.24x to
 # 0.09x), fails it; both sides are CPU seconds of the same run, so load moves the ratio little.
-# Environment: ROUNDS=3 DECISIONS=400000 RUNS=3 HOSTS=1000000 HANDLERS=500,
+# With ENGINE=1 it also measures the engine alone, the same two configs decided in a loop inside
+# the module (bench/wasm-engine-loop.swift, built with WASM_BENCH=1 into .build/wasm-bench, never
+# shipped): no JavaScript per decision, so that ratio is what wasm32 costs the engine itself and
+# the gap to the API's ratio is what the JavaScript API adds (docs/performance.md, "The engine alone").
+# Environment: ROUNDS=3 DECISIONS=400000 RUNS=3 HOSTS=1000000 HANDLERS=500 ENGINE=0,
 #              BIN=path/to/navpolicyd (default .build/release/navpolicyd), DIST=dist/wasm.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 : "${ROUNDS:=3}" "${DECISIONS:=400000}" "${RUNS:=3}" "${HOSTS:=1000000}" "${HANDLERS:=500}"
-: "${GATE:=0}" "${FLOOR_DEFAULT:=0.15}" "${FLOOR_HANDLERS:=0.16}"
+: "${GATE:=0}" "${FLOOR_DEFAULT:=0.15}" "${FLOOR_HANDLERS:=0.16}" "${ENGINE:=0}"
 BIN=${BIN:-.build/release/navpolicyd}
 DIST=${DIST:-dist/wasm}
 [[ -x $BIN ]] || { echo "wasm.sh: $BIN is missing (swift build -c release)" >&2; exit 2; }
@@ -59,8 +63,8 @@ cpu_seconds() {  # command… → the user+system seconds it ran for
   awk '{ printf "%.4f", $1 + $2 }' "$TMP/time"
 }
 below_floor=0
-compare() {  # label config urls floor
-  local label=$1 config=$2 urls=$3 floor=$4 base=2000
+compare() {  # label config urls floor [wasm-bench.mjs mode, its module's folder]
+  local label=$1 config=$2 urls=$3 floor=$4 mode=${5:-decide} dist=${6:-$DIST} base=2000
   : >"$TMP/native"
   : >"$TMP/node"
   for _ in $(seq 1 "$ROUNDS"); do
@@ -69,14 +73,14 @@ compare() {  # label config urls floor
     short=$(cpu_seconds "$BIN" bench --config "$config" --urls "$urls" --iterations "$base" --format json)
     ratio $((DECISIONS - base)) "$(awk -v a="$long" -v b="$short" 'BEGIN { print a - b }')" >>"$TMP/native"
     echo >>"$TMP/native"
-    node bench/wasm-bench.mjs decide "$DIST" "$config" "$urls" "$DECISIONS" | field decisionsPerCPUSecond >>"$TMP/node"
+    node bench/wasm-bench.mjs "$mode" "$dist" "$config" "$urls" "$DECISIONS" | field decisionsPerCPUSecond >>"$TMP/node"
   done
   local native node
   native=$(median <"$TMP/native")
   node=$(median <"$TMP/node")
   local measured
   measured=$(ratio "$node" "$native")
-  printf '%-23s native %.0f/s  wasm in node %.0f/s  ratio %.2f (decisions per CPU second, median of %s)\n' \
+  printf '%-30s native %.0f/s  wasm in node %.0f/s  ratio %.2f (decisions per CPU second, median of %s)\n' \
     "$label" "$native" "$node" "$measured" "$ROUNDS"
   if [[ $GATE == 1 ]] && awk -v a="$measured" -v b="$floor" 'BEGIN { exit !(a < b) }'; then
     echo "wasm.sh: $label: ratio $measured is under its floor $floor" >&2
@@ -87,6 +91,11 @@ compare "default policy" config/navpolicy.json "$TMP/default.urls" "$FLOOR_DEFAU
 compare "$HANDLERS handlers" "$TMP/rules.json" "$TMP/rules.urls" "$FLOOR_HANDLERS"
 if [[ $GATE == 1 ]]; then
   exit "$below_floor"
+fi
+if [[ $ENGINE == 1 ]]; then
+  WASM_BENCH=1 scripts/build-wasm.sh >/dev/null
+  compare "default, engine alone" config/navpolicy.json "$TMP/default.urls" 0 engine .build/wasm-bench/dist
+  compare "$HANDLERS handlers, engine alone" "$TMP/rules.json" "$TMP/rules.urls" 0 engine .build/wasm-bench/dist
 fi
 
 # One path prefix: the generator needs one; the figure is about the hosts.

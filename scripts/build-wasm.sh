@@ -23,7 +23,10 @@
 # Sources/NavigationPolicyClient, so a bundle is read by the very code the Swift client runs.
 #
 # Usage: scripts/build-wasm.sh   (SWIFT_OPTIMIZATION=-O for speed over size, default -Osize;
-#        SWIFT_LTO= for objects linked as compiled, default llvm-full: docs/performance.md)
+#        SWIFT_LTO= for objects linked as compiled, default llvm-full: docs/performance.md;
+#        WASM_BENCH=1 also compiles bench/wasm-engine-loop.swift, an export that decides in a
+#        loop inside the module, and writes to .build/wasm-bench/dist instead of dist/wasm:
+#        bench/wasm.sh's engine-alone figure, never shipped)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -33,9 +36,12 @@ optimization=${SWIFT_OPTIMIZATION:--Osize}
 # specialization and inlined helper it uses, and no module can drop what no other one calls; one
 # optimization over all of them merges and strips those across modules (docs/performance.md).
 lto=${SWIFT_LTO-llvm-full}
+bench=${WASM_BENCH:-}
+[[ -z $bench || $bench == 1 ]] || { echo "build-wasm: WASM_BENCH is 1 or unset" >&2; exit 2; }
 # One folder per flag set, so a build with other flags never links objects compiled with these.
-work="$root/.build/wasm/${optimization#-}${lto:+-$lto}"
+work="$root/.build/wasm/${optimization#-}${lto:+-$lto}${bench:+-bench}"
 out="$root/dist/wasm"
+[[ -z $bench ]] || out="$root/.build/wasm-bench/dist"
 wasi=/usr/lib/wasm32-wasi
 builtins=$(ls /usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a 2>/dev/null | sort -V | tail -1 || true)
 unicode="$toolchain/lib/swift/embedded/wasm32-unknown-none-wasm/libswiftUnicodeDataTables.a"
@@ -92,6 +98,7 @@ done
 # The client's bundle checks, compiled into the exports module (they need no Foundation).
 client_files=(BundleDocument.swift BundleKeyChoice.swift BundleRejection.swift BundleSigningHead.swift BundleText.swift CompiledBundleHead.swift)
 mapfile -t files < <(sources NavigationPolicyWasm)
+[[ -z $bench ]] || files+=(bench/wasm-engine-loop.swift)
 compile NavigationPolicyWasm "${files[@]}" "${client_files[@]/#/Sources/NavigationPolicyClient/}"
 # Debian's wasi-libc headers are in /usr/include/wasm32-wasi, where clang's WASI driver looks under --sysroot=/usr.
 "$toolchain/bin/clang" --target=wasm32-wasi --sysroot=/usr -O2 \
@@ -112,4 +119,4 @@ version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/NavpolicydCo
 sed "s/@VERSION@/$version/" "$javascript/package.json.in" > "$out/package.json"
 size=$(stat -c %s "$out/navpolicy.wasm")
 gzipped=$(gzip -9 -c "$out/navpolicy.wasm" | wc -c)
-echo "dist/wasm/navpolicy.wasm: $size bytes, $gzipped gzipped ($optimization${lto:+, LTO $lto})"
+echo "${out#"$root/"}/navpolicy.wasm: $size bytes, $gzipped gzipped ($optimization${lto:+, LTO $lto}${bench:+, with the bench export})"
