@@ -11,6 +11,10 @@ import NavigationPolicy
 /// Input: an even first byte, then the URL as is; an odd first byte, then a unit that is
 /// repeated after `https://app.example.com/` up to 32 KB (the URL limit), so that the fuzzer's small inputs
 /// already are the long paths (`a/`, `%2e%2e/`, `secret1/`) and hosts (`a.`) of the attack.
+/// With bit 2 of the first byte set, the rest is a `POST /v1/decide` body instead
+/// (``decideBody(_:)``): as is, or with bit 3 also set, a unit repeated to a 60 KiB member name
+/// next to `url`, the shape of outside attack 14's R1 (a run of combining marks of alternating
+/// classes, which `String` equality and hashing normalize in quadratic time).
 /// Compiles both fixed policies before the first input: their compile (thousands of patterns,
 /// seconds in an ASan build) would otherwise count against the first unit's `-timeout`.
 @_cdecl("LLVMFuzzerInitialize")
@@ -26,6 +30,18 @@ public func fuzzDecideCost(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : count)
     guard let mode = bytes.first else { return 0 }
     let rest = String(decoding: bytes.dropFirst(), as: UTF8.self)
+    if mode & 4 != 0 {
+        guard mode & 8 != 0 else {
+            decideBody(rest)
+            return 0
+        }
+        // Read four times: a name read in linear time costs tens of milliseconds here even so,
+        // while one read in quadratic time (2.6 s for the seed's combining marks, once) then
+        // costs several times the run's -timeout, however the alarm's ticks fall.
+        let body = repeatedMemberNameBody(rest)
+        for _ in 0..<4 { decideBody(body) }
+        return 0
+    }
     let url: String
     if mode & 1 == 0 {
         url = rest
@@ -65,6 +81,30 @@ public func fuzzDecideCost(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         fatalError("explain disagrees on the one-handler policy on \(canonical.href.prefix(200).debugDescription)")
     }
     return 0
+}
+
+/// Reads `body` as `POST /v1/decide` reads a body it cannot take in place (`DecideEndpoints`:
+/// strict JSON at most 8 deep, then the request's members, `explain` allowed beside them) and
+/// decides it: every member name is compared with the names a request knows and checked for
+/// repeats, so a name whose comparison or hash is not linear in its length is a slow unit.
+private func decideBody(_ body: String) {
+    guard case .object(let object)? = try? JSONParser(maximumDepth: 8).parse(body),
+        let request = try? NavigationRequest(json: object, extraKeys: ["explain"]),
+        let canonical = try? CanonicalRequest(request)
+    else { return }
+    let decided = policy.decide(canonical)
+    guard policy.decide(canonical, explain: true).handler == decided.handler else {
+        fatalError("explain disagrees with decide on a body's request \(canonical.href.prefix(200).debugDescription)")
+    }
+}
+
+/// A body whose second member's name is `unit` repeated to about 60 KiB (under the 64 KiB body
+/// limit): `{"url":"https://app.example.com/logout","<unit…>":1}`, JSON-escaped as needed.
+private func repeatedMemberNameBody(_ unit: String) -> String {
+    guard !unit.isEmpty else { return "{}" }
+    let repeats = max(1, 61_440 / unit.utf8.count)
+    let name = JSONValue.string(String(repeating: unit, count: repeats))
+    return #"{"url":"https://app.example.com/logout","# + name.serialized + ":1}"
 }
 
 /// The one-handler configs of bench/worst-case-decision.py (issue 26 item 4, F1): each handler
