@@ -86,12 +86,12 @@ public struct IntakeSettings: Sendable, Equatable {
         if let flag = section.bool("groupCommit", diagnostics: &diagnostics) { settings.groupCommit = flag }
         if let flag = section.bool("enabled", diagnostics: &diagnostics) { settings.enabled = flag }
         if let text = section.string("onCancel", diagnostics: &diagnostics) {
-            if let value = OnCancel(rawValue: text) {
+            if let value = OnCancel.spelled(text) {
                 settings.onCancel = value
             } else {
                 diagnostics.report(
                     section.pointer.appending("onCancel"),
-                    "unknown value \"\(text)\"; expected one of "
+                    "unknown value \"\(EchoedText.bounded(text))\"; expected one of "
                         + OnCancel.allCases.map { "\"\($0.rawValue)\"" }
                         .joined(separator: ", "))
             }

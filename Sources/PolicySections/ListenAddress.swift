@@ -12,7 +12,16 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { host.contains(where: { $0 == ":" }) ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
+    /// The longest text ``parse(_:)`` reads.
+    static let maximumLength = 256
+
     public static func parse(_ text: String) -> Result<ListenAddress, ListenAddressError> {
+        // Every listen address fits in this (a bracketed IPv6 address and a port are under 60
+        // bytes); the checks below walk `Character`s, and one `Character` of a long run of
+        // combining marks costs its square to compare (outside attack 16, F4).
+        guard text.utf8.count <= maximumLength else {
+            return .failure(ListenAddressError("longer than \(maximumLength) bytes: not a listen address"))
+        }
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {

@@ -7,7 +7,7 @@ public import NavigationPolicy
 /// `serve --proxy-listen` is given.
 public struct ProxySettings: Sendable, Equatable {
     /// Which requests the proxy decides.
-    public enum Scope: String, Sendable {
+    public enum Scope: String, Sendable, CaseIterable {
         /// Navigations only (`Sec-Fetch-Mode: navigate`, or no Fetch Metadata); subresources pass.
         case navigations
         /// Every request.
@@ -64,10 +64,12 @@ public struct ProxySettings: Sendable, Equatable {
             }
         }
         if let scope = section.string("decide", diagnostics: &diagnostics) {
-            if let value = Scope(rawValue: scope) {
+            if let value = Scope.spelled(scope) {
                 settings.decide = value
             } else {
-                diagnostics.report(section.pointer.appending("decide"), "expected \"navigations\" or \"all\", not \"\(scope)\"")
+                diagnostics.report(
+                    section.pointer.appending("decide"),
+                    "expected \"navigations\" or \"all\", not \"\(EchoedText.bounded(scope))\"")
             }
         }
         for key in ["upstream", "publicOrigin"] {

@@ -29,3 +29,20 @@ struct ListenAddressTests {
         #expect(issues.first?.contains("[::1]:8080") == true, "\(issues)")
     }
 }
+
+/// Outside attack 16, F4: the listen address's checks walk `Character`s, which a long run of
+/// combining marks makes quadratic; nothing that long is a listen address.
+@Suite("listen addresses: bounded length")
+struct ListenAddressLengthTests {
+    @Test("a text over 256 bytes is refused before it is read, naming the bound")
+    func longTextIsRefused() {
+        let text = "127.0.0.1" + String(repeating: "\u{0301}", count: 40_000) + ":8080"
+        guard case .failure(let error) = ListenAddress.parse(text) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(error.reason == "longer than 256 bytes: not a listen address")
+        let longest = "[" + String(repeating: "0:", count: 7) + "1]:65535"
+        #expect(ListenAddress.parse(longest) == .success(ListenAddress(host: "::1", port: 65535)))
+    }
+}

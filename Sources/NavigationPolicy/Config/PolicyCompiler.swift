@@ -167,7 +167,7 @@ public struct PolicyCompiler: Sendable {
                 defaultVerdict = verdict
             } else {
                 diagnostics.report(
-                    .root.appending("defaultDecision"), "\"\(text)\": expected \"allow\" or \"cancel\"")
+                    .root.appending("defaultDecision"), "\"\(EchoedText.bounded(text))\": expected \"allow\" or \"cancel\"")
             }
         }
 
@@ -287,7 +287,7 @@ public struct PolicyCompiler: Sendable {
             case nil:
                 diagnostics.report(
                     config.pointer.appending("mode"),
-                    "\"\(mode)\": expected \"enforce\" (the default: the handler decides) or \"shadow\" (recorded, never decides)"
+                    "\"\(EchoedText.bounded(mode))\": expected \"enforce\" (the default: the handler decides) or \"shadow\" (recorded, never decides)"
                 )
             }
         }

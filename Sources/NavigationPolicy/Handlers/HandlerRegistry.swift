@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// Handler types by config `type` string.
 public struct HandlerRegistry: Sendable {
     /// What the compiler needs of one type: its name, the fields it reads and how to build it.
@@ -23,13 +25,15 @@ public struct HandlerRegistry: Sendable {
         }
     }
 
-    private let entries: [String: Entry]
+    /// By their names' bytes: a `String` key hashes and compares a hostile `type` normalized,
+    /// quadratic in a run of combining marks (outside attack 16, F4).
+    private let entries: [UTF8Key: Entry]
     /// Type names in registration order, for error messages and docs.
     public let typeNames: [String]
 
     init(entries: [Entry]) {
-        var byName: [String: Entry] = [:]
-        for entry in entries { byName[entry.typeName] = entry }
+        var byName: [UTF8Key: Entry] = [:]
+        for entry in entries { byName[UTF8Key(entry.typeName)] = entry }
         self.entries = byName
         self.typeNames = entries.map { $0.typeName }
     }
@@ -46,6 +50,6 @@ public struct HandlerRegistry: Sendable {
 
     /// The entry for a config `type` name, or nil for a name no type registered.
     func entry(named name: String) -> Entry? {
-        entries[name]
+        entries[UTF8Key(name)]
     }
 }

@@ -7,5 +7,5 @@ enum DefaultDecisionForm {
         reads: .nothing, index: .notACondition, automaton: .none, image: .json, analysis: .outcome)
 
     /// A written default, or nil when it is neither verdict.
-    static func normalized(_ written: String) -> Decision.Verdict? { Decision.Verdict(rawValue: written) }
+    static func normalized(_ written: String) -> Decision.Verdict? { Decision.Verdict.spelled(written) }
 }

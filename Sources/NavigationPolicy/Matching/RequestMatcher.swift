@@ -309,13 +309,14 @@ extension RequestMatcher {
         // over a 100k-handler config's navigationTypes lists).
         var values = Set<Value>(minimumCapacity: entries.underestimatedCount)
         for (index, text) in entries {
-            if let value = Value(rawValue: text) {
+            // By bytes (``CaseIterable/spelled(_:)``): `init(rawValue:)` normalizes a hostile value first.
+            if let value = Value.spelled(text) {
                 values.insert(value)
                 matcher.record(field, index, text, .value(text))
             } else {
                 diagnostics.report(
                     config.pointer(to: field.rawValue, index),
-                    "\"\(text)\": unknown value; expected one of \(Value.acceptedValuesList)")
+                    "\"\(EchoedText.bounded(text))\": unknown value; expected one of \(Value.acceptedValuesList)")
             }
         }
         return values

@@ -20,12 +20,12 @@ extension CaseIterable where Self: RawRepresentable, RawValue == String {
     /// The case spelt `text` byte for byte, or nil: `init(rawValue:)` compares strings by
     /// canonical equivalence, quadratic in a hostile value's run of combining marks (outside
     /// attack 14, R1), and would take a spelling only equivalent to a case's.
-    static func spelled(_ text: String) -> Self? {
+    package static func spelled(_ text: String) -> Self? {
         allCases.first { $0.rawValue.hasSameUTF8(as: text) }
     }
 
     /// The accepted spellings, for error messages: `"linkActivated", "formSubmitted", …`.
-    static var acceptedValuesList: String {
+    package static var acceptedValuesList: String {
         allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
     }
 }

@@ -86,6 +86,15 @@ struct AnalysisDomain {
         }
         hosts.build(fresh: fresh)
         paths.build(fresh: fresh, budget: budget)
+        // A bound that stopped the path regions half built ends the domain here, every box
+        // the whole space: its callers check the budget next and answer unknown, and no box
+        // reads the terms' regions, which the regions never got.
+        if let budget, budget.isExhausted {
+            boxes = matchers.map { _ in Array(repeating: nil, count: Self.fieldCount) }
+            hasGeneralPattern = matchers.map { _ in true }
+            patternsUnmodelled = matchers.map { _ in budget.reason }
+            return
+        }
         // The other special scheme first: witnesses are built from a region's first value.
         schemes = []
         if let other = ["https", "http", "ws", "wss", "ftp"].first(where: { !schemeValues.contains($0) }) {

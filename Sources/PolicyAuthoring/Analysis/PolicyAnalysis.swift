@@ -102,6 +102,8 @@ public enum PolicyAnalysis {
         let links = policy.links
         guard meter.chargeDomain(links.map(\.matcher)) else { return links.map { unknown($0, meter.reason) } }
         let domain = AnalysisDomain(matchers: links.map(\.matcher), budget: meter)
+        // Regions the bound stopped half built answer nothing (``PathRegions/build(fresh:budget:)``).
+        guard !meter.isExhausted else { return links.map { unknown($0, meter.reason) } }
         var search = BoxSearch(domain: domain, meter: meter)
         // A handler whose urlPatterns are not cut into regions matches only part of its box: it never covers.
         let candidates = CandidateIndex(domain: domain, enforcing: links.indices.map { canCover(links[$0], domain, $0) })
@@ -278,6 +280,11 @@ public enum PolicyAnalysis {
                 equivalent: nil, counterexamples: [], differingRegions: 0, unknownReasons: [meter.reason], steps: meter.spent)
         }
         let domain = AnalysisDomain(matchers: first.links.map(\.matcher) + second.links.map(\.matcher), budget: meter)
+        // Regions the bound stopped half built answer nothing (``PathRegions/build(fresh:budget:)``).
+        guard !meter.isExhausted else {
+            return Equivalence(
+                equivalent: nil, counterexamples: [], differingRegions: 0, unknownReasons: [meter.reason], steps: meter.spent)
+        }
         let offset = first.links.count
         let firstBoxes = Array(domain.boxes[..<offset])
         let secondBoxes = Array(domain.boxes[offset...])
@@ -437,6 +444,11 @@ public enum PolicyAnalysis {
             return answer
         }
         let domain = AnalysisDomain(matchers: links.map(\.matcher) + [query ?? .everything], budget: meter)
+        // Regions the bound stopped half built answer nothing (``PathRegions/build(fresh:budget:)``).
+        guard !meter.isExhausted else {
+            answer.unknownReason = meter.reason
+            return answer
+        }
         let queryBox = domain.boxes[links.count]
         var search = BoxSearch(domain: domain, meter: meter)
         let queryGeneral = domain.hasGeneralPattern[links.count]
