@@ -26,6 +26,19 @@ import Testing
         #expect(length == 12)
     }
 
+    /// Outside attack 16, F5: the codings were split and lower-cased as `Character`s.
+    @Test func transferEncodingIsReadByBytes() {
+        for accepted in ["chunked", "CHUNKED", " chunked\t", "chunked,", ", chunked", "cHuNkEd"] {
+            #expect(RequestHeadValidation.isChunkedOnly([accepted]), "\(accepted)")
+        }
+        #expect(RequestHeadValidation.isChunkedOnly(["", "chunked"]))
+        let refused = [
+            ["chunked, chunked"], ["chunked", "chunked"], ["gzip, chunked"], ["chun\u{212A}ed"], ["chunked\u{0301}"],
+            [","], ["chunked, "], ["chunked;q=1"], ["chunkef"], ["chunke"], [String(repeating: ",\u{0301}", count: 4_000)],
+        ]
+        for values in refused { #expect(!RequestHeadValidation.isChunkedOnly(values), "\(values)") }
+    }
+
     @Test func rejectsEachFramingAndSizeViolation() {
         #expect(problemKind(target: "/" + String(repeating: "a", count: 16), [("Host", "a")]) == "uri-too-long")
         #expect(problemKind([("Host", "a")], headerBytes: 65) == "request-header-fields-too-large")

@@ -26,3 +26,27 @@ struct TunnelHostTests {
         #expect(ConnectTunnels.serverNameMismatch("a..b", host: "a..b", isAddress: false) != nil)
     }
 }
+
+/// Outside attack 16, F5: a `CONNECT` target's `host:port` was read as `Character`s, where a
+/// `/` or `:` followed by a combining mark is neither, and a host of marks cost its square.
+@Suite("CONNECT targets read by bytes")
+struct ConnectAuthorityTests {
+    @Test("host:port and [IPv6]:port are read; a refused byte is refused even with a mark after it")
+    func authorityByBytes() {
+        for (target, host, port) in [
+            ("example.com:443", "example.com", 443), ("[::1]:8443", "[::1]", 8443),
+            ("caf\u{00E9}.example:443", "caf\u{00E9}.example", 443),
+        ] {
+            let read = ConnectTunnels.authority(target)
+            #expect(read?.host == host && read?.port == port, "\(target)")
+        }
+        for target in [
+            "a.example/\u{0301}x:443", "a\u{0301}@b.example:443", "a.example:443\u{0301}", "a.example:\u{0301}443",
+            "::1:443", "[::1:443", "a.example:0", "a.example:65536", "a.example", ":443", "a b.example:443",
+        ] {
+            #expect(ConnectTunnels.authority(target) == nil, "\(target)")
+        }
+        let marks = String(repeating: "\u{0323}\u{0301}", count: 3_000)
+        #expect(ConnectTunnels.authority("a" + marks + ".example:443")?.host == "a" + marks + ".example")
+    }
+}

@@ -297,20 +297,26 @@ final class ConnectTunnels: Sendable {
 
     /// `host` and `port` of an authority-form target (`example.com:443`, `[::1]:443`): the port
     /// is required, nothing else (userinfo, path, query) may be there.
+    ///
+    /// Read by bytes: as `Character`s, a `:` or `/` followed by a combining mark was not one, and
+    /// a host of combining marks cost the square of its length (18.9 ms at 6 KiB; outside attack
+    /// 16, F5).
     static func authority(_ target: String) -> (host: String, port: Int)? {
-        guard let colon = target.lastIndex(of: ":") else { return nil }
-        let host = target[..<colon]
-        let portText = target[target.index(after: colon)...]
-        guard !host.isEmpty, (1...5).contains(portText.utf8.count), portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-            let port = Int(portText), (1...65_535).contains(port)
+        let bytes = Array(target.utf8)
+        guard let colon = bytes.lastIndex(of: UInt8(ascii: ":")) else { return nil }
+        let host = bytes[..<colon]
+        let portText = bytes[(colon + 1)...]
+        guard !host.isEmpty, (1...5).contains(portText.count), portText.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let port = Int(String(decoding: portText, as: UTF8.self)), (1...65_535).contains(port)
         else { return nil }
-        guard !host.contains(where: { "/?#@\\ \t".contains($0) }) else { return nil }
-        if host.hasPrefix("[") {
-            guard host.hasSuffix("]") else { return nil }
-        } else if host.contains(":") {
+        let refused = Array("/?#@\\ \t".utf8)
+        guard !host.contains(where: refused.contains) else { return nil }
+        if host.first == UInt8(ascii: "[") {
+            guard host.last == UInt8(ascii: "]") else { return nil }
+        } else if host.contains(UInt8(ascii: ":")) {
             return nil
         }
-        return (String(host), port)
+        return (String(decoding: host, as: UTF8.self), port)
     }
 }
 
