@@ -26,15 +26,16 @@ import Testing
         #expect(length == 12)
     }
 
-    /// Outside attack 16, F5: the codings were split and lower-cased as `Character`s.
+    /// Outside attack 16, F5: the codings were split and lower-cased as `Character`s. Outside
+    /// attack 17, F1: `chunked,` or `chunked ` passed here while libmicrohttpd framed no body.
     @Test func transferEncodingIsReadByBytes() {
-        for accepted in ["chunked", "CHUNKED", " chunked\t", "chunked,", ", chunked", "cHuNkEd"] {
+        for accepted in ["chunked", "CHUNKED", "cHuNkEd"] {
             #expect(RequestHeadValidation.isChunkedOnly([accepted]), "\(accepted)")
         }
-        #expect(RequestHeadValidation.isChunkedOnly(["", "chunked"]))
         let refused = [
             ["chunked, chunked"], ["chunked", "chunked"], ["gzip, chunked"], ["chun\u{212A}ed"], ["chunked\u{0301}"],
             [","], ["chunked, "], ["chunked;q=1"], ["chunkef"], ["chunke"], [String(repeating: ",\u{0301}", count: 4_000)],
+            ["chunked,"], [", chunked"], ["chunked "], [" chunked\t"], ["", "chunked"], [],
         ]
         for values in refused { #expect(!RequestHeadValidation.isChunkedOnly(values), "\(values)") }
     }
